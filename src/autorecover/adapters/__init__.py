@@ -1,0 +1,1 @@
+"""Edges: everything that touches files, processes, clusters or databases."""

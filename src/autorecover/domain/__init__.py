@@ -1,0 +1,1 @@
+"""Records, knowledge catalog and attribution: pure decisions, no I/O."""

@@ -1,0 +1,1 @@
+"""Text to signals: timestamps, prefixes, signatures, telemetry records. Pure."""

@@ -1,0 +1,1 @@
+"""The telemetry library training scripts import (standard library only)."""
