@@ -190,7 +190,9 @@ _XID_FIELDS = {f.name for f in fields(XidEntry)} - {"xid"}
 _SIG_FIELDS = {f.name for f in fields(Signature)} - {"key"}
 
 
-def _merge_xid(base: XidEntry | None, number: int, table: Mapping[str, Any], where: str) -> XidEntry:
+def _merge_xid(
+    base: XidEntry | None, number: int, table: Mapping[str, Any], where: str
+) -> XidEntry:
     _check_keys(table, _XID_FIELDS, where, "")
     values: dict[str, Any] = {}
     for name, raw in table.items():

@@ -114,6 +114,7 @@ class JobRecord:
     collected: datetime
     state: str
     exit_codes: tuple[tuple[str, int], ...] = ()
+    state_line: int = 1  # where `state` stands in job.json, for evidence
 
     @property
     def running(self) -> bool:

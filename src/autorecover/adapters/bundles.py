@@ -1,0 +1,173 @@
+"""Incident bundles on disk: read and validate them, scan their logs, explain them.
+
+A bundle is `job.json` plus `logs/<node>.log` and `system/<node>.log` (see
+docs/incident-bundles.md). Malformed input raises `BundleError` naming the file and field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from autorecover.domain.attribution import attribute
+from autorecover.domain.catalog import Catalog
+from autorecover.domain.records import Activity, Finding, JobRecord, Source, Verdict
+from autorecover.parsing.scanning import Scanner
+
+SCHEDULERS = ("slurm", "kubernetes")
+_NODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
+_JOB_FIELDS = {"scheduler", "job", "nodes", "started", "ended", "collected", "state", "exit_codes"}
+
+
+class BundleError(ValueError):
+    """A bundle cannot be read; the message names the file and, where known, the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """A bundle's verdict with everything needed to show it."""
+
+    bundle: Path
+    job: JobRecord
+    verdict: Verdict
+    findings: tuple[Finding, ...]
+    activity: tuple[Activity, ...]
+
+
+def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> Explanation:
+    """Read a bundle, scan every file and attribute the failure."""
+    job = read_job(bundle)
+    scanner = scanner or Scanner(catalog)
+    findings: list[Finding] = []
+    activity: list[Activity] = []
+    for source in (Source.LOGS, Source.SYSTEM):
+        files = _node_files(bundle, source, job)
+        for node in job.nodes:
+            path = files.get(node)
+            if path is None:
+                activity.append(Activity(node=node, source=source, present=False))
+                continue
+            try:
+                with path.open("rb") as stream:
+                    result = scanner.scan(stream, node=node, source=source, reference=job.started)
+            except OSError as exc:
+                raise BundleError(f"{path}: cannot read: {exc.strerror or exc}") from None
+            findings.extend(result.findings)
+            activity.append(result.activity)
+    rules = {n: e.rules for n, e in catalog.xids.items() if e.rules}
+    verdict = attribute(job, findings, activity, rules)
+    return Explanation(bundle, job, verdict, tuple(findings), tuple(activity))
+
+
+def read_job(bundle: Path) -> JobRecord:
+    """Parse and validate `job.json`."""
+    path = bundle / "job.json"
+    if not bundle.is_dir():
+        raise BundleError(f"{bundle}: not a directory")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BundleError(f"{path}: missing (every bundle needs job.json)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError(f"{path}: cannot read: {exc}") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"{path}: line {exc.lineno}: not valid JSON: {exc.msg}") from None
+    if not isinstance(raw, dict):
+        raise BundleError(f"{path}: must hold a JSON object")
+    return _job_from(raw, path, text)
+
+
+def _job_from(raw: dict[str, Any], path: Path, text: str) -> JobRecord:
+    unknown = sorted(set(raw) - _JOB_FIELDS)
+    if unknown:
+        raise BundleError(f"{path}: field {unknown[0]!r}: unknown field")
+    scheduler = _field(raw, "scheduler", str, path)
+    if scheduler not in SCHEDULERS:
+        raise BundleError(f"{path}: field 'scheduler': {scheduler!r} is not one of {SCHEDULERS}")
+    job = _field(raw, "job", str, path)
+    nodes = _field(raw, "nodes", list, path)
+    if not nodes:
+        raise BundleError(f"{path}: field 'nodes': lists no node")
+    for i, node in enumerate(nodes):
+        if not isinstance(node, str) or not _NODE.fullmatch(node):
+            raise BundleError(f"{path}: field 'nodes[{i}]': {node!r} is not a valid node name")
+    if len(set(nodes)) != len(nodes):
+        raise BundleError(f"{path}: field 'nodes': lists a node twice")
+    started = _time(raw, "started", path)
+    ended = None if raw.get("ended") is None else _time(raw, "ended", path)
+    collected = _time(raw, "collected", path)
+    state = _field(raw, "state", str, path)
+    codes = raw.get("exit_codes", {})
+    if not isinstance(codes, dict):
+        raise BundleError(f"{path}: field 'exit_codes': must be an object of node: code")
+    exit_codes = []
+    for node, code in codes.items():
+        if node not in nodes:
+            raise BundleError(f"{path}: field 'exit_codes.{node}': not a node of the job")
+        if not isinstance(code, int) or isinstance(code, bool):
+            raise BundleError(f"{path}: field 'exit_codes.{node}': must be an integer")
+        exit_codes.append((node, code))
+    if ended is not None and ended < started:
+        raise BundleError(f"{path}: field 'ended': before 'started'")
+    state_line = next((i for i, ln in enumerate(text.splitlines(), 1) if '"state"' in ln), 1)
+    return JobRecord(
+        scheduler=scheduler,
+        job=job,
+        nodes=tuple(nodes),
+        started=started,
+        ended=ended,
+        collected=collected,
+        state=state,
+        exit_codes=tuple(exit_codes),
+        state_line=state_line,
+    )
+
+
+def _field(raw: dict[str, Any], name: str, kind: type, path: Path) -> Any:
+    if name not in raw:
+        raise BundleError(f"{path}: field {name!r}: missing")
+    value = raw[name]
+    if not isinstance(value, kind):
+        raise BundleError(f"{path}: field {name!r}: must be a {kind.__name__}, not {value!r}")
+    return value
+
+
+def _time(raw: dict[str, Any], name: str, path: Path) -> datetime:
+    value = _field(raw, name, str, path)
+    try:
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise BundleError(f"{path}: field {name!r}: {value!r} is not an ISO-8601 time") from None
+    return at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)
+
+
+def _node_files(bundle: Path, source: Source, job: JobRecord) -> dict[str, Path]:
+    folder = bundle / str(source)
+    if not folder.exists():
+        return {}
+    if not folder.is_dir():
+        raise BundleError(f"{folder}: must be a directory of <node>.log files")
+    files: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        if path.suffix != ".log":
+            raise BundleError(f"{path}: unexpected file (expected <node>.log)")
+        node = path.stem
+        if node not in job.nodes:
+            raise BundleError(f"{path}: log for node {node!r}, which job.json does not list")
+        files[node] = path
+    return files
+
+
+def find_bundles(root: Path) -> list[Path]:
+    """The bundle itself if `root` holds job.json, else each subdirectory, sorted."""
+    if (root / "job.json").exists():
+        return [root]
+    if not root.is_dir():
+        raise BundleError(f"{root}: no such bundle or directory")
+    return sorted(p for p in root.iterdir() if p.is_dir())

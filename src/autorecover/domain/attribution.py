@@ -1,0 +1,285 @@
+"""Attribution: from a job's findings and activity to a verdict a person can check.
+
+The reasoning, in order:
+1. Keep what falls inside the job's window and re-read it in context (`context.py`).
+2. Collective failures (NCCL timeouts, peers exiting, elastic summaries) are symptoms; they
+   never decide a cause on their own.
+3. Hardware: a node with strong hardware evidence is a suspect, unless an application error
+   came clearly first. A hang whose progress stopped on one node first names that node.
+4. Otherwise the application, if one of its own errors is there; otherwise a transient cause
+   (preemption, eviction, a collective timeout with no hardware behind it); otherwise unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from autorecover.domain.context import in_context
+from autorecover.domain.records import (
+    ACTION_FOR_CAUSE,
+    Activity,
+    Blame,
+    Cause,
+    Evidence,
+    Finding,
+    JobRecord,
+    Source,
+    Verdict,
+)
+
+HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
+APPLICATION_THRESHOLD = 50
+TRANSIENT_THRESHOLD = 50
+# An application error this much earlier than the first hardware line came first.
+APP_BEFORE_HW = timedelta(minutes=2)
+HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
+HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
+MAX_EVIDENCE = 8
+NVRX_NO_REQUEUE_EXIT = 93
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    """Per-node hardware score with the findings behind it."""
+
+    node: str
+    score: int
+    findings: tuple[Finding, ...]
+    first_at: datetime | None
+
+
+def attribute(
+    job: JobRecord,
+    findings: Sequence[Finding],
+    activity: Sequence[Activity],
+    xid_rules: dict[int, frozenset[str]],
+) -> Verdict:
+    """Decide cause, suspects and action for a failed or stuck job."""
+    seen = in_context(job, findings, xid_rules)
+    seen.extend(_state_findings(job))
+    hw = _hardware_scores(seen)
+    hang = _hang(job, activity) if job.running else None
+    app = [f for f in seen if f.blame is Blame.APPLICATION and f.weight >= APPLICATION_THRESHOLD]
+    transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
+    symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
+
+    if any(job.exit_code(n) == NVRX_NO_REQUEUE_EXIT for n in job.nodes):
+        return _verdict(
+            Cause.APPLICATION,
+            (),
+            [*app, *_by_signal(seen, "nvrx.no_progress")],
+            symptoms,
+            f"a rank exited with {NVRX_NO_REQUEUE_EXIT}: NVRx asks not to requeue",
+        )
+
+    suspects = _suspects(hw, app)
+    if hang is not None and not suspects:
+        suspects = hang.suspects
+    if suspects:
+        decisive = [f for s in suspects for f in hw.get(s, _empty(s)).findings]
+        if hang is not None:
+            decisive.extend(hang.findings)
+        why = _hardware_reason(suspects, hw, hang)
+        return _verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
+    if app:
+        return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
+    if transient:
+        return _verdict(Cause.TRANSIENT, (), transient, symptoms, _transient_reason(transient))
+    collective = [f for f in symptoms if f.weight >= 20]
+    if collective and not job.running:
+        why = "collective failure with no hardware or application error behind it: retry"
+        return _verdict(Cause.TRANSIENT, (), [], symptoms, why)
+    if hang is not None:
+        why = "the job stopped making progress on every node at once, with no evidence why"
+        return _verdict(Cause.TRANSIENT, (), hang.findings, symptoms, why)
+    return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
+
+
+def _empty(node: str) -> _Scored:
+    return _Scored(node=node, score=0, findings=(), first_at=None)
+
+
+def _hardware_scores(findings: Iterable[Finding]) -> dict[str, _Scored]:
+    """Each node's hardware weight: its strongest signal, plus a little for corroboration."""
+    by_node: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.blame is Blame.HARDWARE and f.weight > 0:
+            by_node.setdefault(f.node, []).append(f)
+    out: dict[str, _Scored] = {}
+    for node, fs in by_node.items():
+        signals = {f.signal for f in fs}
+        sources = {f.source for f in fs}
+        score = max(f.weight for f in fs) + 5 * (len(signals) - 1) + (10 if len(sources) > 1 else 0)
+        times = [f.at for f in fs if f.at is not None]
+        out[node] = _Scored(node, min(score, 100), tuple(fs), min(times) if times else None)
+    return out
+
+
+def _suspects(hw: dict[str, _Scored], app: list[Finding]) -> list[str]:
+    strong = [s for s in hw.values() if s.score >= HARDWARE_THRESHOLD]
+    if not strong:
+        return []
+    app_times = [f.at for f in app if f.at is not None]
+    hw_times = [s.first_at for s in strong if s.first_at is not None]
+    if app_times and hw_times and min(app_times) + APP_BEFORE_HW < min(hw_times):
+        return []  # the application failed first; the hardware line came after
+    if app and not hw_times and len({f.node for f in app}) > 1:
+        return []  # application errors everywhere outweigh an untimed hardware line
+    return [s.node for s in strong]
+
+
+@dataclass(frozen=True, slots=True)
+class _Hang:
+    suspects: list[str]
+    findings: list[Finding]
+
+
+def _hang(job: JobRecord, activity: Sequence[Activity]) -> _Hang | None:
+    """A running job whose progress stopped; the node that stopped first, if one did."""
+    last: dict[str, datetime] = {}
+    intervals: list[float] = []
+    for a in activity:
+        if a.source is not Source.LOGS or not a.present:
+            continue
+        at = a.last_progress_at or a.last_at
+        if at is not None:
+            last[a.node] = max(at, last.get(a.node, at))
+        if a.median_step_interval_s:
+            intervals.append(a.median_step_interval_s)
+    if not last:
+        return None
+    typical = max(intervals) if intervals else 0.0
+    threshold = max(HANG_FLOOR, timedelta(seconds=HANG_INTERVALS * typical))
+    newest = max(last.values())
+    if job.collected - newest < threshold:
+        return None  # still making progress somewhere recently
+    oldest = min(last.values())
+    suspects: list[str] = []
+    findings: list[Finding] = []
+    if newest - oldest >= threshold / 4 and newest - oldest >= timedelta(minutes=1):
+        suspects = sorted(n for n, at in last.items() if newest - at >= threshold / 4)
+        if len(suspects) * 2 > len(last):
+            suspects = []  # most nodes stopped early: no single culprit
+    silent = [n for n in job.nodes if n not in last]
+    for node in silent if len(silent) * 2 < len(job.nodes) else []:
+        suspects.append(node)
+    for node in suspects:
+        at = last.get(node)
+        findings.append(
+            Finding(
+                signal="job.progress_stopped",
+                node=node,
+                source=Source.LOGS,
+                line=0,
+                text=f"no progress from {node} since {at.isoformat() if at else 'the start'}",
+                blame=Blame.HARDWARE,
+                weight=60,
+                at=at,
+            )
+        )
+    return _Hang(suspects=suspects, findings=findings)
+
+
+_STATE_SIGNALS: dict[str, tuple[str, Blame, int]] = {
+    "PREEMPTED": ("slurm.preempted", Blame.TRANSIENT, 90),
+    "TIMEOUT": ("slurm.time_limit", Blame.TRANSIENT, 80),
+    "OUT_OF_MEMORY": ("slurm.oom_kill", Blame.APPLICATION, 75),
+    "NODE_FAIL": ("slurm.node_fail", Blame.SYMPTOM, 60),
+    "OOMKilled": ("k8s.oomkilled", Blame.APPLICATION, 75),
+    "Evicted": ("k8s.evicted", Blame.TRANSIENT, 70),
+    "DisruptionTarget": ("k8s.disruption_target", Blame.TRANSIENT, 70),
+    "Preempted": ("k8s.preempted", Blame.TRANSIENT, 80),
+    "NodeShutdown": ("k8s.node_shutdown", Blame.TRANSIENT, 70),
+}
+
+
+def _state_findings(job: JobRecord) -> list[Finding]:
+    """The scheduler's own final word, as a finding from `job.json`."""
+    hit = _STATE_SIGNALS.get(job.state)
+    if hit is None:
+        return []
+    signal, blame, weight = hit
+    return [
+        Finding(
+            signal=signal,
+            node=job.nodes[0] if job.nodes else "",
+            source=Source.JOB,
+            line=job.state_line,
+            text=f'"state": "{job.state}"',
+            blame=blame,
+            weight=weight,
+            at=job.ended,
+        )
+    ]
+
+
+def _by_signal(findings: Iterable[Finding], signal: str) -> list[Finding]:
+    return [f for f in findings if f.signal == signal]
+
+
+def _hardware_reason(suspects: list[str], hw: dict[str, _Scored], hang: _Hang | None) -> str:
+    parts = []
+    for node in sorted(suspects):
+        scored = hw.get(node)
+        if scored is None or not scored.findings:
+            parts.append(f"{node} stopped making progress first")
+            continue
+        top = max(scored.findings, key=lambda f: f.weight)
+        parts.append(f"{node}: {top.signal} ({top.node_action})")
+    return (
+        "hardware fault on " + "; ".join(parts) + ": requeue without " + ", ".join(sorted(suspects))
+    )
+
+
+def _application_reason(app: list[Finding], job: JobRecord) -> str:
+    top = max(app, key=lambda f: (f.weight, -(f.at.timestamp() if f.at else 0)))
+    nodes = sorted({f.node for f in app})
+    spread = "every node" if set(nodes) >= set(job.nodes) else ", ".join(nodes)
+    return f"the application failed ({top.signal}) on {spread}: a retry would fail the same way"
+
+
+def _transient_reason(transient: list[Finding]) -> str:
+    top = max(transient, key=lambda f: f.weight)
+    return f"{top.signal}: an infrastructure event, not the job or a node; requeue"
+
+
+def _verdict(
+    cause: Cause,
+    suspects: tuple[str, ...],
+    decisive: Sequence[Finding],
+    symptoms: Sequence[Finding],
+    why: str,
+) -> Verdict:
+    return Verdict(
+        cause=cause,
+        suspect_nodes=suspects,
+        action=ACTION_FOR_CAUSE[cause],
+        evidence=tuple(rank_evidence(decisive, symptoms)),
+        summary=why,
+    )
+
+
+def rank_evidence(decisive: Sequence[Finding], symptoms: Sequence[Finding]) -> list[Evidence]:
+    """Most decisive first; one line per (node, signal); then the earliest symptoms."""
+    out: list[Evidence] = []
+    seen: set[tuple[str, str]] = set()
+
+    def order(f: Finding) -> tuple[int, float, int]:
+        return (-f.weight, f.at.timestamp() if f.at else 0.0, f.line)
+
+    for f in sorted(decisive, key=order):
+        if (f.node, f.signal) in seen:
+            continue
+        seen.add((f.node, f.signal))
+        out.append(Evidence(f.node, f.source, f.line, f.signal, f.text))
+    del out[MAX_EVIDENCE:]
+    early = sorted(symptoms, key=lambda f: (f.at.timestamp() if f.at else 0.0, f.line))
+    for f in early:
+        if len(out) >= MAX_EVIDENCE:
+            break
+        if (f.node, f.signal) not in seen:
+            seen.add((f.node, f.signal))
+            out.append(Evidence(f.node, f.source, f.line, f.signal, f.text))
+    return out

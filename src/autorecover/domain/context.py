@@ -1,0 +1,117 @@
+"""Context rules: what a finding means given the job's window and the other findings.
+
+A finding's catalog meaning is its meaning alone. Here it meets its neighbours: lines from
+outside the job's window are dropped, XID 45 after another XID is sympathetic, XID 13/31 on
+every node of a job is the application, XID 154 follows the driver's recovery-action text,
+and NVLink5 XIDs marked non-fatal in their own text decide nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction
+
+# Hardware faults shortly before the start can still explain a failure at start-up.
+LEAD_IN = timedelta(minutes=15)
+# Lines logged while the job was being torn down still belong to it.
+GRACE = timedelta(minutes=5)
+
+_RECOVERY = re.compile(r"to 0x[0-9a-fA-F]+ \(([^)]*)\)")
+_RECOVERY_ACTIONS: dict[str, tuple[NodeAction, int]] = {
+    "none": (NodeAction.NONE, 0),
+    "gpu reset required": (NodeAction.RESET_GPU, 85),
+    "node reboot required": (NodeAction.REBOOT, 90),
+    "drain p2p": (NodeAction.DRAIN_AND_RESET, 80),
+    "drain and reset": (NodeAction.DRAIN_AND_RESET, 85),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """The span of time whose evidence belongs to a job."""
+
+    start: datetime
+    end: datetime
+
+    @classmethod
+    def of(cls, job: JobRecord) -> Window:
+        """The job's window: its run, a lead-in before, a grace period after."""
+        end = job.ended if job.ended is not None else job.collected
+        return cls(start=job.started - LEAD_IN, end=end + GRACE)
+
+    def holds(self, at: datetime | None) -> bool:
+        """Untimed lines (seconds-since-boot kernel logs) are kept: the file covers the run."""
+        return at is None or self.start <= at <= self.end
+
+
+def in_context(
+    job: JobRecord, findings: Sequence[Finding], rules: dict[int, frozenset[str]]
+) -> list[Finding]:
+    """Findings inside the job's window, re-read under the catalog's context rules."""
+    window = Window.of(job)
+    kept = [f for f in findings if window.holds(f.at)]
+    xids_by_node: dict[str, set[int]] = {}
+    for f in kept:
+        number = xid_number(f)
+        if number is not None:
+            xids_by_node.setdefault(f.node, set()).add(number)
+    out: list[Finding] = []
+    for f in kept:
+        number = xid_number(f)
+        if number is None:
+            out.append(f)
+            continue
+        entry_rules = rules.get(number, frozenset())
+        out.append(_apply_rules(f, number, entry_rules, job, xids_by_node))
+    return out
+
+
+def xid_number(finding: Finding) -> int | None:
+    """The XID number of an `xid.N` finding, else None."""
+    if not finding.signal.startswith("xid."):
+        return None
+    try:
+        return int(finding.signal[4:])
+    except ValueError:
+        return None
+
+
+def _apply_rules(
+    f: Finding,
+    number: int,
+    rules: frozenset[str],
+    job: JobRecord,
+    xids_by_node: dict[str, set[int]],
+) -> Finding:
+    if "sympathetic" in rules:
+        others = xids_by_node.get(f.node, set()) - {number}
+        note = "follows another XID: sympathetic" if others else "alone: teardown"
+        return _reread(f, Blame.INFO, 0, NodeAction.NONE, note)
+    if "app_if_all_nodes" in rules:
+        nodes_with = {n for n, xs in xids_by_node.items() if number in xs}
+        if len(job.nodes) > 1 and nodes_with >= set(job.nodes):
+            return _reread(
+                f, Blame.APPLICATION, 75, NodeAction.NONE, "on every node: the application"
+            )
+        return f
+    if "driver_handled" in rules:
+        return _reread(f, Blame.INFO, min(f.weight, 5), NodeAction.MONITOR, "handled by the driver")
+    if "recovery_action_text" in rules:
+        m = _RECOVERY.search(f.text)
+        text = m.group(1).strip().lower() if m else ""
+        action, weight = _RECOVERY_ACTIONS.get(text, (NodeAction.MONITOR, 20))
+        blame = Blame.HARDWARE if weight >= 50 else Blame.INFO
+        return _reread(f, blame, weight, action, f"driver asks: {text or 'unrecognised'}")
+    if "registers" in rules and "Nonfatal" in f.text:
+        return _reread(f, Blame.INFO, 10, NodeAction.MONITOR, "non-fatal per its own text")
+    return f
+
+
+def _reread(f: Finding, blame: Blame, weight: int, action: NodeAction, note: str) -> Finding:
+    return replace(
+        f, blame=blame, weight=weight, node_action=action, details=(*f.details, ("context", note))
+    )

@@ -1,0 +1,162 @@
+"""One log line: its timestamp, host and rank prefixes, and the message left behind.
+
+Every format an incident bundle may hold is recognised here: syslog/journal
+(`Mar  2 11:41:58 host kernel: ...`), `dmesg -T` (`[Mon Mar  2 11:41:58 2026] ...`), plain
+`dmesg` (`[ 1843.308145] ...`, seconds since boot), ISO-8601 and Python logging stamps,
+glog-style torch lines (`E0302 11:41:57.185000 ...`, `[E302 11:41:53.327 ...]`), `srun -l`
+rank prefixes (`3: `) and torchrun's `[rank3]:` / `[default3]:`. Times without a zone are UTC;
+stamps without a year take the year that puts them nearest a reference time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+
+_SRUN = re.compile(r"(\s{0,6}\d{1,6}): ")
+_TORCHRUN = re.compile(r"\[(?:rank|default)(\d{1,6})\]: ?")
+_ISO = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
+    r"(Z|[+-]\d{2}:?\d{2})?"
+)
+_SYSLOG = re.compile(r"([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d+)? (\S+) ")
+_DMESG_T = re.compile(
+    r"\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\] ?"
+)
+_DMESG_UPTIME = re.compile(r"\[\s*(\d{1,10})\.(\d{1,9})\] ?")
+_GLOG = re.compile(r"\[?([IWEF])(\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\b")
+_SYSLOG_TAG = re.compile(r"[\w.\-/@]{1,64}(?:\[\d{1,10}\])?: ")
+_ISO_HOST_TAG = re.compile(r" ?(\S{1,253}) ([\w.\-/@]{1,64}(?:\[\d{1,10}\])?): ")
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedLine:
+    """A line taken apart: the message and whatever prefixes it carried."""
+
+    message: str
+    at: datetime | None = None
+    uptime_s: float | None = None
+    rank: int | None = None
+    host: str | None = None
+
+
+def parse_line(text: str, reference: datetime) -> ParsedLine:
+    """Split a raw line into prefixes and message; `reference` supplies a missing year."""
+    rest = text
+    rank: int | None = None
+    m = _SRUN.match(rest)
+    if m:
+        rank = int(m.group(1))
+        rest = rest[m.end() :]
+    m = _TORCHRUN.match(rest)
+    if m:
+        rank = int(m.group(1))
+        rest = rest[m.end() :]
+    at, uptime, host, rest = _stamp(rest, reference)
+    if rank is None:
+        m = _TORCHRUN.match(rest)
+        if m:
+            rank = int(m.group(1))
+            rest = rest[m.end() :]
+    return ParsedLine(message=rest, at=at, uptime_s=uptime, rank=rank, host=host)
+
+
+def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | None, str | None, str]:
+    """Take a leading timestamp (and syslog host/tag) off `rest`."""
+    if not rest:
+        return None, None, None, rest
+    first = rest[0]
+    if first.isdigit():
+        m = _ISO.match(rest)
+        if m:
+            at = _iso(m)
+            tail = rest[m.end() :]
+            hm = _ISO_HOST_TAG.match(tail)
+            if hm and at is not None:
+                return at, None, hm.group(1), tail[hm.end() :]
+            return at, None, None, tail.lstrip()
+    elif first == "[":
+        m = _DMESG_T.match(rest)
+        if m:
+            day, hh, mm, ss = (int(g) for g in m.group(2, 3, 4, 5))
+            at = _build(int(m.group(6)), _MONTHS.get(m.group(1), 0), day, hh, mm, ss)
+            return at, None, None, rest[m.end() :]
+        m = _DMESG_UPTIME.match(rest)
+        if m:
+            uptime = int(m.group(1)) + float("0." + m.group(2))
+            return None, uptime, None, rest[m.end() :]
+        m = _GLOG.match(rest)
+        if m:
+            return _glog(m, reference), None, None, rest
+    elif first in "IWEF":
+        m = _GLOG.match(rest)
+        if m:
+            return _glog(m, reference), None, None, rest
+    if first.isupper():
+        m = _SYSLOG.match(rest)
+        if m and m.group(1) in _MONTHS:
+            day, hh, mm, ss = (int(g) for g in m.group(2, 3, 4, 5))
+            at = _nearest_year(reference, _MONTHS[m.group(1)], day, hh, mm, ss)
+            tail = rest[m.end() :]
+            tm = _SYSLOG_TAG.match(tail)
+            if tm:
+                tail = tail[tm.end() :]
+            return at, None, m.group(6), tail
+    return None, None, None, rest
+
+
+def find_embedded_time(message: str) -> datetime | None:
+    """An ISO-8601 stamp inside the first part of a message (`[titan] 2026-03-04 02:04:06,844`)."""
+    m = _ISO.search(message, 0, 96)
+    return _iso(m) if m else None
+
+
+def _iso(m: re.Match[str]) -> datetime | None:
+    year, month, day, hh, mm, ss = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
+    at = _build(year, month, day, hh, mm, ss, m.group(7))
+    zone = m.group(8)
+    if at is None or zone is None or zone == "Z":
+        return at
+    sign = 1 if zone[0] == "+" else -1
+    digits = zone[1:].replace(":", "")
+    offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    return at - sign * offset
+
+
+def _glog(m: re.Match[str], reference: datetime) -> datetime | None:
+    month, day = int(m.group(2)), int(m.group(3))
+    hh, mm, ss = (int(g) for g in m.group(4, 5, 6))
+    at = _nearest_year(reference, month, day, hh, mm, ss)
+    if at is not None and m.group(7):
+        at = at.replace(microsecond=int(m.group(7)[:6].ljust(6, "0")))
+    return at
+
+
+def _build(
+    year: int, month: int, day: int, hh: int, mm: int, ss: int, frac: str | None = None
+) -> datetime | None:
+    micro = int(frac[:6].ljust(6, "0")) if frac else 0
+    try:
+        return datetime(year, month, day, hh, mm, min(ss, 59), micro, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _nearest_year(
+    reference: datetime, month: int, day: int, hh: int, mm: int, ss: int
+) -> datetime | None:
+    """The stamp's year is the one that puts it nearest the reference time."""
+    best: datetime | None = None
+    for year in (reference.year - 1, reference.year, reference.year + 1):
+        at = _build(year, month, day, hh, mm, ss)
+        if at is not None and (best is None or abs(at - reference) < abs(best - reference)):
+            best = at
+    return best

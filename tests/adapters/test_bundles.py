@@ -1,0 +1,98 @@
+"""Reading bundles: malformed input gets an error that names the file and field."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autorecover.adapters.bundles import BundleError, find_bundles, read_job
+
+from ..conftest import SAMPLES
+
+GOOD = {
+    "scheduler": "slurm",
+    "job": "1",
+    "nodes": ["gpu-a01", "gpu-a02"],
+    "started": "2026-03-02T10:00:00Z",
+    "ended": "2026-03-02T11:00:00Z",
+    "collected": "2026-03-02T11:05:00Z",
+    "state": "FAILED",
+}
+
+
+def write(tmp_path: Path, job: object) -> Path:
+    (tmp_path / "job.json").write_text(json.dumps(job) if not isinstance(job, str) else job)
+    return tmp_path
+
+
+def test_reads_a_good_job(tmp_path: Path) -> None:
+    job = read_job(write(tmp_path, GOOD))
+    assert job.nodes == ("gpu-a01", "gpu-a02")
+    assert job.ended is not None and not job.running
+
+
+def test_running_job_has_no_end(tmp_path: Path) -> None:
+    assert read_job(write(tmp_path, {**GOOD, "ended": None})).running
+
+
+@pytest.mark.parametrize(
+    ("job", "message"),
+    [
+        ("{not json", "line 1: not valid JSON"),
+        ([1, 2], "must hold a JSON object"),
+        ({k: v for k, v in GOOD.items() if k != "nodes"}, "field 'nodes': missing"),
+        ({**GOOD, "scheduler": "pbs"}, "field 'scheduler'"),
+        ({**GOOD, "started": "yesterday"}, "field 'started': 'yesterday' is not an ISO-8601 time"),
+        ({**GOOD, "nodes": "gpu-a01"}, "field 'nodes': must be a list"),
+        ({**GOOD, "nodes": ["gpu a01; rm -rf /"]}, "field 'nodes[0]'"),
+        ({**GOOD, "nodes": []}, "field 'nodes': lists no node"),
+        ({**GOOD, "exit_codes": {"gpu-a09": 1}}, "field 'exit_codes.gpu-a09': not a node"),
+        (
+            {**GOOD, "exit_codes": {"gpu-a01": "1"}},
+            "field 'exit_codes.gpu-a01': must be an integer",
+        ),
+        ({**GOOD, "colour": "red"}, "field 'colour': unknown field"),
+        ({**GOOD, "ended": "2026-03-01T00:00:00Z"}, "field 'ended': before 'started'"),
+    ],
+)
+def test_bad_job_json_names_file_and_field(tmp_path: Path, job: object, message: str) -> None:
+    with pytest.raises(BundleError) as err:
+        read_job(write(tmp_path, job))
+    assert str(tmp_path / "job.json") in str(err.value)
+    assert message in str(err.value)
+
+
+def test_missing_job_json(tmp_path: Path) -> None:
+    with pytest.raises(BundleError, match=r"job\.json: missing"):
+        read_job(tmp_path)
+
+
+def test_log_for_a_node_the_job_does_not_list(tmp_path: Path, catalog) -> None:  # type: ignore[no-untyped-def]
+    from autorecover.adapters.bundles import explain
+
+    bundle = tmp_path / "b"
+    shutil.copytree(SAMPLES / "slurm-preempted", bundle)
+    (bundle / "logs" / "gpu-z99.log").write_text("hello\n")
+    with pytest.raises(BundleError, match=r"gpu-z99.log: log for node 'gpu-z99'"):
+        explain(bundle, catalog)
+
+
+def test_missing_log_files_are_evidence_not_errors(tmp_path: Path, catalog) -> None:  # type: ignore[no-untyped-def]
+    from autorecover.adapters.bundles import explain
+
+    bundle = tmp_path / "b"
+    shutil.copytree(SAMPLES / "xid79-fell-off-bus", bundle)
+    (bundle / "logs" / "gpu-a01.log").unlink()
+    result = explain(bundle, catalog)
+    assert result.verdict.suspect_nodes == ("gpu-a03",)
+    assert any(not a.present for a in result.activity)
+
+
+def test_find_bundles(tmp_path: Path) -> None:
+    assert find_bundles(SAMPLES / "slurm-preempted") == [SAMPLES / "slurm-preempted"]
+    assert len(find_bundles(SAMPLES)) == 8
+    with pytest.raises(BundleError, match="no such bundle"):
+        find_bundles(tmp_path / "nope")

@@ -1,0 +1,207 @@
+"""Attribution rules on hand-made findings: windows, context rules, culprits, hangs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from autorecover.domain.attribution import attribute
+from autorecover.domain.records import (
+    Action,
+    Activity,
+    Blame,
+    Cause,
+    Finding,
+    JobRecord,
+    Source,
+)
+
+T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+NODES = ("n1", "n2", "n3", "n4")
+RULES = {
+    13: frozenset({"app_if_all_nodes"}),
+    45: frozenset({"sympathetic"}),
+    63: frozenset({"driver_handled"}),
+    154: frozenset({"recovery_action_text"}),
+    145: frozenset({"registers"}),
+}
+
+
+def job(**kw: object) -> JobRecord:
+    base: dict[str, object] = dict(
+        scheduler="slurm",
+        job="1",
+        nodes=NODES,
+        started=T0,
+        ended=T0 + timedelta(hours=2),
+        collected=T0 + timedelta(hours=2, minutes=5),
+        state="FAILED",
+    )
+    base.update(kw)
+    return JobRecord(**base)  # type: ignore[arg-type]
+
+
+def f(signal: str, node: str, blame: Blame, weight: int, minutes: float, **kw: object) -> Finding:
+    return Finding(
+        signal=signal,
+        node=node,
+        source=kw.pop("source", Source.SYSTEM),  # type: ignore[arg-type]
+        line=int(kw.pop("line", 1)),  # type: ignore[arg-type]
+        text=str(kw.pop("text", signal)),
+        blame=blame,
+        weight=weight,
+        at=T0 + timedelta(minutes=minutes),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def timeout(node: str, minutes: float) -> Finding:
+    return f("nccl.watchdog_timeout", node, Blame.SYMPTOM, 30, minutes, source=Source.LOGS)
+
+
+def test_hardware_fault_names_only_its_node() -> None:
+    fs = [f("xid.79", "n3", Blame.HARDWARE, 100, 60), *(timeout(n, 70) for n in NODES)]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (
+        Cause.HARDWARE,
+        ("n3",),
+        Action.REQUEUE_EXCLUDING,
+    )
+    assert v.evidence[0].signal == "xid.79"
+
+
+def test_evidence_from_before_the_window_is_ignored() -> None:
+    fs = [
+        f("xid.79", "n3", Blame.HARDWARE, 100, -3 * 24 * 60),
+        f("python.exception", "n1", Blame.APPLICATION, 50, 30, source=Source.LOGS),
+    ]
+    v = attribute(job(), fs, [], RULES)
+    assert v.cause is Cause.APPLICATION
+    assert v.suspect_nodes == ()
+
+
+def test_evidence_long_after_the_end_is_ignored() -> None:
+    fs = [f("xid.48", "n2", Blame.HARDWARE, 95, 5 * 60), timeout("n1", 119)]
+    assert attribute(job(), fs, [], RULES).cause is Cause.TRANSIENT
+
+
+def test_collective_timeout_alone_is_transient_and_names_nobody() -> None:
+    v = attribute(job(), [timeout(n, 100) for n in NODES], [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.TRANSIENT, (), Action.REQUEUE)
+
+
+def test_application_error_that_came_first_beats_a_later_hardware_line() -> None:
+    fs = [
+        f("cuda.device_side_assert", "n1", Blame.APPLICATION, 85, 30, source=Source.LOGS),
+        f("xid.94", "n2", Blame.HARDWARE, 70, 45),
+    ]
+    assert attribute(job(), fs, [], RULES).cause is Cause.APPLICATION
+
+
+def test_xid13_on_every_node_is_the_application() -> None:
+    fs = [f("xid.13", n, Blame.APPLICATION, 40, 50) for n in NODES]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+
+
+def test_xid45_alone_is_teardown_and_decides_nothing() -> None:
+    fs = [f("xid.45", "n2", Blame.HARDWARE, 60, 100), timeout("n1", 99)]
+    v = attribute(job(), fs, [], RULES)
+    assert v.suspect_nodes == ()
+
+
+def test_xid154_follows_the_drivers_text() -> None:
+    text = "NVRM: Xid (PCI:0000:3a:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)"
+    fs = [f("xid.154", "n4", Blame.INFO, 10, 50, text=text)]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n4",))
+    none = text.replace("0x2 (Node Reboot Required)", "0x0 (None)")
+    assert (
+        attribute(
+            job(), [f("xid.154", "n4", Blame.INFO, 10, 50, text=none)], [], RULES
+        ).suspect_nodes
+        == ()
+    )
+
+
+def test_nonfatal_nvlink5_xid_decides_nothing() -> None:
+    text = "NVRM: Xid (PCI:0000:3f:00): 145, RLW_SRC_TRACK Nonfatal XC1 i0 Link 10 (0x04082907 0x00000008)"
+    fs = [f("xid.145", "n1", Blame.HARDWARE, 70, 50, text=text)]
+    assert attribute(job(), fs, [], RULES).suspect_nodes == ()
+
+
+def test_preemption_is_transient() -> None:
+    v = attribute(job(state="PREEMPTED"), [], [], RULES)
+    assert (v.cause, v.action) == (Cause.TRANSIENT, Action.REQUEUE)
+    assert v.evidence[0].source is Source.JOB
+
+
+def test_nvrx_do_not_requeue_exit_stops() -> None:
+    v = attribute(job(exit_codes=(("n1", 93),)), [timeout("n1", 100)], [], RULES)
+    assert (v.cause, v.action) == (Cause.APPLICATION, Action.STOP)
+
+
+def activity(node: str, last_minutes: float, interval: float = 1.5) -> Activity:
+    at = T0 + timedelta(minutes=last_minutes)
+    return Activity(
+        node=node,
+        source=Source.LOGS,
+        present=True,
+        lines=10,
+        last_at=at,
+        last_progress_at=at,
+        last_step=100,
+        progress_records=10,
+        median_step_interval_s=interval,
+    )
+
+
+def test_hang_names_the_node_that_stopped_first() -> None:
+    running = job(ended=None, state="RUNNING", collected=T0 + timedelta(hours=3))
+    acts = [activity("n1", 120), activity("n2", 80), activity("n3", 120), activity("n4", 120)]
+    v = attribute(running, [], acts, RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
+def test_hang_everywhere_at_once_names_nobody() -> None:
+    running = job(ended=None, state="RUNNING", collected=T0 + timedelta(hours=3))
+    acts = [activity(n, 120) for n in NODES]
+    v = attribute(running, [], acts, RULES)
+    assert v.cause is Cause.TRANSIENT and v.suspect_nodes == ()
+
+
+def test_recent_progress_is_no_hang() -> None:
+    running = job(ended=None, state="RUNNING", collected=T0 + timedelta(minutes=121))
+    acts = [activity(n, 120) for n in NODES]
+    assert attribute(running, [], acts, RULES).cause is Cause.UNKNOWN
+
+
+BLAMES = st.sampled_from(list(Blame))
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                ["xid.79", "xid.13", "xid.45", "cuda.oom", "nccl.watchdog_timeout", "x"]
+            ),
+            st.sampled_from(NODES),
+            BLAMES,
+            st.integers(0, 100),
+            st.floats(-600, 600),
+        ),
+        max_size=30,
+    ),
+    st.sampled_from(["FAILED", "PREEMPTED", "RUNNING", "NODE_FAIL", "OOMKilled"]),
+)
+def test_never_a_suspect_without_a_hardware_cause(rows: list, state: str) -> None:  # type: ignore[type-arg]
+    fs = [f(s, n, b, w, m) for s, n, b, w, m in rows]
+    v = attribute(job(state=state), fs, [], RULES)
+    assert (v.cause is Cause.HARDWARE) == bool(v.suspect_nodes)
+    assert set(v.suspect_nodes) <= set(NODES)
+    assert v.action is {
+        Cause.HARDWARE: Action.REQUEUE_EXCLUDING,
+        Cause.APPLICATION: Action.STOP,
+    }.get(v.cause, Action.REQUEUE)

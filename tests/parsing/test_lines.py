@@ -1,0 +1,111 @@
+"""Timestamps and prefixes of every log format a bundle may hold."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from autorecover.parsing.lines import find_embedded_time, parse_line
+
+REF = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+
+
+def at(*args: int) -> datetime:
+    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("line", "when", "message"),
+    [
+        (
+            "Mar  2 11:31:52 gpu-a03 kernel: NVRM: Xid (PCI:0000:ba:00): 79, GPU has fallen",
+            at(2026, 3, 2, 11, 31, 52),
+            "NVRM: Xid (PCI:0000:ba:00): 79, GPU has fallen",
+        ),
+        (
+            "[Sun Mar  8 03:19:41 2026] NVRM: Xid (PCI:0000:9a:00): 119, pid=57645",
+            at(2026, 3, 8, 3, 19, 41),
+            "NVRM: Xid (PCI:0000:9a:00): 119, pid=57645",
+        ),
+        (
+            "2026-03-07T09:14:07.171845+00:00 gpu-a04 kernel: NVRM: Xid (PCI:0000:3a:00): 48",
+            datetime(2026, 3, 7, 9, 14, 7, 171845, tzinfo=UTC),
+            "NVRM: Xid (PCI:0000:3a:00): 48",
+        ),
+        (
+            "2026-03-07T11:14:07+02:00 gpu-a04 kernel: mlx5_core 0000:5c:00.0: Link DOWN",
+            at(2026, 3, 7, 9, 14, 7),
+            "mlx5_core 0000:5c:00.0: Link DOWN",
+        ),
+        (
+            "Mar  6 03:44:12 gpu-a01 slurmstepd[127755]: error: *** JOB 48502 CANCELLED",
+            at(2026, 3, 6, 3, 44, 12),
+            "error: *** JOB 48502 CANCELLED",
+        ),
+    ],
+)
+def test_system_log_formats(line: str, when: datetime, message: str) -> None:
+    parsed = parse_line(line, REF)
+    assert parsed.at == when
+    assert parsed.message == message
+
+
+def test_dmesg_uptime_has_no_wall_time() -> None:
+    parsed = parse_line("[ 1843.308145] NVRM: Xid (PCI:0000:3b:00): 13, pid=1", REF)
+    assert parsed.at is None
+    assert parsed.uptime_s == pytest.approx(1843.308145)
+    assert parsed.message.startswith("NVRM: Xid")
+
+
+def test_srun_and_torchrun_prefixes() -> None:
+    p = parse_line("3: RuntimeError: CUDA error: uncorrectable ECC error encountered", REF)
+    assert (p.rank, p.message) == (
+        3,
+        "RuntimeError: CUDA error: uncorrectable ECC error encountered",
+    )
+    p = parse_line("[rank12]: torch.OutOfMemoryError: CUDA out of memory.", REF)
+    assert (p.rank, p.message) == (12, "torch.OutOfMemoryError: CUDA out of memory.")
+    p = parse_line("[default3]:Traceback (most recent call last):", REF)
+    assert p.rank == 3
+
+
+def test_torch_cpp_log_line_inside_rank_prefix() -> None:
+    p = parse_line(
+        "[rank4]:[E302 11:41:53.327100192 ProcessGroupNCCL.cpp:616] [Rank 4] Watchdog caught", REF
+    )
+    assert p.rank == 4
+    assert p.at == datetime(2026, 3, 2, 11, 41, 53, 327100, tzinfo=UTC)
+
+
+def test_glog_line_and_srun_prefix_together() -> None:
+    p = parse_line(
+        "3: E0307 09:14:11.202000 79153 torch/distributed/elastic/api.py:869] failed", REF
+    )
+    assert p.rank == 3
+    assert p.at == datetime(2026, 3, 7, 9, 14, 11, 202000, tzinfo=UTC)
+
+
+def test_year_is_the_one_nearest_the_reference() -> None:
+    new_year = datetime(2026, 1, 1, 0, 5, tzinfo=UTC)
+    p = parse_line("Dec 31 23:59:58 gpu-a01 kernel: something", new_year)
+    assert p.at == at(2025, 12, 31, 23, 59, 58)
+
+
+def test_embedded_python_logging_stamp() -> None:
+    msg = "[titan] 2026-03-04 02:04:06,844 - root - INFO - step: 50  loss:  2.3600"
+    assert find_embedded_time(msg) == datetime(2026, 3, 4, 2, 4, 6, 844000, tzinfo=UTC)
+
+
+def test_impossible_dates_are_no_dates() -> None:
+    assert parse_line("Feb 30 11:00:00 host kernel: x", REF).at is None
+    assert parse_line("[Mon Feb 30 11:41:58 2026] x", REF).at is None
+
+
+@given(st.text(max_size=300))
+def test_never_raises_on_arbitrary_text(text: str) -> None:
+    parsed = parse_line(text, REF)
+    assert isinstance(parsed.message, str)
+    assert parsed.at is None or parsed.at.tzinfo is not None

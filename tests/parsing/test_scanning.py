@@ -1,0 +1,140 @@
+"""The streaming scanner: right lines, right numbers, bounded, never crashing."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autorecover.domain.catalog import Catalog
+from autorecover.domain.records import Blame, Source
+from autorecover.parsing.scanning import Scanner
+
+REF = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+XID79 = "Mar  2 11:31:52 gpu-a03 kernel: NVRM: Xid (PCI:0000:ba:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+NOISE = "gpu-a01:62039:63139 [0] NCCL INFO comm 0x55d4c8a00000 rank 0 nranks 32 - Init COMPLETE"
+
+
+def scan(scanner: Scanner, data: bytes, source: Source = Source.SYSTEM, chunk: int = 1 << 20):
+    return scanner.scan(
+        io.BytesIO(data), node="gpu-a03", source=source, reference=REF, chunk_bytes=chunk
+    )
+
+
+def test_xid_line_becomes_an_xid_finding(scanner: Scanner) -> None:
+    data = "\n".join([NOISE] * 5 + [XID79] + [NOISE] * 3).encode() + b"\n"
+    result = scan(scanner, data)
+    xids = [f for f in result.findings if f.signal == "xid.79"]
+    assert len(xids) == 1
+    f = xids[0]
+    assert f.line == 6
+    assert f.blame is Blame.HARDWARE
+    assert f.detail("pci") == "0000:ba:00"
+    assert f.at == datetime(2026, 3, 2, 11, 31, 52, tzinfo=UTC)
+    assert result.activity.lines == 9
+
+
+@pytest.mark.parametrize("chunk", [16, 64, 100, 1 << 20])
+def test_line_numbers_survive_chunk_boundaries(scanner: Scanner, chunk: int) -> None:
+    lines = [NOISE if i % 7 else XID79 for i in range(60)]
+    result = scan(scanner, ("\n".join(lines) + "\n").encode(), chunk=chunk)
+    got = sorted(f.line for f in result.findings if f.signal == "xid.79")
+    assert got == [i + 1 for i in range(60) if i % 7 == 0]
+
+
+def test_line_without_time_takes_its_neighbours(scanner: Scanner) -> None:
+    data = (
+        b'{"telemetry":"autorecover/1","ts":"2026-03-04T05:17:20Z","rank":8,"event":"step","step":1}\n'
+        b"gpu-a02:71174:72905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+        b"10.20.0.13<40029> with status=12 opcode=0 len=0 vendor err 129 (Recv)\n"
+    )
+    result = scan(scanner, data, Source.LOGS)
+    (f,) = [f for f in result.findings if f.signal == "nccl.ib_completion_error"]
+    assert f.at == datetime(2026, 3, 4, 5, 17, 20, tzinfo=UTC)
+    assert f.detail("status") == "12"
+
+
+def test_the_generic_exception_gives_way_to_a_specific_one(scanner: Scanner) -> None:
+    line = "3: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+    signals = {f.signal for f in scan(scanner, line.encode(), Source.LOGS).findings}
+    assert "cuda.ecc_uncorrectable" in signals
+    assert "python.exception" not in signals
+
+
+def test_exception_carries_its_innermost_frame(scanner: Scanner) -> None:
+    data = (
+        b"[rank2]: Traceback (most recent call last):\n"
+        b'[rank2]:   File "/workspace/train.py", line 88, in <module>\n'
+        b'[rank2]:   File "/workspace/data.py", line 12, in load\n'
+        b"[rank2]: KeyError: 'input_ids'\n"
+    )
+    (f,) = [f for f in scan(scanner, data, Source.LOGS).findings if f.signal == "python.exception"]
+    assert f.rank == 2
+    assert f.detail("frame") == "/workspace/data.py:12 in load"
+
+
+def test_signature_limited_to_its_sources(scanner: Scanner) -> None:
+    # A job-output signature (CUDA OOM) is not looked for in kernel logs.
+    line = b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB.\n"
+    assert any(f.signal == "cuda.oom" for f in scan(scanner, line, Source.LOGS).findings)
+    assert not any(f.signal == "cuda.oom" for f in scan(scanner, line, Source.SYSTEM).findings)
+
+
+def test_disabled_xid_is_ignored(catalog: Catalog) -> None:
+    off = catalog.merged({"xid": {"79": {"enabled": False}}}, "test")
+    result = scan(Scanner(off), (XID79 + "\n").encode())
+    assert not [f for f in result.findings if f.signal == "xid.79"]
+
+
+def test_over_long_lines_stay_bounded(scanner: Scanner) -> None:
+    data = b"x" * (3 << 20) + b" " + XID79.encode() + b"\n" + NOISE.encode() + b"\n"
+    result = scan(scanner, data, chunk=1 << 16)
+    assert result.activity.lines == 2
+    assert all(len(f.text) <= 2000 for f in result.findings)
+
+
+def test_progress_is_read_from_telemetry(scanner: Scanner) -> None:
+    rows = [
+        f'{{"telemetry":"autorecover/1","ts":"2026-03-08T02:{m:02d}:28Z","rank":0,"event":"step","step":{m * 40}}}'
+        for m in range(10)
+    ]
+    result = scan(scanner, ("\n".join(rows) + "\n").encode(), Source.LOGS)
+    assert result.activity.last_step == 360
+    assert result.activity.last_progress_at == datetime(2026, 3, 8, 2, 9, 28, tzinfo=UTC)
+    assert result.activity.median_step_interval_s == 60.0
+
+
+def test_re_and_hyperscan_prefilters_agree(catalog: Catalog) -> None:
+    pytest.importorskip("hyperscan")
+    data = "\n".join([NOISE, XID79, "[rank1]: ValueError: bad", "Link DOWN", NOISE]).encode()
+    fast = scan(Scanner(catalog, engine="hyperscan"), data, Source.LOGS)
+    slow = scan(Scanner(catalog, engine="re"), data, Source.LOGS)
+    assert fast == slow
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=4000), st.sampled_from([7, 64, 4096]))
+def test_never_crashes_on_arbitrary_bytes(scanner: Scanner, data: bytes, chunk: int) -> None:
+    result = scan(scanner, data, Source.LOGS, chunk=chunk)
+    assert result.activity.lines == data.count(b"\n") + (
+        0 if not data or data.endswith(b"\n") else 1
+    )
+    for f in result.findings:
+        assert 1 <= f.line <= result.activity.lines
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from([NOISE, XID79, "", "\x00\xff garbage"]), max_size=40),
+    st.sampled_from([5, 50, 500]),
+)
+def test_findings_do_not_depend_on_chunking(scanner: Scanner, lines: list[str], chunk: int) -> None:
+    data = ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+    whole = scan(scanner, data, chunk=1 << 20)
+    pieces = scan(scanner, data, chunk=chunk)
+    assert [(f.signal, f.line) for f in whole.findings] == [
+        (f.signal, f.line) for f in pieces.findings
+    ]
