@@ -11,7 +11,7 @@ from autorecover.adapters.bundles import explain
 from autorecover.domain.catalog import Catalog
 from autorecover.parsing.scanning import Scanner
 
-from .conftest import CORPUS, SAMPLES
+from conftest import CORPUS, SAMPLES
 
 
 def _bundles(root: Path) -> list[Path]:

@@ -10,7 +10,7 @@ import pytest
 
 from autorecover.adapters.bundles import BundleError, find_bundles, read_job
 
-from ..conftest import SAMPLES
+from conftest import SAMPLES
 
 GOOD = {
     "scheduler": "slurm",

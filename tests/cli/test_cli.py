@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from autorecover.cli import main
 
-from ..conftest import SAMPLES
+from conftest import SAMPLES
 
 
 def run(*args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
