@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from autorecover.adapters.bundles import BundleError, find_bundles, read_job
-
 from conftest import SAMPLES
 
 GOOD = {

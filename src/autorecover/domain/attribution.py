@@ -38,6 +38,9 @@ HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
 MAX_EVIDENCE = 8
 NVRX_NO_REQUEUE_EXIT = 93
+# Rank-local crashes of unknown cause: not a collective symptom, not yet anyone's fault.
+LOCAL_CRASHES = frozenset({"process.crashed"})
+NAMED_FAILURE_WEIGHT = 70  # the scheduler itself says this node failed
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,7 @@ def attribute(
     """Decide cause, suspects and action for a failed or stuck job."""
     seen = in_context(job, findings, xid_rules)
     seen.extend(_state_findings(job))
+    seen.extend(_named_failures(seen, job))
     hw = _hardware_scores(seen)
     hang = _hang(job, activity) if job.running else None
     app = [f for f in seen if f.blame is Blame.APPLICATION and f.weight >= APPLICATION_THRESHOLD]
@@ -87,6 +91,10 @@ def attribute(
         return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
     if transient:
         return _verdict(Cause.TRANSIENT, (), transient, symptoms, _transient_reason(transient))
+    crashes = [f for f in symptoms if f.signal in LOCAL_CRASHES]
+    if crashes:
+        why = "a process crashed with a signal and nothing says why: retry, and watch for a repeat"
+        return _verdict(Cause.UNKNOWN, (), crashes, symptoms, why)
     collective = [f for f in symptoms if f.weight >= 20]
     if collective and not job.running:
         why = "collective failure with no hardware or application error behind it: retry"
@@ -215,6 +223,29 @@ def _state_findings(job: JobRecord) -> list[Finding]:
     ]
 
 
+def _named_failures(findings: Iterable[Finding], job: JobRecord) -> list[Finding]:
+    """A node another node's log names as failed (`srun: error: Node failure on X`)."""
+    out = []
+    for f in findings:
+        host = f.detail("failed_host")
+        if host is not None and host in job.nodes:
+            out.append(
+                Finding(
+                    signal="node.reported_failed",
+                    node=host,
+                    source=f.source,
+                    line=f.line,
+                    text=f.text,
+                    blame=Blame.HARDWARE,
+                    weight=NAMED_FAILURE_WEIGHT,
+                    at=f.at,
+                    origin=f.node,
+                    details=(("reported_by", f.node),),
+                )
+            )
+    return out
+
+
 def _by_signal(findings: Iterable[Finding], signal: str) -> list[Finding]:
     return [f for f in findings if f.signal == signal]
 
@@ -273,7 +304,7 @@ def rank_evidence(decisive: Sequence[Finding], symptoms: Sequence[Finding]) -> l
         if (f.node, f.signal) in seen:
             continue
         seen.add((f.node, f.signal))
-        out.append(Evidence(f.node, f.source, f.line, f.signal, f.text))
+        out.append(_evidence(f))
     del out[MAX_EVIDENCE:]
     early = sorted(symptoms, key=lambda f: (f.at.timestamp() if f.at else 0.0, f.line))
     for f in early:
@@ -281,5 +312,9 @@ def rank_evidence(decisive: Sequence[Finding], symptoms: Sequence[Finding]) -> l
             break
         if (f.node, f.signal) not in seen:
             seen.add((f.node, f.signal))
-            out.append(Evidence(f.node, f.source, f.line, f.signal, f.text))
+            out.append(_evidence(f))
     return out
+
+
+def _evidence(f: Finding) -> Evidence:
+    return Evidence(f.origin or f.node, f.source, f.line, f.signal, f.text)

@@ -29,6 +29,7 @@ XID_RULES = frozenset(
         "driver_handled",  # 63: the driver handled it (row remap); informational
         "recovery_action_text",  # 154: follow the driver's recovery-action text
         "registers",  # 74, 144-150: keep the register details
+        "contained",  # 94: the driver contained the memory error; an ECC error is the app's
     }
 )
 

@@ -3,7 +3,8 @@
 A finding's catalog meaning is its meaning alone. Here it meets its neighbours: lines from
 outside the job's window are dropped, XID 45 after another XID is sympathetic, XID 13/31 on
 every node of a job is the application, XID 154 follows the driver's recovery-action text,
-and NVLink5 XIDs marked non-fatal in their own text decide nothing.
+NVLink5 XIDs marked non-fatal in their own text decide nothing, and an ECC error the driver
+contained (XID 94, no 48/64/95/140) is the application's to retry, not the node's.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction
 LEAD_IN = timedelta(minutes=15)
 # Lines logged while the job was being torn down still belong to it.
 GRACE = timedelta(minutes=5)
+
+# Uncontained or unrecoverable memory XIDs: with one of these, an ECC error is the node's.
+HARD_MEMORY_XIDS = frozenset({48, 64, 95, 140})
 
 _RECOVERY = re.compile(r"to 0x[0-9a-fA-F]+ \(([^)]*)\)")
 _RECOVERY_ACTIONS: dict[str, tuple[NodeAction, int]] = {
@@ -59,10 +63,18 @@ def in_context(
         number = xid_number(f)
         if number is not None:
             xids_by_node.setdefault(f.node, set()).add(number)
+    contained = {
+        node
+        for node, xs in xids_by_node.items()
+        if any("contained" in rules.get(x, frozenset()) for x in xs)
+        and not any(x in HARD_MEMORY_XIDS for x in xs)
+    }
     out: list[Finding] = []
     for f in kept:
         number = xid_number(f)
         if number is None:
+            if f.signal == "cuda.ecc_uncorrectable" and f.node in contained:
+                f = _reread(f, Blame.TRANSIENT, 60, NodeAction.NONE, "contained by the driver")
             out.append(f)
             continue
         entry_rules = rules.get(number, frozenset())

@@ -77,6 +77,7 @@ class Finding:
     at: datetime | None = None  # wall time (UTC) if known
     rank: int | None = None
     details: tuple[tuple[str, str], ...] = ()
+    origin: str | None = None  # the node whose file holds the line, when it names another
 
     def detail(self, key: str) -> str | None:
         """Return one named detail (an XID number, a peer address, ...) if present."""

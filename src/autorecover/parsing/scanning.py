@@ -4,6 +4,11 @@ The file is read in chunks. A multi-literal prefilter (Hyperscan when installed,
 `re` alternation) finds the few lines that contain a signature's anchor; only those lines are
 decoded, taken apart and matched in full. Activity (first and last timestamp, training
 progress) is read from chunk edges, so the cost per ordinary line stays near zero.
+
+Every byte is touched by as few C-speed passes as possible: one read into a reused buffer,
+one copy that joins the previous chunk's unfinished line, one Hyperscan pass (which also
+finds the telemetry markers while they are sparse) and one newline count, done piecewise
+between the matched lines. Python runs per matched line and per chunk, never per line.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import BinaryIO, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from autorecover.domain.catalog import Catalog, Signature
 from autorecover.domain.records import Activity, Blame, Finding, NodeAction, Source
@@ -26,6 +31,9 @@ MAX_LINE_BYTES = 1 << 20  # a longer "line" is cut there: memory stays bounded
 MAX_TEXT_CHARS = 2000  # evidence text kept per finding
 NEIGHBOUR_LINES = 64  # how far to look for a neighbour's timestamp
 TELEMETRY_MARKERS = (b'{"telemetry"', b"training_iterations")
+# A marker found by the prefilter costs a Python callback (about as much as `bytes.count`
+# spends on this many bytes); denser than that, the markers are counted with `bytes.count`.
+MARKER_CALLBACK_BYTES = 1024
 GENERIC_SIGNATURES = frozenset({"python.exception"})  # dropped when a specific one matched
 _FRAME = re.compile(r'File "([^"]{1,300})", line (\d+), in (\S+)')
 
@@ -51,35 +59,79 @@ class RePrefilter:
 
 
 class HyperscanPrefilter:
-    """Hyperscan (Intel's multi-pattern matcher) prefilter; far faster than `re`."""
+    """Hyperscan (Intel's multi-pattern matcher) prefilter; far faster than `re`.
 
-    def __init__(self, anchors: list[tuple[bytes, bool]]) -> None:
-        import hyperscan
+    Besides the anchors it can look for extra case-sensitive `markers` in the same pass.
+    """
 
-        self._db = hyperscan.Database()
-        self._db.compile(
-            expressions=[re.escape(a) for a, _ in anchors],
-            ids=list(range(len(anchors))),
-            elements=len(anchors),
-            flags=[hyperscan.HS_FLAG_CASELESS if ci else 0 for _, ci in anchors],
+    def __init__(self, anchors: list[tuple[bytes, bool]], markers: tuple[bytes, ...] = ()) -> None:
+        import hyperscan  # optional accelerator, imported only when wanted
+
+        self.markers = markers
+        self._n_anchors = len(anchors)
+        self._shift = max(1, (len(anchors) + len(markers)).bit_length())
+        self._mask = (1 << self._shift) - 1
+        self._db = self._compile(hyperscan, anchors, ())
+        self._db_markers = self._compile(hyperscan, anchors, markers) if markers else self._db
+
+    @staticmethod
+    def _compile(hs: Any, anchors: list[tuple[bytes, bool]], markers: tuple[bytes, ...]) -> Any:
+        db = hs.Database()
+        expressions = [re.escape(a) for a, _ in anchors] + [re.escape(m) for m in markers]
+        db.compile(
+            expressions=expressions,
+            ids=list(range(len(expressions))),
+            elements=len(expressions),
+            flags=[hs.HS_FLAG_CASELESS if ci else 0 for _, ci in anchors] + [0] * len(markers),
         )
+        return db
 
     def ends(self, data: bytes) -> list[int]:
         """Offsets just past each anchor occurrence."""
-        out: list[int] = []
+        return [end for end, _ in self.hits(data)[0]]
 
-        def on_match(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            out.append(end)
+    def hits(
+        self, data: bytes, *, with_markers: bool = False
+    ) -> tuple[list[tuple[int, int]], list[list[int]] | None]:
+        """(end, anchor index) of every anchor occurrence, in order of end offset; and, when
+        `with_markers`, the sorted end offsets of every occurrence of each marker."""
+        packed: list[int] = []
+        shift = self._shift
+        if with_markers and self.markers:
+            found: list[list[int]] = [[] for _ in self.markers]
+            base = self._n_anchors
 
-        self._db.scan(data, match_event_handler=on_match)
-        return out
+            def on_hit(id_: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+                if id_ < base:
+                    packed.append((end << shift) | id_)
+                else:
+                    found[id_ - base].append(end)
+
+            self._db_markers.scan(data, match_event_handler=on_hit)
+            for ends in found:
+                ends.sort()
+            markers: list[list[int]] | None = found
+        else:
+
+            def on_anchor(id_: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+                packed.append((end << shift) | id_)
+
+            self._db.scan(data, match_event_handler=on_anchor)
+            markers = None
+        packed.sort()  # Hyperscan reports by end offset already; this makes it certain
+        mask = self._mask
+        return [(p >> shift, p & mask) for p in packed], markers
 
 
-def make_prefilter(anchors: list[tuple[bytes, bool]], engine: str = "auto") -> Prefilter:
-    """The fastest available prefilter (`auto`), or the one named (`hyperscan`, `re`)."""
+def make_prefilter(
+    anchors: list[tuple[bytes, bool]], engine: str = "auto", *, markers: tuple[bytes, ...] = ()
+) -> Prefilter:
+    """The fastest available prefilter (`auto`), or the one named (`hyperscan`, `re`).
+
+    `markers` are extra literals a Hyperscan prefilter also reports (see `hits`)."""
     if engine in ("auto", "hyperscan") and anchors:
         try:
-            return HyperscanPrefilter(anchors)
+            return HyperscanPrefilter(anchors, markers)
         except ImportError:
             if engine == "hyperscan":
                 raise
@@ -108,13 +160,23 @@ class Scanner:
         self.catalog = catalog
         self._sigs: list[_Compiled] = []
         seen: dict[tuple[bytes, bool], None] = {}
-        for sig in catalog.active_signatures():
+        owners: dict[tuple[bytes, bool], list[int]] = {}
+        always: list[int] = []  # signatures the prefilter cannot vouch for (see below)
+        for index, sig in enumerate(catalog.active_signatures()):
             anchors = tuple(a.lower() if sig.ignore_case else a for a in sig.anchors)
             self._sigs.append(_Compiled(sig, sig.compiled(), anchors))
+            if sig.ignore_case and not all(a.isascii() for a in sig.anchors):
+                always.append(index)  # Unicode case folding reaches past Hyperscan's ASCII one
             for a in sig.anchors:
-                seen[(a.encode(), sig.ignore_case)] = None
+                key = (a.encode(), sig.ignore_case)
+                seen[key] = None
+                owners.setdefault(key, []).append(index)
         self.anchors = list(seen)
-        self._prefilter = make_prefilter(self.anchors, engine)
+        # Signatures owning each anchor, by the anchor's index in `self.anchors`.
+        self._owners = [tuple(owners[key]) for key in self.anchors]
+        self._always = tuple(always)
+        markers = TELEMETRY_MARKERS if not any(map(_self_overlaps, TELEMETRY_MARKERS)) else ()
+        self._prefilter = make_prefilter(self.anchors, engine, markers=markers)
 
     def scan(
         self,
@@ -127,15 +189,18 @@ class Scanner:
     ) -> ScanResult:
         """Scan a whole stream; `reference` (the job's start) supplies missing years."""
         state = _FileState(node=node, source=source, reference=reference)
-        for base_line, chunk in _chunks(stream, chunk_bytes):
-            self._scan_chunk(state, base_line, chunk)
+        for chunk in _chunks(stream, chunk_bytes):
+            self._scan_chunk(state, chunk)
         return ScanResult(findings=tuple(state.findings), activity=state.activity())
 
     def match_line(self, text: str) -> list[tuple[Signature, re.Match[str]]]:
         """All signatures matching one line, the generic ones dropped if a specific one hit."""
+        return self._match(text, self._sigs)
+
+    def _match(self, text: str, sigs: list[_Compiled]) -> list[tuple[Signature, re.Match[str]]]:
         lowered: str | None = None
         hits: list[tuple[Signature, re.Match[str]]] = []
-        for c in self._sigs:
+        for c in sigs:
             if c.signature.ignore_case:
                 lowered = lowered if lowered is not None else text.lower()
                 if not any(a in lowered for a in c.anchors):
@@ -150,34 +215,67 @@ class Scanner:
             hits = specific or hits
         return hits
 
-    def _scan_chunk(self, state: _FileState, base_line: int, chunk: bytes) -> None:
-        state.note_chunk(base_line, chunk)
-        last_start = -1
+    def _candidates(self, anchor_ids: set[int], raw: bytes) -> list[_Compiled]:
+        """The signatures that can match a line, in catalog order, from the anchors Hyperscan
+        found in it (it reports every occurrence of every anchor). A line with non-ASCII bytes
+        gets all of them: Unicode lower-casing can make an anchor appear that ASCII-only
+        caseless matching does not see."""
+        if not raw.isascii():
+            return self._sigs
+        wanted = set(self._always)
+        for i in anchor_ids:
+            wanted.update(self._owners[i])
+        return [self._sigs[i] for i in sorted(wanted)]
+
+    def _prefilter_hits(
+        self, state: _FileState, chunk: bytes
+    ) -> tuple[list[tuple[int, int]], list[list[int]] | None]:
+        """(end, anchor index or -1 when unknown) per anchor occurrence; marker offsets."""
+        if isinstance(self._prefilter, HyperscanPrefilter):
+            # Sparse telemetry markers ride along in the anchor pass; dense ones are cheaper
+            # to count with `bytes.count` than to report one Python callback at a time.
+            return self._prefilter.hits(chunk, with_markers=not state.dense_markers)
+        return [(end, -1) for end in self._prefilter.ends(chunk)], None
+
+    def _scan_chunk(self, state: _FileState, chunk: bytes) -> None:
+        hits, marker_ends = self._prefilter_hits(state, chunk)
+        base_line = state.lines
+        state.note_edges(chunk)
+        state.note_progress(chunk, marker_ends)
+        size = len(chunk)
         line_no = base_line + 1  # 1-based number of the line at `counted_to`
         counted_to = 0
-        for end in self._prefilter.ends(chunk):
+        i, n = 0, len(hits)
+        while i < n:
+            end, anchor = hits[i]
+            i += 1
             start = chunk.rfind(b"\n", 0, max(end - 1, 0)) + 1
-            if start == last_start:
-                continue
-            last_start = start
             stop = chunk.find(b"\n", end - 1)
-            stop = len(chunk) if stop == -1 else stop
+            stop = size if stop == -1 else stop
+            ids = {anchor}
+            while i < n and hits[i][0] - 1 <= stop:  # more anchors on the same line
+                ids.add(hits[i][1])
+                i += 1
             line_no += chunk.count(b"\n", counted_to, start)
             counted_to = start
-            text = _decode(chunk[start:stop])
-            hits = self.match_line(text)
-            if not hits:
+            raw = chunk[start:stop]
+            text = _decode(raw)
+            sigs = self._sigs if anchor == -1 else self._candidates(ids, raw)
+            matched = self._match(text, sigs)
+            if not matched:
                 continue
             parsed = parse_line(text, state.reference)
             at = parsed.at or find_embedded_time(parsed.message)
             if at is None and parsed.uptime_s is None:
                 at = _neighbour_time(chunk, start, stop, state)
-            for sig, m in hits:
+            for sig, m in matched:
                 finding = self._finding(sig, m, text, parsed, at, state, line_no)
                 if finding is not None:
                     state.findings.append(finding)
-            if any(sig.key == "python.exception" for sig, _ in hits):
+            if any(sig.key == "python.exception" for sig, _ in matched):
                 _attach_frame(state, chunk, start, parsed)
+        # Lines counted piecewise: each byte of the chunk is looked at once.
+        state.lines = line_no - 1 + chunk.count(b"\n", counted_to)
 
     def _finding(
         self,
@@ -230,27 +328,36 @@ class _FileState:
     last_step: int | None = None
     progress_records: int = 0
     ends_with_newline: bool = True
+    dense_markers: bool = False  # the last chunk had many telemetry markers
     findings: list[Finding] = field(default_factory=list)
     step_intervals: list[float] = field(default_factory=list)
 
-    def note_chunk(self, base_line: int, chunk: bytes) -> None:
-        """Update activity from the chunk's edges: first/last stamps, last progress."""
-        self.lines = base_line + chunk.count(b"\n")
+    def note_edges(self, chunk: bytes) -> None:
+        """Update activity from the chunk's edges: first and last stamps."""
         self.ends_with_newline = chunk.endswith(b"\n")
         if self.first_at is None:
             self.first_at = _first_time(chunk, self.reference)
         last = _last_time(chunk, self.reference)
         if last is not None:
             self.last_at = last
-        self._note_progress(chunk)
 
-    def _note_progress(self, chunk: bytes) -> None:
-        count = sum(chunk.count(marker) for marker in TELEMETRY_MARKERS)
+    def note_progress(self, chunk: bytes, marker_ends: list[list[int]] | None) -> None:
+        """Count telemetry records and read training progress from the chunk's last ones.
+
+        `marker_ends` are the end offsets of every marker occurrence when the prefilter
+        found them; without them the markers are counted here."""
+        if marker_ends is None:
+            count = sum(chunk.count(marker) for marker in TELEMETRY_MARKERS)
+            texts = _last_lines_with(chunk, TELEMETRY_MARKERS, 8) if count else []
+        else:
+            count = sum(map(len, marker_ends))
+            texts = _last_lines_at(chunk, TELEMETRY_MARKERS, marker_ends, 8) if count else []
+        self.dense_markers = count * MARKER_CALLBACK_BYTES > len(chunk)
         if not count:
             return
         self.progress_records += count
         records = []
-        for text in _last_lines_with(chunk, TELEMETRY_MARKERS, 8):
+        for text in texts:
             rec = parse_telemetry(text)
             if rec is not None and rec.event == "step" and rec.ts is not None:
                 records.append(rec)
@@ -283,26 +390,49 @@ class _FileState:
         )
 
 
-def _chunks(stream: BinaryIO, chunk_bytes: int) -> Iterator[tuple[int, bytes]]:
-    """Yield (lines before the chunk, chunk) with every chunk ending at a line break."""
+def _chunks(stream: BinaryIO, chunk_bytes: int) -> Iterator[bytes]:
+    """Yield the stream in chunks that each end at a line break (the last one may not).
+
+    The only copy of a block joins the previous block's unfinished line to its complete ones.
+    """
     carry = b""
-    base_line = 0
-    while True:
-        block = stream.read(chunk_bytes)
-        if not block:
-            break
-        data = carry + block
-        cut = data.rfind(b"\n")
+    for block, filled in _blocks(stream, chunk_bytes):
+        cut = block.rfind(b"\n", 0, filled)
         if cut == -1:
+            data = carry + block[:filled]
             if len(data) < max(MAX_LINE_BYTES, chunk_bytes):
                 carry = data
                 continue
-            cut = len(data) - 1  # an over-long line: cut it rather than grow without bound
-        chunk, carry = data[: cut + 1], data[cut + 1 :]
-        yield base_line, chunk
-        base_line += chunk.count(b"\n")
+            yield data  # an over-long line: cut it rather than grow without bound
+            carry = b""
+            continue
+        with memoryview(block) as view:
+            yield b"".join((carry, view[: cut + 1]))
+            carry = bytes(view[cut + 1 : filled])
     if carry:
-        yield base_line, carry
+        yield carry
+
+
+def _blocks(stream: BinaryIO, size: int) -> Iterator[tuple[bytes | bytearray, int]]:
+    """(buffer, bytes filled) per block of up to `size` bytes; one buffer is reused when the
+    stream can read into it."""
+    readinto = getattr(stream, "readinto", None)
+    if readinto is None:
+        while block := stream.read(size):
+            yield block, len(block)
+        return
+    buf = bytearray(max(size, 1))
+    while True:
+        filled = 0
+        with memoryview(buf) as view:
+            while filled < len(buf):
+                got = readinto(view[filled:])
+                if not got:
+                    break
+                filled += got
+        if not filled:
+            return
+        yield buf, filled
 
 
 def _decode(raw: bytes) -> str:
@@ -372,6 +502,31 @@ def _last_lines_with(chunk: bytes, markers: tuple[bytes, ...], limit: int) -> li
             out.append(_decode(chunk[start : len(chunk) if stop == -1 else stop]))
             end = start
     return out
+
+
+def _last_lines_at(
+    chunk: bytes, markers: tuple[bytes, ...], marker_ends: list[list[int]], limit: int
+) -> list[str]:
+    """`_last_lines_with`, from the sorted end offsets of every marker occurrence."""
+    out: list[str] = []
+    for marker, ends in zip(markers, marker_ends, strict=True):
+        end = len(chunk)
+        for e in reversed(ends):
+            if len(out) >= limit:
+                break
+            if e > end:
+                continue  # on a line already taken
+            pos = e - len(marker)
+            start = chunk.rfind(b"\n", 0, pos) + 1
+            stop = chunk.find(b"\n", pos)
+            out.append(_decode(chunk[start : len(chunk) if stop == -1 else stop]))
+            end = start
+    return out
+
+
+def _self_overlaps(marker: bytes) -> bool:
+    """Whether two occurrences of `marker` can overlap (Hyperscan would count both)."""
+    return any(marker[:k] == marker[-k:] for k in range(1, len(marker)))
 
 
 def _attach_frame(state: _FileState, chunk: bytes, start: int, parsed: ParsedLine) -> None:
