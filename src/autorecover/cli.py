@@ -25,6 +25,15 @@ CATALOG_HELP = (
     "(repeatable; later files win). Also read from AUTORECOVER_CATALOG (colon-separated)."
 )
 
+catalog_option = click.option(
+    "--catalog",
+    "catalogs",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    envvar="AUTORECOVER_CATALOG",
+    help=CATALOG_HELP,
+)
+
 
 def load_catalog(paths: tuple[Path, ...]) -> Catalog:
     """The built-in catalog with the operator's overrides merged in, in order."""
@@ -54,14 +63,7 @@ def main() -> None:
 @main.command("explain")
 @click.argument("bundle", type=click.Path(path_type=Path, exists=True))
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as a JSON object.")
-@click.option(
-    "--catalog",
-    "catalogs",
-    multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    envvar="AUTORECOVER_CATALOG",
-    help=CATALOG_HELP,
-)
+@catalog_option
 @click.option(
     "--all-evidence", is_flag=True, help="Also list every matched line, not only the decisive ones."
 )
@@ -169,14 +171,7 @@ def catalog_group() -> None:
 
 
 @catalog_group.command("xids")
-@click.option(
-    "--catalog",
-    "catalogs",
-    multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    envvar="AUTORECOVER_CATALOG",
-    help=CATALOG_HELP,
-)
+@catalog_option
 def catalog_xids(catalogs: tuple[Path, ...]) -> None:
     """List every XID: the catalog's actions and autorecover's reading of it."""
     catalog = _load_or_fail(catalogs)
@@ -191,14 +186,7 @@ def catalog_xids(catalogs: tuple[Path, ...]) -> None:
 
 
 @catalog_group.command("signatures")
-@click.option(
-    "--catalog",
-    "catalogs",
-    multiple=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    envvar="AUTORECOVER_CATALOG",
-    help=CATALOG_HELP,
-)
+@catalog_option
 def catalog_signatures(catalogs: tuple[Path, ...]) -> None:
     """List every log signature with its meaning."""
     catalog = _load_or_fail(catalogs)
