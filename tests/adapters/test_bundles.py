@@ -95,3 +95,24 @@ def test_find_bundles(tmp_path: Path) -> None:
     assert len(find_bundles(SAMPLES)) == 8
     with pytest.raises(BundleError, match="no such bundle"):
         find_bundles(tmp_path / "nope")
+
+
+def test_unreadable_log_is_an_error_naming_the_file(tmp_path: Path, catalog) -> None:  # type: ignore[no-untyped-def]
+    from autorecover.adapters.bundles import explain
+
+    bundle = tmp_path / "b"
+    shutil.copytree(SAMPLES / "slurm-preempted", bundle)
+    (bundle / "system" / "gpu-a02.log").unlink()
+    (bundle / "system" / "gpu-a02.log").mkdir()  # a directory where a file should be
+    with pytest.raises(BundleError, match=r"system/gpu-a02\.log: cannot read"):
+        explain(bundle, catalog)
+
+
+def test_stray_file_in_logs_is_an_error(tmp_path: Path, catalog) -> None:  # type: ignore[no-untyped-def]
+    from autorecover.adapters.bundles import explain
+
+    bundle = tmp_path / "b"
+    shutil.copytree(SAMPLES / "slurm-preempted", bundle)
+    (bundle / "logs" / "notes.txt").write_text("hi\n")
+    with pytest.raises(BundleError, match=r"notes\.txt: unexpected file"):
+        explain(bundle, catalog)
