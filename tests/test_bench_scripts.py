@@ -1,0 +1,145 @@
+"""Smoke test of the benchmark scripts: the log generator and the scanning side of the bench.
+
+No timing is asserted here; `scripts/bench_scan.py` measures, this only checks that what it
+measures is sound.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+SIZE = 200 * 1024
+
+
+def _load(name: str) -> ModuleType:
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def gen() -> ModuleType:
+    return _load("gen_mixed_log")
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    return _load("bench_scan")
+
+
+@pytest.fixture(scope="module")
+def small_log(gen: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    path = tmp_path_factory.mktemp("bench") / "mixed.log"
+    return path, gen.generate(path, SIZE, fault_every=50)
+
+
+def test_sizes_parse_in_binary_units(gen: ModuleType) -> None:
+    assert gen.parse_size("1G") == 1 << 30
+    assert gen.parse_size("100M") == 100 << 20
+    assert gen.parse_size("200K") == 200 << 10
+    assert gen.parse_size("1GiB") == 1 << 30
+    assert gen.parse_size("4096") == 4096
+    with pytest.raises(ValueError):
+        gen.parse_size("lots")
+
+
+def test_generated_log_has_the_size_and_the_mix(small_log: tuple[Path, Any]) -> None:
+    path, stats = small_log
+    size = path.stat().st_size
+    assert SIZE - 1024 < size <= SIZE  # whole lines, at most one line short
+    assert stats.bytes == size
+    text = path.read_text(encoding="ascii")
+    assert text.endswith("\n")
+    assert text.count("\n") == stats.lines
+    for shape in (
+        "[titan]",
+        " NCCL INFO ",
+        '{"telemetry":"autorecover/1"',
+        " systemd[1]: ",
+        "] mlx5_core ",  # dmesg -T
+        " INFO [train.py:",  # Python logging
+    ):
+        assert shape in text, shape
+    # The rare faults, made frequent here so a small file holds every kind.
+    assert set(stats.faults) == {"xid", "nccl_warn", "traceback", "link_down"}
+    for fault in ("NVRM: Xid (PCI:", " NCCL WARN NET/IB : Got completion", "RuntimeError: "):
+        assert fault in text, fault
+    assert "Port: 1 Link DOWN" in text
+
+
+def test_generation_is_deterministic_and_prefix_stable(gen: ModuleType, tmp_path: Path) -> None:
+    a = gen.generate(tmp_path / "a.log", 64 * 1024, fault_every=50)
+    b = gen.generate(tmp_path / "b.log", 64 * 1024, fault_every=50)
+    c = gen.generate(tmp_path / "c.log", 32 * 1024, fault_every=50)
+    assert a.path.read_bytes() == b.path.read_bytes()
+    assert a.path.read_bytes().startswith(c.path.read_bytes())
+    assert not (tmp_path / "a.log.part").exists()
+
+
+def test_scan_file_reads_the_whole_log(bench: ModuleType, small_log: tuple[Path, Any]) -> None:
+    path, stats = small_log
+    text = path.read_text(encoding="ascii")
+    result = bench.scan_file(path)
+    assert result["bytes"] == path.stat().st_size
+    assert result["lines"] == stats.lines
+    assert result["progress_records"] == text.count('{"telemetry"')
+    assert result["findings"] >= 1
+    assert sum(result["signals"].values()) == result["findings"]
+    assert result["anchors"] >= 1
+
+
+def test_grep_command_spells_the_anchors_for_ere(bench: ModuleType) -> None:
+    f = Path("f.log")
+    assert bench.grep_command([(b"Xid", False), (b"a.b(c)", False)], f) == [
+        "grep",
+        "-cE",
+        r"Xid|a\.b\(c\)",
+        "f.log",
+    ]
+    assert bench.grep_command([(b"error", True)], f) == ["grep", "-ciE", "error", "f.log"]
+    assert bench.grep_command([(b"Xid", False), (b"t-o", True)], f) == [
+        "grep",
+        "-cE",
+        "-e",
+        "Xid",
+        "-e",
+        "[tT]-[oO]",
+        "f.log",
+    ]
+
+
+@pytest.mark.skipif(shutil.which("grep") is None, reason="grep is not installed")
+def test_grep_counts_the_lines_the_prefilter_selects(
+    bench: ModuleType, small_log: tuple[Path, Any]
+) -> None:
+    path, _ = small_log
+    anchors = bench.Scanner(bench.load_catalog()).anchors
+    expected = 0
+    for line in path.read_bytes().splitlines():
+        low = line.lower()
+        if any((a.lower() in low) if ci else (a in line) for a, ci in anchors):
+            expected += 1
+    out = subprocess.run(
+        bench.grep_command(anchors, path),
+        env={**os.environ, "LC_ALL": "C"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode in (0, 1), out.stderr
+    assert int(out.stdout) == expected
