@@ -16,126 +16,36 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, BinaryIO, Protocol
+from typing import BinaryIO
 
 from autorecover.domain.catalog import Catalog, Signature
 from autorecover.domain.records import Activity, Blame, Finding, NodeAction, Source
+from autorecover.parsing.chunks import (
+    NEIGHBOUR_LINES,
+    chunks,
+    decode,
+    first_time,
+    last_lines_at,
+    last_lines_with,
+    last_time,
+    line_iter_backward,
+    self_overlaps,
+    time_of,
+)
 from autorecover.parsing.lines import ParsedLine, find_embedded_time, parse_line
+from autorecover.parsing.prefilters import HyperscanPrefilter, make_prefilter
 from autorecover.parsing.telemetry_records import parse_telemetry
 
 CHUNK_BYTES = 4 << 20
-MAX_LINE_BYTES = 1 << 20  # a longer "line" is cut there: memory stays bounded
 MAX_TEXT_CHARS = 2000  # evidence text kept per finding
-NEIGHBOUR_LINES = 64  # how far to look for a neighbour's timestamp
 TELEMETRY_MARKERS = (b'{"telemetry"', b"training_iterations")
 # A marker found by the prefilter costs a Python callback (about as much as `bytes.count`
 # spends on this many bytes); denser than that, the markers are counted with `bytes.count`.
 MARKER_CALLBACK_BYTES = 1024
 GENERIC_SIGNATURES = frozenset({"python.exception"})  # dropped when a specific one matched
 _FRAME = re.compile(r'File "([^"]{1,300})", line (\d+), in (\S+)')
-
-
-class Prefilter(Protocol):
-    """Finds end offsets of anchor occurrences in a buffer."""
-
-    def ends(self, data: bytes) -> list[int]:
-        """Offsets just past each anchor occurrence."""
-        ...
-
-
-class RePrefilter:
-    """Portable prefilter: one `re` alternation of the anchors."""
-
-    def __init__(self, anchors: list[tuple[bytes, bool]]) -> None:
-        parts = [(b"(?i:" + re.escape(a) + b")") if ci else re.escape(a) for a, ci in anchors]
-        self._re = re.compile(b"|".join(parts)) if parts else None
-
-    def ends(self, data: bytes) -> list[int]:
-        """Offsets just past each anchor occurrence."""
-        return [m.end() for m in self._re.finditer(data)] if self._re else []
-
-
-class HyperscanPrefilter:
-    """Hyperscan (Intel's multi-pattern matcher) prefilter; far faster than `re`.
-
-    Besides the anchors it can look for extra case-sensitive `markers` in the same pass.
-    """
-
-    def __init__(self, anchors: list[tuple[bytes, bool]], markers: tuple[bytes, ...] = ()) -> None:
-        import hyperscan  # optional accelerator, imported only when wanted
-
-        self.markers = markers
-        self._n_anchors = len(anchors)
-        self._shift = max(1, (len(anchors) + len(markers)).bit_length())
-        self._mask = (1 << self._shift) - 1
-        self._db = self._compile(hyperscan, anchors, ())
-        self._db_markers = self._compile(hyperscan, anchors, markers) if markers else self._db
-
-    @staticmethod
-    def _compile(hs: Any, anchors: list[tuple[bytes, bool]], markers: tuple[bytes, ...]) -> Any:
-        db = hs.Database()
-        expressions = [re.escape(a) for a, _ in anchors] + [re.escape(m) for m in markers]
-        db.compile(
-            expressions=expressions,
-            ids=list(range(len(expressions))),
-            elements=len(expressions),
-            flags=[hs.HS_FLAG_CASELESS if ci else 0 for _, ci in anchors] + [0] * len(markers),
-        )
-        return db
-
-    def ends(self, data: bytes) -> list[int]:
-        """Offsets just past each anchor occurrence."""
-        return [end for end, _ in self.hits(data)[0]]
-
-    def hits(
-        self, data: bytes, *, with_markers: bool = False
-    ) -> tuple[list[tuple[int, int]], list[list[int]] | None]:
-        """(end, anchor index) of every anchor occurrence, in order of end offset; and, when
-        `with_markers`, the sorted end offsets of every occurrence of each marker."""
-        packed: list[int] = []
-        shift = self._shift
-        if with_markers and self.markers:
-            found: list[list[int]] = [[] for _ in self.markers]
-            base = self._n_anchors
-
-            def on_hit(id_: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-                if id_ < base:
-                    packed.append((end << shift) | id_)
-                else:
-                    found[id_ - base].append(end)
-
-            self._db_markers.scan(data, match_event_handler=on_hit)
-            for ends in found:
-                ends.sort()
-            markers: list[list[int]] | None = found
-        else:
-
-            def on_anchor(id_: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-                packed.append((end << shift) | id_)
-
-            self._db.scan(data, match_event_handler=on_anchor)
-            markers = None
-        packed.sort()  # Hyperscan reports by end offset already; this makes it certain
-        mask = self._mask
-        return [(p >> shift, p & mask) for p in packed], markers
-
-
-def make_prefilter(
-    anchors: list[tuple[bytes, bool]], engine: str = "auto", *, markers: tuple[bytes, ...] = ()
-) -> Prefilter:
-    """The fastest available prefilter (`auto`), or the one named (`hyperscan`, `re`).
-
-    `markers` are extra literals a Hyperscan prefilter also reports (see `hits`)."""
-    if engine in ("auto", "hyperscan") and anchors:
-        try:
-            return HyperscanPrefilter(anchors, markers)
-        except ImportError:
-            if engine == "hyperscan":
-                raise
-    return RePrefilter(anchors)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +85,7 @@ class Scanner:
         # Signatures owning each anchor, by the anchor's index in `self.anchors`.
         self._owners = [tuple(owners[key]) for key in self.anchors]
         self._always = tuple(always)
-        markers = TELEMETRY_MARKERS if not any(map(_self_overlaps, TELEMETRY_MARKERS)) else ()
+        markers = TELEMETRY_MARKERS if not any(map(self_overlaps, TELEMETRY_MARKERS)) else ()
         self._prefilter = make_prefilter(self.anchors, engine, markers=markers)
 
     def scan(
@@ -189,7 +99,7 @@ class Scanner:
     ) -> ScanResult:
         """Scan a whole stream; `reference` (the job's start) supplies missing years."""
         state = _FileState(node=node, source=source, reference=reference)
-        for chunk in _chunks(stream, chunk_bytes):
+        for chunk in chunks(stream, chunk_bytes):
             self._scan_chunk(state, chunk)
             del chunk  # freed before the next one is made, its memory is reused: no page faults
         return ScanResult(findings=tuple(state.findings), activity=state.activity())
@@ -260,7 +170,7 @@ class Scanner:
             line_no += chunk.count(b"\n", counted_to, start)
             counted_to = start
             raw = chunk[start:stop]
-            text = _decode(raw)
+            text = decode(raw)
             sigs = self._sigs if anchor == -1 else self._candidates(ids, raw)
             matched = self._match(text, sigs)
             if not matched:
@@ -337,8 +247,8 @@ class _FileState:
         """Update activity from the chunk's edges: first and last stamps."""
         self.ends_with_newline = chunk.endswith(b"\n")
         if self.first_at is None:
-            self.first_at = _first_time(chunk, self.reference)
-        last = _last_time(chunk, self.reference)
+            self.first_at = first_time(chunk, self.reference)
+        last = last_time(chunk, self.reference)
         if last is not None:
             self.last_at = last
 
@@ -349,10 +259,10 @@ class _FileState:
         found them; without them the markers are counted here."""
         if marker_ends is None:
             count = sum(chunk.count(marker) for marker in TELEMETRY_MARKERS)
-            texts = _last_lines_with(chunk, TELEMETRY_MARKERS, 8) if count else []
+            texts = last_lines_with(chunk, TELEMETRY_MARKERS, 8) if count else []
         else:
             count = sum(map(len, marker_ends))
-            texts = _last_lines_at(chunk, TELEMETRY_MARKERS, marker_ends, 8) if count else []
+            texts = last_lines_at(chunk, TELEMETRY_MARKERS, marker_ends, 8) if count else []
         self.dense_markers = count * MARKER_CALLBACK_BYTES > len(chunk)
         if not count:
             return
@@ -391,149 +301,21 @@ class _FileState:
         )
 
 
-def _chunks(stream: BinaryIO, chunk_bytes: int) -> Iterator[bytes]:
-    """Yield the stream in chunks that each end at a line break (the last one may not).
-
-    The only copy of a block joins the previous block's unfinished line to its complete ones.
-    """
-    carry = b""
-    for block, filled in _blocks(stream, chunk_bytes):
-        cut = block.rfind(b"\n", 0, filled)
-        if cut == -1:
-            data = carry + block[:filled]
-            if len(data) < max(MAX_LINE_BYTES, chunk_bytes):
-                carry = data
-                continue
-            yield data  # an over-long line: cut it rather than grow without bound
-            carry = b""
-            continue
-        with memoryview(block) as view:
-            yield b"".join((carry, view[: cut + 1]))
-            carry = bytes(view[cut + 1 : filled])
-    if carry:
-        yield carry
-
-
-def _blocks(stream: BinaryIO, size: int) -> Iterator[tuple[bytes | bytearray, int]]:
-    """(buffer, bytes filled) per block of up to `size` bytes; one buffer is reused when the
-    stream can read into it."""
-    readinto = getattr(stream, "readinto", None)
-    if readinto is None:
-        while block := stream.read(size):
-            yield block, len(block)
-        return
-    buf = bytearray(max(size, 1))
-    while True:
-        filled = 0
-        with memoryview(buf) as view:
-            while filled < len(buf):
-                got = readinto(view[filled:])
-                if not got:
-                    break
-                filled += got
-        if not filled:
-            return
-        yield buf, filled
-
-
-def _decode(raw: bytes) -> str:
-    return raw[:MAX_LINE_BYTES].decode("utf-8", errors="replace").rstrip("\r")
-
-
-def _line_iter_backward(chunk: bytes, stop: int, limit: int) -> Iterator[tuple[int, int]]:
-    """(start, end) of up to `limit` lines ending before offset `stop`, nearest first."""
-    end = stop
-    for _ in range(limit):
-        if end <= 0:
-            return
-        start = chunk.rfind(b"\n", 0, end - 1) + 1
-        yield start, end
-        end = start
-
-
-def _time_of(raw: bytes, reference: datetime) -> datetime | None:
-    parsed = parse_line(_decode(raw.rstrip(b"\n")), reference)
-    return parsed.at or find_embedded_time(parsed.message)
-
-
-def _first_time(chunk: bytes, reference: datetime) -> datetime | None:
-    pos = 0
-    for _ in range(NEIGHBOUR_LINES):
-        if pos >= len(chunk):
-            return None
-        nl = chunk.find(b"\n", pos)
-        nl = len(chunk) if nl == -1 else nl
-        at = _time_of(chunk[pos:nl], reference)
-        if at is not None:
-            return at
-        pos = nl + 1
-    return None
-
-
-def _last_time(chunk: bytes, reference: datetime) -> datetime | None:
-    for start, end in _line_iter_backward(chunk, len(chunk), NEIGHBOUR_LINES):
-        at = _time_of(chunk[start:end], reference)
-        if at is not None:
-            return at
-    return None
-
-
 def _neighbour_time(chunk: bytes, start: int, stop: int, state: _FileState) -> datetime | None:
     """A line without a time takes the nearest earlier neighbour's, else a later one's."""
-    for s, e in _line_iter_backward(chunk, start, NEIGHBOUR_LINES):
-        at = _time_of(chunk[s:e], state.reference)
+    for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
+        at = time_of(chunk[s:e], state.reference)
         if at is not None:
             return at
     if state.last_at is not None and start > 0:
         return state.last_at
-    return _first_time(chunk[stop + 1 :], state.reference)
-
-
-def _last_lines_with(chunk: bytes, markers: tuple[bytes, ...], limit: int) -> list[str]:
-    """Up to `limit` of the chunk's last lines containing any marker."""
-    out: list[str] = []
-    for marker in markers:
-        end = len(chunk)
-        while len(out) < limit:
-            pos = chunk.rfind(marker, 0, end)
-            if pos == -1:
-                break
-            start = chunk.rfind(b"\n", 0, pos) + 1
-            stop = chunk.find(b"\n", pos)
-            out.append(_decode(chunk[start : len(chunk) if stop == -1 else stop]))
-            end = start
-    return out
-
-
-def _last_lines_at(
-    chunk: bytes, markers: tuple[bytes, ...], marker_ends: list[list[int]], limit: int
-) -> list[str]:
-    """`_last_lines_with`, from the sorted end offsets of every marker occurrence."""
-    out: list[str] = []
-    for marker, ends in zip(markers, marker_ends, strict=True):
-        end = len(chunk)
-        for e in reversed(ends):
-            if len(out) >= limit:
-                break
-            if e > end:
-                continue  # on a line already taken
-            pos = e - len(marker)
-            start = chunk.rfind(b"\n", 0, pos) + 1
-            stop = chunk.find(b"\n", pos)
-            out.append(_decode(chunk[start : len(chunk) if stop == -1 else stop]))
-            end = start
-    return out
-
-
-def _self_overlaps(marker: bytes) -> bool:
-    """Whether two occurrences of `marker` can overlap (Hyperscan would count both)."""
-    return any(marker[:k] == marker[-k:] for k in range(1, len(marker)))
+    return first_time(chunk[stop + 1 :], state.reference)
 
 
 def _attach_frame(state: _FileState, chunk: bytes, start: int, parsed: ParsedLine) -> None:
     """Give a Python exception its innermost traceback frame (file, line, function)."""
-    for s, e in _line_iter_backward(chunk, start, NEIGHBOUR_LINES):
-        text = _decode(chunk[s:e].rstrip(b"\n"))
+    for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
+        text = decode(chunk[s:e].rstrip(b"\n"))
         if parse_line(text, state.reference).rank != parsed.rank:
             continue
         m = _FRAME.search(text)
