@@ -130,6 +130,8 @@ def render(r: Explanation, *, all_evidence: bool = False) -> str:
         lines.append(f"      {_clip(e.text)}")
     if not shown:
         lines.append("    (no matching line)")
+    for node, signal, count in r.repeats:
+        lines.append(f"  storm:    {signal} on {node}: {count} more identical lines not listed")
     return "\n".join(lines) + "\n"
 
 

@@ -138,3 +138,12 @@ def test_findings_do_not_depend_on_chunking(scanner: Scanner, lines: list[str], 
     assert [(f.signal, f.line) for f in whole.findings] == [
         (f.signal, f.line) for f in pieces.findings
     ]
+
+
+def test_a_storm_of_identical_lines_stays_bounded(scanner: Scanner) -> None:
+    data = ((XID79 + "\n") * 20_000).encode()
+    result = scan(scanner, data, chunk=1 << 16)
+    xids = [f for f in result.findings if f.signal == "xid.79"]
+    assert len(xids) <= 33
+    assert xids[0].line == 1 and xids[-1].line == 20_000  # the first ones and the latest
+    assert dict(result.repeats)["xid.79"] + len(xids) == 20_000

@@ -36,6 +36,7 @@ class Explanation:
     verdict: Verdict
     findings: tuple[Finding, ...]
     activity: tuple[Activity, ...]
+    repeats: tuple[tuple[str, str, int], ...] = ()  # node, signal, lines beyond those kept
 
 
 def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> Explanation:
@@ -44,6 +45,7 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
     scanner = scanner or Scanner(catalog)
     findings: list[Finding] = []
     activity: list[Activity] = []
+    repeats: list[tuple[str, str, int]] = []
     for source in (Source.LOGS, Source.SYSTEM):
         files = _node_files(bundle, source, job)
         for node in job.nodes:
@@ -58,9 +60,10 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
                 raise BundleError(f"{path}: cannot read: {exc.strerror or exc}") from None
             findings.extend(result.findings)
             activity.append(result.activity)
+            repeats.extend((node, signal, n) for signal, n in result.repeats)
     rules = {n: e.rules for n, e in catalog.xids.items() if e.rules}
     verdict = attribute(job, findings, activity, rules)
-    return Explanation(bundle, job, verdict, tuple(findings), tuple(activity))
+    return Explanation(bundle, job, verdict, tuple(findings), tuple(activity), tuple(repeats))
 
 
 def read_job(bundle: Path) -> JobRecord:

@@ -44,6 +44,9 @@ TELEMETRY_MARKERS = (b'{"telemetry"', b"training_iterations")
 # A marker found by the prefilter costs a Python callback (about as much as `bytes.count`
 # spends on this many bytes); denser than that, the markers are counted with `bytes.count`.
 MARKER_CALLBACK_BYTES = 1024
+# Thousands of identical XID lines are one storm: keep this many of a signal per file (and
+# its latest), count the rest, so memory stays bounded whatever the log holds.
+MAX_PER_SIGNAL = 32
 GENERIC_SIGNATURES = frozenset({"python.exception"})  # dropped when a specific one matched
 _FRAME = re.compile(r'File "([^"]{1,300})", line (\d+), in (\S+)')
 
@@ -54,6 +57,7 @@ class ScanResult:
 
     findings: tuple[Finding, ...]
     activity: Activity
+    repeats: tuple[tuple[str, int], ...] = ()  # signal, occurrences beyond those kept
 
 
 @dataclass(slots=True)
@@ -102,7 +106,13 @@ class Scanner:
         for chunk in chunks(stream, chunk_bytes):
             self._scan_chunk(state, chunk)
             del chunk  # freed before the next one is made, its memory is reused: no page faults
-        return ScanResult(findings=tuple(state.findings), activity=state.activity())
+        kept = [*state.findings, *state.storm_tails.values()]
+        kept.sort(key=lambda f: f.line)
+        return ScanResult(
+            findings=tuple(kept),
+            activity=state.activity(),
+            repeats=tuple(sorted(state.repeats.items())),
+        )
 
     def match_line(self, text: str) -> list[tuple[Signature, re.Match[str]]]:
         """All signatures matching one line, the generic ones dropped if a specific one hit."""
@@ -181,10 +191,13 @@ class Scanner:
                 at = _neighbour_time(chunk, start, stop, state)
             for sig, m in matched:
                 finding = self._finding(sig, m, text, parsed, at, state, line_no)
-                if finding is not None:
-                    state.findings.append(finding)
-            if any(sig.key == "python.exception" for sig, _ in matched):
-                _attach_frame(state, chunk, start, parsed)
+                if finding is None:
+                    continue
+                if sig.key == "python.exception":
+                    frame = _innermost_frame(state, chunk, start, parsed)
+                    if frame is not None:
+                        finding = replace(finding, details=(*finding.details, ("frame", frame)))
+                state.keep(finding)
         # Lines counted piecewise: each byte of the chunk is looked at once.
         state.lines = line_no - 1 + chunk.count(b"\n", counted_to)
 
@@ -242,6 +255,21 @@ class _FileState:
     dense_markers: bool = False  # the last chunk had many telemetry markers
     findings: list[Finding] = field(default_factory=list)
     step_intervals: list[float] = field(default_factory=list)
+    kept_per_signal: dict[str, int] = field(default_factory=dict)
+    repeats: dict[str, int] = field(default_factory=dict)
+    storm_tails: dict[str, Finding] = field(default_factory=dict)
+
+    def keep(self, finding: Finding) -> None:
+        """Keep the first few findings of a signal and its latest; count the rest (storms)."""
+        kept = self.kept_per_signal.get(finding.signal, 0)
+        if kept < MAX_PER_SIGNAL:
+            self.kept_per_signal[finding.signal] = kept + 1
+            self.findings.append(finding)
+            return
+        previous = self.storm_tails.get(finding.signal)
+        if previous is not None:
+            self.repeats[finding.signal] = self.repeats.get(finding.signal, 0) + 1
+        self.storm_tails[finding.signal] = finding
 
     def note_edges(self, chunk: bytes) -> None:
         """Update activity from the chunk's edges: first and last stamps."""
@@ -312,21 +340,15 @@ def _neighbour_time(chunk: bytes, start: int, stop: int, state: _FileState) -> d
     return first_time(chunk[stop + 1 :], state.reference)
 
 
-def _attach_frame(state: _FileState, chunk: bytes, start: int, parsed: ParsedLine) -> None:
-    """Give a Python exception its innermost traceback frame (file, line, function)."""
+def _innermost_frame(state: _FileState, chunk: bytes, start: int, parsed: ParsedLine) -> str | None:
+    """A Python exception's innermost traceback frame (file, line, function), if near."""
     for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
         text = decode(chunk[s:e].rstrip(b"\n"))
         if parse_line(text, state.reference).rank != parsed.rank:
             continue
         m = _FRAME.search(text)
         if m:
-            last = state.findings[-1]
-            frame = f"{m.group(1)}:{m.group(2)} in {m.group(3)}"
-            state.findings[-1] = _with_detail(last, "frame", frame)
-            return
+            return f"{m.group(1)}:{m.group(2)} in {m.group(3)}"
         if "Traceback (most recent call last)" in text:
-            return
-
-
-def _with_detail(finding: Finding, key: str, value: str) -> Finding:
-    return replace(finding, details=(*finding.details, (key, value)))
+            return None
+    return None
