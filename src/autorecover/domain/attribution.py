@@ -85,7 +85,7 @@ def attribute(
         decisive = [f for s in suspects for f in hw.get(s, _empty(s)).findings]
         if hang is not None:
             decisive.extend(hang.findings)
-        why = _hardware_reason(suspects, hw, hang)
+        why = _hardware_reason(suspects, hw, symptoms)
         return _verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
     if app:
         return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
@@ -250,7 +250,7 @@ def _by_signal(findings: Iterable[Finding], signal: str) -> list[Finding]:
     return [f for f in findings if f.signal == signal]
 
 
-def _hardware_reason(suspects: list[str], hw: dict[str, _Scored], hang: _Hang | None) -> str:
+def _hardware_reason(suspects: list[str], hw: dict[str, _Scored], symptoms: list[Finding]) -> str:
     parts = []
     for node in sorted(suspects):
         scored = hw.get(node)
@@ -258,10 +258,14 @@ def _hardware_reason(suspects: list[str], hw: dict[str, _Scored], hang: _Hang | 
             parts.append(f"{node} stopped making progress first")
             continue
         top = max(scored.findings, key=lambda f: f.weight)
-        parts.append(f"{node}: {top.signal} ({top.node_action})")
-    return (
-        "hardware fault on " + "; ".join(parts) + ": requeue without " + ", ".join(sorted(suspects))
-    )
+        when = f" at {top.at:%H:%M:%S}Z" if top.at else ""
+        parts.append(f"{node}: {top.signal}{when} (node action: {top.node_action})")
+    why = "hardware fault on " + "; ".join(parts)
+    bystanders = sorted({f.node for f in symptoms if f.weight >= 20} - set(suspects))
+    if bystanders:
+        signals = sorted({f.signal for f in symptoms if f.node in bystanders and f.weight >= 20})
+        why += f"; {len(bystanders)} other node(s) show only its symptoms ({', '.join(signals)})"
+    return why + ": requeue without " + ", ".join(sorted(suspects))
 
 
 def _application_reason(app: list[Finding], job: JobRecord) -> str:
