@@ -205,3 +205,43 @@ def test_never_a_suspect_without_a_hardware_cause(rows: list, state: str) -> Non
         Cause.HARDWARE: Action.REQUEUE_EXCLUDING,
         Cause.APPLICATION: Action.STOP,
     }.get(v.cause, Action.REQUEUE)
+
+
+def bootstrap(node: str, address: str) -> Finding:
+    return f(
+        "nccl.bootstrap",
+        node,
+        Blame.INFO,
+        0,
+        1,
+        source=Source.LOGS,
+        details=(("address", address),),
+    )
+
+
+def ib_error(node: str, peer: str, minutes: float = 90) -> Finding:
+    return f(
+        "nccl.ib_completion_error",
+        node,
+        Blame.SYMPTOM,
+        50,
+        minutes,
+        source=Source.LOGS,
+        details=(("peer", f"{peer}<40029>"), ("status", "12")),
+    )
+
+
+def test_peer_named_by_nccl_errors_adds_to_its_own_weak_evidence() -> None:
+    addresses = [bootstrap(n, f"10.0.0.{i}") for i, n in enumerate(NODES, 1)]
+    weak = f("cuda.unknown_error", "n3", Blame.HARDWARE, 45, 89, source=Source.LOGS)
+    fs = [*addresses, ib_error("n1", "10.0.0.3"), ib_error("n2", "10.0.0.3"), weak]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+    assert any(e.signal == "nccl.peer_blamed" and e.node in ("n1", "n2") for e in v.evidence)
+
+
+def test_peer_blame_alone_names_nobody() -> None:
+    addresses = [bootstrap(n, f"10.0.0.{i}") for i, n in enumerate(NODES, 1)]
+    fs = [*addresses, ib_error("n1", "10.0.0.3"), ib_error("n3", "10.0.0.1")]
+    v = attribute(job(), fs, [], RULES)
+    assert v.suspect_nodes == ()

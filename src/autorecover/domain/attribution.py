@@ -41,6 +41,7 @@ NVRX_NO_REQUEUE_EXIT = 93
 # Rank-local crashes of unknown cause: not a collective symptom, not yet anyone's fault.
 LOCAL_CRASHES = frozenset({"process.crashed"})
 NAMED_FAILURE_WEIGHT = 70  # the scheduler itself says this node failed
+PEER_BLAME_WEIGHT = 35  # other nodes' NCCL errors name this node's address
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,7 @@ def attribute(
     seen = in_context(job, findings, xid_rules)
     seen.extend(_state_findings(job))
     seen.extend(_named_failures(seen, job))
+    seen.extend(_blamed_peers(findings, seen, job))
     hw = _hardware_scores(seen)
     hang = _hang(job, activity) if job.running else None
     app = [f for f in seen if f.blame is Blame.APPLICATION and f.weight >= APPLICATION_THRESHOLD]
@@ -111,6 +113,7 @@ def _empty(node: str) -> _Scored:
 
 def _hardware_scores(findings: Iterable[Finding]) -> dict[str, _Scored]:
     """Each node's hardware weight: its strongest signal, plus a little for corroboration."""
+    # +5 for each further distinct hardware signal, +10 when seen from two vantages.
     by_node: dict[str, list[Finding]] = {}
     for f in findings:
         if f.blame is Blame.HARDWARE and f.weight > 0:
@@ -118,8 +121,12 @@ def _hardware_scores(findings: Iterable[Finding]) -> dict[str, _Scored]:
     out: dict[str, _Scored] = {}
     for node, fs in by_node.items():
         signals = {f.signal for f in fs}
-        sources = {f.source for f in fs}
-        score = max(f.weight for f in fs) + 5 * (len(signals) - 1) + (10 if len(sources) > 1 else 0)
+        # Seen from more than one vantage (its kernel log and its job output, or other nodes
+        # naming it) is corroboration.
+        vantages = {(f.origin or f.node, f.source) for f in fs}
+        score = (
+            max(f.weight for f in fs) + 5 * (len(signals) - 1) + (10 if len(vantages) > 1 else 0)
+        )
         times = [f.at for f in fs if f.at is not None]
         out[node] = _Scored(node, min(score, 100), tuple(fs), min(times) if times else None)
     return out
@@ -243,6 +250,49 @@ def _named_failures(findings: Iterable[Finding], job: JobRecord) -> list[Finding
                     details=(("reported_by", f.node),),
                 )
             )
+    return out
+
+
+def _blamed_peers(
+    everything: Sequence[Finding], seen: Iterable[Finding], job: JobRecord
+) -> list[Finding]:
+    """NCCL network errors name a peer address; NCCL's bootstrap lines say whose it is.
+
+    A peer named by the errors of other nodes is a weak hardware suspect: alone it decides
+    nothing (two nodes of a broken link blame each other), with its own evidence it adds up.
+    """
+    owner: dict[str, str] = {}
+    for f in everything:  # bootstrap lines come at start-up: any time counts
+        address = f.detail("address") if f.signal == "nccl.bootstrap" else None
+        if address is not None:
+            owner.setdefault(address, f.node)
+    reporters: dict[str, set[str]] = {}
+    first: dict[str, Finding] = {}
+    for f in seen:
+        peer = f.detail("peer")
+        node = owner.get(peer.split("<", 1)[0]) if peer else None
+        if node is None or node == f.node or node not in job.nodes:
+            continue
+        reporters.setdefault(node, set()).add(f.node)
+        first.setdefault(node, f)
+    out = []
+    for node, by in reporters.items():
+        f = first[node]
+        weight = PEER_BLAME_WEIGHT + (10 if len(by) > 1 else 0)
+        out.append(
+            Finding(
+                signal="nccl.peer_blamed",
+                node=node,
+                source=f.source,
+                line=f.line,
+                text=f.text,
+                blame=Blame.HARDWARE,
+                weight=weight,
+                at=f.at,
+                origin=f.node,
+                details=(("reported_by", ",".join(sorted(by))),),
+            )
+        )
     return out
 
 
