@@ -236,21 +236,24 @@ def _named_failures(findings: Iterable[Finding], job: JobRecord) -> list[Finding
     for f in findings:
         host = f.detail("failed_host")
         if host is not None and host in job.nodes:
-            out.append(
-                Finding(
-                    signal="node.reported_failed",
-                    node=host,
-                    source=f.source,
-                    line=f.line,
-                    text=f.text,
-                    blame=Blame.HARDWARE,
-                    weight=NAMED_FAILURE_WEIGHT,
-                    at=f.at,
-                    origin=f.node,
-                    details=(("reported_by", f.node),),
-                )
-            )
+            out.append(_about(host, f, "node.reported_failed", NAMED_FAILURE_WEIGHT, f.node))
     return out
+
+
+def _about(node: str, f: Finding, signal: str, weight: int, reported_by: str) -> Finding:
+    """Hardware evidence against `node` from a line in another node's file."""
+    return Finding(
+        signal=signal,
+        node=node,
+        source=f.source,
+        line=f.line,
+        text=f.text,
+        blame=Blame.HARDWARE,
+        weight=weight,
+        at=f.at,
+        origin=f.node,
+        details=(("reported_by", reported_by),),
+    )
 
 
 def _blamed_peers(
@@ -279,20 +282,7 @@ def _blamed_peers(
     for node, by in reporters.items():
         f = first[node]
         weight = PEER_BLAME_WEIGHT + (10 if len(by) > 1 else 0)
-        out.append(
-            Finding(
-                signal="nccl.peer_blamed",
-                node=node,
-                source=f.source,
-                line=f.line,
-                text=f.text,
-                blame=Blame.HARDWARE,
-                weight=weight,
-                at=f.at,
-                origin=f.node,
-                details=(("reported_by", ",".join(sorted(by))),),
-            )
-        )
+        out.append(_about(node, f, "nccl.peer_blamed", weight, ",".join(sorted(by))))
     return out
 
 

@@ -62,6 +62,14 @@ class NodeAction(StrEnum):
     INSPECT = "inspect"  # a person: cables, mechanicals, support case
 
 
+def lookup(pairs: tuple[tuple[str, str], ...], key: str) -> str | None:
+    """The value of `key` in a tuple of (key, value) pairs, if present."""
+    for k, v in pairs:
+        if k == key:
+            return v
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One line that matched a known signal, with where it came from and what it means."""
@@ -81,10 +89,7 @@ class Finding:
 
     def detail(self, key: str) -> str | None:
         """Return one named detail (an XID number, a peer address, ...) if present."""
-        for k, v in self.details:
-            if k == key:
-                return v
-        return None
+        return lookup(self.details, key)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from autorecover.domain.records import Blame, NodeAction
+from autorecover.domain.records import Blame, NodeAction, lookup
 
 
 class Probe(StrEnum):
@@ -45,10 +45,7 @@ class NodeSignal:
 
     def detail(self, key: str) -> str | None:
         """One named detail, if present."""
-        for k, v in self.details:
-            if k == key:
-                return v
-        return None
+        return lookup(self.details, key)
 
 
 @dataclass(frozen=True, slots=True)
