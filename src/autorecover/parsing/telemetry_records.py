@@ -7,18 +7,24 @@ Pure and standard library only; no function here raises on any input string.
 ``telemetry`` is ``"autorecover/<major>"`` (an optional ``.minor`` is ignored). Common keys:
 ``ts`` (ISO-8601), ``rank``, ``local_rank``, ``node``, ``job``, ``restart``. Events:
 
-* ``step``: step, step_time_s, samples, tokens, loss
-* ``summary``: steps_per_s, tokens_per_s, step_time_mean_s, step_time_p99_s, window
+* ``step``: step, step_time_s, samples, tokens, loss (samples/tokens: totals since init)
+* ``summary``: steps_per_s, tokens_per_s, step_time_mean_s, step_time_p99_s, window;
+  optionally samples_per_s and ``<phase>_mean_s`` (time per step in a phase, e.g. forward)
 * ``span_start`` / ``span_end``: name (checkpoint_save, checkpoint_load, data_loading, forward,
-  backward, optimizer, validation, ...); checkpoints add path, size_bytes, iteration,
-  duration_s, ok
-* ``error``: type, message, traceback
-* ``hang``: idle_s, threshold_s, stacks
-* ``init``: job, rank, local_rank, world_size, node, restart_count
-* ``drops``: count (records the emitter had to drop)
+  backward, optimizer, validation, ...), span_id; checkpoints add path, size_bytes, iteration;
+  ``span_end`` adds duration_s, ok (and error, the exception type, when not ok)
+* ``error``: type, message, traceback; optionally uncaught, fatal, thread, context
+* ``hang``: idle_s, threshold_s, in_checkpoint, stacks (an object keyed by thread name, so
+  its entries arrive as ``stacks.<thread>``)
+* ``init``: job, rank, local_rank, world_size, node, restart_count; optionally launcher, pid,
+  log_interval
+* ``drops``: count (records the emitter had to drop since its last report), total
 
-Unknown event names are passed through unchanged. A marker with another major version gives a
-record with ``event == "unsupported"`` and the marker as its only field.
+Versioning: within a major version, events and optional fields may be added, never removed
+or redefined. Non-finite numbers are written as the strings ``"nan"``, ``"inf"``,
+``"-inf"``, so every line is strict JSON. Unknown event names are passed through unchanged.
+A marker with another major version gives a record with ``event == "unsupported"`` and the
+marker as its only field.
 
 **NVIDIA training-telemetry** (logger backend) — ``[type=... | k=v | ...]``; keys are emitted
 reverse-sorted so the record starts at ``[type=``. Nested dicts are flattened to ``a.b=v``;

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Benchmark: the cost of ``Recorder.step`` over an empty loop, and memory over ten million steps.
+
+    uv run python scripts/bench_telemetry.py                    # the numbers in the docs
+    uv run python scripts/bench_telemetry.py --steps 2000000    # a quick run
+
+Timing, side by side in one run: ``--pairs`` pairs of batches of ``--batch`` iterations,
+one batch of an empty ``for`` loop and one of the same loop calling ``step``, in alternating
+order, each timed with ``perf_counter_ns``. The per-call cost is the median over pairs of
+(step batch - empty batch) / batch size. Two calls are measured: ``step(i)`` and
+``step(i, tokens=4096, loss=x)``. The recorder is the real one from ``telemetry.init``:
+``log_interval=100`` (so a ``step`` + ``summary`` record is built and queued every 100
+calls and its cost is in the numbers), the writer thread rendering both formats to
+/dev/null, the watchdog thread running.
+
+Memory: one recorder takes ``--steps`` calls (default ten million); at 1M and at the end
+the script prints RSS (``VmRSS``), peak RSS (``VmHWM``) and the interpreter's count of
+allocated blocks (``sys.getallocatedblocks``). Flat means the end values match the 1M ones.
+
+Target: median per-call cost <= 2 µs; memory flat from 1M to 10M steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from autorecover import telemetry
+
+TARGET_NS = 2_000.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--pairs", type=int, default=3000, help="timed batch pairs")
+    parser.add_argument("--batch", type=int, default=1000, help="calls per batch")
+    parser.add_argument("--steps", type=int, default=10_000_000, help="steps for memory")
+    args = parser.parse_args()
+
+    print(f"python {platform.python_version()} on {_cpu()}, nproc={os.cpu_count()}")
+    sink = Path(os.devnull).open("w")  # noqa: SIM115 - closed by the recorder's owner below
+    rec = telemetry.init(
+        output=sink, formats=("autorecover", "nvidia"), log_interval=100, env={},
+        install_hooks=False,
+    )  # fmt: skip
+    ok = True
+    for label, batch_fn in (
+        ("step(i)", _batch_step),
+        ("step(i, tokens=4096, loss=2.5)", _batch_step_kwargs),
+    ):
+        cost, empty, full = _time_step(rec.step, batch_fn, args.pairs, args.batch)
+        ok &= cost <= TARGET_NS
+        print(
+            f"{label:32s} median per call: {cost:7.1f} ns over the empty loop "
+            f"(empty loop {empty:.1f} ns/iter, with step {full:.1f} ns/iter; "
+            f"target <= {TARGET_NS:.0f} ns)"
+        )
+    rec.close()
+    sink.close()
+
+    ok &= _memory(args.steps)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+def _batch_empty(step: Callable[..., None], loop: range) -> int:
+    """Nanoseconds for the empty loop."""
+    t0 = time.perf_counter_ns()
+    for _i in loop:
+        pass
+    return time.perf_counter_ns() - t0
+
+
+def _batch_step(step: Callable[..., None], loop: range) -> int:
+    """Nanoseconds for the loop calling ``step(i)``."""
+    t0 = time.perf_counter_ns()
+    for i in loop:
+        step(i)
+    return time.perf_counter_ns() - t0
+
+
+def _batch_step_kwargs(step: Callable[..., None], loop: range) -> int:
+    """Nanoseconds for the loop calling ``step(i, tokens=4096, loss=2.5)``."""
+    t0 = time.perf_counter_ns()
+    for i in loop:
+        step(i, tokens=4096, loss=2.5)
+    return time.perf_counter_ns() - t0
+
+
+def _time_step(
+    step: Callable[..., None], batch_fn: Callable[[Callable[..., None], range], int],
+    pairs: int, batch: int,
+) -> tuple[float, float, float]:  # fmt: skip
+    """Median per-call difference (step batch - empty batch), and the two medians, in ns."""
+    loop = range(batch)
+    diffs, empties, fulls = [], [], []
+    for n in range(pairs):
+        if n % 2:  # alternate the order so neither side always runs first
+            empty, full = _batch_empty(step, loop), batch_fn(step, loop)
+        else:
+            full, empty = batch_fn(step, loop), _batch_empty(step, loop)
+        diffs.append((full - empty) / batch)
+        empties.append(empty / batch)
+        fulls.append(full / batch)
+    return statistics.median(diffs), statistics.median(empties), statistics.median(fulls)
+
+
+def _memory(steps: int) -> bool:
+    """Run ``steps`` calls on a fresh recorder; print memory at 1M and at the end."""
+    sink = Path(os.devnull).open("w")  # noqa: SIM115
+    rec = telemetry.init(output=sink, formats=("autorecover", "nvidia"), log_interval=100,
+                         env={}, install_hooks=False)  # fmt: skip
+    step = rec.step
+    marks = sorted({min(1_000_000, steps), steps})
+    done = 0
+    rows = []
+    for mark in marks:
+        for i in range(done, mark):
+            step(i, tokens=4096, loss=2.5)
+        done = mark
+        rec.flush()
+        gc.collect()
+        rows.append((mark, *_rss(), sys.getallocatedblocks()))
+    stats = rec.stats()
+    rec.close()
+    sink.close()
+    for mark, rss, hwm, blocks in rows:
+        print(f"after {mark:>10,} steps: RSS {rss / 1024:7.1f} MiB, peak RSS {hwm / 1024:7.1f} "
+              f"MiB, allocated blocks {blocks:,}")  # fmt: skip
+    print(f"records queued {stats.submitted:,}, lines written {stats.written:,}, "
+          f"dropped {stats.dropped:,}, internal errors {stats.internal_errors}")  # fmt: skip
+    first, last = rows[0], rows[-1]
+    flat = last[1] - first[1] <= 2048 and last[3] - first[3] <= 1000  # KiB, blocks
+    print(f"memory growth 1M -> {last[0]:,}: RSS {last[1] - first[1]:+d} KiB, "
+          f"blocks {last[3] - first[3]:+d} ({'flat' if flat else 'GROWING'})")  # fmt: skip
+    return flat
+
+
+def _rss() -> tuple[int, int]:
+    """Current and peak resident set size in KiB, from /proc/self/status."""
+    values = {"VmRSS": 0, "VmHWM": 0}
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            key, _, rest = line.partition(":")
+            if key in values:
+                values[key] = int(rest.split()[0])
+    except OSError:
+        pass
+    return values["VmRSS"], values["VmHWM"]
+
+
+def _cpu() -> str:
+    """The CPU model name, from /proc/cpuinfo where available."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Tests for autorecover.telemetry (a package, so its conftest does not shadow tests/conftest.py)."""
