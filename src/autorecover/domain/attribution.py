@@ -333,6 +333,7 @@ def _verdict(
         action=ACTION_FOR_CAUSE[cause],
         evidence=tuple(rank_evidence(decisive, symptoms)),
         summary=why,
+        strength=max((f.weight for f in decisive), default=0),
     )
 
 

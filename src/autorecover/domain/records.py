@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
@@ -165,19 +165,19 @@ class Verdict:
     action: Action
     evidence: tuple[Evidence, ...]
     summary: str = ""
-    reasons: tuple[str, ...] = field(default=())
+    strength: int = 0  # weight of the most decisive evidence, 0..100
 
     def __post_init__(self) -> None:
         if self.suspect_nodes and self.cause is not Cause.HARDWARE:
             raise ValueError("suspect nodes may only be named for a hardware cause")
 
     def as_dict(self) -> dict[str, object]:
-        """The FORMAT.md verdict object (plus a summary and reasons for people)."""
+        """The FORMAT.md verdict object (plus a summary for people and its strength)."""
         return {
             "cause": str(self.cause),
             "suspect_nodes": list(self.suspect_nodes),
             "action": str(self.action),
             "evidence": [e.as_dict() for e in self.evidence],
             "summary": self.summary,
-            "reasons": list(self.reasons),
+            "strength": self.strength,
         }
