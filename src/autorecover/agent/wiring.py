@@ -1,0 +1,171 @@
+"""Building the agent's probes from its configuration: every path under one injectable root.
+
+With `root=/` the agent reads the node; with `root=tests/fixtures/agent/<case>` it reads a
+fixture tree through the very same probes (`dev/kmsg`, `proc/`, `sys/class/infiniband/`,
+`sys/bus/pci/devices/`), plus a replayed NVML snapshot and replayed dcgmi output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from autorecover.adapters.agent_state import StateFile
+from autorecover.adapters.dcgm import Dcgmi, RecordedRunner, Runner, run_command
+from autorecover.adapters.engine_client import EngineClient
+from autorecover.adapters.kernel_follow import FileSource, KmsgSource, boot_time
+from autorecover.adapters.kernel_journal import JournalSource
+from autorecover.adapters.nvml import PynvmlBackend
+from autorecover.adapters.nvml_snapshots import NvmlBackend, ReplayBackend
+from autorecover.agent.daemon import Agent, Scheduled
+from autorecover.agent.dcgm_probe import DcgmProbe
+from autorecover.agent.ib_probe import InfinibandProbe
+from autorecover.agent.kernel_probe import KernelProbe, LineSource
+from autorecover.agent.kernel_reading import KernelReader
+from autorecover.agent.nvml_probe import NvmlProbe
+from autorecover.agent.pcie_probe import PcieProbe
+from autorecover.agent.probing import NodeProbe
+from autorecover.agent.sending import Outbox
+from autorecover.agent.storms import StormFolder
+from autorecover.agent.thresholds import Thresholds
+from autorecover.domain.catalog import Catalog
+from autorecover.domain.signals import Probe
+
+KERNEL_SOURCES = ("kmsg", "journal", "file", "none")
+# How often the daemon polls each probe, in seconds; DCGM's health check is the heaviest.
+DEFAULT_INTERVALS_S: Mapping[Probe, float] = {
+    Probe.KERNEL: 5.0,
+    Probe.NVML: 10.0,
+    Probe.INFINIBAND: 30.0,
+    Probe.PCIE: 60.0,
+    Probe.DCGM: 300.0,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AgentConfig:
+    """Where each probe reads, and what it expects."""
+
+    node: str
+    root: Path = Path("/")
+    kernel_source: str = "kmsg"  # kmsg | journal | file | none
+    kernel_log: Path | None = None  # a plain file (implies kernel_source="file")
+    journalctl: tuple[str, ...] = ("journalctl",)
+    follow: bool = False  # the daemon keeps journalctl running
+    nvml_replay: Path | None = None
+    expected_gpus: int | None = None
+    dcgmi: str = "dcgmi"
+    dcgm_replay: Path | None = None
+    dcgm_diag_level: int | None = None
+    storm_window_s: float = 60.0
+    # Kernel lines logged before this are ignored when their time is known (default: boot).
+    kernel_not_before: datetime | None = None
+    skip: frozenset[Probe] = field(default_factory=frozenset)  # probes left out
+
+
+def kernel_source(config: AgentConfig) -> LineSource | None:
+    """The kernel log the configuration names."""
+    if config.kernel_log is not None or config.kernel_source == "file":
+        if config.kernel_log is None:
+            raise ValueError("kernel source 'file' needs a kernel log path")
+        return FileSource(config.kernel_log)
+    if config.kernel_source == "kmsg":
+        return KmsgSource(config.root / "dev/kmsg", config.root / "proc")
+    if config.kernel_source == "journal":
+        return JournalSource(config.journalctl, follow=config.follow)
+    if config.kernel_source == "none":
+        return None
+    raise ValueError(f"kernel source must be one of {', '.join(KERNEL_SOURCES)}")
+
+
+def build_probes(
+    config: AgentConfig,
+    catalog: Catalog,
+    thresholds: Thresholds,
+    *,
+    runner: Runner | None = None,
+    nvml_module: Any = None,
+) -> list[NodeProbe]:
+    """Every probe the configuration enables, in a fixed order."""
+    thresholds.check_against(catalog)
+    reader = KernelReader(catalog)
+    probes: list[NodeProbe] = []
+    source = kernel_source(config) if Probe.KERNEL not in config.skip else None
+    if source is not None:
+        not_before = config.kernel_not_before or boot_time(config.root / "proc/stat")
+        probes.append(
+            KernelProbe(
+                node=config.node,
+                source=source,
+                reader=reader,
+                folder=StormFolder(config.storm_window_s),
+                not_before=not_before,
+            )
+        )
+    if Probe.NVML not in config.skip:
+        backend: NvmlBackend = (
+            ReplayBackend(config.nvml_replay)
+            if config.nvml_replay is not None
+            else PynvmlBackend(nvml_module)
+        )
+        probes.append(
+            NvmlProbe(
+                node=config.node,
+                backend=backend,
+                thresholds=thresholds,
+                catalog=catalog,
+                expected_gpus=config.expected_gpus,
+                reader=reader,
+                folder=StormFolder(config.storm_window_s),
+            )
+        )
+    if Probe.INFINIBAND not in config.skip:
+        probes.append(
+            InfinibandProbe(
+                node=config.node, root=config.root, thresholds=thresholds, catalog=catalog
+            )
+        )
+    if Probe.PCIE not in config.skip:
+        probes.append(
+            PcieProbe(node=config.node, root=config.root, thresholds=thresholds, catalog=catalog)
+        )
+    if Probe.DCGM not in config.skip:
+        if runner is None:
+            runner = RecordedRunner(config.dcgm_replay) if config.dcgm_replay else run_command
+        probes.append(
+            DcgmProbe(
+                node=config.node,
+                dcgmi=Dcgmi(runner, config.dcgmi),
+                thresholds=thresholds,
+                diag_level=config.dcgm_diag_level,
+            )
+        )
+    return probes
+
+
+def build_agent(
+    config: AgentConfig,
+    catalog: Catalog,
+    thresholds: Thresholds,
+    *,
+    engine_url: str,
+    state_file: StateFile | None,
+    intervals: Mapping[Probe, float] = DEFAULT_INTERVALS_S,
+    buffer: int = 10_000,
+    batch_size: int = 500,
+    heartbeat_s: float | None = 60.0,
+) -> Agent:
+    """The daemon: every enabled probe on its interval, feeding an outbox to the engine."""
+    outbox = Outbox(
+        node=config.node,
+        client=EngineClient(engine_url),
+        capacity=buffer,
+        batch_size=batch_size,
+        heartbeat_s=heartbeat_s,
+    )
+    every = {**DEFAULT_INTERVALS_S, **intervals}
+    probes = [Scheduled(p, every[p.kind]) for p in build_probes(config, catalog, thresholds)]
+    return Agent(config.node, probes, outbox, state_file)
