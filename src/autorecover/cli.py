@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from autorecover import __version__
+from autorecover.agent.cli import agent_group
 from autorecover.adapters.bundles import BundleError, Explanation, explain, find_bundles
 from autorecover.domain.catalog import (
     Catalog,
@@ -57,6 +58,7 @@ def main() -> None:
       autorecover explain BUNDLE        why did this job fail, and what to do
       autorecover explain DIR --json    every bundle in DIR, as JSON verdicts
       autorecover catalog xids          what each NVIDIA XID means to autorecover
+      autorecover agent check --once    is this GPU node healthy (Slurm HealthCheckProgram)
     """
 
 
@@ -217,3 +219,6 @@ def _load_or_fail(paths: tuple[Path, ...]) -> Catalog:
         return load_catalog(paths)
     except CatalogError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+main.add_command(agent_group)

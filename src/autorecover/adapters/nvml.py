@@ -47,7 +47,7 @@ _KINDS: dict[str, NvmlErrorKind] = {
 
 
 def _load_pynvml() -> Any:
-    import pynvml  # type: ignore[import-untyped]  # lazily: tests inject a stand-in
+    import pynvml  # lazily: tests inject a stand-in
 
     return pynvml
 
