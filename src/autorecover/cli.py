@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from autorecover import __version__
-from autorecover.agent.cli import agent_group
 from autorecover.adapters.bundles import BundleError, Explanation, explain, find_bundles
+from autorecover.agent.cli import agent_group
 from autorecover.domain.catalog import (
     Catalog,
     CatalogError,
@@ -19,6 +19,7 @@ from autorecover.domain.catalog import (
     parse_document,
 )
 from autorecover.domain.records import Evidence
+from autorecover.hardware_cli import hardware_group
 from autorecover.parsing.scanning import Scanner
 
 CATALOG_HELP = (
@@ -222,3 +223,4 @@ def _load_or_fail(paths: tuple[Path, ...]) -> Catalog:
 
 
 main.add_command(agent_group)
+main.add_command(hardware_group)
