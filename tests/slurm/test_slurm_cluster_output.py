@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import sys
+import time
 from datetime import UTC, datetime
 
 from autorecover.adapters.slurm.output import JobOutput, find_output_files
@@ -17,6 +18,10 @@ from .harness import SlurmHarness
 def test_slurm_output_is_found_followed_and_scanned(slurm: SlurmHarness, scanner: Scanner) -> None:
     train = slurm.submit_training(nodes=2, checkpoint_every=5)
     job = slurm.wait_phase(train.job_id, JobPhase.RUNNING)
+    # slurmstepd creates the file a moment after Slurm reports RUNNING.
+    deadline = time.monotonic() + 15
+    while not find_output_files(job) and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert find_output_files(job) == (train.output,)
     follow = JobOutput(job)
     slurm.wait_checkpoint(train, 5)
