@@ -19,6 +19,7 @@ from autorecover.domain.catalog import (
     parse_document,
 )
 from autorecover.domain.records import Evidence
+from autorecover.engine_cli import ENGINE_COMMANDS
 from autorecover.hardware_cli import hardware_group
 from autorecover.parsing.scanning import Scanner
 
@@ -60,6 +61,8 @@ def main() -> None:
       autorecover explain DIR --json    every bundle in DIR, as JSON verdicts
       autorecover catalog xids          what each NVIDIA XID means to autorecover
       autorecover agent check --once    is this GPU node healthy (Slurm HealthCheckProgram)
+      autorecover serve                 run the engine: hardware and job recovery, HTTP API
+      autorecover nodes | incidents     what the engine sees and did, and why
     """
 
 
@@ -224,3 +227,5 @@ def _load_or_fail(paths: tuple[Path, ...]) -> Catalog:
 
 main.add_command(agent_group)
 main.add_command(hardware_group)
+for _command in ENGINE_COMMANDS:  # serve, nodes, jobs, incidents, incident
+    main.add_command(_command)

@@ -1,0 +1,55 @@
+"""Reading the engine's HTTP API (for the CLI views), stdlib urllib; errors mapped once."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+DEFAULT_ENGINE = "http://127.0.0.1:8080"
+
+
+class EngineApiError(Exception):
+    """The engine could not be read: unreachable, or it answered with an error."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class EngineApi:
+    """GETs JSON documents from an engine."""
+
+    def __init__(self, base_url: str = DEFAULT_ENGINE, timeout_s: float = 10.0) -> None:
+        parsed = urllib.parse.urlsplit(base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise EngineApiError(f"engine URL must be http(s)://host[:port], not {base_url!r}")
+        self.base = base_url.rstrip("/")
+        self.timeout_s = timeout_s
+
+    def get(self, path: str) -> Any:
+        """The JSON document at `path` (e.g. `/api/v1/nodes`)."""
+        url = self.base + path
+        try:
+            with urllib.request.urlopen(url, timeout=self.timeout_s) as response:  # noqa: S310 - scheme checked
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            body = exc.read(4096).decode("utf-8", "replace")
+            exc.close()
+            try:
+                detail = json.loads(body).get("detail", body)
+            except (ValueError, AttributeError):
+                detail = body
+            raise EngineApiError(f"{url}: {exc.code} {detail}", exc.code) from None
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise EngineApiError(f"{url}: engine unreachable: {reason}") from None
+        except ValueError as exc:
+            raise EngineApiError(f"{url}: not JSON: {exc}") from None
+
+
+def quoted(segment: str) -> str:
+    """A path segment made safe, keeping `/` (incident ids contain it)."""
+    return urllib.parse.quote(segment, safe="/")

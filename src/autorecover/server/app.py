@@ -1,0 +1,144 @@
+"""The engine's HTTP API (FastAPI): intake, read views, health, metrics, OpenAPI.
+
+Handlers are plain functions (FastAPI runs them on its thread pool) over the `Engine`'s
+parts; none decides anything. The lifespan starts the runner's threads and, on shutdown,
+lets them finish their passes and gives the lease up before the store is closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Query, Response
+from fastapi.responses import JSONResponse
+
+from autorecover import __version__
+from autorecover.controllers.ports import ActionStatus
+from autorecover.server import views
+from autorecover.server.engine import Engine
+from autorecover.server.intake import Invalid, Kept
+from autorecover.server.policies import policies_json
+from autorecover.server.schemas import (
+    Accepted,
+    ActionOut,
+    BatchIn,
+    Health,
+    IncidentDetail,
+    IncidentOut,
+    NodeDetail,
+    NodeOut,
+    Problem,
+)
+
+API = "/api/v1"
+_REFUSED: dict[int | str, dict[str, Any]] = {
+    429: {"model": Problem, "description": "The inbox is full: retry after Retry-After."},
+    503: {"model": Problem, "description": "Busy or the store is away: retry after Retry-After."},
+}
+_MISSING: dict[int | str, dict[str, Any]] = {404: {"model": Problem, "description": "Unknown."}}
+
+
+def create_app(engine: Engine) -> FastAPI:
+    """The ASGI app for one engine."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine.start()
+        try:
+            yield
+        finally:
+            engine.stop()
+
+    app = FastAPI(
+        title="autorecover engine",
+        version=__version__,
+        description="Hardware and job recovery for GPU training clusters.",
+        lifespan=lifespan,
+    )
+    store = engine.store
+
+    @app.post(f"{API}/signals", status_code=202, response_model=Accepted, responses=_REFUSED)
+    def post_signals(batch: BatchIn) -> Any:
+        """Take a batch of signals from a node agent (format autorecover.signals/1)."""
+        result = engine.intake.take(batch)
+        if isinstance(result, Kept):
+            return Accepted(batch=result.batch, signals=result.signals, waiting=result.waiting)
+        if isinstance(result, Invalid):
+            detail = [{"loc": list(result.loc), "msg": result.msg, "type": "value_error"}]
+            return JSONResponse({"detail": detail}, status_code=422)
+        return JSONResponse(
+            {"detail": result.reason},
+            status_code=result.status,
+            headers={"Retry-After": str(result.retry_after_s)},
+        )
+
+    @app.get(f"{API}/nodes", response_model=list[NodeOut])
+    def get_nodes() -> list[NodeOut]:
+        """Every node hardware recovery knows, with its state and why."""
+        return [views.node_out(v) for v in store.node_views()]
+
+    @app.get(f"{API}/nodes/{{name}}", response_model=NodeDetail, responses=_MISSING)
+    def get_node(name: str) -> NodeDetail:
+        """One node: state, reason, evidence, transitions, actions, events, signals."""
+        view = next((v for v in store.node_views() if v.record.node == name), None)
+        if view is None:
+            raise HTTPException(404, f"no node {name!r}")
+        return views.node_detail(store, view)
+
+    @app.get(f"{API}/actions", response_model=list[ActionOut])
+    def get_actions(
+        node: str | None = None,
+        status: ActionStatus | None = None,
+        limit: int = Query(100, ge=1, le=10_000),
+    ) -> list[ActionOut]:
+        """Recorded actions, newest last (intended, done, failed, or would-have in dry-run)."""
+        found = store.actions(node) if node else store.recent_actions(limit)
+        return [views.action_out(a) for a in found if status is None or a.status is status][-limit:]
+
+    @app.get(f"{API}/policies")
+    def get_policies() -> dict[str, Any]:
+        """The merged hardware and job policies in force."""
+        return policies_json(engine.policies)
+
+    @app.get(f"{API}/jobs")
+    def get_jobs() -> list[dict[str, Any]]:
+        """Jobs job recovery watches and remembers."""
+        return engine.jobs.jobs()
+
+    @app.get(f"{API}/incidents", response_model=list[IncidentOut])
+    def get_incidents() -> list[IncidentOut]:
+        """Every incident, hardware and job, oldest first."""
+        found = views.hardware_incidents(store) + engine.jobs.incidents()
+        return sorted(found, key=lambda i: (i.opened_at, i.id))
+
+    @app.get(
+        f"{API}/incidents/{{incident:path}}", response_model=IncidentDetail, responses=_MISSING
+    )
+    def get_incident(incident: str) -> IncidentDetail:
+        """One incident with its evidence and timeline."""
+        found = views.hardware_incident(store, incident) or engine.jobs.incident(incident)
+        if found is None:
+            raise HTTPException(404, f"no incident {incident!r}")
+        return found
+
+    @app.get("/healthz", response_model=Health)
+    def healthz() -> Health:
+        """Alive: the process answers."""
+        return engine.health(check_store=False)
+
+    @app.get("/readyz", response_model=Health, responses={503: {"model": Health}})
+    def readyz() -> Any:
+        """Ready, as leader or standby: the store answers."""
+        health = engine.health(check_store=True)
+        if health.status != "ok":
+            return JSONResponse(health.model_dump(), status_code=503)
+        return health
+
+    @app.get("/metrics", response_class=Response)
+    def metrics() -> Response:
+        """Prometheus metrics (text exposition format)."""
+        return Response(engine.metrics.render(), media_type="text/plain; version=0.0.4")
+
+    return app

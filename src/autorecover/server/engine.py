@@ -1,0 +1,110 @@
+"""The engine: one store, the intake, leadership, the hosted controllers and their runner.
+
+Built by `wiring.build_engine` for `autorecover serve`, and directly by tests, which leave
+`background` off and call `step()` on a virtual clock instead of running threads.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from autorecover.adapters.engine_store import EngineStore
+from autorecover.controllers.ports import Clock
+from autorecover.server.hosting import Service
+from autorecover.server.intake import Intake
+from autorecover.server.jobs_view import NO_JOBS, JobsView
+from autorecover.server.leadership import Leadership
+from autorecover.server.metrics import EngineMetrics
+from autorecover.server.policies import Policies, load_policies
+from autorecover.server.runner import ControllerLoop, Runner
+from autorecover.server.schemas import Health
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineSettings:
+    """The engine's knobs (the recovery policies are `Policies`)."""
+
+    dry_run: bool = False
+    tick_s: float = 5.0
+    reconcile_s: float = 60.0
+    intake_s: float = 0.5
+    lease_ttl_s: float = 15.0
+    retry_s: float = 5.0  # after a failed pass, rebuild the controller this much later
+    poll_s: float = 0.1  # how often each loop looks for due passes
+    max_waiting: int = 10_000  # batches in the inbox before the intake answers 429
+    max_in_flight: int = 32  # intake requests at once before it answers 503
+    retry_after_s: int = 5
+
+
+class Engine:
+    """Everything `autorecover serve` runs, around one store."""
+
+    def __init__(
+        self,
+        *,
+        store: EngineStore,
+        clock: Clock,
+        leadership: Leadership,
+        services: Sequence[Service],
+        settings: EngineSettings | None = None,
+        policies: Policies | None = None,
+        jobs: JobsView = NO_JOBS,
+        metrics: EngineMetrics | None = None,
+        background: bool = True,
+        owns_store: bool = False,
+    ) -> None:
+        self.store, self.clock, self.leadership = store, clock, leadership
+        self.settings = s = settings or EngineSettings()
+        self.policies = policies or load_policies()
+        self.jobs = jobs
+        self.metrics = metrics or EngineMetrics()
+        self.metrics.watch_store(store, lambda: leadership.fence() is not None, jobs)
+        self.intake = Intake(
+            store, clock, self.metrics, max_waiting=s.max_waiting,
+            max_in_flight=s.max_in_flight, retry_after_s=s.retry_after_s,
+        )  # fmt: skip
+        self.loops = [
+            ControllerLoop(x, leadership, clock, self.metrics, s.retry_s) for x in services
+        ]
+        self.runner = Runner(leadership, self.loops, renew_s=s.lease_ttl_s / 3, poll_s=s.poll_s)
+        self.background, self._owns_store = background, owns_store
+
+    def step(self) -> None:
+        """One round of the runner (tests: on a virtual clock, no threads)."""
+        self.runner.step()
+
+    def start(self) -> None:
+        """Run the controllers in the background (when `background`)."""
+        if self.background:
+            self.runner.start()
+
+    def stop(self) -> None:
+        """Finish the passes under way, give the lease up, close the store if ours."""
+        if self.background:
+            self.runner.stop()
+        else:
+            self.leadership.release()
+        if self._owns_store:
+            self.store.close()
+
+    def health(self, check_store: bool) -> Health:
+        """This replica's role, who leads, and (for readiness) whether the store answers."""
+        role: Literal["leader", "standby"] = (
+            "leader" if self.leadership.fence() is not None else "standby"
+        )
+        status: Literal["ok", "unavailable"] = "ok"
+        detail = ""
+        if check_store:
+            try:
+                self.store.ping()
+            except Exception as exc:  # readiness reports any failure, whatever its kind
+                status, detail = "unavailable", f"store: {exc}"
+        return Health(
+            status=status, role=role, replica=self.leadership.holder,
+            leader=self.leadership.leader(), detail=detail,
+        )  # fmt: skip

@@ -1,0 +1,125 @@
+"""Which replica acts: leader election on a lease, with a port for other kinds of lease.
+
+Every replica serves reads and takes signals in; only the leader runs controller passes.
+`DbLeadership` keeps the lease in the store's `leases` table, renewed every `renew_s`, and
+stops calling itself leader `margin_s` before the lease runs out, so a renewal that fails
+(a slow database, a paused process) ends its passes before a standby can take over. The
+store checks the fence again inside every pass's transaction, so even a replica that missed
+all of that records nothing, and so executes nothing, once its lease has gone.
+
+A Kubernetes `coordination.k8s.io/Lease` variant implements the same `Leadership` port (a
+later issue); its fence is then checked against the Lease, not the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from autorecover.adapters.engine_store import EngineStore, Fence
+from autorecover.controllers.ports import Clock
+
+log = logging.getLogger(__name__)
+
+LEASE_NAME = "autorecover-engine"
+
+
+class Leadership(Protocol):
+    """Leader election as the runner sees it."""
+
+    holder: str  # this replica's name
+
+    def renew(self) -> None:
+        """Take or renew the lease (called every `renew_s`)."""
+        ...
+
+    def fence(self) -> Fence | None:
+        """This replica's fence while it leads; None while it stands by."""
+        ...
+
+    def leader(self) -> str | None:
+        """Who leads, as last seen (None: nobody, or not known yet)."""
+        ...
+
+    def release(self) -> None:
+        """Give the lease up (on shutdown), so a standby takes over at once."""
+        ...
+
+
+def replica_name() -> str:
+    """A name for this replica: host, process and a random part (restarts get new names)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    fence: Fence
+    until: datetime  # stop acting here: the lease's expiry less the margin
+
+
+class DbLeadership:
+    """A lease row in the engine's store."""
+
+    def __init__(
+        self,
+        store: EngineStore,
+        clock: Clock,
+        holder: str | None = None,
+        *,
+        name: str = LEASE_NAME,
+        ttl_s: float = 15.0,
+        margin_s: float | None = None,
+    ) -> None:
+        self._store, self._clock, self.name = store, clock, name
+        self.holder = holder or replica_name()
+        self.ttl_s = ttl_s
+        self.renew_s = ttl_s / 3  # two renewals may fail before the lease is at risk
+        self._margin = timedelta(seconds=ttl_s / 5 if margin_s is None else margin_s)
+        self._held: _Held | None = None
+        self._leader: str | None = None
+
+    def renew(self) -> None:
+        """Take or renew the lease; a store error leaves the old lease to run out by itself."""
+        now = self._clock.now()
+        try:
+            lease = self._store.acquire(self.name, self.holder, now, self.ttl_s)
+        except Exception:  # a supervisor: log, and let the margin end our passes in time
+            log.exception("renewing the lease %s failed", self.name)
+            return
+        was = self._held
+        if lease.holder == self.holder:
+            fence = Fence(self.name, self.holder, lease.term)
+            self._held = _Held(fence, lease.expires_at - self._margin)
+            if was is None or was.fence != fence:
+                log.info("%s leads (term %d)", self.holder, lease.term)
+        else:
+            self._held = None
+            if was is not None:
+                log.warning("%s lost the lease to %s", self.holder, lease.holder)
+        self._leader = lease.holder
+
+    def fence(self) -> Fence | None:
+        """Our fence while the lease holds (with the margin)."""
+        held = self._held
+        if held is None or self._clock.now() >= held.until:
+            return None
+        return held.fence
+
+    def leader(self) -> str | None:
+        """Who leads, as last seen."""
+        return self.holder if self.fence() is not None else self._leader
+
+    def release(self) -> None:
+        """Give the lease up if we hold it."""
+        if self._held is None:
+            return
+        self._held = None
+        try:
+            self._store.release(self.name, self.holder)
+        except Exception:  # shutting down: the lease runs out by itself
+            log.exception("releasing the lease %s failed", self.name)

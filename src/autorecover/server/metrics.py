@@ -1,0 +1,168 @@
+"""Prometheus metrics, in the engine's own registry (never the global one).
+
+What the store knows is read from the store at scrape time, so every replica — leader or
+standby, freshly restarted or not — reports the same fleet: nodes by state, the breaker,
+waiting batches, incidents by cause and the recovery-time histogram (folded in
+incrementally from the transitions table, so a scrape reads only what is new). What only
+this process knows is counted here: intake outcomes, pass durations and failures.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter as Tally
+from collections.abc import Callable, Iterator
+from datetime import datetime
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from prometheus_client.registry import Collector
+
+from autorecover.adapters.engine_store import EngineStore
+from autorecover.domain.lifecycle import NodeState
+from autorecover.server.jobs_view import NO_JOBS, JobsView
+
+RECOVERY_BUCKETS_S = (60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 14400.0, 43200.0, 86400.0)
+PASS_BUCKETS_S = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class StoreCollector(Collector):
+    """Fleet metrics read from the store at each scrape."""
+
+    def __init__(
+        self, store: EngineStore, leading: Callable[[], bool], jobs: JobsView = NO_JOBS
+    ) -> None:
+        self._store, self._leading, self._jobs = store, leading, jobs
+        self._lock = threading.Lock()
+        self._after = 0  # the last transition folded in
+        self._left: dict[str, datetime] = {}  # node -> when it last left healthy
+        self._incidents: set[str] = set()
+        self._causes: Tally[str] = Tally()
+        self._buckets = [0] * (len(RECOVERY_BUCKETS_S) + 1)
+        self._sum = 0.0
+
+    def collect(self) -> Iterator[Metric]:
+        """Every metric the store answers."""
+        views = self._store.node_views()
+        states = Tally(v.record.state for v in views)
+        nodes = GaugeMetricFamily(
+            "autorecover_nodes", "Nodes by hardware-recovery state.", labels=["state"]
+        )
+        for state in NodeState:
+            nodes.add_metric([state.value], states[state])
+        yield nodes
+        breaker = self._store.breaker_state()
+        yield GaugeMetricFamily(
+            "autorecover_breaker_tripped",
+            "1 while the circuit breaker refuses new quarantines.",
+            value=1 if breaker.tripped else 0,
+        )
+        yield GaugeMetricFamily(
+            "autorecover_intake_waiting",
+            "Agent batches acknowledged and not yet recorded by a pass.",
+            value=self._store.waiting(),
+        )
+        yield GaugeMetricFamily(
+            "autorecover_leader", "1 on the replica that leads.", value=int(self._leading())
+        )
+        yield from self._history()
+
+    def _history(self) -> Iterator[Metric]:
+        with self._lock:
+            while batch := self._store.transitions_after(self._after):
+                for pos, t in batch:
+                    self._after = pos
+                    if t.incident and t.incident not in self._incidents:
+                        self._incidents.add(t.incident)
+                        self._causes["hardware"] += 1  # a node fault; job incidents have causes
+                    if t.frm is NodeState.HEALTHY:
+                        self._left[t.node] = t.at
+                    elif t.to is NodeState.HEALTHY and t.node in self._left:
+                        self._observe((t.at - self._left.pop(t.node)).total_seconds())
+            incidents = CounterMetricFamily(
+                "autorecover_incidents",
+                "Incidents opened, by the service that opened them and their cause.",
+                labels=["source", "cause"],
+            )
+            causes = Tally({("hardware", c): n for c, n in self._causes.items()})
+            causes.update(("jobs", i.cause) for i in self._jobs.incidents())
+            for (source, cause), count in sorted(causes.items()):
+                incidents.add_metric([source, cause], count)
+            recovery = HistogramMetricFamily(
+                "autorecover_recovery_seconds",
+                "From a node leaving service to its return, by hardware recovery.",
+                buckets=self._cumulative(),
+                sum_value=self._sum,
+            )
+        yield incidents
+        yield recovery
+
+    def _observe(self, seconds: float) -> None:
+        i = next((i for i, b in enumerate(RECOVERY_BUCKETS_S) if seconds <= b), -1)
+        self._buckets[i] += 1
+        self._sum += seconds
+
+    def _cumulative(self) -> list[tuple[str, float]]:
+        out, total = [], 0
+        for bound, count in zip((*RECOVERY_BUCKETS_S, float("inf")), self._buckets, strict=True):
+            total += count
+            out.append(("+Inf" if bound == float("inf") else repr(bound), float(total)))
+        return out
+
+
+class EngineMetrics:
+    """The engine's registry: process counters plus the store collector."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self._batches = Counter(
+            "autorecover_intake_batches",
+            "Agent batches received, by outcome (accepted, full, busy, unavailable, invalid).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self._signals = Counter(
+            "autorecover_intake_signals", "Signals accepted.", registry=self.registry
+        )
+        self._passes = Histogram(
+            "autorecover_pass_seconds",
+            "Controller pass durations.",
+            ["controller", "pass"],
+            buckets=PASS_BUCKETS_S,
+            registry=self.registry,
+        )
+        self._failures = Counter(
+            "autorecover_pass_failures",
+            "Controller passes that raised (the controller is rebuilt from the store).",
+            ["controller", "pass"],
+            registry=self.registry,
+        )
+
+    def watch_store(
+        self, store: EngineStore, leading: Callable[[], bool], jobs: JobsView = NO_JOBS
+    ) -> None:
+        """Also report what the store (and job recovery's store) knows."""
+        self.registry.register(StoreCollector(store, leading, jobs))
+
+    def intake(self, outcome: str, signals: int = 0) -> None:
+        """Count one intake request."""
+        self._batches.labels(outcome).inc()
+        if signals:
+            self._signals.inc(signals)
+
+    def pass_took(self, controller: str, name: str, seconds: float) -> None:
+        """Observe one pass's duration."""
+        self._passes.labels(controller, name).observe(seconds)
+
+    def pass_failed(self, controller: str, name: str) -> None:
+        """Count one failed pass."""
+        self._failures.labels(controller, name).inc()
+
+    def render(self) -> bytes:
+        """The text exposition format."""
+        return generate_latest(self.registry)

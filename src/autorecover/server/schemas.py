@@ -1,0 +1,178 @@
+"""The HTTP API's documents as pydantic models: the one place pydantic is used (the boundary).
+
+`BatchIn` / `SignalIn` describe the agent's wire format `autorecover.signals/1` for the
+OpenAPI document and name the bad field on a 422; the signals themselves are then read with
+the wire format's own parser (`engine_client.signal_from_dict`), so there is one reader.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, Field
+
+from autorecover.domain.records import Blame, NodeAction
+from autorecover.domain.signals import Probe
+
+MAX_SIGNALS = 5000  # per batch: the agent sends at most 500
+
+
+class SignalIn(BaseModel):
+    """One signal as the agent sends it."""
+
+    node: str = Field(min_length=1, max_length=253)
+    probe: Probe
+    signal: str = Field(min_length=1, max_length=200)
+    blame: Blame
+    weight: int = Field(ge=0, le=100)
+    node_action: NodeAction
+    at: AwareDatetime
+    count: int = Field(default=1, ge=1)
+    component: str | None = None
+    text: str = Field(default="", max_length=4096)
+    details: list[tuple[str, str]] = Field(default_factory=list)
+    incident: str | None = None
+
+
+class BatchIn(BaseModel):
+    """One POST from a node agent."""
+
+    format: Literal["autorecover.signals/1"] = "autorecover.signals/1"  # == BATCH_FORMAT
+    node: str = Field(min_length=1, max_length=253)
+    agent: str = Field(default="", max_length=100)
+    sent_at: AwareDatetime | None = None
+    dropped: int = Field(default=0, ge=0)
+    signals: list[SignalIn] = Field(default_factory=list, max_length=MAX_SIGNALS)
+
+
+class Accepted(BaseModel):
+    """The intake kept the batch: it will be recorded even if this engine dies now."""
+
+    batch: int
+    signals: int
+    waiting: int
+
+
+class SignalOut(BaseModel):
+    """A recorded signal."""
+
+    probe: str
+    signal: str
+    blame: str
+    weight: int
+    node_action: str
+    at: datetime
+    count: int
+    component: str | None
+    text: str
+    incident: str | None
+
+
+class NodeOut(BaseModel):
+    """A node as hardware recovery holds it."""
+
+    name: str
+    state: str
+    since: datetime
+    reason: str
+    incident: str | None
+    evidence: list[str]
+    last_seen: datetime | None
+    held: str | None
+    step: str | None
+
+
+class TransitionOut(BaseModel):
+    """One recorded move of a node."""
+
+    node: str
+    seq: int
+    from_state: str
+    to_state: str
+    at: datetime
+    by: str
+    why: str
+    evidence: list[str]
+    incident: str | None
+
+
+class ActionOut(BaseModel):
+    """One recorded action and how it ended."""
+
+    id: str
+    node: str
+    kind: str
+    status: str
+    at: datetime
+    updated_at: datetime
+    by: str
+    why: str
+    target: str | None
+    incident: str | None
+    result: str
+    evidence: list[str]
+
+
+class EventOut(BaseModel):
+    """A note on the record that is not a transition."""
+
+    node: str
+    at: datetime
+    by: str
+    text: str
+
+
+class NodeDetail(NodeOut):
+    """A node with its history."""
+
+    transitions: list[TransitionOut]
+    actions: list[ActionOut]
+    events: list[EventOut]
+    signals: list[SignalOut]
+
+
+class IncidentOut(BaseModel):
+    """An incident, from hardware recovery (node or failure domain) or job recovery."""
+
+    id: str
+    source: Literal["hardware", "jobs"]
+    kind: str
+    cause: str
+    state: Literal["open", "closed"]
+    opened_at: datetime
+    updated_at: datetime
+    nodes: list[str]
+    summary: str
+
+
+class TimelineEntry(BaseModel):
+    """One moment of an incident."""
+
+    at: datetime
+    what: str  # transition, action, event, stage, ...
+    node: str
+    text: str
+
+
+class IncidentDetail(IncidentOut):
+    """An incident with its evidence and timeline."""
+
+    evidence: list[str]
+    timeline: list[TimelineEntry]
+
+
+class Health(BaseModel):
+    """Liveness and readiness: this replica's role and who leads."""
+
+    status: Literal["ok", "unavailable"]
+    role: Literal["leader", "standby"]
+    replica: str
+    leader: str | None
+    detail: str = ""
+
+
+class Problem(BaseModel):
+    """An error."""
+
+    detail: Any

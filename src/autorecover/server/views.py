@@ -1,0 +1,136 @@
+"""Records as the API shows them: nodes, actions, and hardware incidents with their timelines.
+
+A hardware incident is every transition and action that carries one incident id (a node's
+own `hw/...`, or a failure domain's `domain/...`); it is open while one of its nodes is
+still out of service under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from autorecover.adapters.engine_store import EngineStore, NodeView
+from autorecover.controllers.ports import ActionRecord, Event
+from autorecover.domain.failure_domains import DomainIncident
+from autorecover.domain.lifecycle import NodeState, Transition
+from autorecover.domain.signals import NodeSignal
+from autorecover.server.schemas import (
+    ActionOut,
+    EventOut,
+    IncidentDetail,
+    IncidentOut,
+    NodeDetail,
+    NodeOut,
+    SignalOut,
+    TimelineEntry,
+    TransitionOut,
+)
+
+
+def node_out(view: NodeView) -> NodeOut:
+    """A node's summary."""
+    r = view.record
+    return NodeOut(
+        name=r.node, state=r.state.value, since=r.since, reason=r.reason, incident=r.incident,
+        evidence=list(r.evidence), last_seen=view.last_seen,
+        held=r.held.value if r.held else None, step=r.step.value if r.step else None,
+    )  # fmt: skip
+
+
+def node_detail(store: EngineStore, view: NodeView, limit: int = 100) -> NodeDetail:
+    """A node with its latest transitions, actions, events and signals."""
+    name = view.record.node
+    return NodeDetail(
+        **node_out(view).model_dump(),
+        transitions=[transition_out(t) for t in store.transitions(name)[-limit:]],
+        actions=[action_out(a) for a in store.actions(name)[-limit:]],
+        events=[event_out(e) for e in store.events(name)[-limit:]],
+        signals=[signal_out(s) for s in store.node_signals(name, limit)],
+    )
+
+
+def transition_out(t: Transition) -> TransitionOut:
+    """One transition."""
+    return TransitionOut(
+        node=t.node, seq=t.seq, from_state=t.frm.value, to_state=t.to.value, at=t.at, by=t.by,
+        why=t.why, evidence=list(t.evidence), incident=t.incident,
+    )  # fmt: skip
+
+
+def action_out(record: ActionRecord) -> ActionOut:
+    """One action with its status."""
+    a = record.action
+    return ActionOut(
+        id=a.id, node=a.node, kind=a.kind.value, status=record.status.value, at=a.at,
+        updated_at=record.updated_at, by=a.by, why=a.why, target=a.target, incident=a.incident,
+        result=record.result, evidence=list(a.evidence),
+    )  # fmt: skip
+
+
+def event_out(e: Event) -> EventOut:
+    """One event."""
+    return EventOut(node=e.node, at=e.at, by=e.by, text=e.text)
+
+
+def signal_out(s: NodeSignal) -> SignalOut:
+    """One recorded signal."""
+    return SignalOut(
+        probe=s.probe.value, signal=s.signal, blame=s.blame.value, weight=s.weight,
+        node_action=s.node_action.value, at=s.at, count=s.count, component=s.component,
+        text=s.text, incident=s.incident,
+    )  # fmt: skip
+
+
+def hardware_incidents(store: EngineStore) -> list[IncidentOut]:
+    """Every hardware incident, oldest first."""
+    by_id: dict[str, list[Transition]] = {}
+    for t in store.transitions():
+        if t.incident:
+            by_id.setdefault(t.incident, []).append(t)
+    domains = {d.id: d for d in store.domain_incidents()}
+    out = [_incident(i, ts, domains.get(i)) for i, ts in by_id.items()]
+    out += [_incident(d.id, [], d) for d in domains.values() if d.id not in by_id]
+    return sorted(out, key=lambda i: (i.opened_at, i.id))
+
+
+def hardware_incident(store: EngineStore, incident: str) -> IncidentDetail | None:
+    """One hardware incident with its evidence and timeline; None when unknown."""
+    transitions, actions = store.trail(incident)
+    domain = next((d for d in store.domain_incidents() if d.id == incident), None)
+    if not transitions and not actions and domain is None:
+        return None
+    summary = _incident(incident, transitions, domain)
+    evidence = list(dict.fromkeys(line for t in transitions for line in t.evidence))
+    timeline = [
+        TimelineEntry(at=t.at, what="transition", node=t.node,
+                      text=f"{t.frm} -> {t.to}: {t.why}")
+        for t in transitions
+    ] + [
+        TimelineEntry(at=a.action.at, what=f"action {a.status}", node=a.action.node,
+                      text=f"{a.action.kind} ({a.action.id}){': ' + a.result if a.result else ''}")
+        for a in actions
+    ]  # fmt: skip
+    if domain is not None:
+        timeline.append(TimelineEntry(at=domain.opened_at, what="domain", node="",
+                                      text=f"{domain.domain} incident opened"))  # fmt: skip
+    timeline.sort(key=lambda e: e.at)
+    return IncidentDetail(**summary.model_dump(), evidence=evidence, timeline=timeline)
+
+
+def _incident(
+    incident: str, transitions: Sequence[Transition], domain: DomainIncident | None
+) -> IncidentOut:
+    last: dict[str, Transition] = {}
+    for t in transitions:
+        last[t.node] = t
+    nodes = set(last) | (set(domain.nodes) if domain else set())
+    open_ = any(t.to is not NodeState.HEALTHY for t in last.values())
+    if domain is not None:
+        open_ = open_ or domain.closed_at is None
+    times = [t.at for t in transitions] + ([domain.opened_at] if domain else [])
+    return IncidentOut(
+        id=incident, source="hardware", kind="domain" if domain else "node", cause="hardware",
+        state="open" if open_ else "closed", opened_at=min(times), updated_at=max(times),
+        nodes=sorted(nodes), summary=transitions[0].why if transitions else str(domain.domain)
+        if domain else "",
+    )  # fmt: skip

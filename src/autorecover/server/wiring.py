@@ -1,0 +1,164 @@
+"""Wiring the engine for `autorecover serve`: store, cluster ports, services, leadership.
+
+The cluster a serving engine acts on is chosen by name. `fake` is the journaled fake cluster
+(`adapters.journal_fakes`): for trying the engine out, the crash tests, and the demo until a
+real adapter is wired. SEAM(scheduler): the Slurm adapter and the local scheduler of the
+demonstration plug in here, as another entry of `CLUSTERS`.
+Job recovery (`controllers.jobs.JobRecoveryController`) is hosted by passing `jobs=` — e.g.
+`sqlite_jobs(path, scheduler, ...)` with a scheduler that watches jobs (the local scheduler,
+Slurm); SEAM(jobs): `serve` passes it once such a scheduler is one of `CLUSTERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from autorecover.adapters.engine_store import EngineStore, Fence
+from autorecover.adapters.journal_fakes import (
+    Journal,
+    JournalDiagnostics,
+    JournalScheduler,
+    LogNotifier,
+)
+from autorecover.controllers.hardware import HardwareController
+from autorecover.controllers.job_ports import HandoverOutbox, JobSchedulerPort, JobStorePort
+from autorecover.controllers.jobs import JobRecoveryController
+from autorecover.controllers.ports import Clock, DiagnosticsPort, Notifier, SchedulerPort
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
+from autorecover.server.engine import Engine, EngineSettings
+from autorecover.server.fencing import FencedStore
+from autorecover.server.hosting import Hosted, HostedHardware, Service
+from autorecover.server.jobs_view import NO_JOBS, StoreJobsView
+from autorecover.server.leadership import DbLeadership
+from autorecover.server.policies import Policies
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """The ports hardware recovery acts through."""
+
+    scheduler: SchedulerPort
+    diagnostics: DiagnosticsPort
+    notifier: Notifier
+    topology: Topology = NO_TOPOLOGY
+
+
+def fake_cluster(clock: Clock, state: Path | None = None, diagnostics_s: float = 0.0) -> Cluster:
+    """The journaled fake cluster (its journal at `state`; in memory when None)."""
+    journal = Journal(state)
+    return Cluster(
+        JournalScheduler(clock, journal),
+        JournalDiagnostics(clock, journal, duration_s=diagnostics_s),
+        LogNotifier(),
+    )
+
+
+CLUSTERS = ("fake",)  # SEAM(scheduler): "slurm", "local"
+
+
+@dataclass(frozen=True, slots=True)
+class JobsWiring:
+    """SEAM(jobs): job recovery's store and a factory for its controller."""
+
+    store: JobStorePort
+    outbox: HandoverOutbox | None
+    build: Callable[[], JobRecoveryController]
+
+
+def sqlite_jobs(
+    path: str, scheduler: JobSchedulerPort, clock: Clock, policies: Policies, dry_run: bool
+) -> JobsWiring:
+    """Job recovery on the engine's SQLite file (its `job_` tables beside hardware's)."""
+    from autorecover.adapters.job_store import SqliteJobStore  # only when jobs are hosted
+
+    store = SqliteJobStore(path)
+    catalog = builtin_catalog()
+
+    def build() -> JobRecoveryController:
+        return JobRecoveryController(
+            store, scheduler, store, clock, policies.jobs, catalog, dry_run, notifier=LogNotifier()
+        )
+
+    return JobsWiring(store, store, build)
+
+
+def hardware_service(
+    store: EngineStore,
+    cluster: Cluster,
+    clock: Clock,
+    policies: Policies,
+    settings: EngineSettings,
+    handovers: HandoverOutbox | None = None,
+) -> Service:
+    """Hardware recovery, built afresh under each fence."""
+
+    def build(fence: Fence) -> Hosted:
+        view = FencedStore(store, fence)
+        controller = HardwareController(
+            store=view, scheduler=cluster.scheduler, diagnostics=cluster.diagnostics,
+            notifier=cluster.notifier, clock=clock, policy=policies.hardware,
+            topology=cluster.topology, dry_run=settings.dry_run,
+        )  # fmt: skip
+        return HostedHardware(controller, view, store, clock, handovers)
+
+    return Service("hardware", build, settings.tick_s, settings.reconcile_s, settings.intake_s)
+
+
+class HostedJobs:
+    """Job recovery as the runner drives it: every pass is `run_once` (level-triggered)."""
+
+    def __init__(self, controller: JobRecoveryController) -> None:
+        self.controller = controller
+
+    def start(self) -> None:
+        """Execute what was recorded, look at every job."""
+        self.controller.run_once()
+
+    def intake(self) -> int:
+        """Job recovery reads its jobs itself: nothing to take in."""
+        return 0
+
+    def tick(self) -> None:
+        """One pass over every watched job."""
+        self.controller.run_once()
+
+    def reconcile(self) -> None:
+        """`run_once` is level-triggered: a tick reconciles already."""
+
+
+def jobs_service(jobs: JobsWiring, settings: EngineSettings) -> Service:
+    """Job recovery. SEAM(jobs): its store is not fenced by the lease yet — only the runner's
+    leadership check guards it — until job recovery's store takes the same `Fence`."""
+    return Service(
+        "jobs", lambda fence: HostedJobs(jobs.build()), settings.tick_s, settings.reconcile_s
+    )
+
+
+def build_engine(
+    store: EngineStore,
+    clock: Clock,
+    cluster: Cluster,
+    policies: Policies,
+    settings: EngineSettings,
+    *,
+    replica: str | None = None,
+    jobs: JobsWiring | None = None,
+    background: bool = True,
+    owns_store: bool = True,
+) -> Engine:
+    """The engine with hardware recovery (and job recovery, when wired) on one store."""
+    services = [
+        hardware_service(store, cluster, clock, policies, settings, jobs.outbox if jobs else None)
+    ]
+    if jobs is not None:
+        services.append(jobs_service(jobs, settings))
+    leadership = DbLeadership(store, clock, replica, ttl_s=settings.lease_ttl_s)
+    return Engine(
+        store=store, clock=clock, leadership=leadership,
+        services=services, settings=settings, policies=policies,
+        jobs=StoreJobsView(jobs.store) if jobs else NO_JOBS, background=background,
+        owns_store=owns_store,
+    )  # fmt: skip

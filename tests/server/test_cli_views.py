@@ -1,0 +1,81 @@
+"""`autorecover nodes|jobs|incidents|incident`: rendered from a running engine over HTTP."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from click.testing import CliRunner
+
+from autorecover.adapters.store import SqliteStore
+from autorecover.engine_cli import incident_cmd, incidents_cmd, jobs_cmd, nodes_cmd, table
+from autorecover.server.app import create_app
+from server.support import Fleet, Replica, document, free_port, xid79
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, Replica]]:
+    """An engine with one quarantined node, served by uvicorn on a free loopback port."""
+    fleet = Fleet()
+    replica = fleet.replica(SqliteStore(tmp_path / "engine.db"), "a")
+    replica.step()
+    replica.client.post(
+        "/api/v1/signals", json=document("n1", xid79("n1", fleet.clock), clock=fleet.clock)
+    )
+    fleet.advance(1, replica)
+    port = free_port()
+    config = uvicorn.Config(create_app(replica.engine), host="127.0.0.1", port=port,
+                            lifespan="off", log_level="warning")  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:  # bounded wait for the socket, not a sleep-for-effect
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.01)
+    yield f"http://127.0.0.1:{port}", replica
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_views_render_tables_and_json(served: tuple[str, Replica]) -> None:
+    url, _ = served
+    runner = CliRunner()
+    nodes = runner.invoke(nodes_cmd, ["--engine", url])
+    assert nodes.exit_code == 0, nodes.output
+    header, row = nodes.output.splitlines()
+    assert header.split()[:3] == ["NODE", "STATE", "SINCE"]
+    assert row.split()[:2] == ["n1", "quarantined"] and "xid.79" in row
+    as_json = json.loads(runner.invoke(nodes_cmd, ["--engine", url, "--json"]).output)
+    assert as_json[0]["name"] == "n1"
+    jobs = runner.invoke(jobs_cmd, ["--engine", url])
+    assert jobs.exit_code == 0 and jobs.output.strip() == "no jobs yet"
+    incidents = runner.invoke(incidents_cmd, ["--engine", url])
+    assert incidents.exit_code == 0
+    incident_id = incidents.output.splitlines()[1].split()[0]
+    assert incident_id.startswith("hw/n1/")
+    one = runner.invoke(incident_cmd, [incident_id, "--engine", url])
+    assert one.exit_code == 0, one.output
+    assert "cause:   hardware" in one.output and "evidence:" in one.output
+    assert "quarantined: quarantine: xid.79" in one.output and "Xid" in one.output
+    assert json.loads(runner.invoke(incident_cmd, [incident_id, "--engine", url, "--json"]).output)[
+        "timeline"
+    ]
+
+
+def test_an_unknown_incident_and_an_absent_engine_are_errors(served: tuple[str, Replica]) -> None:
+    url, _ = served
+    runner = CliRunner()
+    missing = runner.invoke(incident_cmd, ["hw/nope", "--engine", url])
+    assert missing.exit_code == 1 and "404" in missing.output
+    away = runner.invoke(nodes_cmd, ["--engine", f"http://127.0.0.1:{free_port()}"])
+    assert away.exit_code == 1 and "unreachable" in away.output
+
+
+def test_table_aligns_columns() -> None:
+    assert table([("a", "bb"), ("ccc", "d")], ("X", "Y")) == "X    Y\na    bb\nccc  d"

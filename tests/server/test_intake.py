@@ -1,0 +1,148 @@
+"""Signal intake: agent batches in, hardware recovery acts, the API and metrics show it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autorecover.adapters.engine_store import EngineStore
+from autorecover.adapters.fakes import FakeScheduler
+from autorecover.adapters.store import SqliteStore
+from autorecover.controllers.ports import TransientError
+from autorecover.domain.signals import NodeSignal
+from server.support import Fleet, Replica, document, xid79
+
+
+@pytest.fixture
+def fleet() -> Fleet:
+    return Fleet()
+
+
+@pytest.fixture
+def replica(fleet: Fleet, tmp_path: Path) -> Replica:
+    return fleet.replica(SqliteStore(tmp_path / "engine.db"), "a")
+
+
+def metric(text: str, name: str) -> float:
+    for line in text.splitlines():
+        if line.startswith(name + " ") or (
+            line.startswith(name + "{") and line.split(" ")[0] == name
+        ):
+            return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"{name} not in metrics")
+
+
+def test_an_xid_79_batch_quarantines_the_node_and_shows_in_the_api_and_metrics(
+    fleet: Fleet, replica: Replica
+) -> None:
+    replica.step()  # takes the lease, builds hardware recovery
+    answer = replica.client.post(
+        "/api/v1/signals", json=document("n1", xid79("n1", fleet.clock), clock=fleet.clock)
+    )
+    assert answer.status_code == 202
+    assert answer.json() == {"batch": 1, "signals": 1, "waiting": 1}
+    fleet.advance(1, replica)  # the intake pass records it; the executor cordons
+    nodes = {n["name"]: n for n in replica.client.get("/api/v1/nodes").json()}
+    assert nodes["n1"]["state"] == "quarantined"
+    assert "xid.79" in nodes["n1"]["reason"] and nodes["n1"]["last_seen"] is not None
+    scheduler = fleet.cluster.scheduler  # type: ignore[union-attr]
+    assert isinstance(scheduler, FakeScheduler) and not scheduler.schedulable("n1")
+    detail = replica.client.get("/api/v1/nodes/n1").json()
+    assert [t["to_state"] for t in detail["transitions"]] == ["quarantined"]
+    assert {a["kind"]: a["status"] for a in detail["actions"]} == {
+        "cordon": "done", "taint": "done", "drain": "done",
+    }  # fmt: skip
+    assert detail["signals"][0]["signal"] == "xid.79"
+    text = replica.client.get("/metrics").text
+    assert metric(text, 'autorecover_nodes{state="quarantined"}') == 1
+    assert metric(text, 'autorecover_incidents_total{cause="hardware",source="hardware"}') == 1
+    assert metric(text, 'autorecover_intake_batches_total{outcome="accepted"}') == 1
+    assert metric(text, "autorecover_intake_waiting") == 0
+    assert metric(text, "autorecover_leader") == 1
+    assert metric(text, "autorecover_breaker_tripped") == 0
+    assert 'autorecover_pass_seconds_count{controller="hardware",pass="intake"}' in text
+
+
+def test_an_empty_batch_is_a_heartbeat(fleet: Fleet, replica: Replica) -> None:
+    replica.step()
+    assert (
+        replica.client.post("/api/v1/signals", json=document("n7", clock=fleet.clock)).status_code
+        == 202
+    )
+    fleet.advance(1, replica)
+    [node] = replica.client.get("/api/v1/nodes").json()
+    assert (node["name"], node["state"]) == ("n7", "healthy")
+    assert datetime.fromisoformat(node["last_seen"]) == fleet.clock.now()
+
+
+def _post_raw(replica: Replica, body: dict[str, Any]) -> Any:
+    return replica.client.post("/api/v1/signals", json=body)
+
+
+@pytest.mark.parametrize(
+    ("change", "loc"),
+    [
+        (lambda s: s.pop("at"), ["body", "signals", 0, "at"]),
+        (lambda s: s.update(probe="telepathy"), ["body", "signals", 0, "probe"]),
+        (lambda s: s.update(at="2026-01-05T08:00:00"), ["body", "signals", 0, "at"]),
+        (lambda s: s.update(weight=101), ["body", "signals", 0, "weight"]),
+        (lambda s: s.update(node="n2"), ["body", "signals", 0, "node"]),
+    ],
+)
+def test_a_malformed_signal_is_refused_naming_the_field(
+    fleet: Fleet, replica: Replica, change: Any, loc: Sequence[object]
+) -> None:
+    body = document("n1", xid79("n1", fleet.clock), clock=fleet.clock)
+    change(body["signals"][0])
+    answer = _post_raw(replica, body)
+    assert answer.status_code == 422
+    assert [list(e["loc"]) for e in answer.json()["detail"]] == [list(loc)]
+    assert replica.engine.store.waiting() == 0
+
+
+def test_a_batch_of_another_format_is_refused(fleet: Fleet, replica: Replica) -> None:
+    body = document("n1", clock=fleet.clock) | {"format": "autorecover.signals/2"}
+    answer = _post_raw(replica, body)
+    assert answer.status_code == 422 and answer.json()["detail"][0]["loc"] == ["body", "format"]
+
+
+def test_a_full_inbox_answers_429_with_retry_after_until_a_pass_drains_it(
+    fleet: Fleet, tmp_path: Path
+) -> None:
+    replica = fleet.replica(SqliteStore(tmp_path / "engine.db"), "a", max_waiting=2)
+    post = lambda: _post_raw(replica, document("n1", clock=fleet.clock))  # noqa: E731
+    assert [post().status_code for _ in range(2)] == [202, 202]
+    full = post()
+    assert full.status_code == 429 and full.headers["Retry-After"] == "5"
+    assert "2 batches already wait" in full.json()["detail"]
+    replica.step()  # leads, records the waiting batches
+    assert post().status_code == 202
+    text = replica.client.get("/metrics").text
+    assert metric(text, 'autorecover_intake_batches_total{outcome="full"}') == 1
+
+
+def test_too_many_in_flight_answers_503_with_retry_after(fleet: Fleet, tmp_path: Path) -> None:
+    replica = fleet.replica(SqliteStore(tmp_path / "engine.db"), "a", max_in_flight=0)
+    answer = _post_raw(replica, document("n1", clock=fleet.clock))
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+
+
+class AwayStore(SqliteStore):
+    """A store whose database is away for writes."""
+
+    def enqueue(self, node: str, agent: str, dropped: int, signals: Sequence[NodeSignal], *,
+                received_at: datetime, max_waiting: int) -> int | None:  # fmt: skip
+        raise TransientError("connection refused")
+
+
+def test_a_store_that_is_away_answers_503_and_readyz_says_so(fleet: Fleet, tmp_path: Path) -> None:
+    store: EngineStore = AwayStore(tmp_path / "engine.db")
+    replica = fleet.replica(store, "a")
+    answer = _post_raw(replica, document("n1", clock=fleet.clock))
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+    assert "store unavailable" in answer.json()["detail"]
+    assert replica.client.get("/readyz").status_code == 200  # reads still work
