@@ -19,6 +19,7 @@ from autorecover.domain.catalog import (
     parse_document,
 )
 from autorecover.domain.records import Evidence
+from autorecover.demo_cli import demo
 from autorecover.engine_cli import ENGINE_COMMANDS
 from autorecover.hardware_cli import hardware_group
 from autorecover.parsing.scanning import Scanner
@@ -57,6 +58,7 @@ def main() -> None:
 
     \b
     Start here:
+      autorecover demo --scenario all   the whole loop on a small local cluster, unattended
       autorecover explain BUNDLE        why did this job fail, and what to do
       autorecover explain DIR --json    every bundle in DIR, as JSON verdicts
       autorecover catalog xids          what each NVIDIA XID means to autorecover
@@ -227,5 +229,6 @@ def _load_or_fail(paths: tuple[Path, ...]) -> Catalog:
 
 main.add_command(agent_group)
 main.add_command(hardware_group)
+main.add_command(demo)
 for _command in ENGINE_COMMANDS:  # serve, nodes, jobs, incidents, incident
     main.add_command(_command)

@@ -1,9 +1,11 @@
 """Wiring the engine for `autorecover serve`: store, cluster ports, services, leadership.
 
 The cluster a serving engine acts on is chosen by name. `fake` is the journaled fake cluster
-(`adapters.journal_fakes`): for trying the engine out, the crash tests, and the demo until a
-real adapter is wired. SEAM(scheduler): the Slurm adapter and the local scheduler of the
-demonstration plug in here, as another entry of `CLUSTERS`.
+(`adapters.journal_fakes`): for trying the engine out and the crash tests. `local` is the
+demonstration's `LocalScheduler` (`local_cluster`): real training processes on simulated
+nodes, serving both hardware recovery (cordon, drain, simulated reset and reboot) and job
+recovery (`sqlite_jobs` with the same scheduler). SEAM(scheduler): the Slurm adapter plugs in
+here, as another entry of `CLUSTERS`.
 Job recovery (`controllers.jobs.JobRecoveryController`) is hosted by passing `jobs=` — e.g.
 `sqlite_jobs(path, scheduler, ...)` with a scheduler that watches jobs (the local scheduler,
 Slurm); SEAM(jobs): `serve` passes it once such a scheduler is one of `CLUSTERS`.
@@ -22,9 +24,10 @@ from autorecover.adapters.journal_fakes import (
     JournalScheduler,
     LogNotifier,
 )
+from autorecover.adapters.local_scheduler import LocalScheduler
 from autorecover.controllers.hardware import HardwareController
 from autorecover.controllers.job_ports import HandoverOutbox, JobSchedulerPort, JobStorePort
-from autorecover.controllers.jobs import JobRecoveryController
+from autorecover.controllers.jobs import JobRecoveryController, JobSettings
 from autorecover.controllers.ports import Clock, DiagnosticsPort, Notifier, SchedulerPort
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
@@ -56,7 +59,15 @@ def fake_cluster(clock: Clock, state: Path | None = None, diagnostics_s: float =
     )
 
 
-CLUSTERS = ("fake",)  # SEAM(scheduler): "slurm", "local"
+def local_cluster(clock: Clock, scheduler: LocalScheduler, diagnostics_s: float = 0.0) -> Cluster:
+    """The local scheduler's nodes: it cordons and drains them; diagnostics are simulated
+    (the journaled fake's, in memory, passing after `diagnostics_s`)."""
+    return Cluster(
+        scheduler, JournalDiagnostics(clock, Journal(None), duration_s=diagnostics_s), LogNotifier()
+    )
+
+
+CLUSTERS = ("fake", "local")  # SEAM(scheduler): "slurm"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +80,12 @@ class JobsWiring:
 
 
 def sqlite_jobs(
-    path: str, scheduler: JobSchedulerPort, clock: Clock, policies: Policies, dry_run: bool
+    path: str,
+    scheduler: JobSchedulerPort,
+    clock: Clock,
+    policies: Policies,
+    dry_run: bool,
+    settings: JobSettings | None = None,
 ) -> JobsWiring:
     """Job recovery on the engine's SQLite file (its `job_` tables beside hardware's)."""
     from autorecover.adapters.job_store import SqliteJobStore  # only when jobs are hosted
@@ -79,8 +95,9 @@ def sqlite_jobs(
 
     def build() -> JobRecoveryController:
         return JobRecoveryController(
-            store, scheduler, store, clock, policies.jobs, catalog, dry_run, notifier=LogNotifier()
-        )
+            store, scheduler, store, clock, policies.jobs, catalog, dry_run,
+            notifier=LogNotifier(), settings=settings or JobSettings(),
+        )  # fmt: skip
 
     return JobsWiring(store, store, build)
 
