@@ -11,6 +11,7 @@ import click
 from autorecover import __version__
 from autorecover.adapters.bundles import BundleError, Explanation, explain, find_bundles
 from autorecover.agent.cli import agent_group
+from autorecover.demo_cli import demo
 from autorecover.domain.catalog import (
     Catalog,
     CatalogError,
@@ -19,7 +20,6 @@ from autorecover.domain.catalog import (
     parse_document,
 )
 from autorecover.domain.records import Evidence
-from autorecover.demo_cli import demo
 from autorecover.engine_cli import ENGINE_COMMANDS
 from autorecover.hardware_cli import hardware_group
 from autorecover.parsing.scanning import Scanner
