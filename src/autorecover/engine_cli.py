@@ -17,11 +17,17 @@ import click
 
 from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.engine_api import DEFAULT_ENGINE, EngineApi, EngineApiError, quoted
-from autorecover.adapters.store_url import DEFAULT_STORE_URL, StoreUrlError, open_store, redact
+from autorecover.adapters.store_url import (
+    DEFAULT_STORE_URL,
+    StoreUrlError,
+    open_store,
+    redact,
+    sqlite_path,
+)
 from autorecover.server.engine import EngineSettings
 from autorecover.server.policies import load_policies
 from autorecover.server.serving import parse_listen, serve
-from autorecover.server.wiring import CLUSTERS, build_engine, fake_cluster
+from autorecover.server.wiring import CLUSTERS, build_engine, cluster_for
 
 engine_option = click.option(
     "--engine",
@@ -58,6 +64,16 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
     default="fake",
     show_default=True,
     help="The cluster to act on.",
+)
+@click.option(
+    "--local-root",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="With --scheduler local: where the local scheduler keeps its jobs' files.",
+)
+@click.option(
+    "--local-nodes",
+    default="",
+    help="With --scheduler local: the node names, comma-separated (node-1,node-2,...).",
 )
 @click.option(
     "--fake-state",
@@ -103,7 +119,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
 )
 def serve_cmd(
     store_url: str, listen: str, dry_run: bool, policies: tuple[Path, ...], scheduler: str,
-    fake_state: Path | None, fake_diagnostics_s: float, tick_s: float, reconcile_s: float,
+    local_root: Path | None, local_nodes: str, fake_state: Path | None,
+    fake_diagnostics_s: float, tick_s: float, reconcile_s: float,
     intake_s: float, lease_ttl_s: float, max_waiting: int, replica: str | None, log_level: str,
 ) -> None:  # fmt: skip
     """Run the engine: recovery controllers, signal intake and the HTTP API."""
@@ -125,8 +142,21 @@ def serve_cmd(
         lease_ttl_s=lease_ttl_s,
         max_waiting=max_waiting,
     )
-    cluster = fake_cluster(clock, fake_state, fake_diagnostics_s)
-    engine = build_engine(store, clock, cluster, loaded, settings, replica=replica)
+    try:
+        cluster, jobs = cluster_for(
+            scheduler,
+            clock,
+            loaded,
+            store_path=sqlite_path(store_url) if store_url.startswith("sqlite:///") else None,
+            dry_run=dry_run,
+            fake_state=fake_state,
+            diagnostics_s=fake_diagnostics_s,
+            local_root=local_root,
+            local_nodes=[n for n in local_nodes.split(",") if n],
+        )
+    except (ValueError, StoreUrlError) as exc:
+        raise click.ClickException(str(exc)) from None
+    engine = build_engine(store, clock, cluster, loaded, settings, replica=replica, jobs=jobs)
     click.echo(
         f"autorecover engine on http://{listen} store={redact(store_url)} "
         f"replica={engine.leadership.holder}{' dry-run' if dry_run else ''}",

@@ -13,7 +13,7 @@ Slurm); SEAM(jobs): `serve` passes it once such a scheduler is one of `CLUSTERS`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,6 +68,34 @@ def local_cluster(clock: Clock, scheduler: LocalScheduler, diagnostics_s: float 
 
 
 CLUSTERS = ("fake", "local")  # SEAM(scheduler): "slurm"
+
+
+def cluster_for(
+    kind: str,
+    clock: Clock,
+    policies: Policies,
+    *,
+    store_path: str | None,
+    dry_run: bool,
+    fake_state: Path | None = None,
+    diagnostics_s: float = 0.0,
+    local_root: Path | None = None,
+    local_nodes: Sequence[str] = (),
+) -> tuple[Cluster, JobsWiring | None]:
+    """The cluster `serve --scheduler KIND` acts on, and job recovery when it can be hosted."""
+    if kind == "fake":
+        return fake_cluster(clock, fake_state, diagnostics_s), None
+    if kind == "local":
+        if local_root is None or not local_nodes:
+            raise ValueError("--scheduler local needs --local-root and --local-nodes")
+        if store_path is None:
+            raise ValueError(
+                "--scheduler local hosts job recovery, whose store is SQLite: use sqlite:///"
+            )
+        scheduler = LocalScheduler(local_root, local_nodes, clock)
+        jobs = sqlite_jobs(store_path, scheduler, clock, policies, dry_run)
+        return local_cluster(clock, scheduler, diagnostics_s), jobs
+    raise ValueError(f"unknown scheduler {kind!r} (expected one of {', '.join(CLUSTERS)})")
 
 
 @dataclass(frozen=True, slots=True)
