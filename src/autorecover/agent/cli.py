@@ -25,6 +25,7 @@ from autorecover.adapters.agent_state import StateFile
 from autorecover.adapters.engine_client import signals_url
 from autorecover.adapters.nvml import PynvmlBackend, record
 from autorecover.adapters.nvml_snapshots import SnapshotError
+from autorecover.adapters.slurm import SlurmScheduler
 from autorecover.agent.checking import check_once
 from autorecover.agent.probing import NodeProbe, valid_node
 from autorecover.agent.reports import drain_reason, report_to_dict
@@ -36,6 +37,7 @@ from autorecover.agent.wiring import (
     build_agent,
     build_probes,
 )
+from autorecover.controllers.ports import PermanentError, Provenance, TransientError
 from autorecover.domain.catalog import (
     Catalog,
     CatalogError,
@@ -43,7 +45,7 @@ from autorecover.domain.catalog import (
     builtin_documents,
 )
 from autorecover.domain.catalog import parse_document as parse_catalog
-from autorecover.domain.signals import Probe
+from autorecover.domain.signals import HealthReport, Probe
 
 EXIT_HEALTHY, EXIT_UNHEALTHY, EXIT_SETUP = 0, 1, 3
 DEFAULT_STATE_DIR = Path("/var/lib/autorecover/agent")
@@ -142,8 +144,16 @@ def agent_group() -> None:
     type=click.IntRange(1, 4),
     help="Also run `dcgmi diag -r LEVEL` (minutes to hours of GPU load: not between jobs).",
 )
+@click.option(
+    "--drain",
+    is_flag=True,
+    help="When unhealthy, drain this node in Slurm with the reason (for HealthCheckProgram, "
+    "which must drain the node itself; in a Prolog the non-zero exit is enough).",
+)
 @_options
-def check_cmd(once: bool, as_json: bool, dcgm_diag_level: int | None, **opts: Any) -> None:
+def check_cmd(
+    once: bool, as_json: bool, dcgm_diag_level: int | None, drain: bool, **opts: Any
+) -> None:
     """Check this node once: exit 0 if healthy, 1 if not (with a one-line drain reason)."""
     config = _config(opts, diag_level=dcgm_diag_level, follow=False)
     catalog, thresholds = _knowledge(opts)
@@ -154,6 +164,11 @@ def check_cmd(once: bool, as_json: bool, dcgm_diag_level: int | None, **opts: An
         click.echo(json.dumps(report_to_dict(report, results), indent=2))
     elif not report.healthy:
         click.echo(drain_reason(report))
+    if drain and not report.healthy:
+        try:
+            drain_in_slurm(report)
+        except (TransientError, PermanentError, ValueError) as exc:
+            click.echo(f"error: could not drain {report.node} in Slurm: {exc}", err=True)
     sys.exit(EXIT_HEALTHY if report.healthy else EXIT_UNHEALTHY)
 
 
@@ -294,3 +309,18 @@ def _intervals(values: tuple[str, ...]) -> dict[Probe, float]:
             message = f"{value!r}: want PROBE=SECONDS"
             raise click.BadParameter(message, param_hint="--interval") from None
     return every
+
+
+def drain_in_slurm(report: HealthReport) -> None:
+    """Drain the node with the report's reason (`autorecover: hc-<node>-<time> <why>`)."""
+    at = report.at
+    why = drain_reason(report).removeprefix("autorecover ")
+    provenance = Provenance(
+        action_id=f"agent-check-{report.node}-{at:%Y%m%dT%H%M%S}",
+        by="autorecover-agent",
+        why=why,
+        at=at,
+        evidence=tuple(s.text for s in report.signals if s.text)[:3],
+        incident=f"hc-{report.node}-{at:%Y%m%dT%H%M%S}",
+    )
+    SlurmScheduler().nodes.drain(report.node, None, provenance)
