@@ -22,7 +22,6 @@ from autorecover.adapters.store_url import (
     StoreUrlError,
     open_store,
     redact,
-    sqlite_path,
 )
 from autorecover.server.engine import EngineSettings
 from autorecover.server.policies import load_policies
@@ -147,7 +146,7 @@ def serve_cmd(
             scheduler,
             clock,
             loaded,
-            store_path=sqlite_path(store_url) if store_url.startswith("sqlite:///") else None,
+            store=store if store_url.split(":", 1)[0].lower() == "memory" else store_url,
             dry_run=dry_run,
             fake_state=fake_state,
             diagnostics_s=fake_diagnostics_s,

@@ -7,8 +7,11 @@ nodes, serving both hardware recovery (cordon, drain, simulated reset and reboot
 recovery (`sqlite_jobs` with the same scheduler). SEAM(scheduler): the Slurm adapter plugs in
 here, as another entry of `CLUSTERS`.
 Job recovery (`controllers.jobs.JobRecoveryController`) is hosted by passing `jobs=` — e.g.
-`sqlite_jobs(path, scheduler, ...)` with a scheduler that watches jobs (the local scheduler,
-Slurm); SEAM(jobs): `serve` passes it once such a scheduler is one of `CLUSTERS`.
+`jobs_on(store_url, scheduler, ...)` (SQLite or PostgreSQL: its `job_` tables beside
+hardware's in the engine's database; or the engine's `memory://` store itself) with a scheduler
+that watches jobs (the local scheduler, Slurm); `sqlite_jobs(path, ...)` is the same on one
+SQLite file. Every job-recovery commit is fenced by the leader's lease, as hardware
+recovery's are (`FencedJobStore`).
 """
 
 from __future__ import annotations
@@ -26,11 +29,25 @@ from autorecover.adapters.journal_fakes import (
 )
 from autorecover.adapters.local_scheduler import LocalScheduler
 from autorecover.controllers.hardware import HardwareController
-from autorecover.controllers.job_ports import HandoverOutbox, JobSchedulerPort, JobStorePort
+from autorecover.controllers.job_ports import (
+    HandoverOutbox,
+    JobSchedulerPort,
+    JobStorePort,
+    SignalSource,
+)
+from autorecover.controllers.job_records import (
+    JobActionRecord,
+    JobChanges,
+    JobEvent,
+    JobIncident,
+    JobSnapshot,
+    TimelineMark,
+)
 from autorecover.controllers.jobs import JobRecoveryController, JobSettings
 from autorecover.controllers.ports import Clock, DiagnosticsPort, Notifier, SchedulerPort
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
+from autorecover.domain.job_decisions import JobHistory
 from autorecover.server.engine import Engine, EngineSettings
 from autorecover.server.fencing import FencedStore
 from autorecover.server.hosting import Hosted, HostedHardware, Service
@@ -75,36 +92,129 @@ def cluster_for(
     clock: Clock,
     policies: Policies,
     *,
-    store_path: str | None,
+    store: str | EngineStore | None = None,
+    store_path: str | None = None,
     dry_run: bool,
     fake_state: Path | None = None,
     diagnostics_s: float = 0.0,
     local_root: Path | None = None,
     local_nodes: Sequence[str] = (),
 ) -> tuple[Cluster, JobsWiring | None]:
-    """The cluster `serve --scheduler KIND` acts on, and job recovery when it can be hosted."""
+    """The cluster `serve --scheduler KIND` acts on, and job recovery when it can be hosted:
+    on `store` (the engine's store URL, or its memory store; see `jobs_on`), or on the SQLite
+    file `store_path`."""
     if kind == "fake":
         return fake_cluster(clock, fake_state, diagnostics_s), None
     if kind == "local":
         if local_root is None or not local_nodes:
             raise ValueError("--scheduler local needs --local-root and --local-nodes")
-        if store_path is None:
+        if store is None and store_path is None:
             raise ValueError(
-                "--scheduler local hosts job recovery, whose store is SQLite: use sqlite:///"
+                "--scheduler local hosts job recovery: it needs the engine's store "
+                "(a URL or its memory store) or a SQLite file"
             )
         scheduler = LocalScheduler(local_root, local_nodes, clock)
-        jobs = sqlite_jobs(store_path, scheduler, clock, policies, dry_run)
+        if store is not None:
+            jobs = jobs_on(store, scheduler, clock, policies, dry_run)
+        else:
+            assert store_path is not None
+            jobs = sqlite_jobs(store_path, scheduler, clock, policies, dry_run)
         return local_cluster(clock, scheduler, diagnostics_s), jobs
     raise ValueError(f"unknown scheduler {kind!r} (expected one of {', '.join(CLUSTERS)})")
 
 
+FencedCommit = Callable[[JobChanges, Fence], None]
+
+
 @dataclass(frozen=True, slots=True)
 class JobsWiring:
-    """SEAM(jobs): job recovery's store and a factory for its controller."""
+    """SEAM(jobs): job recovery's store and factories for its controller (`fenced`, when
+    set, builds one on a `FencedJobStore` committing through `commit_fenced`: the runner
+    uses it)."""
 
     store: JobStorePort
     outbox: HandoverOutbox | None
     build: Callable[[], JobRecoveryController]
+    fenced: Callable[[Fence], JobRecoveryController] | None = None
+    commit_fenced: FencedCommit | None = None
+
+
+class FencedJobStore:
+    """`JobStorePort` for a job controller built under one fence: each commit records the
+    pass only while the lease holds (else `LeaseLostError`, and nothing is recorded)."""
+
+    def __init__(self, store: JobStorePort, commit: FencedCommit, fence: Fence) -> None:
+        self._store, self._commit, self.fence = store, commit, fence
+
+    def load(self) -> JobSnapshot:
+        """Everything the controller needs to resume."""
+        return self._store.load()
+
+    def commit(self, changes: JobChanges) -> None:
+        """Record one pass, if the fence still holds."""
+        self._commit(changes, self.fence)
+
+    def history(self, job: str) -> JobHistory:
+        """A job's history."""
+        return self._store.history(job)
+
+    def incidents(self, job: str | None = None) -> list[JobIncident]:
+        """Recorded incidents, oldest first."""
+        return self._store.incidents(job)
+
+    def timeline(self, incident: str) -> list[TimelineMark]:
+        """An incident's timeline, in order of time."""
+        return self._store.timeline(incident)
+
+    def actions(self, job: str | None = None) -> list[JobActionRecord]:
+        """Recorded actions, oldest first."""
+        return self._store.actions(job)
+
+    def events(self, job: str | None = None) -> list[JobEvent]:
+        """Recorded events, oldest first."""
+        return self._store.events(job)
+
+
+def jobs_on(
+    store: str | EngineStore,
+    scheduler: JobSchedulerPort,
+    clock: Clock,
+    policies: Policies,
+    dry_run: bool,
+    settings: JobSettings | None = None,
+) -> JobsWiring:
+    """Job recovery on the engine's store, whatever its backend: a store URL (`sqlite:///`,
+    `postgresql://`: its `job_` tables beside hardware's, fenced in the same transaction), or
+    the engine's memory store itself (`memory://` names a new, empty one)."""
+    from autorecover.adapters.job_store import (  # only when jobs are hosted
+        MemoryJobStore,
+        MemorySignals,
+        open_job_store,
+    )
+    from autorecover.adapters.store import MemoryStore
+
+    if isinstance(store, str):
+        if store.split(":", 1)[0].lower() == "memory":
+            raise ValueError("job recovery on memory://: pass the engine's store itself")
+        sql = open_job_store(store)
+
+        def sql_commit(changes: JobChanges, fence: Fence) -> None:
+            sql.commit(changes, fence=fence)
+
+        return _wired(sql, sql, sql, sql_commit, scheduler, clock, policies, dry_run, settings)
+    if isinstance(store, MemoryStore):
+        engine, memory = store, MemoryJobStore()
+
+        def memory_commit(changes: JobChanges, fence: Fence) -> None:
+            # In memory the check and the commit are two steps: memory is for trying out.
+            engine.commit_pass(None, now=changes.at, fence=fence)
+            memory.commit(changes)
+
+        signals = MemorySignals(store.signals)
+        return _wired(
+            memory, memory, signals, memory_commit, scheduler, clock, policies, dry_run, settings
+        )
+    raise ValueError("job recovery: pass the engine's store URL (sqlite:/// or postgresql://)")
 
 
 def sqlite_jobs(
@@ -119,15 +229,39 @@ def sqlite_jobs(
     from autorecover.adapters.job_store import SqliteJobStore  # only when jobs are hosted
 
     store = SqliteJobStore(path)
+
+    def commit(changes: JobChanges, fence: Fence) -> None:
+        store.commit(changes, fence=fence)
+
+    return _wired(store, store, store, commit, scheduler, clock, policies, dry_run, settings)
+
+
+def _wired(
+    store: JobStorePort,
+    outbox: HandoverOutbox,
+    signals: SignalSource,
+    fenced_commit: FencedCommit,
+    scheduler: JobSchedulerPort,
+    clock: Clock,
+    policies: Policies,
+    dry_run: bool,
+    settings: JobSettings | None,
+) -> JobsWiring:
     catalog = builtin_catalog()
 
-    def build() -> JobRecoveryController:
+    def controller(on: JobStorePort) -> JobRecoveryController:
         return JobRecoveryController(
-            store, scheduler, store, clock, policies.jobs, catalog, dry_run,
+            on, scheduler, signals, clock, policies.jobs, catalog, dry_run,
             notifier=LogNotifier(), settings=settings or JobSettings(),
         )  # fmt: skip
 
-    return JobsWiring(store, store, build)
+    return JobsWiring(
+        store,
+        outbox,
+        lambda: controller(store),
+        lambda fence: controller(FencedJobStore(store, fenced_commit, fence)),
+        fenced_commit,
+    )
 
 
 def hardware_service(
@@ -175,11 +309,12 @@ class HostedJobs:
 
 
 def jobs_service(jobs: JobsWiring, settings: EngineSettings) -> Service:
-    """Job recovery. SEAM(jobs): its store is not fenced by the lease yet — only the runner's
-    leadership check guards it — until job recovery's store takes the same `Fence`."""
-    return Service(
-        "jobs", lambda fence: HostedJobs(jobs.build()), settings.tick_s, settings.reconcile_s
-    )
+    """Job recovery, built afresh under each fence (its commits fenced, when it can be)."""
+
+    def build(fence: Fence) -> Hosted:
+        return HostedJobs(jobs.fenced(fence) if jobs.fenced is not None else jobs.build())
+
+    return Service("jobs", build, settings.tick_s, settings.reconcile_s)
 
 
 def build_engine(
