@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from autorecover.controllers.counting import TokenBucket
+from autorecover.controllers.hooks import ExecutionHooks
 from autorecover.controllers.ports import (
     ActionRecord,
     ActionStatus,
@@ -30,17 +31,7 @@ from autorecover.controllers.ports import (
 from autorecover.domain.lifecycle import MUTATIONS, Action, ActionKind
 from autorecover.domain.remediation import DiagnosticLevel
 
-
-def _nothing(action: Action) -> None:
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Hooks:
-    """Called around each execution; tests raise from them to crash the controller there."""
-
-    before_execute: Callable[[Action], None] = _nothing  # recorded, not executed
-    after_execute: Callable[[Action], None] = _nothing  # executed, outcome not recorded
+Hooks = ExecutionHooks[Action]
 
 
 NO_HOOKS = Hooks()

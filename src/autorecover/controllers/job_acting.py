@@ -10,10 +10,11 @@ attempt), and runs on none of the excluded nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autorecover.controllers.counting import TokenBucket
+from autorecover.controllers.hooks import ExecutionHooks
 from autorecover.controllers.job_ports import JobSchedulerPort
 from autorecover.controllers.job_records import (
     MUTATIONS,
@@ -35,17 +36,7 @@ from autorecover.controllers.ports import (
     TransientError,
 )
 
-
-def _nothing(action: JobAction) -> None:
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class JobHooks:
-    """Called around each execution; tests raise from them to crash the controller there."""
-
-    before_execute: Callable[[JobAction], None] = _nothing  # recorded, not executed
-    after_execute: Callable[[JobAction], None] = _nothing  # executed, outcome not recorded
+JobHooks = ExecutionHooks[JobAction]
 
 
 NO_JOB_HOOKS = JobHooks()
