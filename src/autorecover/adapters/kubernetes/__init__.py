@@ -1,0 +1,1 @@
+"""The Kubernetes adapters: nodes, PyTorchJobs, pods, leases, and the test control plane."""
