@@ -1,0 +1,133 @@
+"""The Kubernetes client the adapters share: lightkube's asynchronous client on its own loop.
+
+The recovery ports are synchronous (controllers run one pass at a time), the client is
+asynchronous: `KubeSession` runs an asyncio loop in a daemon thread, holds one
+`lightkube.AsyncClient`, and lets the ports run coroutines on it (`call`) with a deadline.
+`Informer` keeps a watch-backed cache of one kind there (see informers.py).
+
+Errors are mapped once, here, to the ports' vocabulary: a conflict, throttling, a server
+error or a lost connection is `TransientError` (try again on a later pass); anything else
+the API refuses is `PermanentError`; a missing object is `NotFound` (a `PermanentError`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+from lightkube import AsyncClient, KubeConfig
+from lightkube.core.exceptions import ApiError
+
+from autorecover.controllers.ports import PermanentError, TransientError
+
+T = TypeVar("T")
+FIELD_MANAGER = "autorecover"
+CALL_TIMEOUT_S = 30.0
+_TRANSIENT_CODES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
+
+class NotFound(PermanentError):
+    """The object does not exist (any more)."""
+
+
+class Conflict(TransientError):
+    """Someone changed the object since it was read; read it again and retry."""
+
+
+def api_code(exc: BaseException) -> int | None:
+    """The HTTP status of an API error, or None for anything else."""
+    if isinstance(exc, ApiError):
+        code = exc.status.code if exc.status is not None else None
+        return int(code) if code is not None else exc.response.status_code
+    return None
+
+
+def mapped(exc: BaseException, what: str) -> Exception:
+    """The ports' error for a client exception (call with `raise mapped(...) from exc`)."""
+    code = api_code(exc)
+    message = f"{what}: {exc}"
+    if code == 404:
+        return NotFound(message)
+    if code == 409:
+        return Conflict(message)
+    if code in _TRANSIENT_CODES:
+        return TransientError(message)
+    if code is not None:
+        return PermanentError(f"{message} (HTTP {code})")
+    if isinstance(exc, (httpx.TransportError, asyncio.TimeoutError, TimeoutError)):
+        return TransientError(message)
+    return PermanentError(message)
+
+
+def load_config(kubeconfig: Path | None) -> KubeConfig:
+    """A kubeconfig file's current context, or the in-cluster service account."""
+    try:
+        if kubeconfig is not None:
+            return KubeConfig.from_file(str(kubeconfig))
+        return KubeConfig.from_env()
+    except Exception as exc:  # lightkube raises several kinds for a bad or missing config
+        where = str(kubeconfig) if kubeconfig else "in-cluster service account / ~/.kube/config"
+        raise ValueError(f"cannot load a Kubernetes configuration from {where}: {exc}") from None
+
+
+class KubeSession:
+    """One event loop in a thread with one lightkube `AsyncClient`; sync callers use `call`."""
+
+    def __init__(self, config: KubeConfig, *, timeout_s: float = CALL_TIMEOUT_S) -> None:
+        self.timeout_s = timeout_s
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="kube-session", daemon=True
+        )
+        self._thread.start()
+        self.client: AsyncClient = self.call(self._make_client(config))
+
+    @staticmethod
+    async def _make_client(config: KubeConfig) -> AsyncClient:
+        return AsyncClient(config, field_manager=FIELD_MANAGER, timeout=httpx.Timeout(30.0))
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The session's event loop."""
+        return self._loop
+
+    def call(self, coro: Coroutine[Any, Any, T], timeout_s: float | None = None) -> T:
+        """Run a coroutine on the session's loop and wait for it (bounded)."""
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result(timeout_s or self.timeout_s)
+        except TimeoutError:
+            future.cancel()
+            raise TransientError(
+                f"Kubernetes call took over {timeout_s or self.timeout_s} s"
+            ) from None
+
+    def spawn(self, factory: Callable[[], Awaitable[None]]) -> None:
+        """Start a background task on the loop (informers)."""
+
+        async def start() -> None:
+            asyncio.ensure_future(factory())
+
+        self.call(start())
+
+    def close(self) -> None:
+        """Stop the loop and close the client."""
+        if not self._loop.is_running():
+            return
+
+        async def shutdown() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.client.close()
+
+        try:
+            self.call(shutdown(), timeout_s=10)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)

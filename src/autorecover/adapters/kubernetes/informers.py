@@ -1,0 +1,165 @@
+"""Watch-backed caches of one kind of object (nodes, pods, PyTorchJobs): list once, then watch.
+
+An `Informer` lists its objects, remembers the list's resource version, and watches from
+there; each event updates the cache and the last resource version seen. When the watch
+breaks (the API server restarted, the connection dropped) it resumes from that version
+after a backoff (0.2 s doubling to 10 s), so nothing is missed and nothing is re-read; when
+the server answers `410 Gone` (that version has been compacted away) it lists again and
+replaces the cache. It never polls: between events it waits on the open watch.
+
+Readers (the ports, on other threads) take snapshots under a lock: `items()`, `get()`.
+`changed` is a counter the ports use to know whether anything arrived since they looked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import httpx
+from lightkube.core.exceptions import ApiError
+
+from autorecover.adapters.kubernetes.client import KubeSession, api_code
+from autorecover.controllers.ports import TransientError
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+Key = tuple[str, str]  # (namespace or "", name)
+BACKOFF_S = (0.2, 10.0)
+
+
+@dataclass(slots=True)
+class InformerStats:
+    """What an informer has been through; tests and metrics read it."""
+
+    lists: int = 0
+    events: int = 0
+    resumes: int = 0  # watch restarted from the last resource version
+    gone: int = 0  # 410 Gone: listed again
+
+
+def key_of(obj: Any) -> Key:
+    """(namespace, name) of a lightkube object."""
+    meta = obj.metadata
+    return (meta.namespace or "", meta.name or "")
+
+
+class Informer(Generic[R]):
+    """A cache of one kind kept current by list + watch on the session's loop."""
+
+    def __init__(
+        self,
+        session: KubeSession,
+        resource: type[R],
+        *,
+        namespace: str | None = None,
+        labels: dict[str, Any] | None = None,
+        fields: dict[str, Any] | None = None,
+        name: str = "",
+        on_change: Callable[[str, R], None] | None = None,
+    ) -> None:
+        self.session = session
+        self.resource = resource
+        self.namespace = namespace or "*"
+        self.labels = labels
+        self.fields = fields
+        self.name = name or resource.__name__
+        self.on_change = on_change
+        self.stats = InformerStats()
+        self.resource_version: str | None = None
+        self.changed = 0
+        self._items: dict[Key, R] = {}
+        self._lock = threading.Lock()
+        self._synced = threading.Event()
+
+    # --- readers (any thread) ----------------------------------------------------------------
+
+    def items(self) -> list[R]:
+        """Every cached object, as of the last event."""
+        with self._lock:
+            return list(self._items.values())
+
+    def get(self, namespace: str, name: str) -> R | None:
+        """One cached object, or None."""
+        with self._lock:
+            return self._items.get((namespace, name))
+
+    def wait_synced(self, timeout_s: float = 30.0) -> None:
+        """Block until the first list arrived; `TransientError` if it did not in time."""
+        if not self._synced.wait(timeout_s):
+            raise TransientError(f"{self.name} cache not synced after {timeout_s} s")
+
+    def start(self) -> None:
+        """Start listing and watching on the session's loop."""
+        self.session.spawn(self._run)
+
+    # --- the loop (the session's thread) ------------------------------------------------------
+
+    async def _run(self) -> None:
+        delay = BACKOFF_S[0]
+        while True:
+            try:
+                if self.resource_version is None:
+                    await self._list()
+                await self._watch()
+                delay = BACKOFF_S[0]
+            except asyncio.CancelledError:
+                raise
+            except ApiError as exc:
+                if api_code(exc) == 410:
+                    self.stats.gone += 1
+                    log.info("%s watch: resource version %s gone; listing again", self.name,
+                             self.resource_version)  # fmt: skip
+                    self.resource_version = None
+                    continue
+                log.warning("%s watch: %s; again in %.1f s", self.name, exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_S[1])
+            except (httpx.HTTPError, OSError, ValueError) as exc:
+                # The API server went away (restart, network): resume from where we were.
+                self.stats.resumes += 1
+                log.info("%s watch interrupted (%s); resuming from %s in %.1f s", self.name,
+                         type(exc).__name__, self.resource_version, delay)  # fmt: skip
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, BACKOFF_S[1])
+
+    async def _list(self) -> None:
+        listing = self.session.client.list(
+            self.resource,  # type: ignore[arg-type]
+            namespace=self.namespace, labels=self.labels, fields=self.fields,
+        )  # fmt: skip
+        fresh: dict[Key, R] = {}
+        async for obj in listing:
+            fresh[key_of(obj)] = obj
+        version = str(listing.resourceVersion)  # set by the first page, even an empty one
+        with self._lock:
+            self._items = fresh
+            self.changed += 1
+        self.resource_version = version
+        self.stats.lists += 1
+        self._synced.set()
+
+    async def _watch(self) -> None:
+        stream = self.session.client.watch(
+            self.resource,  # type: ignore[arg-type]
+            namespace=self.namespace, labels=self.labels, fields=self.fields,
+            resource_version=self.resource_version,
+        )  # fmt: skip
+        async for kind, obj in stream:
+            self.stats.events += 1
+            key = key_of(obj)
+            with self._lock:
+                if kind == "DELETED":
+                    self._items.pop(key, None)
+                else:
+                    self._items[key] = obj
+                self.changed += 1
+            version = obj.metadata.resourceVersion  # type: ignore[attr-defined]
+            if version:
+                self.resource_version = version
+            if self.on_change is not None:
+                self.on_change(kind, obj)
