@@ -21,23 +21,42 @@ whose directive is malformed — or that says `autorecover` any other way (`Auto
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields, replace
-from enum import StrEnum
+from dataclasses import dataclass, replace
 
-from autorecover.domain.job_policy import JobPolicy, PolicyError
+from autorecover.adapters.job_settings import (
+    KINDS,
+    JobSettings,
+    SettingError,
+    SitePolicy,
+    Source,
+    Value,
+    format_value,
+    parse_settings,
+)
+from autorecover.domain.job_policy import PolicyError
+
+__all__ = [
+    "KINDS",
+    "MAX_DIRECTIVE",
+    "PREFIX",
+    "CommentError",
+    "CommentPolicy",
+    "JobSettings",
+    "SitePolicy",
+    "Source",
+    "Value",
+    "format_comment",
+    "parse_comment",
+    "resolve",
+]
 
 PREFIX = "autorecover:"
 MAX_DIRECTIVE = 512
 _WORD_SPLIT = re.compile(r"[\s;]+")
-_KEY = re.compile(r"[a-z][a-z0-9_]{0,39}")
-_NUMBER = re.compile(r"\d{1,9}(?:\.\d{1,6})?")  # 15 digits: exact through a float
-_WHOLE = re.compile(r"\d{1,9}")
 _MENTION = re.compile(r"auto[-_ ]?recover", re.IGNORECASE)
 
-Value = bool | int | float | tuple[float, ...]
 
-
-class CommentError(ValueError):
+class CommentError(SettingError):
     """The comment's autorecover directive is not valid; the message says what is wrong."""
 
 
@@ -47,20 +66,6 @@ class CommentPolicy:
 
     enabled: bool
     settings: tuple[tuple[str, Value], ...] = ()  # sorted by key
-
-
-def _kinds() -> dict[str, type]:
-    """Each settable field and the type of its default (bool before int: bool is an int)."""
-    out: dict[str, type] = {}
-    for f in fields(JobPolicy):
-        if f.name == "enabled":
-            continue
-        default = getattr(JobPolicy(), f.name)
-        out[f.name] = next(t for t in (bool, int, float, tuple) if isinstance(default, t))
-    return out
-
-
-KINDS = _kinds()
 
 
 def parse_comment(comment: str) -> CommentPolicy | None:
@@ -85,81 +90,19 @@ def parse_comment(comment: str) -> CommentPolicy | None:
         raise CommentError(f"mode must be 'on' or 'off', not {mode[:40]!r}")
     if mode == "off" and items:
         raise CommentError("'autorecover:off' takes no settings")
-    settings: dict[str, Value] = {}
-    for item in items:
-        key, eq, raw = item.partition("=")
-        if not eq or not _KEY.fullmatch(key):
-            raise CommentError(f"setting {item[:60]!r} is not key=value")
-        if key not in KINDS:
-            raise CommentError(f"unknown setting {key!r} (known: {', '.join(sorted(KINDS))})")
-        if key in settings:
-            raise CommentError(f"setting {key!r} given twice")
-        settings[key] = _value(key, raw)
+    try:
+        settings = parse_settings(items)
+    except SettingError as exc:
+        raise CommentError(str(exc)) from None
     return CommentPolicy(mode == "on", tuple(sorted(settings.items())))
-
-
-def _value(key: str, raw: str) -> Value:
-    kind = KINDS[key]
-    if kind is bool:
-        if raw not in ("true", "false"):
-            raise CommentError(f"{key} must be true or false, not {raw[:40]!r}")
-        return raw == "true"
-    if kind is int:
-        if not _WHOLE.fullmatch(raw):
-            raise CommentError(f"{key} must be a whole number, not {raw[:40]!r}")
-        return int(raw)
-    if kind is float:
-        if not _NUMBER.fullmatch(raw):
-            raise CommentError(f"{key} must be a number, not {raw[:40]!r}")
-        return float(raw)
-    parts = raw.split("/")
-    if not all(_NUMBER.fullmatch(p) for p in parts) or len(parts) > 16:
-        raise CommentError(f"{key} must be numbers separated by '/', not {raw[:40]!r}")
-    return tuple(float(p) for p in parts)
 
 
 def format_comment(policy: CommentPolicy) -> str:
     """The directive for a policy (what `parse_comment` reads back as the same policy)."""
     if not policy.enabled:
         return f"{PREFIX}off"
-    items = [f"{key}={_format(value)}" for key, value in policy.settings]
+    items = [f"{key}={format_value(value)}" for key, value in policy.settings]
     return ",".join([f"{PREFIX}on", *items])
-
-
-def _format(value: Value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, tuple):
-        return "/".join(_format(v) for v in value)
-    if isinstance(value, float):
-        return f"{value:.6f}".rstrip("0").rstrip(".")
-    return str(value)
-
-
-class Source(StrEnum):
-    """Where a job's policy came from (persisted: never rename a value)."""
-
-    COMMENT = "comment"
-    SITE = "site"
-    INVALID = "invalid"  # the comment was malformed: autorecover is off for the job
-
-
-@dataclass(frozen=True, slots=True)
-class SitePolicy:
-    """The site-wide default: whether jobs without a directive are in, and the base policy."""
-
-    opt_in: bool = True  # True: only jobs whose comment says `autorecover:on`
-    base: JobPolicy = field(default_factory=JobPolicy)
-
-
-@dataclass(frozen=True, slots=True)
-class JobSettings:
-    """The policy one job runs under, and why."""
-
-    enabled: bool
-    policy: JobPolicy
-    source: Source
-    error: str | None = None
 
 
 def resolve(comment: str, site: SitePolicy | None = None) -> JobSettings:

@@ -1,0 +1,1 @@
+"""Tests of what deploy/ ships: the Helm chart, rendered with a real helm."""
