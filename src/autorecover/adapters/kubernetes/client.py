@@ -7,7 +7,7 @@ asynchronous: `KubeSession` runs an asyncio loop in a daemon thread, holds one
 
 Errors are mapped once, here, to the ports' vocabulary: a conflict, throttling, a server
 error or a lost connection is `TransientError` (try again on a later pass); anything else
-the API refuses is `PermanentError`; a missing object is `NotFound` (a `PermanentError`).
+the API refuses is `PermanentError`; a missing object is `NotFoundError` (a `PermanentError`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-import httpx
+import httpx2 as httpx
 from lightkube import AsyncClient, KubeConfig
 from lightkube.core.exceptions import ApiError
 
@@ -30,11 +30,11 @@ CALL_TIMEOUT_S = 30.0
 _TRANSIENT_CODES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
 
-class NotFound(PermanentError):
+class NotFoundError(PermanentError):
     """The object does not exist (any more)."""
 
 
-class Conflict(TransientError):
+class ConflictError(TransientError):
     """Someone changed the object since it was read; read it again and retry."""
 
 
@@ -51,9 +51,9 @@ def mapped(exc: BaseException, what: str) -> Exception:
     code = api_code(exc)
     message = f"{what}: {exc}"
     if code == 404:
-        return NotFound(message)
+        return NotFoundError(message)
     if code == 409:
-        return Conflict(message)
+        return ConflictError(message)
     if code in _TRANSIENT_CODES:
         return TransientError(message)
     if code is not None:
@@ -80,6 +80,7 @@ class KubeSession:
     def __init__(self, config: KubeConfig, *, timeout_s: float = CALL_TIMEOUT_S) -> None:
         self.timeout_s = timeout_s
         self._loop = asyncio.new_event_loop()
+        self._tasks: set[asyncio.Future[None]] = set()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="kube-session", daemon=True
         )
@@ -110,7 +111,9 @@ class KubeSession:
         """Start a background task on the loop (informers)."""
 
         async def start() -> None:
-            asyncio.ensure_future(factory())
+            task = asyncio.ensure_future(factory())
+            self._tasks.add(task)  # a reference, so the loop does not drop it
+            task.add_done_callback(self._tasks.discard)
 
         self.call(start())
 
@@ -131,3 +134,5 @@ class KubeSession:
         finally:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=5)
+            if not self._loop.is_running():
+                self._loop.close()

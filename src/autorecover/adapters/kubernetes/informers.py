@@ -20,8 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-import httpx
+import httpx2 as httpx
 from lightkube.core.exceptions import ApiError
+from lightkube.core.resource import NamespacedResource
 
 from autorecover.adapters.kubernetes.client import KubeSession, api_code
 from autorecover.controllers.ports import TransientError
@@ -64,7 +65,9 @@ class Informer(Generic[R]):
     ) -> None:
         self.session = session
         self.resource = resource
-        self.namespace = namespace or "*"
+        # A namespaced kind is listed across namespaces ("*") unless one is given.
+        namespaced = issubclass(resource, NamespacedResource)
+        self.namespace = (namespace or "*") if namespaced else None
         self.labels = labels
         self.fields = fields
         self.name = name or resource.__name__
@@ -122,14 +125,14 @@ class Informer(Generic[R]):
             except (httpx.HTTPError, OSError, ValueError) as exc:
                 # The API server went away (restart, network): resume from where we were.
                 self.stats.resumes += 1
-                log.info("%s watch interrupted (%s); resuming from %s in %.1f s", self.name,
+                (log.warning if isinstance(exc, ValueError) else log.info)("%s watch interrupted (%s); resuming from %s in %.1f s", self.name,
                          type(exc).__name__, self.resource_version, delay)  # fmt: skip
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, BACKOFF_S[1])
 
     async def _list(self) -> None:
         listing = self.session.client.list(
-            self.resource,  # type: ignore[arg-type]
+            self.resource,  # type: ignore[type-var]
             namespace=self.namespace, labels=self.labels, fields=self.fields,
         )  # fmt: skip
         fresh: dict[Key, R] = {}
@@ -145,7 +148,7 @@ class Informer(Generic[R]):
 
     async def _watch(self) -> None:
         stream = self.session.client.watch(
-            self.resource,  # type: ignore[arg-type]
+            self.resource,  # type: ignore[type-var]
             namespace=self.namespace, labels=self.labels, fields=self.fields,
             resource_version=self.resource_version,
         )  # fmt: skip

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 from lightkube.core.exceptions import ApiError
 
 from autorecover.adapters.kubernetes.client import KubeSession, api_code
@@ -99,7 +99,7 @@ class LogSpool:
                     if seen <= done:
                         continue
                     start = seen - len(data)
-                    self._append(path, data[max(0, done - start):])
+                    self._append(path, data[max(0, done - start) :])
                     done = seen
                 return  # the container ended and its log is complete
             except asyncio.CancelledError:

@@ -47,7 +47,7 @@ def _meta(node: Node) -> Mapping[str, Any]:
     return node.get("metadata") or {}
 
 
-def annotations(node: Node) -> Mapping[str, str]:
+def node_annotations(node: Node) -> Mapping[str, str]:
     """The node's annotations (empty when none)."""
     return _meta(node).get("annotations") or {}
 
@@ -83,7 +83,7 @@ def _patch(node: Node, meta: dict[str, Any], spec: dict[str, Any] | None = None)
 
 def cordon_patch(node: Node, prov: Provenance, owner: str) -> dict[str, Any] | None:
     """The merge patch that cordons the node for us; None when it is ours already."""
-    have = annotations(node)
+    have = node_annotations(node)
     if have.get(CORDONED_BY) == owner and unschedulable(node):
         return None
     notes = {**provenance_annotations(prov), CORDONED_BY: owner}
@@ -110,7 +110,7 @@ def taint_patch(
 
 def resume_patch(node: Node, owner: str) -> dict[str, Any] | None:
     """The merge patch that removes exactly our marks; None when there are none."""
-    have = annotations(node)
+    have = node_annotations(node)
     ours_cordon = have.get(CORDONED_BY) == owner
     kept = [t for t in taints(node) if t.get("key") != QUARANTINE_TAINT]
     ours_taint = len(kept) != len(taints(node))
@@ -141,7 +141,7 @@ def condition(prov: Provenance, held: bool) -> dict[str, Any]:
 
 def scheduler_node(node: Node, owner: str, running: int = 0) -> SchedulerNode:
     """The scheduler's view of the node for hardware recovery: who holds it out, its taints."""
-    have = annotations(node)
+    have = node_annotations(node)
     owners: set[str] = set()
     if unschedulable(node):
         if have.get(CORDONED_BY) == owner:

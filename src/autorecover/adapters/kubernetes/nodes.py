@@ -21,16 +21,20 @@ from typing import Any
 
 from lightkube.core.exceptions import ApiError
 from lightkube.models.meta_v1 import ObjectMeta
-from lightkube.models.policy_v1 import Eviction
 from lightkube.resources.core_v1 import Node, Pod
 from lightkube.types import PatchType
 
 from autorecover.adapters.kubernetes import marks
-from autorecover.adapters.kubernetes.client import Conflict, KubeSession, api_code, mapped
+from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, api_code, mapped
 from autorecover.adapters.kubernetes.informers import Informer
 from autorecover.adapters.kubernetes.names import valid_node_name
-from autorecover.controllers.ports import Clock, PermanentError, Provenance, SchedulerNode
-from autorecover.controllers.ports import TransientError
+from autorecover.controllers.ports import (
+    Clock,
+    PermanentError,
+    Provenance,
+    SchedulerNode,
+    TransientError,
+)
 
 log = logging.getLogger(__name__)
 _ACTIVE_PHASES = ("Pending", "Running")
@@ -150,11 +154,9 @@ class KubeNodes:
             if _left_alone(pod):
                 skipped.append(ref)
                 continue
-            eviction = Eviction(metadata=ObjectMeta(name=meta.name, namespace=meta.namespace))
+            eviction = Pod.Eviction(metadata=ObjectMeta(name=meta.name, namespace=meta.namespace))
             try:
-                await self.session.client.create(
-                    Pod.Eviction, name=meta.name, namespace=meta.namespace, obj=eviction  # type: ignore[call-overload]
-                )
+                await self.session.client.create(eviction, meta.name, namespace=meta.namespace)
                 evicted.append(ref)
             except ApiError as exc:
                 code = api_code(exc)
@@ -172,7 +174,11 @@ class KubeNodes:
 
     def _cached(self) -> dict[str, dict[str, Any]]:
         self.nodes.wait_synced()
-        return {n.metadata.name: n.to_dict() for n in self.nodes.items() if n.metadata and n.metadata.name}
+        return {
+            n.metadata.name: n.to_dict()
+            for n in self.nodes.items()
+            if n.metadata and n.metadata.name
+        }
 
     def _running(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -183,7 +189,9 @@ class KubeNodes:
                 counts[node] = counts.get(node, 0) + 1
         return counts
 
-    def _edit(self, node: str, patch_for: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+    def _edit(
+        self, node: str, patch_for: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> None:
         name = valid_node_name(node)
 
         async def edit() -> None:
@@ -201,7 +209,7 @@ class KubeNodes:
                     raise mapped(exc, f"patch node {name}") from exc
                 except Exception as exc:
                     raise mapped(exc, f"patch node {name}") from exc
-            raise Conflict(f"patch node {name}: changed by others {_CONFLICT_TRIES} times")
+            raise ConflictError(f"patch node {name}: changed by others {_CONFLICT_TRIES} times")
 
         self.session.call(edit())
 

@@ -40,7 +40,7 @@ STATE_FILE = "cluster.json"
 GPUS_PER_NODE = 8
 NODE_LABELS = {"type": "kwok", "nvidia.com/gpu.present": "true"}
 OPERATOR_NAMESPACE = "kubeflow"
-WEBHOOK_CERTS = Path("/tmp/k8s-webhook-server/serving-certs")  # the operator's fixed path
+WEBHOOK_CERTS = Path("/tmp/k8s-webhook-server/serving-certs")  # noqa: S108  (the operator's fixed path)
 # How long each component may take to come up on a loaded 2-core machine.
 START_S = 120.0
 
@@ -165,9 +165,9 @@ class KubeTestCluster:
         self.processes.clear()
 
     def restart_apiserver(self) -> None:
-        """Stop kube-apiserver and start it again on the same port (watches must survive)."""
+        """Kill kube-apiserver and start it again on the same port (watches must survive)."""
         process = self.processes.pop("kube-apiserver")
-        os.killpg(process.pid, signal.SIGTERM)
+        os.killpg(process.pid, signal.SIGKILL)  # a crash; a graceful stop drains for a minute
         process.wait(timeout=30)
         self._start_apiserver()
 
@@ -290,9 +290,12 @@ class KubeTestCluster:
         plural = _PLURALS[kind]
         prefix = f"/apis/{group}/{version}" if group else f"/api/{version}"
         ns = f"/namespaces/{meta['namespace']}" if "namespace" in meta else ""
-        url = f"{self.server}{prefix}{ns}/{plural}/{meta['name']}?fieldManager=autorecover-test&force=true"
-        request = urllib.request.Request(url, data=json.dumps(obj).encode(), method="PATCH",
-                                         headers={"Content-Type": "application/apply-patch+yaml"})  # fmt: skip
+        url = f"{self.server}{prefix}{ns}/{plural}/{meta['name']}"
+        url += "?fieldManager=autorecover-test&force=true"
+        apply = {"Content-Type": "application/apply-patch+yaml"}
+        request = urllib.request.Request(  # noqa: S310  (https, our own server)
+            url, data=json.dumps(obj).encode(), method="PATCH", headers=apply
+        )
         try:
             with urllib.request.urlopen(request, context=self._ssl(), timeout=10):  # noqa: S310
                 pass
@@ -301,7 +304,7 @@ class KubeTestCluster:
                 f"apply {kind}/{meta['name']}: {exc.code} {exc.read()[:500]!r}"
             ) from None
         if kind == "Node" and "status" in obj:
-            status = urllib.request.Request(
+            status = urllib.request.Request(  # noqa: S310
                 f"{self.server}/api/v1/nodes/{meta['name']}/status",
                 data=json.dumps({"status": obj["status"]}).encode(), method="PATCH",
                 headers={"Content-Type": "application/merge-patch+json"})  # fmt: skip
@@ -363,7 +366,8 @@ class KubeTestCluster:
             key(name)
             ssl_cmd("req", "-new", "-key", f"{name}.key", "-subj", subject, "-out", f"{name}.csr")
             ssl_cmd("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-                    "-CAcreateserial", "-days", "30", "-extfile", ext, "-out", f"{name}.crt")  # fmt: skip
+                    "-CAcreateserial", "-days", "30", "-extfile", ext,
+                    "-out", f"{name}.crt")  # fmt: skip
         key("sa")
         ssl_cmd("pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub")
 
