@@ -4,12 +4,17 @@
 the node / pod / PyTorchJob informers, `KubeNodes`, `KubeJobs` with a log spool) and a
 lightkube client of its own for the test's side of things: submitting jobs, making a pod's
 container fail (kwok's `autorecover-pod-fail` stage), writing a pod's log (a kwok `Logs`
-object pointing at a file in the CRI format kubelets write).
+object pointing at a file in the CRI format kubelets write). kwok serves a log by pod name
+and the training operator reuses pod names across attempts, so a pod's file holds what every
+attempt of that replica wrote (a real kubelet starts a new log per container): tests write
+what an attempt says after that attempt starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -17,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from lightkube import Client
+from lightkube import ApiError, Client
 from lightkube.generic_resource import create_namespaced_resource
 from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import Namespace, Node, Pod
@@ -191,6 +196,13 @@ class KubeHarness:
         folder.mkdir(exist_ok=True)
         return folder / f"{pod}.log"
 
+    def step(self, pod: str, node: str, step: int, rank: int = 0) -> None:
+        """The pod's training script reports a step (an autorecover/1 telemetry line)."""
+        record = {"telemetry": "autorecover/1", "ts": datetime.now(UTC).isoformat(),
+                  "rank": rank, "event": "step", "node": node, "step": step,
+                  "step_time_s": 1.0}  # fmt: skip
+        self.log(pod, json.dumps(record), stream="stdout")
+
     def log(self, pod: str, text: str, stream: str = "stderr") -> None:
         """The pod's container writes a line (CRI log format, as kubelets store it)."""
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -205,8 +217,9 @@ class KubeHarness:
             for job in self.client.list(PyTorchJob, namespace=self.namespace):
                 self.client.delete(PyTorchJob, job.metadata.name, namespace=self.namespace)
             for pod in self.client.list(Pod, namespace=self.namespace):
-                self.client.delete(Pod, pod.metadata.name, namespace=self.namespace,
-                                   grace_period=0)  # fmt: skip
+                with contextlib.suppress(ApiError):  # gone meanwhile (its job's deletion)
+                    self.client.delete(Pod, pod.metadata.name, namespace=self.namespace,
+                                       grace_period=0)  # fmt: skip
             wait(lambda: not list(self.client.list(Pod, namespace=self.namespace)),
                  "the test's pods gone", 20)  # fmt: skip
             self.reset_nodes()

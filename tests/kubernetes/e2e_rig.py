@@ -1,0 +1,126 @@
+"""End-to-end recovery on the real control plane, composed in-process as the engine composes it.
+
+`Rig` puts together, on one temporary SQLite file: the harness's `KubeNodes` and `KubeJobs`
+(informers on the real API server), `SqliteJobStore` + `SqliteStore`,
+`JobRecoveryController`, `HardwareController` (with `FakeDiagnostics`: validation passes),
+and the node agent's real kernel probe (`--kernel-source file`) on one kernel-log file per
+kwok node, whose signals go to `hardware.ingest`. `step()` is one pass of everything;
+`until()` repeats it, every wait bounded.
+"""
+
+from __future__ import annotations
+
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import timedelta
+from pathlib import Path
+from typing import TypeVar
+
+from autorecover.adapters.fakes import FakeDiagnostics, FakeNotifier
+from autorecover.adapters.job_store import SqliteJobStore
+from autorecover.adapters.store import SqliteStore
+from autorecover.agent.probing import NodeProbe
+from autorecover.agent.thresholds import load_thresholds
+from autorecover.agent.wiring import AgentConfig, build_probes
+from autorecover.controllers.hardware import HardwareController
+from autorecover.controllers.jobs import JobRecoveryController, deliver_handovers
+from autorecover.domain import catalog as catalog_module
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.job_policy import builtin_job_policy
+from autorecover.domain.policy import HardwarePolicy
+from autorecover.domain.policy_loading import load_policy
+from autorecover.domain.signals import Probe
+
+from .harness import KubeHarness
+
+T = TypeVar("T")
+XIDS = Path(catalog_module.__file__).parent / "data" / "xids.toml"
+XID_79 = tomllib.loads(XIDS.read_text())["xid"]["79"]["example"]  # the catalog's real line
+POLICY = load_policy()
+# Six nodes: one out is 17 % of the fleet, past the default blast-radius limits.
+ROOMY = replace(POLICY, breaker=replace(POLICY.breaker, max_fraction=1.0, max_out_fraction=1.0))
+POLL_S = 0.05
+
+
+class Rig:
+    """Job and hardware recovery on the real control plane, on one SQLite file."""
+
+    def __init__(self, kube: KubeHarness, db: Path, policy: HardwarePolicy = ROOMY) -> None:
+        self.kube = kube
+        self.clock = kube.clock
+        self.hw_store = SqliteStore(db)
+        self.job_store = SqliteJobStore(db)
+        self.diagnostics = FakeDiagnostics(self.clock)
+        self.notifier = FakeNotifier()
+        self.hardware = HardwareController(
+            store=self.hw_store, scheduler=kube.nodes, diagnostics=self.diagnostics,
+            notifier=self.notifier, clock=self.clock, policy=policy,
+            fleet_size=len(kube.cluster.node_names),
+        )  # fmt: skip
+        self.hardware.start()
+        self.jobs = JobRecoveryController(
+            self.job_store, kube.jobs, self.job_store, self.clock, builtin_job_policy(),
+            builtin_catalog(), dry_run=False, notifier=self.notifier,
+        )  # fmt: skip
+        skip = frozenset({Probe.NVML, Probe.INFINIBAND, Probe.PCIE, Probe.DCGM})
+        since = self.clock.now() - timedelta(seconds=1)
+        self.kernel_logs = kube.tmp / "kernel"
+        self.kernel_logs.mkdir()
+        self.probes: list[NodeProbe] = []
+        for node in kube.cluster.node_names:
+            self.kernel_log(node).touch()
+            config = AgentConfig(node=node, kernel_source="file",
+                                 kernel_log=self.kernel_log(node), skip=skip,
+                                 kernel_not_before=since)  # fmt: skip
+            self.probes.extend(build_probes(config, builtin_catalog(), load_thresholds()))
+
+    def kernel_log(self, node: str) -> Path:
+        """The node's kernel log, as the agent on it would read it."""
+        return self.kernel_logs / f"{node}.log"
+
+    def fault(self, node: str, line: str = XID_79) -> None:
+        """Append a kernel line to the node's kernel log (what the driver would print)."""
+        with self.kernel_log(node).open("a") as f:
+            f.write(line + "\n")
+
+    def step(self, *, hardware: bool = True) -> None:
+        """One pass: node agents -> hardware.ingest, job recovery, hand-overs, hardware tick."""
+        now = self.clock.now()
+        signals = [s for p in self.probes for s in p.poll(now).signals]
+        if signals:
+            self.hardware.ingest(signals)
+        self.jobs.run_once()
+        deliver_handovers(self.job_store, self.hardware.ingest, self.clock.now())
+        if hardware:
+            self.hardware.tick()
+
+    def until(self, check: Callable[[], T | None], what: str, timeout_s: float = 60.0,
+              *, hardware: bool = True) -> T:  # fmt: skip
+        """Run passes until `check()` gives something; fail after `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self.step(hardware=hardware)
+            got = check()
+            if got is not None and got is not False:
+                return got
+            if time.monotonic() > deadline:
+                raise AssertionError(f"not {what} after {timeout_s:.0f} s\n{self.describe()}")
+            time.sleep(POLL_S)
+
+    def describe(self) -> str:
+        """What job recovery recorded and what the scheduler shows: for a failure message."""
+        lines = [f"incident {i.id} {i.phase} verdict={i.verdict} decided={i.decided}"
+                 for i in self.job_store.incidents()]  # fmt: skip
+        lines += [f"action {a}" for a in self.job_store.actions()]
+        lines += [f"event {e}" for e in self.job_store.events()]
+        lines += [f"watched {w.status}" for w in self.kube.jobs.watched()]
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        """Close the probes' files and both stores."""
+        for probe in self.probes:
+            probe.close()
+        self.job_store.close()
+        self.hw_store.close()
