@@ -17,13 +17,17 @@ import click
 
 from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.engine_api import DEFAULT_ENGINE, EngineApi, EngineApiError, quoted
+from autorecover.adapters.kubernetes.diagnostics import DCGM_IMAGE
+from autorecover.adapters.kubernetes.stack import KubeSettings, namespaces_from
 from autorecover.adapters.store_url import (
     DEFAULT_STORE_URL,
     StoreUrlError,
     open_store,
     redact,
 )
+from autorecover.controllers.ports import PermanentError, TransientError
 from autorecover.server.engine import EngineSettings
+from autorecover.server.leadership import LEASE_NAME
 from autorecover.server.policies import load_policies
 from autorecover.server.serving import parse_listen, serve
 from autorecover.server.wiring import CLUSTERS, build_engine, cluster_for
@@ -111,6 +115,59 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
 )
 @click.option("--replica", default=None, help="This replica's name in the lease.")
 @click.option(
+    "--leadership",
+    type=click.Choice(["store", "kubernetes"]),
+    default="store",
+    show_default=True,
+    help="Elect the leader on the store's lease, or on a coordination.k8s.io Lease.",
+)
+@click.option(
+    "--lease-namespace",
+    default="default",
+    show_default=True,
+    envvar="POD_NAMESPACE",
+    help="With --leadership kubernetes: the Lease's namespace.",
+)
+@click.option(
+    "--lease-name",
+    default=LEASE_NAME,
+    show_default=True,
+    help="With --leadership kubernetes: the Lease's name.",
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    envvar="KUBECONFIG",
+    help="With --scheduler kubernetes: a kubeconfig (default: the in-cluster service account).",
+)
+@click.option(
+    "--namespaces",
+    default="",
+    envvar="AUTORECOVER_NAMESPACES",
+    help="With --scheduler kubernetes: where PyTorchJobs are watched, comma-separated "
+    "(default: every namespace).",
+)
+@click.option(
+    "--taint-effect",
+    type=click.Choice(["NoSchedule", "NoExecute"]),
+    default="NoSchedule",
+    show_default=True,
+    help="With --scheduler kubernetes: the quarantine taint's effect (NoExecute: pods leave).",
+)
+@click.option(
+    "--dcgm-image",
+    default=DCGM_IMAGE,
+    show_default=True,
+    help="With --scheduler kubernetes: the image diagnostic pods run dcgmi diag from.",
+)
+@click.option(
+    "--spool-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="With --scheduler kubernetes: where pod logs are spooled (default: a temp folder).",
+)
+@click.option(
     "--log-level",
     default="info",
     show_default=True,
@@ -120,7 +177,9 @@ def serve_cmd(
     store_url: str, listen: str, dry_run: bool, policies: tuple[Path, ...], scheduler: str,
     local_root: Path | None, local_nodes: str, fake_state: Path | None,
     fake_diagnostics_s: float, tick_s: float, reconcile_s: float,
-    intake_s: float, lease_ttl_s: float, max_waiting: int, replica: str | None, log_level: str,
+    intake_s: float, lease_ttl_s: float, max_waiting: int, replica: str | None,
+    leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
+    namespaces: str, taint_effect: str, dcgm_image: str, spool_dir: Path | None, log_level: str,
 ) -> None:  # fmt: skip
     """Run the engine: recovery controllers, signal intake and the HTTP API."""
     logging.basicConfig(
@@ -142,6 +201,11 @@ def serve_cmd(
         max_waiting=max_waiting,
     )
     try:
+        kube = KubeSettings(
+            kubeconfig=kubeconfig, namespaces=namespaces_from(namespaces),
+            taint_effect=taint_effect, diagnostics_namespace=lease_namespace,
+            dcgm_image=dcgm_image, spool=spool_dir,
+        )  # fmt: skip
         cluster, jobs = cluster_for(
             scheduler,
             clock,
@@ -152,10 +216,17 @@ def serve_cmd(
             diagnostics_s=fake_diagnostics_s,
             local_root=local_root,
             local_nodes=[n for n in local_nodes.split(",") if n],
+            kube=kube,
         )
-    except (ValueError, StoreUrlError) as exc:
+        cluster_lease = None
+        if leadership == "kubernetes":
+            if cluster.leases is None:
+                raise ValueError("--leadership kubernetes needs --scheduler kubernetes")
+            cluster_lease = cluster.leases(lease_namespace, lease_name)
+    except (ValueError, StoreUrlError, TransientError, PermanentError) as exc:
         raise click.ClickException(str(exc)) from None
-    engine = build_engine(store, clock, cluster, loaded, settings, replica=replica, jobs=jobs)
+    engine = build_engine(store, clock, cluster, loaded, settings, replica=replica, jobs=jobs,
+                          cluster_lease=cluster_lease)  # fmt: skip
     click.echo(
         f"autorecover engine on http://{listen} store={redact(store_url)} "
         f"replica={engine.leadership.holder}{' dry-run' if dry_run else ''}",

@@ -70,18 +70,14 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
 CLUSTER_GRANTS = {
     *(("", "nodes", v) for v in ("get", "list", "watch", "patch")),
     ("", "nodes/status", "patch"),
-    *(("", "events", v) for v in ("create", "patch")),
-    *(("events.k8s.io", "events", v) for v in ("create", "patch")),
+    *(("", "pods", v) for v in ("get", "list", "watch")),
+    ("", "pods/eviction", "create"),
 }
 WORKLOAD_GRANTS = {
-    *(("", "pods", v) for v in ("get", "list", "watch", "delete")),
+    ("", "pods", "delete"),
     ("", "pods/log", "get"),
-    ("", "pods/eviction", "create"),
-    *(("policy", "poddisruptionbudgets", v) for v in ("get", "list", "watch")),
-    *(
-        ("kubeflow.org", "pytorchjobs", v)
-        for v in ("get", "list", "watch", "create", "update", "patch", "delete")
-    ),
+    *(("kubeflow.org", "pytorchjobs", v) for v in ("get", "list", "watch", "update", "patch")),
+    ("kubeflow.org", "pytorchjobs/status", "patch"),
 }
 
 
@@ -257,7 +253,7 @@ def test_helm_lease_role_is_namespaced_and_names_the_lease(
     rendered = chart({})
     role = rendered.one("Role", f"{ENGINE}-lease")
     assert role["metadata"]["namespace"] == NAMESPACE
-    create, named = role["rules"]
+    create, named, *diagnostics = role["rules"]
     # create cannot be limited by name (the authorizer sees no name before the object exists).
     assert grants([create]) == {("coordination.k8s.io", "leases", "create")}
     assert "resourceNames" not in create
@@ -266,6 +262,8 @@ def test_helm_lease_role_is_namespaced_and_names_the_lease(
         ("coordination.k8s.io", "leases", "update"),
     }
     assert named["resourceNames"] == [LEASE]
+    # DCGM diagnostic pods run in the release's namespace, and their logs are the result.
+    assert grants(diagnostics) == {("", "pods", "create"), ("", "pods/log", "get")}
     # ... and the engine campaigns for exactly that Lease.
     assert flag_values(argv(rendered.one("Deployment", ENGINE)), "--lease-name") == [LEASE]
     binding = rendered.one("RoleBinding", f"{ENGINE}-lease")

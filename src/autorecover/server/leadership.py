@@ -7,8 +7,11 @@ stops calling itself leader `margin_s` before the lease runs out, so a renewal t
 store checks the fence again inside every pass's transaction, so even a replica that missed
 all of that records nothing, and so executes nothing, once its lease has gone.
 
-A Kubernetes `coordination.k8s.io/Lease` variant implements the same `Leadership` port (a
-later issue); its fence is then checked against the Lease, not the store.
+In a Kubernetes cluster, `ClusterLeaseLeadership` elects the leader on a
+`coordination.k8s.io/Lease` (what `kubectl get lease` and every operator's tooling show)
+and keeps the store's fencing: only the Lease's holder takes the store's lease, so commits
+are still checked against the store, the source of truth. A replica that lost the Lease
+stops at once; the next holder's store lease waits at most one TTL for the old one to end.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ class DbLeadership:
         self.holder = holder or replica_name()
         self.ttl_s = ttl_s
         self.renew_s = ttl_s / 3  # two renewals may fail before the lease is at risk
-        self._margin = timedelta(seconds=ttl_s / 5 if margin_s is None else margin_s)
+        self.margin = timedelta(seconds=ttl_s / 5 if margin_s is None else margin_s)
         self._held: _Held | None = None
         self._leader: str | None = None
 
@@ -94,7 +97,7 @@ class DbLeadership:
         was = self._held
         if lease.holder == self.holder:
             fence = Fence(self.name, self.holder, lease.term)
-            self._held = _Held(fence, lease.expires_at - self._margin)
+            self._held = _Held(fence, lease.expires_at - self.margin)
             if was is None or was.fence != fence:
                 log.info("%s leads (term %d)", self.holder, lease.term)
         else:
@@ -123,3 +126,79 @@ class DbLeadership:
             self._store.release(self.name, self.holder)
         except Exception:  # shutting down: the lease runs out by itself
             log.exception("releasing the lease %s failed", self.name)
+
+
+class HeldLease(Protocol):
+    """An external lease as seen after a take-or-renew: its holder and expiry."""
+
+    @property
+    def holder(self) -> str | None:
+        """Who holds it (None: nobody)."""
+        ...
+
+    @property
+    def expires_at(self) -> datetime | None:
+        """When it runs out unless renewed."""
+        ...
+
+
+class ExternalLease(Protocol):
+    """A lease kept outside the store (a Kubernetes Lease)."""
+
+    def acquire(self, holder: str, now: datetime, ttl_s: float) -> HeldLease:
+        """Take or renew it if free, expired or ours; the lease as it now stands."""
+        ...
+
+    def release(self, holder: str) -> None:
+        """Give it up if ours."""
+        ...
+
+
+class ClusterLeaseLeadership:
+    """Leader election on an external lease, fenced by the store's lease underneath."""
+
+    def __init__(self, lease: ExternalLease, db: DbLeadership, clock: Clock) -> None:
+        self._lease, self._db, self._clock = lease, db, clock
+        self.holder = db.holder
+        self.ttl_s, self.renew_s = db.ttl_s, db.renew_s
+        self._until: datetime | None = None  # stop acting here (the Lease's expiry less margin)
+        self._leader: str | None = None
+
+    def renew(self) -> None:
+        """Renew the external lease; while it is ours, take or renew the store's too."""
+        now = self._clock.now()
+        try:
+            seen = self._lease.acquire(self.holder, now, self.ttl_s)
+        except Exception:  # a supervisor: log, and let the margin end our passes in time
+            log.exception("renewing the cluster lease failed")
+            return
+        self._leader = seen.holder
+        if seen.holder == self.holder and seen.expires_at is not None:
+            self._until = seen.expires_at - self._db.margin
+            self._db.renew()
+        else:
+            if self._until is not None:
+                log.warning("%s lost the cluster lease to %s", self.holder, seen.holder)
+            self._until = None
+            self._db.release()
+
+    def fence(self) -> Fence | None:
+        """The store's fence while both leases are ours."""
+        if self._until is None or self._clock.now() >= self._until:
+            return None
+        return self._db.fence()
+
+    def leader(self) -> str | None:
+        """Who holds the external lease, as last seen."""
+        return self._leader
+
+    def release(self) -> None:
+        """Give both leases up."""
+        self._db.release()
+        if self._until is None:
+            return
+        self._until = None
+        try:
+            self._lease.release(self.holder)
+        except Exception:  # shutting down: the lease runs out by itself
+            log.exception("releasing the cluster lease failed")

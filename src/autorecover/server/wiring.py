@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autorecover.adapters.engine_store import EngineStore, Fence
+from autorecover.adapters.job_settings import SitePolicy
 from autorecover.adapters.journal_fakes import (
     Journal,
     JournalDiagnostics,
     JournalScheduler,
     LogNotifier,
 )
+from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
 from autorecover.adapters.local_scheduler import LocalScheduler
 from autorecover.controllers.hardware import HardwareController
 from autorecover.controllers.job_ports import (
@@ -52,7 +54,12 @@ from autorecover.server.engine import Engine, EngineSettings
 from autorecover.server.fencing import FencedStore
 from autorecover.server.hosting import Hosted, HostedHardware, Service
 from autorecover.server.jobs_view import NO_JOBS, StoreJobsView
-from autorecover.server.leadership import DbLeadership
+from autorecover.server.leadership import (
+    ClusterLeaseLeadership,
+    DbLeadership,
+    ExternalLease,
+    Leadership,
+)
 from autorecover.server.policies import Policies
 
 
@@ -64,6 +71,8 @@ class Cluster:
     diagnostics: DiagnosticsPort
     notifier: Notifier
     topology: Topology = NO_TOPOLOGY
+    leases: Callable[[str, str], ExternalLease] | None = None  # (namespace, name) -> a Lease
+    close: Callable[[], None] = lambda: None
 
 
 def fake_cluster(clock: Clock, state: Path | None = None, diagnostics_s: float = 0.0) -> Cluster:
@@ -84,7 +93,18 @@ def local_cluster(clock: Clock, scheduler: LocalScheduler, diagnostics_s: float 
     )
 
 
-CLUSTERS = ("fake", "local")  # SEAM(scheduler): "slurm"
+CLUSTERS = ("fake", "local", "kubernetes")  # SEAM(scheduler): "slurm"
+
+
+def kubernetes_cluster(
+    settings: KubeSettings, clock: Clock, policies: Policies
+) -> tuple[Cluster, KubeStack]:
+    """The cluster the engine runs in (or its kubeconfig names): nodes, PyTorchJobs, DCGM
+    diagnostics in pods, and Leases for leader election."""
+    stack = KubeStack.connect(settings, clock, SitePolicy(base=policies.jobs))
+    cluster = Cluster(stack.nodes, stack.diagnostics, LogNotifier(), leases=stack.lease,
+                      close=stack.close)  # fmt: skip
+    return cluster, stack
 
 
 def cluster_for(
@@ -99,6 +119,7 @@ def cluster_for(
     diagnostics_s: float = 0.0,
     local_root: Path | None = None,
     local_nodes: Sequence[str] = (),
+    kube: KubeSettings | None = None,
 ) -> tuple[Cluster, JobsWiring | None]:
     """The cluster `serve --scheduler KIND` acts on, and job recovery when it can be hosted:
     on `store` (the engine's store URL, or its memory store; see `jobs_on`), or on the SQLite
@@ -120,6 +141,11 @@ def cluster_for(
             assert store_path is not None
             jobs = sqlite_jobs(store_path, scheduler, clock, policies, dry_run)
         return local_cluster(clock, scheduler, diagnostics_s), jobs
+    if kind == "kubernetes":
+        if store is None:
+            raise ValueError("--scheduler kubernetes hosts job recovery: it needs the store URL")
+        cluster, stack = kubernetes_cluster(kube or KubeSettings(), clock, policies)
+        return cluster, jobs_on(store, stack.jobs, clock, policies, dry_run)
     raise ValueError(f"unknown scheduler {kind!r} (expected one of {', '.join(CLUSTERS)})")
 
 
@@ -328,6 +354,7 @@ def build_engine(
     jobs: JobsWiring | None = None,
     background: bool = True,
     owns_store: bool = True,
+    cluster_lease: ExternalLease | None = None,
 ) -> Engine:
     """The engine with hardware recovery (and job recovery, when wired) on one store."""
     services = [
@@ -335,7 +362,10 @@ def build_engine(
     ]
     if jobs is not None:
         services.append(jobs_service(jobs, settings))
-    leadership = DbLeadership(store, clock, replica, ttl_s=settings.lease_ttl_s)
+    db = DbLeadership(store, clock, replica, ttl_s=settings.lease_ttl_s)
+    leadership: Leadership = (
+        db if cluster_lease is None else ClusterLeaseLeadership(cluster_lease, db, clock)
+    )
     return Engine(
         store=store, clock=clock, leadership=leadership,
         services=services, settings=settings, policies=policies,

@@ -91,35 +91,37 @@ What the engine needs on pods and jobs. Cluster-wide in the ClusterRole when
 needed: docs/deployment.md, "RBAC".
 */}}
 {{- define "autorecover.engine.workloadRules" -}}
+# Requeue: the old attempt's pods are deleted; their logs are streamed for failure lines.
 - apiGroups: [""]
   resources: [pods]
-  verbs: [get, list, watch, delete]
+  verbs: [delete]
 - apiGroups: [""]
   resources: [pods/log]
   verbs: [get]
-- apiGroups: [""]
-  resources: [pods/eviction]
-  verbs: [create]
-- apiGroups: [policy]
-  resources: [poddisruptionbudgets]
-  verbs: [get, list, watch]
+# Watch PyTorchJobs; requeue replaces the spec (exclusions), patches suspend and annotations,
+# and clears a terminal condition in the status so the operator recreates the gang.
 - apiGroups: [kubeflow.org]
   resources: [pytorchjobs]
-  verbs: [get, list, watch, create, update, patch, delete]
+  verbs: [get, list, watch, update, patch]
+- apiGroups: [kubeflow.org]
+  resources: [pytorchjobs/status]
+  verbs: [patch]
 {{- end }}
 
 {{/* What the engine needs cluster-wide whatever .Values.namespaces says. */}}
 {{- define "autorecover.engine.clusterRules" -}}
+# Cordon, taint and annotate nodes; our node condition lives in the status.
 - apiGroups: [""]
   resources: [nodes]
   verbs: [get, list, watch, patch]
 - apiGroups: [""]
   resources: [nodes/status]
   verbs: [patch]
+# Drain sees every pod on a node, in any namespace, and evicts it (budgets honoured).
 - apiGroups: [""]
-  resources: [events]
-  verbs: [create, patch]
-- apiGroups: [events.k8s.io]
-  resources: [events]
-  verbs: [create, patch]
+  resources: [pods]
+  verbs: [get, list, watch]
+- apiGroups: [""]
+  resources: [pods/eviction]
+  verbs: [create]
 {{- end }}

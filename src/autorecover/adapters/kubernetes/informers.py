@@ -16,9 +16,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import httpx2 as httpx
 from lightkube.core.exceptions import ApiError
@@ -29,6 +29,7 @@ from autorecover.controllers.ports import TransientError
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
 Key = tuple[str, str]  # (namespace or "", name)
 BACKOFF_S = (0.2, 10.0)
 
@@ -125,8 +126,9 @@ class Informer(Generic[R]):
             except (httpx.HTTPError, OSError, ValueError) as exc:
                 # The API server went away (restart, network): resume from where we were.
                 self.stats.resumes += 1
-                (log.warning if isinstance(exc, ValueError) else log.info)("%s watch interrupted (%s); resuming from %s in %.1f s", self.name,
-                         type(exc).__name__, self.resource_version, delay)  # fmt: skip
+                level = logging.WARNING if isinstance(exc, ValueError) else logging.INFO
+                log.log(level, "%s watch interrupted (%s); resuming from %s in %.1f s",
+                        self.name, type(exc).__name__, self.resource_version, delay)  # fmt: skip
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, BACKOFF_S[1])
 
@@ -166,3 +168,44 @@ class Informer(Generic[R]):
                 self.resource_version = version
             if self.on_change is not None:
                 self.on_change(kind, obj)
+
+
+class ObjectCache(Protocol[R_co]):
+    """What the ports read: one informer, or several over namespaces."""
+
+    def items(self) -> Sequence[R_co]:
+        """Every cached object."""
+        ...
+
+    def wait_synced(self, timeout_s: float = 30.0) -> None:
+        """Block until the first list arrived."""
+        ...
+
+
+class Informers(Generic[R]):
+    """Several informers of one kind (one per watched namespace) read as one cache."""
+
+    def __init__(self, informers: list[Informer[R]]) -> None:
+        self.informers = informers
+
+    def items(self) -> list[R]:
+        """Every object of every informer."""
+        return [obj for informer in self.informers for obj in informer.items()]
+
+    def get(self, namespace: str, name: str) -> R | None:
+        """One object, from whichever informer has it."""
+        for informer in self.informers:
+            found = informer.get(namespace, name)
+            if found is not None:
+                return found
+        return None
+
+    def wait_synced(self, timeout_s: float = 30.0) -> None:
+        """Block until every informer has listed."""
+        for informer in self.informers:
+            informer.wait_synced(timeout_s)
+
+    def start(self) -> None:
+        """Start them all."""
+        for informer in self.informers:
+            informer.start()

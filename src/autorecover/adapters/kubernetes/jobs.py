@@ -39,7 +39,7 @@ from autorecover.adapters.job_settings import SitePolicy
 from autorecover.adapters.kubernetes import marks
 from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, api_code, mapped
 from autorecover.adapters.kubernetes.exclusions import with_exclusions
-from autorecover.adapters.kubernetes.informers import Informer
+from autorecover.adapters.kubernetes.informers import ObjectCache
 from autorecover.adapters.kubernetes.job_policy import watched_job
 from autorecover.adapters.kubernetes.job_status import (
     ATTEMPT_ANNOTATION,
@@ -69,8 +69,8 @@ class KubeJobs:
     """`JobSchedulerPort` for PyTorchJobs."""
 
     session: KubeSession
-    jobs: Informer[Any]
-    pods: Informer[Pod]
+    jobs: ObjectCache[Any]
+    pods: ObjectCache[Pod]
     clock: Clock
     spool: LogSpool
     site: SitePolicy | None = None

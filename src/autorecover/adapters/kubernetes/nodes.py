@@ -26,7 +26,7 @@ from lightkube.types import PatchType
 
 from autorecover.adapters.kubernetes import marks
 from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, api_code, mapped
-from autorecover.adapters.kubernetes.informers import Informer
+from autorecover.adapters.kubernetes.informers import ObjectCache
 from autorecover.adapters.kubernetes.names import valid_node_name
 from autorecover.controllers.ports import (
     Clock,
@@ -56,8 +56,8 @@ class KubeNodes:
     """`SchedulerPort` for Kubernetes nodes."""
 
     session: KubeSession
-    nodes: Informer[Node]
-    pods: Informer[Pod]
+    nodes: ObjectCache[Node]
+    pods: ObjectCache[Pod]
     clock: Clock
     owner: str = "autorecover"
     taint_effect: str = "NoSchedule"

@@ -1,0 +1,94 @@
+"""Everything the engine needs from one Kubernetes cluster, built on one session.
+
+`KubeStack.connect` loads the kubeconfig (or the in-cluster service account), starts the
+node, pod and PyTorchJob informers (pods and jobs in the watched namespaces, or in all of
+them) and builds the ports on them: `nodes` (hardware recovery's scheduler), `jobs` (job
+recovery's scheduler), `diagnostics` (dcgmi diag pods), and `lease(namespace, name)` for
+leader election.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lightkube.resources.core_v1 import Node, Pod
+
+from autorecover.adapters.job_settings import SitePolicy
+from autorecover.adapters.kubernetes.client import KubeSession, load_config
+from autorecover.adapters.kubernetes.diagnostics import DCGM_IMAGE, KubeDiagnostics
+from autorecover.adapters.kubernetes.informers import Informer, Informers
+from autorecover.adapters.kubernetes.jobs import KubeJobs, PyTorchJob
+from autorecover.adapters.kubernetes.leases import KubeLease
+from autorecover.adapters.kubernetes.logs import LogSpool
+from autorecover.adapters.kubernetes.names import valid_namespace
+from autorecover.adapters.kubernetes.nodes import KubeNodes
+from autorecover.controllers.ports import Clock
+
+SYNC_S = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class KubeSettings:
+    """How the engine talks to its cluster (from `serve`'s flags and the Helm values)."""
+
+    kubeconfig: Path | None = None  # None: in-cluster service account, then ~/.kube/config
+    namespaces: tuple[str, ...] = ()  # where jobs are watched; () = every namespace
+    taint_effect: str = "NoSchedule"  # "NoExecute" when running pods must leave at once
+    diagnostics_namespace: str = "default"  # where dcgmi diag pods run (the engine's own)
+    dcgm_image: str = DCGM_IMAGE
+    spool: Path | None = None  # where pod logs are spooled (a temporary folder when None)
+
+
+class KubeStack:
+    """A session, its informers and the ports built on them."""
+
+    def __init__(self, session: KubeSession, settings: KubeSettings, clock: Clock,
+                 site: SitePolicy | None = None) -> None:  # fmt: skip
+        self.session = session
+        self.settings = settings
+        namespaces: list[str | None] = [valid_namespace(n) for n in settings.namespaces]
+        namespaces = namespaces or [None]
+        self.node_informer: Informer[Node] = Informer(session, Node)
+        self.pod_informer = Informers([Informer(session, Pod, namespace=n) for n in namespaces])
+        self.job_informer = Informers(
+            [Informer[Any](session, PyTorchJob, namespace=n) for n in namespaces]
+        )
+        for informer in (self.node_informer, self.pod_informer, self.job_informer):
+            informer.start()
+        spool = settings.spool or Path(tempfile.mkdtemp(prefix="autorecover-logs-"))
+        self.nodes = KubeNodes(session, self.node_informer, self.pod_informer, clock,
+                               taint_effect=settings.taint_effect)  # fmt: skip
+        self.jobs = KubeJobs(session, self.job_informer, self.pod_informer, clock,
+                             LogSpool(session, spool), site)  # fmt: skip
+        self.diagnostics = KubeDiagnostics(session, clock, settings.diagnostics_namespace,
+                                           settings.dcgm_image)  # fmt: skip
+
+    @classmethod
+    def connect(cls, settings: KubeSettings, clock: Clock,
+                site: SitePolicy | None = None) -> KubeStack:  # fmt: skip
+        """Load the configuration, start the informers, wait for their first lists."""
+        session = KubeSession(load_config(settings.kubeconfig))
+        stack = cls(session, settings, clock, site)
+        try:
+            for informer in (stack.node_informer, stack.pod_informer, stack.job_informer):
+                informer.wait_synced(SYNC_S)
+        except Exception:
+            session.close()
+            raise
+        return stack
+
+    def lease(self, namespace: str, name: str) -> KubeLease:
+        """A Lease for leader election."""
+        return KubeLease(self.session, namespace, name)
+
+    def close(self) -> None:
+        """Stop the informers and the session."""
+        self.session.close()
+
+
+def namespaces_from(text: str | None) -> tuple[str, ...]:
+    """`a,b` (the Helm chart's AUTORECOVER_NAMESPACES) as validated namespace names."""
+    return tuple(valid_namespace(n.strip()) for n in (text or "").split(",") if n.strip())
