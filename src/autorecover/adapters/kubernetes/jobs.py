@@ -61,7 +61,8 @@ RESUME_AT = "autorecover.io/resume-at"
 STOPPED = "autorecover.io/stopped"
 CONTAINER = "pytorch"  # the training operator requires this container name
 _TERMINAL = ("Failed", "Succeeded")
-SETTLE_S = 15.0  # how long one requeue call waits for old pods to go before leaving it
+SETTLE_S = 15.0
+_CONFLICT_TRIES = 5  # how long one requeue call waits for old pods to go before leaving it
 
 
 @dataclass
@@ -139,14 +140,23 @@ class KubeJobs:
     async def _requeue(
         self, namespace: str, name: str, exclude: list[str], delay_s: float, prov: Provenance
     ) -> None:
-        current = await self._get(namespace, name)
-        notes = current.get("metadata", {}).get("annotations") or {}
-        if notes.get(REQUEUED) == prov.action_id:
-            return  # done before (a repeat after a crash or a retry)
-        attempt, _ = job_attempt(current)
-        if notes.get(REQUEUE_ACTION) != prov.action_id:
+        for tries in range(_CONFLICT_TRIES):
+            current = await self._get(namespace, name)
+            notes = current.get("metadata", {}).get("annotations") or {}
+            if notes.get(REQUEUED) == prov.action_id:
+                return  # done before (a repeat after a crash or a retry)
+            attempt, _ = job_attempt(current)
+            if notes.get(REQUEUE_ACTION) == prov.action_id:
+                break  # prepared before an interruption: go on from there
             attempt += 1
-            await self._prepare(current, exclude, attempt, prov)
+            try:
+                await self._prepare(current, exclude, attempt, prov)
+                break
+            except ConflictError:
+                # The operator writes the job too (its status moves the resource version):
+                # read it again and redo the step.
+                if tries == _CONFLICT_TRIES - 1:
+                    raise
         await self._delete_older_pods(namespace, name, attempt)
         await self._wait_pods_gone(namespace, name, attempt)
         await self._clear_terminal(namespace, name)
