@@ -53,7 +53,7 @@ def build_helm() -> Path:
     return helm
 
 
-def render(helm: Path, values: Mapping[str, Any]) -> list[Manifest]:
+def render(helm: Path, values: Mapping[str, Any], namespace: str = NAMESPACE) -> list[Manifest]:
     """`helm template` of the chart with these values: every non-empty document."""
     with tempfile.TemporaryDirectory() as tmp:
         # JSON is YAML, and keeps the values exactly as given (no --set string parsing).
@@ -66,7 +66,7 @@ def render(helm: Path, values: Mapping[str, Any]) -> list[Manifest]:
                 RELEASE,
                 str(CHART),
                 "--namespace",
-                NAMESPACE,
+                namespace,
                 "--kube-version",
                 KUBE_VERSION,
                 "--values",

@@ -125,6 +125,10 @@ class KubeDiagnostics:
             return None
         try:
             lines = [line async for line in client.log(name, namespace=self.namespace)]
+        except ApiError as exc:
+            if api_code(exc) not in (400, 404):
+                raise mapped(exc, f"log of diagnostic pod {name}") from exc
+            lines = []  # the kubelet kept no log (400): judged as no report below
         except Exception as exc:
             raise mapped(exc, f"log of diagnostic pod {name}") from exc
         text = "".join(lines)[-_LOG_BYTES:]

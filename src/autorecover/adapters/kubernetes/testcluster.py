@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import signal
@@ -371,18 +372,41 @@ class KubeTestCluster:
         key("sa")
         ssl_cmd("pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub")
 
-    def _write_kubeconfig(self) -> None:
+    def user_kubeconfig(self, user: str, groups: Sequence[str] = ()) -> Path:
+        """A kubeconfig that authenticates as `user` (a client certificate's CN), for RBAC
+        tests: `system:serviceaccount:NS:NAME` is that service account to the authorizer."""
+        safe = hashlib.sha256(user.encode()).hexdigest()[:12]
+        pki = self.base / "pki"
+        subject = "".join(f"/O={g}" for g in groups) + f"/CN={user}"
+        for args in (
+            ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+             "-out", f"{safe}.key"],
+            ["req", "-new", "-key", f"{safe}.key", "-subj", subject, "-out", f"{safe}.csr"],
+            ["x509", "-req", "-in", f"{safe}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+             "-CAcreateserial", "-days", "30", "-extfile", "client.ext", "-out", f"{safe}.crt"],
+        ):  # fmt: skip
+            done = subprocess.run(["openssl", *args], cwd=pki, capture_output=True,  # noqa: S603,S607
+                                  text=True, check=False)  # fmt: skip
+            if done.returncode != 0:
+                raise ClusterError(f"openssl {' '.join(args)}: {done.stderr[-1000:]}")
+        path = self.base / f"{safe}.kubeconfig"
+        self._write_kubeconfig(path, pki / f"{safe}.crt", pki / f"{safe}.key")
+        return path
+
+    def _write_kubeconfig(
+        self, path: Path | None = None, cert: Path | None = None, key: Path | None = None
+    ) -> None:
         pki = self._pki
         config = {
             "apiVersion": "v1", "kind": "Config", "current-context": "test",
             "clusters": [{"name": "test", "cluster": {
                 "server": self.server, "certificate-authority": str(pki("ca.crt"))}}],
             "users": [{"name": "admin", "user": {
-                "client-certificate": str(pki("admin.crt")),
-                "client-key": str(pki("admin.key"))}}],
+                "client-certificate": str(cert or pki("admin.crt")),
+                "client-key": str(key or pki("admin.key"))}}],
             "contexts": [{"name": "test", "context": {"cluster": "test", "user": "admin"}}],
         }  # fmt: skip
-        self.kubeconfig.write_text(json.dumps(config, indent=2))  # JSON is YAML
+        (path or self.kubeconfig).write_text(json.dumps(config, indent=2))  # JSON is YAML
 
     def _save_state(self) -> None:
         state = {"ports": self.ports, "pids": {n: p.pid for n, p in self.processes.items()},
@@ -392,6 +416,8 @@ class KubeTestCluster:
 
 _PLURALS = {
     "Namespace": "namespaces", "Secret": "secrets", "Node": "nodes",
+    "ServiceAccount": "serviceaccounts", "ClusterRole": "clusterroles",
+    "ClusterRoleBinding": "clusterrolebindings", "Role": "roles", "RoleBinding": "rolebindings",
     "ValidatingWebhookConfiguration": "validatingwebhookconfigurations",
     "CustomResourceDefinition": "customresourcedefinitions",
 }  # fmt: skip

@@ -1,0 +1,68 @@
+"""The Helm chart's RBAC is enough, and no more: the adapter run as the chart's engine service
+account (its ClusterRole, Roles and bindings applied to the real API server) cordons, taints,
+drains, requeues, runs a diagnostic and leads on its Lease; it cannot do what it never needs."""
+
+from __future__ import annotations
+
+import pytest
+from lightkube import ApiError, Client
+from lightkube.resources.core_v1 import Node, Secret
+
+from autorecover.adapters.clock import SystemClock
+from autorecover.adapters.kubernetes.client import load_config
+from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
+from autorecover.domain.lifecycle import QUARANTINE_TAINT
+from autorecover.domain.remediation import DiagnosticLevel, Verdict
+from deploy.rendering import build_helm, render
+
+from .harness import KubeHarness, wait
+
+RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+ENGINE = "ar-autorecover-engine"
+
+
+def test_kubernetes_the_charts_rbac_is_what_the_engine_needs(kube: KubeHarness) -> None:
+    ns = kube.namespace
+    manifests = render(build_helm(), {"store": {"url": "postgresql://db/ar"}, "namespaces": [ns]},
+                       namespace=ns)  # fmt: skip
+    for manifest in manifests:
+        if manifest["kind"] in RBAC_KINDS:
+            kube.cluster.apply(manifest)
+    config = kube.cluster.user_kubeconfig(f"system:serviceaccount:{ns}:{ENGINE}",
+                                          ["system:serviceaccounts"])  # fmt: skip
+    settings = KubeSettings(kubeconfig=config, namespaces=(ns,), diagnostics_namespace=ns)
+    stack = KubeStack.connect(settings, SystemClock())
+    try:
+        node = kube.cluster.node_names[4]
+        prov = kube.provenance("quarantine: XID 79")
+        stack.nodes.cordon(node, prov)
+        stack.nodes.taint(node, QUARANTINE_TAINT, prov)
+        stack.nodes.drain(node, prov)
+        stack.diagnostics.start(node, DiagnosticLevel.QUICK, prov)
+        result = wait(lambda: stack.diagnostics.result(prov.action_id), "a diagnostic result")
+        assert result.verdict is Verdict.ERROR  # no dcgmi report in a kwok pod's log: no verdict
+        stack.nodes.resume(node, kube.provenance("validated"))
+
+        job = kube.submit(workers=1)
+        first = kube.placement(count=2)
+        bad = first["train-worker-0"]
+        kube.fail_pod("train-worker-0")
+        stack.jobs.requeue(job, [bad], 0.0, kube.provenance("hardware"))
+        assert bad not in kube.placement(attempt=1, count=2).values()
+        assert [w.job for w in stack.jobs.watched()] == [job]
+
+        lease = stack.lease(ns, ENGINE)
+        assert lease.acquire("engine-0", kube.clock.now(), 15).holder == "engine-0"
+
+        # ... and nothing more: no secrets, no deleting nodes, no Lease of another name.
+        engine = Client(load_config(config))
+        for forbidden in (lambda: list(engine.list(Secret, namespace=ns)),
+                          lambda: engine.delete(Node, node)):  # fmt: skip
+            with pytest.raises(ApiError) as refused:
+                forbidden()
+            assert refused.value.status.code == 403
+        with pytest.raises(Exception, match="forbidden"):
+            stack.lease(ns, "someone-elses").acquire("engine-0", kube.clock.now(), 15)
+        engine.close()
+    finally:
+        stack.close()
