@@ -165,6 +165,36 @@ class KubeTestCluster:
                     process.wait(timeout=5)
         self.processes.clear()
 
+    def start_kai(self) -> None:
+        """NVIDIA's KAI scheduler beside kube-scheduler: its CRDs and default queues, the
+        scheduler, the binder and the pod grouper (which makes a PodGroup per PyTorchJob:
+        the gang). Pods that name `schedulerName: kai-scheduler` are KAI's."""
+        if "kai-scheduler" in self.processes:
+            return
+        import yaml
+
+        kai = self.binaries / "kai"
+        for crd in sorted((kai / "crds").glob("*_*.yaml")):
+            self.apply(yaml.safe_load(crd.read_text()))
+        for api in ("scheduling.run.ai/v2/queues", "scheduling.run.ai/v2alpha2/podgroups"):
+            self._wait(f"{api} served", lambda a=api: self.get(f"/apis/{a}") is not None)  # type: ignore[misc]
+        for queue in yaml.safe_load_all((kai / "crds" / "default-queues.yaml").read_text()):
+            if queue:
+                self.apply(queue)
+        # The pod grouper gives training PodGroups this priority class.
+        self.apply({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                    "metadata": {"name": "train"}, "value": 50})  # fmt: skip
+        env = {"KUBECONFIG": str(self.kubeconfig)}  # KAI reads no --kubeconfig flag
+        self._spawn("kai-scheduler", [
+            str(kai / "scheduler"), f"--listen-address=127.0.0.1:{free_port()}",
+            f"--plugin-server-port={free_port()}",
+        ], env=env, binary=False)  # fmt: skip
+        for name in ("binder", "podgrouper"):
+            self._spawn(f"kai-{name}", [str(kai / name), "--metrics-bind-address=0",
+                                        "--health-probe-bind-address=0"],
+                        env=env, binary=False)  # fmt: skip
+        self._save_state()
+
     def restart_apiserver(self) -> None:
         """Kill kube-apiserver and start it again on the same port (watches must survive)."""
         process = self.processes.pop("kube-apiserver")
@@ -314,11 +344,14 @@ class KubeTestCluster:
 
     # --- plumbing ------------------------------------------------------------------------------
 
-    def _spawn(self, name: str, args: Sequence[str], env: dict[str, str] | None = None) -> None:
-        binary = self.binaries / name
+    def _spawn(
+        self, name: str, args: Sequence[str], env: dict[str, str] | None = None,
+        binary: bool = True,
+    ) -> None:  # fmt: skip
+        command = [str(self.binaries / name), *args] if binary else list(args)
         log = (self.base / "log" / f"{name}.log").open("ab")
         self.processes[name] = subprocess.Popen(  # noqa: S603
-            [str(binary), *args], stdout=log, stderr=subprocess.STDOUT, cwd=self.base,
+            command, stdout=log, stderr=subprocess.STDOUT, cwd=self.base,
             env={**os.environ, **(env or {})}, start_new_session=True,
         )  # fmt: skip
         log.close()
@@ -418,6 +451,7 @@ _PLURALS = {
     "Namespace": "namespaces", "Secret": "secrets", "Node": "nodes",
     "ServiceAccount": "serviceaccounts", "ClusterRole": "clusterroles",
     "ClusterRoleBinding": "clusterrolebindings", "Role": "roles", "RoleBinding": "rolebindings",
+    "PriorityClass": "priorityclasses", "Queue": "queues",
     "ValidatingWebhookConfiguration": "validatingwebhookconfigurations",
     "CustomResourceDefinition": "customresourcedefinitions",
 }  # fmt: skip
