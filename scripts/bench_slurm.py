@@ -46,6 +46,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the rigs import the tests' own helpers
 
 from tests.slurm.e2e_rig import WRAPPER, XID_79, Rig  # noqa: E402
 from tests.slurm.harness import TRAIN_JOB, SlurmHarness, TrainingJob  # noqa: E402

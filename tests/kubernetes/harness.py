@@ -16,8 +16,7 @@ import contextlib
 import itertools
 import json
 import os
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,23 +36,11 @@ from autorecover.adapters.kubernetes.logs import LogSpool
 from autorecover.adapters.kubernetes.nodes import KubeNodes
 from autorecover.adapters.kubernetes.testcluster import KubeTestCluster
 from autorecover.controllers.ports import Provenance
+from waiting import wait
 
 T = TypeVar("T")
 Logs = create_namespaced_resource("kwok.x-k8s.io", "v1alpha1", "Logs", "logs")
 _SERIAL = itertools.count(1)
-POLL_S = 0.05
-
-
-def wait(check: Callable[[], T | None], what: str, timeout_s: float = 20.0) -> T:
-    """Poll `check` until it returns something other than None/False; bounded."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        got = check()
-        if got is not None and got is not False:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not {what} after {timeout_s:.0f} s")
-        time.sleep(POLL_S)
 
 
 def replica_template(labels: Mapping[str, str] | None = None,

@@ -12,29 +12,18 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from autorecover.adapters.engine_client import EngineClient, batch_document
+from autorecover.adapters.engine_client import EngineClient
 from autorecover.adapters.kubernetes.leases import KubeLease
 from autorecover.domain.lifecycle import QUARANTINE_TAINT
-from autorecover.domain.records import Blame, NodeAction
-from autorecover.domain.signals import NodeSignal, Probe
-from server.support import free_port
+from server.support import document, free_port, xid79
 
 from .harness import KubeHarness
 
 DEADLINE_S = 60.0
 ROOMY = "[breaker]\nmax_fraction = 1.0\nmax_out_fraction = 1.0\n"
-
-
-def _xid79(node: str) -> dict[str, Any]:
-    s = NodeSignal(
-        node, Probe.KERNEL, "xid.79", Blame.HARDWARE, 95, NodeAction.REBOOT, datetime.now(UTC),
-        component="0000:3b:00.0", text="NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
-    )  # fmt: skip
-    return batch_document(node, [s], sent_at=datetime.now(UTC), dropped=0)
 
 
 def _until(proc: subprocess.Popen[bytes], what: str, check: Callable[[], Any]) -> Any:
@@ -75,6 +64,7 @@ def test_kubernetes_engine_process_recovers_a_pytorchjob_and_leads_on_a_lease(
             return json.loads(r.read())
 
     lease = KubeLease(kube.session, kube.namespace, "autorecover-engine")
+    clock = kube.clock
     try:
         _until(proc, "the engine to lead", lambda: get("/readyz")["role"] == "leader")
         seen = lease.view()
@@ -83,7 +73,9 @@ def test_kubernetes_engine_process_recovers_a_pytorchjob_and_leads_on_a_lease(
         job = kube.submit(workers=3)
         first = kube.placement()
         bad = first["train-worker-0"]
-        EngineClient(url).post(_xid79(bad))  # the node agent on `bad` reports the XID
+        EngineClient(url).post(
+            document(bad, xid79(bad, clock), clock=clock)
+        )  # the node agent on `bad` reports the XID
         kube.fail_pod("train-worker-0")  # ... and the rank dies with its GPU
 
         second = kube.placement(attempt=1, timeout_s=DEADLINE_S)

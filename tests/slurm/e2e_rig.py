@@ -19,7 +19,6 @@ import os
 import shlex
 import subprocess
 import sys
-import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -42,6 +41,7 @@ from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.job_policy import builtin_job_policy
 from autorecover.domain.policy_loading import load_policy
 from autorecover.domain.signals import Probe
+from waiting import wait
 
 from .harness import _SERIAL, TRAIN_JOB, SlurmHarness, TrainingJob
 
@@ -222,15 +222,3 @@ class Rig:
             return check()
 
         return wait(one, what, timeout_s)
-
-
-def wait(check: Callable[[], T | None], what: str, timeout_s: float) -> T:
-    """Poll `check` until it returns something other than None/False; bounded."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        got = check()
-        if got is not None and got is not False:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not {what} after {timeout_s:.0f} s")
-        time.sleep(POLL_S)
