@@ -566,3 +566,14 @@ def test_helm_chart_version_matches_the_package() -> None:
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
     chart_yaml = (root / "deploy/helm/autorecover/Chart.yaml").read_text()
     assert f'appVersion: "{project["version"]}"' in chart_yaml
+
+
+def test_helm_taint_effect_and_tick_reach_the_engine(
+    chart: Callable[[dict[str, Any]], Rendered],
+) -> None:
+    default = argv(chart({}).one("Deployment", ENGINE))
+    assert flag_values(default, "--taint-effect") == ["NoSchedule"]
+    assert flag_values(default, "--tick-s") == ["1"]
+    assert flag_values(default, "--spool-dir") == ["/tmp/autorecover-logs"]  # the emptyDir
+    evicting = argv(chart({"taintEffect": "NoExecute"}).one("Deployment", ENGINE))
+    assert flag_values(evicting, "--taint-effect") == ["NoExecute"]
