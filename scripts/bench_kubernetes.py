@@ -14,11 +14,13 @@ driver's XID 79 line is appended to one worker's node's kernel log and that work
 container fails at once (kwok's autorecover-pod-fail stage). `failed` is the moment the API
 server shows the pod `Failed` (polled every 5 ms). The engine is composed in-process as
 tests/kubernetes/e2e_rig.py composes it and stepped every `--tick-s` (0.1 s by default:
-a pass reads only the informers' caches, so a short tick costs no API calls).
+a pass reads only the informers' caches, so a short tick costs no API calls), with job
+recovery waiting `--settle-s` (1 s, as `serve` does by default) after a failure for late
+output lines and agent signals before it decides.
 
 Reported per run, all from `failed`:
 * `engine_s` — until job recovery recorded the requeue done (its STOPPED mark): detection,
-  the settle wait for late log lines, attribution, the decision, and the requeue's own API
+  the settle wait for late lines and signals, attribution, the decision, and the requeue's API
   calls (replace the spec, delete the old gang, clear the terminal condition, resume);
 * `bound_s` — until every pod of the new attempt has a node (the operator recreated them and
   kube-scheduler bound them): the engine's share plus the cluster's;
@@ -65,10 +67,12 @@ class Run:
     note: str = ""
 
 
-def one_run(cluster: KubeTestCluster, tmp: Path, tick_s: float, timeout_s: float) -> Run:
+def one_run(
+    cluster: KubeTestCluster, tmp: Path, tick_s: float, settle_s: float, timeout_s: float
+) -> Run:
     """One GPU fault recovered by the engine, in a fresh namespace."""
     kube = KubeHarness(cluster, tmp)
-    rig = Rig(kube, tmp / "state.db")
+    rig = Rig(kube, tmp / "state.db", settle_s=settle_s)
     try:
         job = kube.submit(workers=3)
         first = kube.placement()
@@ -121,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--tick-s", type=float, default=0.1)
+    parser.add_argument("--settle-s", type=float, default=1.0, help="as `serve --settle-s`")
     parser.add_argument("--timeout-s", type=float, default=60.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -132,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.runs):
             tmp = base / f"run-{i}"
             tmp.mkdir()
-            run = one_run(cluster, tmp, args.tick_s, args.timeout_s)
+            run = one_run(cluster, tmp, args.tick_s, args.settle_s, args.timeout_s)
             runs.append(run)
             if not args.json:
                 print(f"run {i + 1}: ok={run.ok} engine {run.engine_s or 0:.2f} s, bound "

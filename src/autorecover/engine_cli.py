@@ -25,6 +25,7 @@ from autorecover.adapters.store_url import (
     open_store,
     redact,
 )
+from autorecover.controllers.jobs import JobSettings
 from autorecover.controllers.ports import PermanentError, TransientError
 from autorecover.server.engine import EngineSettings
 from autorecover.server.leadership import LEASE_NAME
@@ -91,6 +92,13 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
     help="How long a fake diagnostic runs.",
 )
 @click.option("--tick-s", type=float, default=5.0, show_default=True)
+@click.option(
+    "--settle-s",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Job recovery waits this long after a job fails for late output and agent signals.",
+)
 @click.option("--reconcile-s", type=float, default=60.0, show_default=True)
 @click.option(
     "--intake-s",
@@ -176,7 +184,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
 def serve_cmd(
     store_url: str, listen: str, dry_run: bool, policies: tuple[Path, ...], scheduler: str,
     local_root: Path | None, local_nodes: str, fake_state: Path | None,
-    fake_diagnostics_s: float, tick_s: float, reconcile_s: float,
+    fake_diagnostics_s: float, tick_s: float, settle_s: float, reconcile_s: float,
     intake_s: float, lease_ttl_s: float, max_waiting: int, replica: str | None,
     leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
     namespaces: str, taint_effect: str, dcgm_image: str, spool_dir: Path | None, log_level: str,
@@ -217,6 +225,7 @@ def serve_cmd(
             local_root=local_root,
             local_nodes=[n for n in local_nodes.split(",") if n],
             kube=kube,
+            jobs_settings=JobSettings(settle_s=settle_s),
         )
         cluster_lease = None
         if leadership == "kubernetes":

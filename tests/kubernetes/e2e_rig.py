@@ -25,7 +25,7 @@ from autorecover.agent.probing import NodeProbe
 from autorecover.agent.thresholds import load_thresholds
 from autorecover.agent.wiring import AgentConfig, build_probes
 from autorecover.controllers.hardware import HardwareController
-from autorecover.controllers.jobs import JobRecoveryController, deliver_handovers
+from autorecover.controllers.jobs import JobRecoveryController, JobSettings, deliver_handovers
 from autorecover.domain import catalog as catalog_module
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.job_policy import builtin_job_policy
@@ -47,7 +47,8 @@ POLL_S = 0.05
 class Rig:
     """Job and hardware recovery on the real control plane, on one SQLite file."""
 
-    def __init__(self, kube: KubeHarness, db: Path, policy: HardwarePolicy = ROOMY) -> None:
+    def __init__(self, kube: KubeHarness, db: Path, policy: HardwarePolicy = ROOMY,
+                 settle_s: float = 0.0) -> None:  # fmt: skip
         self.kube = kube
         self.clock = kube.clock
         self.hw_store = SqliteStore(db)
@@ -63,6 +64,7 @@ class Rig:
         self.jobs = JobRecoveryController(
             self.job_store, kube.jobs, self.job_store, self.clock, builtin_job_policy(),
             builtin_catalog(), dry_run=False, notifier=self.notifier,
+            settings=JobSettings(settle_s=settle_s),
         )  # fmt: skip
         skip = frozenset({Probe.NVML, Probe.INFINIBAND, Probe.PCIE, Probe.DCGM})
         since = self.clock.now() - timedelta(seconds=1)

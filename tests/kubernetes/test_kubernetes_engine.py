@@ -40,57 +40,104 @@ def _until(proc: subprocess.Popen[bytes], what: str, check: Callable[[], Any]) -
     raise AssertionError(f"timed out waiting for {what}")
 
 
+class EngineProcess:
+    """One `autorecover serve --scheduler kubernetes --leadership kubernetes` process."""
+
+    def __init__(self, kube: KubeHarness, tmp: Path, *extra: str) -> None:
+        (tmp / "policy.toml").write_text(ROOMY)
+        self.tmp = tmp
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.log = (tmp / "engine.log").open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "autorecover.engine_cli", "serve",
+             "--scheduler", "kubernetes", "--kubeconfig", str(kube.cluster.kubeconfig),
+             "--namespaces", kube.namespace, "--leadership", "kubernetes",
+             "--lease-namespace", kube.namespace, "--lease-name", "autorecover-engine",
+             "--replica", "engine-0", "--store", f"sqlite:///{tmp / 'engine.db'}",
+             "--listen", self.url.removeprefix("http://"),
+             "--policy", str(tmp / "policy.toml"), "--spool-dir", str(tmp / "spool"),
+             "--tick-s", "0.2", "--intake-s", "0.2", "--lease-ttl-s", "3",
+             "--log-level", "warning", *extra],
+            stdout=self.log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=5) as r:
+            return json.loads(r.read())
+
+    def until(self, what: str, check: Callable[[], Any]) -> Any:
+        return _until(self.proc, what, check)
+
+    def stop(self) -> int:
+        """SIGTERM: passes finish, the Lease is given up."""
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(60)
+        self.log.close()
+        return code
+
+
 def test_kubernetes_engine_process_recovers_a_pytorchjob_and_leads_on_a_lease(
     kube: KubeHarness, tmp_path: Path
 ) -> None:
-    (tmp_path / "policy.toml").write_text(ROOMY)
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = (tmp_path / "engine.log").open("ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "autorecover.engine_cli", "serve",
-         "--scheduler", "kubernetes", "--kubeconfig", str(kube.cluster.kubeconfig),
-         "--namespaces", kube.namespace, "--leadership", "kubernetes",
-         "--lease-namespace", kube.namespace, "--lease-name", "autorecover-engine",
-         "--replica", "engine-0", "--store", f"sqlite:///{tmp_path / 'engine.db'}",
-         "--listen", f"127.0.0.1:{port}", "--policy", str(tmp_path / "policy.toml"),
-         "--spool-dir", str(tmp_path / "spool"), "--tick-s", "0.2", "--intake-s", "0.2",
-         "--lease-ttl-s", "3", "--log-level", "warning"],
-        stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-
-    def get(path: str) -> Any:
-        with urllib.request.urlopen(url + path, timeout=5) as r:
-            return json.loads(r.read())
-
+    engine = EngineProcess(kube, tmp_path)
     lease = KubeLease(kube.session, kube.namespace, "autorecover-engine")
     clock = kube.clock
     try:
-        _until(proc, "the engine to lead", lambda: get("/readyz")["role"] == "leader")
+        engine.until("the engine to lead", lambda: engine.get("/readyz")["role"] == "leader")
         seen = lease.view()
         assert seen is not None and seen.holder == "engine-0"
 
         job = kube.submit(workers=3)
         first = kube.placement()
         bad = first["train-worker-0"]
-        EngineClient(url).post(
-            document(bad, xid79(bad, clock), clock=clock)
-        )  # the node agent on `bad` reports the XID
-        kube.fail_pod("train-worker-0")  # ... and the rank dies with its GPU
+        # The node agent on `bad` reports the XID ... and the rank dies with its GPU.
+        EngineClient(engine.url).post(document(bad, xid79(bad, clock), clock=clock))
+        kube.fail_pod("train-worker-0")
 
         second = kube.placement(attempt=1, timeout_s=DEADLINE_S)
         assert bad not in second.values()
-        node = _until(proc, f"{bad} cordoned",
-                      lambda: (n := kube.node(bad))["spec"].get("unschedulable") and n)  # fmt: skip
+        node = engine.until(f"{bad} cordoned",
+                            lambda: (n := kube.node(bad))["spec"].get("unschedulable") and n)  # fmt: skip
         assert any(t["key"] == QUARANTINE_TAINT for t in node["spec"].get("taints", []))
-        jobs = _until(proc, "the job in the engine's view", lambda: get("/api/v1/jobs"))
+        jobs = engine.until("the job in the engine's view", lambda: engine.get("/api/v1/jobs"))
         assert jobs[0]["job"] == job and bad in jobs[0]["exclusions"], jobs
-        incidents = get("/api/v1/incidents")
+        incidents = engine.get("/api/v1/incidents")
         assert {i["source"] for i in incidents} >= {"jobs", "hardware"}, incidents
     finally:
-        proc.send_signal(signal.SIGTERM)
-        code = proc.wait(60)
-        log.close()
+        code = engine.stop()
     assert code in (0, -signal.SIGTERM), (tmp_path / "engine.log").read_text()[-3000:]
     released = lease.view()
     assert released is not None and released.holder is None  # a standby takes over at once
+
+
+def test_kubernetes_engine_dry_run_records_what_it_would_do_and_touches_nothing(
+    kube: KubeHarness, tmp_path: Path
+) -> None:
+    engine = EngineProcess(kube, tmp_path, "--dry-run")
+    clock = kube.clock
+    try:
+        engine.until("the engine to lead", lambda: engine.get("/readyz")["role"] == "leader")
+        kube.submit(workers=3)
+        first = kube.placement()
+        bad = first["train-worker-0"]
+        EngineClient(engine.url).post(document(bad, xid79(bad, clock), clock=clock))
+        kube.fail_pod("train-worker-0")
+
+        would = engine.until("the would-have cordon recorded", lambda: [
+            a for a in engine.get("/api/v1/actions")
+            if a["node"] == bad and a["kind"] == "cordon" and a["status"] == "would"])  # fmt: skip
+        assert would
+        incident = engine.until("the job's incident decided", lambda: [
+            i for i in engine.get("/api/v1/incidents")
+            if i["source"] == "jobs" and i["cause"] == "hardware"])  # fmt: skip
+        assert incident
+        time.sleep(1.0)  # several more passes
+        node = kube.node(bad)
+        assert not node["spec"].get("unschedulable") and not node["spec"].get("taints")
+        job = kube.job()
+        assert "autorecover.io/attempt" not in job["metadata"].get("annotations", {})
+        assert not job["spec"].get("runPolicy", {}).get("suspend")
+        phases = {p["metadata"]["name"]: p["status"]["phase"] for p in kube.pods()}
+        assert phases["train-worker-0"] == "Failed"  # left exactly as it failed
+    finally:
+        engine.stop()

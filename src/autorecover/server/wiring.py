@@ -120,6 +120,7 @@ def cluster_for(
     local_root: Path | None = None,
     local_nodes: Sequence[str] = (),
     kube: KubeSettings | None = None,
+    jobs_settings: JobSettings | None = None,
 ) -> tuple[Cluster, JobsWiring | None]:
     """The cluster `serve --scheduler KIND` acts on, and job recovery when it can be hosted:
     on `store` (the engine's store URL, or its memory store; see `jobs_on`), or on the SQLite
@@ -136,16 +137,16 @@ def cluster_for(
             )
         scheduler = LocalScheduler(local_root, local_nodes, clock)
         if store is not None:
-            jobs = jobs_on(store, scheduler, clock, policies, dry_run)
+            jobs = jobs_on(store, scheduler, clock, policies, dry_run, jobs_settings)
         else:
             assert store_path is not None
-            jobs = sqlite_jobs(store_path, scheduler, clock, policies, dry_run)
+            jobs = sqlite_jobs(store_path, scheduler, clock, policies, dry_run, jobs_settings)
         return local_cluster(clock, scheduler, diagnostics_s), jobs
     if kind == "kubernetes":
         if store is None:
             raise ValueError("--scheduler kubernetes hosts job recovery: it needs the store URL")
         cluster, stack = kubernetes_cluster(kube or KubeSettings(), clock, policies)
-        return cluster, jobs_on(store, stack.jobs, clock, policies, dry_run)
+        return cluster, jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings)
     raise ValueError(f"unknown scheduler {kind!r} (expected one of {', '.join(CLUSTERS)})")
 
 

@@ -62,7 +62,6 @@ class Informer(Generic[R]):
         labels: dict[str, Any] | None = None,
         fields: dict[str, Any] | None = None,
         name: str = "",
-        on_change: Callable[[str, R], None] | None = None,
     ) -> None:
         self.session = session
         self.resource = resource
@@ -72,7 +71,7 @@ class Informer(Generic[R]):
         self.labels = labels
         self.fields = fields
         self.name = name or resource.__name__
-        self.on_change = on_change
+        self._listeners: list[Callable[[str, R], None]] = []
         self.stats = InformerStats()
         self.resource_version: str | None = None
         self.changed = 0
@@ -91,6 +90,11 @@ class Informer(Generic[R]):
         """One cached object, or None."""
         with self._lock:
             return self._items.get((namespace, name))
+
+    def subscribe(self, listener: Callable[[str, R], None]) -> None:
+        """Call `listener(kind, obj)` on every watch event, on the session's loop (keep it
+        short): for the moment something happened, which a pass only sees a tick later."""
+        self._listeners.append(listener)
 
     def wait_synced(self, timeout_s: float = 30.0) -> None:
         """Block until the first list arrived; `TransientError` if it did not in time."""
@@ -166,8 +170,8 @@ class Informer(Generic[R]):
             version = obj.metadata.resourceVersion  # type: ignore[attr-defined]
             if version:
                 self.resource_version = version
-            if self.on_change is not None:
-                self.on_change(kind, obj)
+            for listener in self._listeners:
+                listener(kind, obj)
 
 
 class ObjectCache(Protocol[R_co]):
@@ -179,6 +183,10 @@ class ObjectCache(Protocol[R_co]):
 
     def wait_synced(self, timeout_s: float = 30.0) -> None:
         """Block until the first list arrived."""
+        ...
+
+    def subscribe(self, listener: Callable[[str, Any], None]) -> None:
+        """Be told of every watch event."""
         ...
 
 
@@ -204,6 +212,11 @@ class Informers(Generic[R]):
         """Block until every informer has listed."""
         for informer in self.informers:
             informer.wait_synced(timeout_s)
+
+    def subscribe(self, listener: Callable[[str, R], None]) -> None:
+        """Be told of every watch event of every informer."""
+        for informer in self.informers:
+            informer.subscribe(listener)
 
     def start(self) -> None:
         """Start them all."""

@@ -26,7 +26,7 @@ import asyncio
 import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -61,8 +61,9 @@ RESUME_AT = "autorecover.io/resume-at"
 STOPPED = "autorecover.io/stopped"
 CONTAINER = "pytorch"  # the training operator requires this container name
 _TERMINAL = ("Failed", "Succeeded")
-SETTLE_S = 15.0
-_CONFLICT_TRIES = 5  # how long one requeue call waits for old pods to go before leaving it
+SETTLE_S = 15.0  # how long one requeue call waits for old pods to go before leaving it
+_CONFLICT_TRIES = 5
+_WHOLE_SECOND = timedelta(seconds=1.5)  # finishedAt's truncation, and a little slack
 
 
 @dataclass
@@ -76,6 +77,18 @@ class KubeJobs:
     spool: LogSpool
     site: SitePolicy | None = None
     settle_s: float = SETTLE_S
+    # pod uid -> when the pod informer saw it turn Failed (the status keeps whole seconds)
+    _failed_seen: dict[str, datetime] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.pods.subscribe(self._on_pod)
+
+    def _on_pod(self, kind: str, pod: Any) -> None:
+        status, meta = pod.status, pod.metadata
+        if kind == "DELETED" and meta is not None and meta.uid:
+            self._failed_seen.pop(meta.uid, None)
+        elif status is not None and status.phase == "Failed" and meta is not None and meta.uid:
+            self._failed_seen.setdefault(meta.uid, self.clock.now())
 
     # --- reads ---------------------------------------------------------------------------------
 
@@ -98,10 +111,28 @@ class KubeJobs:
             watched = watched_job(job, pods, self.site)
             if watched is None:
                 continue
-            out.append(watched)
+            out.append(self._precise_end(watched, job, pods))
             self._follow(job, pods)
             self._resume_if_due(job)
         return out
+
+    def _precise_end(
+        self, watched: WatchedJob, job: dict[str, Any], pods: Sequence[Mapping[str, Any]]
+    ) -> WatchedJob:
+        """The failure's time to the millisecond, when the informer saw it happen: a
+        container's `finishedAt` keeps whole seconds, which would cut the settle wait for
+        late lines and signals short and blur the timeline."""
+        status = watched.status
+        if status.ended is None:
+            return watched
+        seen = [self._failed_seen[uid] for pod in pods_of(job, pods)
+                if (uid := pod.get("metadata", {}).get("uid")) in self._failed_seen]  # fmt: skip
+        if not seen:
+            return watched
+        first = min(seen)
+        if not timedelta(0) <= first - status.ended < _WHOLE_SECOND:
+            return watched  # seen long after (an engine restart): the status's time stands
+        return replace(watched, status=replace(status, ended=first))
 
     def read_output(self, job: str, attempt: int, node: str, offset: int, limit: int) -> bytes:
         """Up to `limit` bytes the attempt's pods on `node` logged, from `offset`."""

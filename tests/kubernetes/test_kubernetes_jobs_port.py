@@ -1,0 +1,41 @@
+"""`KubeJobs.watched()` and `read_output()` on the real control plane: what job recovery sees
+of a PyTorchJob, its pods and their logs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from autorecover.controllers.job_records import JobPhase
+
+from .harness import KubeHarness, wait
+
+
+def test_kubernetes_watched_job_reports_nodes_exit_codes_and_the_failure_to_the_ms(
+    kube: KubeHarness,
+) -> None:
+    job = kube.submit(workers=3, annotations={"autorecover.io/recovery": "on",
+                                              "autorecover.io/policy": "user_restarts=2"})  # fmt: skip
+    kube.submit("ignored", workers=0, annotations={})  # no opt-in: not watched
+    first = kube.placement()
+    running = wait(lambda: next((w for w in kube.jobs.watched() if w.job == job
+                                 and w.status.phase is JobPhase.RUNNING), None), "running")  # fmt: skip
+    assert [w.job for w in kube.jobs.watched()] == [job]
+    assert running.scheduler == "kubernetes" and running.overrides == {"user_restarts": 2}
+    assert set(running.status.nodes) == set(first.values()) and running.status.attempt == 0
+
+    node = first["train-worker-1"]
+    kube.log("train-worker-1", "RuntimeError: CUDA error: an illegal memory access was encountered")
+    wait(lambda: b"illegal memory access" in kube.jobs.read_output(job, 0, node, 0, 4096),
+         "the pod's log line spooled")  # fmt: skip
+    before = datetime.now(UTC)
+    kube.fail_pod("train-worker-1", exit_code=134, reason="Error")
+    failed = wait(lambda: next((w for w in kube.jobs.watched() if w.job == job
+                                and w.status.phase is JobPhase.FAILED), None), "failed")  # fmt: skip
+    status = failed.status
+    assert dict(status.exit_codes)[node] == 134 and status.state == "Error"
+    assert status.ended is not None
+    # The container's finishedAt keeps whole seconds; the port reports when it saw it.
+    assert before - timedelta(seconds=0.2) <= status.ended <= datetime.now(UTC)
+    text = kube.jobs.read_output(job, 0, node, 0, 4096)
+    assert text.endswith(b"illegal memory access was encountered\n")
+    assert kube.jobs.read_output(job, 0, node, len(text), 4096) == b""  # nothing past the end
