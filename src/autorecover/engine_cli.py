@@ -18,7 +18,11 @@ import click
 from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.engine_api import DEFAULT_ENGINE, EngineApi, EngineApiError, quoted
 from autorecover.adapters.kubernetes.diagnostics import DCGM_IMAGE
-from autorecover.adapters.kubernetes.stack import KubeSettings, namespaces_from
+from autorecover.adapters.kubernetes.stack import (
+    KubeSettings,
+    domain_labels_from,
+    namespaces_from,
+)
 from autorecover.adapters.store_url import (
     DEFAULT_STORE_URL,
     StoreUrlError,
@@ -164,6 +168,15 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
     help="With --scheduler kubernetes: the quarantine taint's effect (NoExecute: pods leave).",
 )
 @click.option(
+    "--domain-label",
+    "domain_labels",
+    multiple=True,
+    default=("nvlink=nvidia.com/gpu.clique",),
+    show_default=True,
+    help="With --scheduler kubernetes: KIND=LABEL, the node label naming each node's rack, "
+    "nvlink domain or ib_leaf (repeatable; read at start).",
+)
+@click.option(
     "--dcgm-image",
     default=DCGM_IMAGE,
     show_default=True,
@@ -187,7 +200,8 @@ def serve_cmd(
     fake_diagnostics_s: float, tick_s: float, settle_s: float, reconcile_s: float,
     intake_s: float, lease_ttl_s: float, max_waiting: int, replica: str | None,
     leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
-    namespaces: str, taint_effect: str, dcgm_image: str, spool_dir: Path | None, log_level: str,
+    namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
+    spool_dir: Path | None, log_level: str,
 ) -> None:  # fmt: skip
     """Run the engine: recovery controllers, signal intake and the HTTP API."""
     logging.basicConfig(
@@ -213,6 +227,7 @@ def serve_cmd(
             kubeconfig=kubeconfig, namespaces=namespaces_from(namespaces),
             taint_effect=taint_effect, diagnostics_namespace=lease_namespace,
             dcgm_image=dcgm_image, spool=spool_dir,
+            domain_labels=domain_labels_from(domain_labels),
         )  # fmt: skip
         cluster, jobs = cluster_for(
             scheduler,

@@ -577,3 +577,9 @@ def test_helm_taint_effect_and_tick_reach_the_engine(
     assert flag_values(default, "--spool-dir") == ["/tmp/autorecover-logs"]  # the emptyDir
     evicting = argv(chart({"taintEffect": "NoExecute"}).one("Deployment", ENGINE))
     assert flag_values(evicting, "--taint-effect") == ["NoExecute"]
+    assert flag_values(default, "--domain-label") == ["nvlink=nvidia.com/gpu.clique"]
+    racks = {"failureDomainLabels": {"rack": "topology.kubernetes.io/rack"}}
+    assert sorted(flag_values(argv(chart(racks).one("Deployment", ENGINE)), "--domain-label")) == [
+        "nvlink=nvidia.com/gpu.clique",
+        "rack=topology.kubernetes.io/rack",
+    ]

@@ -57,7 +57,8 @@ class EngineProcess:
              "--listen", self.url.removeprefix("http://"),
              "--policy", str(tmp / "policy.toml"), "--spool-dir", str(tmp / "spool"),
              "--tick-s", "0.2", "--intake-s", "0.2", "--lease-ttl-s", "3",
-             "--log-level", "warning", *extra],
+             "--log-level", "warning", "--domain-label", "rack=topology.kubernetes.io/zone",
+             *extra],
             stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
 

@@ -102,8 +102,8 @@ def kubernetes_cluster(
     """The cluster the engine runs in (or its kubeconfig names): nodes, PyTorchJobs, DCGM
     diagnostics in pods, and Leases for leader election."""
     stack = KubeStack.connect(settings, clock, SitePolicy(base=policies.jobs))
-    cluster = Cluster(stack.nodes, stack.diagnostics, LogNotifier(), leases=stack.lease,
-                      close=stack.close)  # fmt: skip
+    cluster = Cluster(stack.nodes, stack.diagnostics, LogNotifier(), stack.topology(),
+                      leases=stack.lease, close=stack.close)  # fmt: skip
     return cluster, stack
 
 

@@ -10,6 +10,7 @@ leader election.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from autorecover.adapters.kubernetes.logs import LogSpool
 from autorecover.adapters.kubernetes.names import valid_namespace
 from autorecover.adapters.kubernetes.nodes import KubeNodes
 from autorecover.controllers.ports import Clock
+from autorecover.domain.failure_domains import DomainKind, Topology
 
 SYNC_S = 60.0
 
@@ -40,6 +42,9 @@ class KubeSettings:
     diagnostics_namespace: str = "default"  # where dcgmi diag pods run (the engine's own)
     dcgm_image: str = DCGM_IMAGE
     spool: Path | None = None  # where pod logs are spooled (a temporary folder when None)
+    # (domain kind, node label): which label names each node's rack, NVLink domain, IB leaf.
+    # GPU feature discovery labels a multi-node NVLink domain `nvidia.com/gpu.clique`.
+    domain_labels: tuple[tuple[str, str], ...] = (("nvlink", "nvidia.com/gpu.clique"),)
 
 
 class KubeStack:
@@ -80,6 +85,11 @@ class KubeStack:
             raise
         return stack
 
+    def topology(self) -> Topology:
+        """The nodes' failure domains, from their labels as they are now."""
+        return topology_from([n.to_dict() for n in self.node_informer.items()],
+                             self.settings.domain_labels)  # fmt: skip
+
     def lease(self, namespace: str, name: str) -> KubeLease:
         """A Lease for leader election."""
         return KubeLease(self.session, namespace, name)
@@ -92,3 +102,32 @@ class KubeStack:
 def namespaces_from(text: str | None) -> tuple[str, ...]:
     """`a,b` (the Helm chart's AUTORECOVER_NAMESPACES) as validated namespace names."""
     return tuple(valid_namespace(n.strip()) for n in (text or "").split(",") if n.strip())
+
+
+def topology_from(
+    nodes: Sequence[Mapping[str, Any]], domain_labels: Sequence[tuple[str, str]]
+) -> Topology:
+    """Failure domains from node labels: {node: {kind: the label's value}} (pure)."""
+    kinds = {kind: label for kind, label in domain_labels}
+    for kind in kinds:
+        DomainKind(kind)  # raises ValueError naming a kind that does not exist
+    found: dict[str, dict[str, str]] = {}
+    for node in nodes:
+        meta = node.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        mine = {kind: labels[label] for kind, label in kinds.items() if labels.get(label)}
+        if mine and meta.get("name"):
+            found[meta["name"]] = mine
+    return Topology.from_labels(found)
+
+
+def domain_labels_from(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """`KIND=LABEL` flags (`rack=topology.kubernetes.io/rack`) as pairs; a clear error."""
+    out = []
+    for item in items:
+        kind, sep, label = item.partition("=")
+        if not sep or not label or kind not in {k.value for k in DomainKind}:
+            allowed = ", ".join(k.value for k in DomainKind)
+            raise ValueError(f"--domain-label {item!r}: expected KIND=LABEL, KIND one of {allowed}")
+        out.append((kind, label))
+    return tuple(out)
