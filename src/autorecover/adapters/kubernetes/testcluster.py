@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import os
 import signal
@@ -33,6 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from autorecover.adapters.kubernetes.testpki import PkiError, TestPki
 
 STAGES = Path(__file__).with_name("kwok-stages.yaml")
 REPO = Path(__file__).resolve().parents[4]
@@ -96,8 +97,13 @@ class KubeTestCluster:
         """The kwok nodes, in order."""
         return [f"gpu-{i + 1:02d}" for i in range(self.nodes)]
 
+    @property
+    def pki(self) -> TestPki:
+        """The control plane's certificates."""
+        return TestPki(self.base / "pki")
+
     def _pki(self, name: str) -> Path:
-        return self.base / "pki" / name
+        return self.pki.path(name)
 
     # --- starting and stopping ---------------------------------------------------------------
 
@@ -105,8 +111,12 @@ class KubeTestCluster:
         """Start every component and create the nodes; raises `ClusterError` with the log."""
         (self.base / "log").mkdir(parents=True, exist_ok=True)
         self.ports = {name: free_port() for name in ("etcd", "etcd-peer", "apiserver", "kwok")}
-        self._certificates()
-        self._write_kubeconfig()
+        try:
+            self.pki.create()
+        except PkiError as exc:
+            raise ClusterError(str(exc)) from None
+        pki = self.pki
+        pki.kubeconfig(self.kubeconfig, self.server, pki.path("admin.crt"), pki.path("admin.key"))
         self._start_etcd()
         self._start_apiserver()
         self._bootstrap_objects()
@@ -369,77 +379,11 @@ class KubeTestCluster:
         raise ClusterError(f"timed out waiting for {what}:\n{self.log(component)}"
                            if component else f"timed out waiting for {what}")  # fmt: skip
 
-    def _certificates(self) -> None:
-        pki = self.base / "pki"
-        if (pki / "admin.crt").exists():
-            return
-        pki.mkdir(parents=True, exist_ok=True)
-
-        def ssl_cmd(*args: str) -> None:
-            done = subprocess.run(["openssl", *args], cwd=pki, capture_output=True,  # noqa: S603,S607
-                                  text=True, check=False)  # fmt: skip
-            if done.returncode != 0:
-                raise ClusterError(f"openssl {' '.join(args)}: {done.stderr[-1000:]}")
-
-        def key(name: str) -> None:
-            ssl_cmd("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
-                    "-out", f"{name}.key")  # fmt: skip
-
-        key("ca")
-        ssl_cmd("req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=autorecover-test-ca",
-                "-days", "30", "-out", "ca.crt")  # fmt: skip
-        (pki / "server.ext").write_text(
-            "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,"
-            "DNS:kubernetes.default,DNS:kubernetes.default.svc\n"
-            "extendedKeyUsage=serverAuth\n"
-        )
-        (pki / "client.ext").write_text("extendedKeyUsage=clientAuth\n")
-        for name, subject, ext in (("apiserver", "/CN=kube-apiserver", "server.ext"),
-                                   ("admin", "/O=system:masters/CN=autorecover-admin",
-                                    "client.ext")):  # fmt: skip
-            key(name)
-            ssl_cmd("req", "-new", "-key", f"{name}.key", "-subj", subject, "-out", f"{name}.csr")
-            ssl_cmd("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-                    "-CAcreateserial", "-days", "30", "-extfile", ext,
-                    "-out", f"{name}.crt")  # fmt: skip
-        key("sa")
-        ssl_cmd("pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub")
-
     def user_kubeconfig(self, user: str, groups: Sequence[str] = ()) -> Path:
         """A kubeconfig that authenticates as `user` (a client certificate's CN), for RBAC
         tests: `system:serviceaccount:NS:NAME` is that service account to the authorizer."""
-        safe = hashlib.sha256(user.encode()).hexdigest()[:12]
-        pki = self.base / "pki"
-        subject = "".join(f"/O={g}" for g in groups) + f"/CN={user}"
-        for args in (
-            ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
-             "-out", f"{safe}.key"],
-            ["req", "-new", "-key", f"{safe}.key", "-subj", subject, "-out", f"{safe}.csr"],
-            ["x509", "-req", "-in", f"{safe}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-             "-CAcreateserial", "-days", "30", "-extfile", "client.ext", "-out", f"{safe}.crt"],
-        ):  # fmt: skip
-            done = subprocess.run(["openssl", *args], cwd=pki, capture_output=True,  # noqa: S603,S607
-                                  text=True, check=False)  # fmt: skip
-            if done.returncode != 0:
-                raise ClusterError(f"openssl {' '.join(args)}: {done.stderr[-1000:]}")
-        path = self.base / f"{safe}.kubeconfig"
-        self._write_kubeconfig(path, pki / f"{safe}.crt", pki / f"{safe}.key")
-        return path
-
-    def _write_kubeconfig(
-        self, path: Path | None = None, cert: Path | None = None, key: Path | None = None
-    ) -> None:
-        pki = self._pki
-        config = {
-            "apiVersion": "v1", "kind": "Config", "current-context": "test",
-            "clusters": [{"name": "test", "cluster": {
-                "server": self.server, "certificate-authority": str(pki("ca.crt"))}}],
-            "users": [{"name": "admin", "user": {
-                "client-certificate": str(cert or pki("admin.crt")),
-                "client-key": str(key or pki("admin.key"))}}],
-            "contexts": [{"name": "test", "context": {"cluster": "test", "user": "admin"}}],
-        }  # fmt: skip
-        (path or self.kubeconfig).write_text(json.dumps(config, indent=2))  # JSON is YAML
+        cert, key = self.pki.user(user, groups)
+        return self.pki.kubeconfig(self.base / f"{cert.stem}.kubeconfig", self.server, cert, key)
 
     def _save_state(self) -> None:
         state = {"ports": self.ports, "pids": {n: p.pid for n, p in self.processes.items()},
