@@ -132,6 +132,41 @@ def test_kubernetes_e2e_transient_failure_restarts_without_cordoning(rig: Rig) -
                for n in kube.cluster.node_names)  # fmt: skip
 
 
+TRACEBACK = [
+    "[rank{r}]: Traceback (most recent call last):",
+    '[rank{r}]:   File "/workspace/train.py", line 14, in <module>',
+    "[rank{r}]:     from flash_attn import flash_attn_varlen_func",
+    "[rank{r}]: ModuleNotFoundError: No module named 'flash_attn'",
+]
+
+
+def test_kubernetes_e2e_application_error_stops_the_job_and_cordons_nothing(rig: Rig) -> None:
+    kube = rig.kube
+    job = kube.submit(workers=3)
+    first = kube.placement()
+    pods = sorted(first)
+    for rank, pod in enumerate(pods):  # every rank hits the same missing module
+        for line in TRACEBACK:
+            kube.log(pod, line.format(r=rank))
+    rig.until(lambda: all(b"ModuleNotFoundError" in kube.jobs.read_output(job, 0, first[p], 0,
+                                                                           1 << 20)
+                          for p in pods), "every rank's traceback streamed")  # fmt: skip
+    for pod in pods:
+        kube.fail_pod(pod, exit_code=1)
+
+    closed = rig.until(lambda: _closed(rig, job), "the incident closed (stopped)")
+    assert closed.verdict is not None and closed.verdict.cause is Cause.APPLICATION, closed
+    assert closed.decided is not None and closed.decided.action is Action.STOP
+    for _ in range(10):  # a few more passes: it stays stopped
+        rig.step()
+    after = kube.job()
+    notes = after["metadata"]["annotations"]
+    assert "autorecover.io/stopped" in notes and after["spec"]["runPolicy"]["suspend"] is True
+    assert "autorecover.io/attempt" not in notes  # never requeued
+    assert _out_of_service(rig) == []
+    assert len(rig.job_store.incidents(job)) == 1
+
+
 def test_kubernetes_e2e_breaker_stops_a_fault_storm_at_its_limit(kube: KubeHarness,
                                                                 tmp_path: Path) -> None:  # fmt: skip
     limit = 2
