@@ -245,6 +245,7 @@ class KubeTestCluster:
             "--service-account-issuer", "https://kubernetes.default.svc",
             "--service-cluster-ip-range", "10.96.0.0/16",
             "--authorization-mode", "RBAC",
+            "--allow-privileged=true",  # as kubeadm and managed clusters run it
             "--disable-admission-plugins", "ServiceAccount,TaintNodesByCondition",
             "--enable-priority-and-fairness=false", "--profiling=false",
             "--endpoint-reconciler-type", "none",
@@ -324,15 +325,16 @@ class KubeTestCluster:
         except (urllib.error.URLError, OSError, ValueError):
             return None
 
-    def apply(self, obj: dict[str, Any]) -> None:
-        """Create one object as admin (server-side apply, so a second start is harmless)."""
+    def apply(self, obj: dict[str, Any], *, dry_run: bool = False) -> None:
+        """Create one object as admin (server-side apply, so a second start is harmless);
+        `dry_run`: the API server validates and admits it, and stores nothing."""
         kind, meta = obj["kind"], obj["metadata"]
         group, _, version = obj["apiVersion"].rpartition("/")
         plural = _PLURALS[kind]
         prefix = f"/apis/{group}/{version}" if group else f"/api/{version}"
         ns = f"/namespaces/{meta['namespace']}" if "namespace" in meta else ""
         url = f"{self.server}{prefix}{ns}/{plural}/{meta['name']}"
-        url += "?fieldManager=autorecover-test&force=true"
+        url += "?fieldManager=autorecover-test&force=true" + ("&dryRun=All" if dry_run else "")
         apply = {"Content-Type": "application/apply-patch+yaml"}
         request = urllib.request.Request(  # noqa: S310  (https, our own server)
             url, data=json.dumps(obj).encode(), method="PATCH", headers=apply
@@ -344,7 +346,7 @@ class KubeTestCluster:
             raise ClusterError(
                 f"apply {kind}/{meta['name']}: {exc.code} {exc.read()[:500]!r}"
             ) from None
-        if kind == "Node" and "status" in obj:
+        if kind == "Node" and "status" in obj and not dry_run:
             status = urllib.request.Request(  # noqa: S310
                 f"{self.server}/api/v1/nodes/{meta['name']}/status",
                 data=json.dumps({"status": obj["status"]}).encode(), method="PATCH",
@@ -396,6 +398,8 @@ _PLURALS = {
     "ServiceAccount": "serviceaccounts", "ClusterRole": "clusterroles",
     "ClusterRoleBinding": "clusterrolebindings", "Role": "roles", "RoleBinding": "rolebindings",
     "PriorityClass": "priorityclasses", "Queue": "queues",
+    "Deployment": "deployments", "DaemonSet": "daemonsets", "Service": "services",
+    "ConfigMap": "configmaps", "PodDisruptionBudget": "poddisruptionbudgets",
     "ValidatingWebhookConfiguration": "validatingwebhookconfigurations",
     "CustomResourceDefinition": "customresourcedefinitions",
 }  # fmt: skip

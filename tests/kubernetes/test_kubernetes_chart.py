@@ -1,6 +1,8 @@
-"""The Helm chart's RBAC is enough, and no more: the adapter run as the chart's engine service
-account (its ClusterRole, Roles and bindings applied to the real API server) cordons, taints,
-drains, requeues, runs a diagnostic and leads on its Lease; it cannot do what it never needs."""
+"""The Helm chart on the real API server. Its RBAC is enough, and no more: the adapter run as
+the chart's engine service account (its ClusterRole, Roles and bindings applied) cordons,
+taints, drains, requeues, runs a diagnostic and leads on its Lease, and cannot do what it
+never needs. And every manifest it renders is admitted (a server-side dry run: validation and
+admission, stricter than the schemas)."""
 
 from __future__ import annotations
 
@@ -66,3 +68,28 @@ def test_kubernetes_the_charts_rbac_is_what_the_engine_needs(kube: KubeHarness) 
         engine.close()
     finally:
         stack.close()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {},
+        {"dryRun": False, "taintEffect": "NoExecute", "agent": {"kernelSource": "journal"}},
+        {"policies": {"site.toml": "[breaker]\nmax_nodes = 8\n"}, "engine": {"replicas": 3}},
+    ],
+)
+def test_kubernetes_the_real_api_server_admits_every_chart_manifest(
+    kube: KubeHarness, values: dict[str, object]
+) -> None:
+    ns = kube.namespace
+    manifests = render(build_helm(), {"store": {"url": "postgresql://db/ar"}, **values},
+                       namespace=ns)  # fmt: skip
+    kinds = set()
+    for manifest in manifests:
+        if manifest["kind"] == "ServiceMonitor":
+            continue  # the Prometheus Operator's CRD is not installed here
+        if manifest["kind"] not in ("ClusterRole", "ClusterRoleBinding"):
+            manifest["metadata"].setdefault("namespace", ns)
+        kube.cluster.apply(manifest, dry_run=True)  # validated and admitted, nothing stored
+        kinds.add(manifest["kind"])
+    assert {"Deployment", "DaemonSet", "Service", "ClusterRole", "Role"} <= kinds
