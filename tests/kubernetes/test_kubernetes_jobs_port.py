@@ -39,3 +39,27 @@ def test_kubernetes_watched_job_reports_nodes_exit_codes_and_the_failure_to_the_
     text = kube.jobs.read_output(job, 0, node, 0, 4096)
     assert text.endswith(b"illegal memory access was encountered\n")
     assert kube.jobs.read_output(job, 0, node, len(text), 4096) == b""  # nothing past the end
+
+
+def test_kubernetes_log_spool_keeps_the_last_two_attempts_and_never_repeats_a_line(
+    kube: KubeHarness,
+) -> None:
+    job = kube.submit(workers=1)
+    first = kube.placement(count=2)
+    node = first["train-master-0"]
+    kube.log("train-master-0", "attempt zero speaking")
+    wait(lambda: kube.jobs.watched() and b"attempt zero" in kube.jobs.read_output(
+        job, 0, node, 0, 4096), "spooled")  # a pass starts the pod's follower  # fmt: skip
+    for _ in range(5):  # passes: the pod's log is followed once, not once per pass
+        kube.jobs.watched()
+    assert kube.jobs.read_output(job, 0, node, 0, 4096).count(b"attempt zero") == 1
+    path = kube.spool.path(job, 0, node)
+    assert path.exists()
+
+    for attempt in (1, 2):
+        kube.jobs.requeue(job, [], 0.0, kube.provenance(f"transient #{attempt}"))
+        kube.placement(attempt=attempt, count=2)
+        kube.jobs.watched()
+    # Attempt 1's incident may still be read; attempt 0 is history: its spool is gone.
+    assert not path.exists()
+    assert kube.jobs.read_output(job, 0, node, 0, 4096) == b""

@@ -104,6 +104,7 @@ class KubeJobs:
             if name is not None:
                 by_job[(raw["metadata"].get("namespace", ""), name)].append(raw)
         out: list[WatchedJob] = []
+        seen_jobs: set[str] = set()
         for obj in self.jobs.items():
             job = obj.to_dict()
             meta = job.get("metadata") or {}
@@ -112,8 +113,12 @@ class KubeJobs:
             if watched is None:
                 continue
             out.append(self._precise_end(watched, job, pods))
+            seen_jobs.add(watched.job)
             self._follow(job, pods)
+            self.spool.prune(watched.job, watched.status.attempt)
             self._resume_if_due(job)
+        for gone in self.spool.jobs() - seen_jobs:
+            self.spool.prune(gone, -1)
         return out
 
     def _precise_end(

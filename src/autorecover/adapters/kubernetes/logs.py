@@ -56,6 +56,9 @@ class LogSpool:
         self._following: set[str] = set()  # pod uid + container
         self._locks: dict[Path, threading.Lock] = {}
         self._guard = threading.Lock()
+        # job -> attempt -> (spool files, followed keys): what `prune` lets go of. A follower
+        # that ended stays known, so a finished pod's log is never downloaded twice.
+        self._files: dict[str, dict[int, tuple[set[Path], set[str]]]] = {}
 
     def path(self, job: str, attempt: int, node: str) -> Path:
         """The spool file of one attempt on one node."""
@@ -70,7 +73,35 @@ class LogSpool:
                 if key in self._following:
                     continue
                 self._following.add(key)
+            path = self.path(source.job, source.attempt, source.node)
+            with self._guard:
+                files, keys = self._files.setdefault(source.job, {}).setdefault(
+                    source.attempt, (set(), set()))  # fmt: skip
+                files.add(path)
+                keys.add(key)
+                self._locks.setdefault(path, threading.Lock())
             self.session.spawn(lambda s=source: self._follow(s))  # type: ignore[misc]
+
+    def jobs(self) -> set[str]:
+        """The jobs with spooled output."""
+        with self._guard:
+            return set(self._files)
+
+    def prune(self, job: str, current: int) -> None:
+        """Drop the spool of attempts before the previous one (the previous stays: its
+        incident may still be read); a job that is gone (`current` < 0) drops all."""
+        with self._guard:
+            attempts = self._files.get(job, {})
+            old = [attempts.pop(a) for a in list(attempts) if a < current - 1 or current < 0]
+            if not attempts:
+                self._files.pop(job, None)
+            paths = [p for files, _ in old for p in files]
+            for path in paths:
+                self._locks.pop(path, None)
+            for _, keys in old:
+                self._following -= keys
+        for path in paths:
+            path.unlink(missing_ok=True)
 
     def read(self, job: str, attempt: int, node: str, offset: int, limit: int) -> bytes:
         """Up to `limit` bytes from `offset` of what the attempt wrote on the node."""
@@ -99,7 +130,8 @@ class LogSpool:
                     if seen <= done:
                         continue
                     start = seen - len(data)
-                    self._append(path, data[max(0, done - start) :])
+                    if not self._append(path, data[max(0, done - start) :]):
+                        return  # pruned: nobody reads this attempt any more
                     done = seen
                 return  # the container ended and its log is complete
             except asyncio.CancelledError:
@@ -107,7 +139,7 @@ class LogSpool:
             except ApiError as exc:
                 if api_code(exc) in (400, 404):
                     # 400: the container has not started yet; 404: the pod is gone.
-                    if api_code(exc) == 404:
+                    if api_code(exc) == 404 or path not in self._locks:
                         return
                     await asyncio.sleep(RETRY_S)
                     continue
@@ -118,12 +150,16 @@ class LogSpool:
                          type(exc).__name__)  # fmt: skip
                 await asyncio.sleep(RETRY_S)
 
-    def _append(self, path: Path, data: bytes) -> None:
+    def _append(self, path: Path, data: bytes) -> bool:
+        """Append to a live spool file; False once it has been pruned."""
         with self._guard:
-            lock = self._locks.setdefault(path, threading.Lock())
+            lock = self._locks.get(path)
+        if lock is None:
+            return False
         with lock:
             size = path.stat().st_size if path.exists() else 0
             if size + len(data) > MAX_SPOOL_BYTES:
-                return  # bounded: a runaway log does not fill the disk
+                return True  # bounded: a runaway log does not fill the disk
             with path.open("ab") as f:
                 f.write(data)
+        return True
