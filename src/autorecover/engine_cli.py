@@ -228,6 +228,7 @@ def serve_cmd(
             taint_effect=taint_effect, diagnostics_namespace=lease_namespace,
             dcgm_image=dcgm_image, spool=spool_dir,
             domain_labels=domain_labels_from(domain_labels),
+            instance=replica or "autorecover",
         )  # fmt: skip
         cluster, jobs = cluster_for(
             scheduler,

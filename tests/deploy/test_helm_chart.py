@@ -72,6 +72,7 @@ CLUSTER_GRANTS = {
     ("", "nodes/status", "patch"),
     *(("", "pods", v) for v in ("get", "list", "watch")),
     ("", "pods/eviction", "create"),
+    ("events.k8s.io", "events", "create"),
 }
 WORKLOAD_GRANTS = {
     ("", "pods", "delete"),

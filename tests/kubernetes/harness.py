@@ -30,6 +30,7 @@ from lightkube.types import PatchType
 from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.kubernetes import marks
 from autorecover.adapters.kubernetes.client import KubeSession, load_config
+from autorecover.adapters.kubernetes.events import EventRecorder
 from autorecover.adapters.kubernetes.informers import Informer
 from autorecover.adapters.kubernetes.jobs import KubeJobs, PyTorchJob
 from autorecover.adapters.kubernetes.logs import LogSpool
@@ -77,10 +78,12 @@ class KubeHarness:
             informer.start()
         for informer in (self.node_informer, self.pod_informer, self.job_informer):
             informer.wait_synced()
-        self.nodes = KubeNodes(self.session, self.node_informer, self.pod_informer, self.clock)
+        events = EventRecorder(self.session, "pytest")
+        self.nodes = KubeNodes(self.session, self.node_informer, self.pod_informer, self.clock,
+                               events=events)  # fmt: skip
         self.spool = LogSpool(self.session, tmp / "spool")
         self.jobs = KubeJobs(self.session, self.job_informer, self.pod_informer, self.clock,
-                             self.spool)  # fmt: skip
+                             self.spool, events=events)  # fmt: skip
 
     # --- nodes -------------------------------------------------------------------------------
 
@@ -99,6 +102,17 @@ class KubeHarness:
                 {"status": {"conditions": [{"type": marks.CONDITION, "$patch": "delete"}]}},
                 patch_type=PatchType.STRATEGIC,
             )  # fmt: skip
+
+    def events(self, kind: str, name: str) -> list[dict[str, Any]]:
+        """autorecover's Events about one object (nodes' live in `default`)."""
+        namespace = "default" if kind == "Node" else self.namespace
+        # Raw JSON: events other components write can lack eventTime, which the typed
+        # model requires.
+        listed = self.cluster.get(f"/apis/events.k8s.io/v1/namespaces/{namespace}/events")
+        found: list[dict[str, Any]] = (listed or {}).get("items", [])
+        return [e for e in found if e.get("regarding", {}).get("kind") == kind
+                and e["regarding"].get("name") == name
+                and e.get("reportingController") == "autorecover.io/engine"]  # fmt: skip
 
     def provenance(self, why: str, incident: str = "inc-test") -> Provenance:
         """A provenance as a controller would give it."""

@@ -38,6 +38,7 @@ def test_kubernetes_the_charts_rbac_is_what_the_engine_needs(kube: KubeHarness) 
         node = kube.cluster.node_names[4]
         prov = kube.provenance("quarantine: XID 79")
         stack.nodes.cordon(node, prov)
+        assert kube.events("Node", node)  # its Event was allowed too
         stack.nodes.taint(node, QUARANTINE_TAINT, prov)
         stack.nodes.drain(node, prov)
         stack.diagnostics.start(node, DiagnosticLevel.QUICK, prov)

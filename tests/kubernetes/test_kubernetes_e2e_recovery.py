@@ -86,6 +86,8 @@ def test_kubernetes_e2e_gpu_fault_cordons_the_node_and_requeues_elsewhere(rig: R
     assert bad not in second.values() and len(second) == 4
     assert set(kube.job()["metadata"]["annotations"]["autorecover.io/excluded-nodes"]
                .split(",")) == {bad}  # fmt: skip
+    (requeued,) = [e for e in kube.events("PyTorchJob", "train") if e["action"] == "Requeue"]
+    assert f"attempt 1 without {bad}" in requeued["note"] and closed.id in requeued["note"]
 
     # Hardware recovery took the node out, with provenance a person can read. XID 79 wants
     # a reboot, which Kubernetes cannot do: the ladder hands the node to a person, held out.

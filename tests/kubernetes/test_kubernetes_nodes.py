@@ -58,7 +58,14 @@ def test_kubernetes_cordon_and_taint_carry_provenance_and_resume_undoes_them(
     assert kube.node(node)["metadata"]["resourceVersion"] != ""  # still readable
     del version
 
+    # ... and Events where people look (`kubectl get events`), one per action and kind.
+    events = {e["action"]: e for e in kube.events("Node", node)}
+    assert set(events) == {"Cordon", "Taint"}, events
+    assert events["Cordon"]["type"] == "Warning" and "hw/gpu-01/1" in events["Cordon"]["note"]
+    assert "XID 79" in events["Cordon"]["note"] and events["Cordon"]["reason"] == "Quarantine"
+
     kube.nodes.resume(node, kube.provenance("validated"))
+    assert "Resume" in {e["action"] for e in kube.events("Node", node)}
     back = kube.node(node)
     assert not back["spec"].get("unschedulable") and not back["spec"].get("taints")
     assert not set(marks.NODE_ANNOTATIONS) & set(back["metadata"].get("annotations") or {})

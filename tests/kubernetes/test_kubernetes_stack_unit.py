@@ -23,3 +23,22 @@ def test_failure_domains_come_from_node_labels() -> None:
     assert topology.of("gpu-03") == ()
     with pytest.raises(ValueError, match="KIND=LABEL"):
         domain_labels_from(["row=topology.kubernetes.io/row"])
+
+
+def test_event_names_repeat_per_action_and_notes_say_why() -> None:
+    from datetime import UTC, datetime
+
+    from autorecover.adapters.kubernetes.events import Regarding, event_name, note_of
+    from autorecover.controllers.ports import Provenance
+
+    at = datetime(2026, 11, 30, tzinfo=UTC)
+    prov = Provenance("hw/gpu-01/1/cordon", "autorecover", "suspect: XID 79", at,
+                      ("gpu-01 kernel [xid.79] NVRM: Xid 79",), "hw/gpu-01/1")  # fmt: skip
+    node = Regarding("Node", "gpu-01")
+    assert event_name(node, "Cordon", prov) == event_name(node, "Cordon", prov)  # a repeat
+    assert event_name(node, "Cordon", prov) != event_name(node, "Taint", prov)
+    assert event_name(node, "Cordon", prov).startswith("gpu-01.autorecover-")
+    assert note_of(prov) == ("suspect: XID 79; incident hw/gpu-01/1; "
+                             "evidence: gpu-01 kernel [xid.79] NVRM: Xid 79")  # fmt: skip
+    long = Provenance("a", "b", "x" * 5000, at)
+    assert len(note_of(long)) == 1024

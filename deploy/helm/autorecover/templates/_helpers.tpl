@@ -124,4 +124,8 @@ needed: docs/deployment.md, "RBAC".
 - apiGroups: [""]
   resources: [pods/eviction]
   verbs: [create]
+# An Event per action on the node or job it is about (`kubectl get events`).
+- apiGroups: [events.k8s.io]
+  resources: [events]
+  verbs: [create]
 {{- end }}

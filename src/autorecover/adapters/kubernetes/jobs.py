@@ -38,6 +38,7 @@ from lightkube.types import PatchType
 from autorecover.adapters.job_settings import SitePolicy
 from autorecover.adapters.kubernetes import marks
 from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, api_code, mapped
+from autorecover.adapters.kubernetes.events import EventRecorder, job_regarding
 from autorecover.adapters.kubernetes.exclusions import with_exclusions
 from autorecover.adapters.kubernetes.informers import ObjectCache
 from autorecover.adapters.kubernetes.job_policy import watched_job
@@ -77,6 +78,7 @@ class KubeJobs:
     spool: LogSpool
     site: SitePolicy | None = None
     settle_s: float = SETTLE_S
+    events: EventRecorder | None = None
     # pod uid -> when the pod informer saw it turn Failed (the status keeps whole seconds)
     _failed_seen: dict[str, datetime] = field(default_factory=dict)
 
@@ -168,6 +170,9 @@ class KubeJobs:
                 "spec": {"runPolicy": {"suspend": True}},
             }  # fmt: skip
             await self._patch(namespace, name, patch)
+            if self.events is not None:
+                await self.events.write(job_regarding(current), "Stop", "Stopped", provenance,
+                                        warning=True)  # fmt: skip
 
         self.session.call(act())
 
@@ -204,6 +209,10 @@ class KubeJobs:
             resume["metadata"]["annotations"][RESUME_AT] = None
             resume["spec"] = {"runPolicy": {"suspend": False}}
         await self._patch(namespace, name, resume)
+        if self.events is not None:
+            where = f" without {', '.join(exclude)}" if exclude else " on the same nodes"
+            told = replace(prov, why=f"attempt {attempt}{where}: {prov.why}")
+            await self.events.write(job_regarding(current), "Requeue", "Requeued", told)
 
     async def _prepare(
         self, current: dict[str, Any], exclude: list[str], attempt: int, prov: Provenance

@@ -26,6 +26,7 @@ from lightkube.types import PatchType
 
 from autorecover.adapters.kubernetes import marks
 from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, api_code, mapped
+from autorecover.adapters.kubernetes.events import EventRecorder, Regarding
 from autorecover.adapters.kubernetes.informers import ObjectCache
 from autorecover.adapters.kubernetes.names import valid_node_name
 from autorecover.controllers.ports import (
@@ -62,6 +63,7 @@ class KubeNodes:
     owner: str = "autorecover"
     taint_effect: str = "NoSchedule"
     drain_timeout_s: float = 600.0
+    events: EventRecorder | None = None
     _blocked_since: dict[str, datetime] = field(default_factory=dict)
 
     # --- reads ---------------------------------------------------------------------------------
@@ -92,17 +94,20 @@ class KubeNodes:
         """`spec.unschedulable` with our annotations, and our condition set True."""
         self._edit(node, lambda n: marks.cordon_patch(n, provenance, self.owner))
         self._condition(node, marks.condition(provenance, held=True))
+        self._event(node, "Cordon", "Quarantine", provenance, warning=True)
 
     def taint(self, node: str, key: str, provenance: Provenance) -> None:
         """Our quarantine taint (NoSchedule, or NoExecute when the site asks for it)."""
         self._edit(node, lambda n: marks.taint_patch(n, key, self.taint_effect, provenance,
                                                      self.owner))  # fmt: skip
+        self._event(node, "Taint", "Quarantine", provenance, warning=True)
 
     def drain(self, node: str, provenance: Provenance) -> None:
         """Evict the node's pods; budgets that refuse are retried until the timeout."""
         report = self.evict_all(node)
         if not report.blocked:
             self._blocked_since.pop(provenance.action_id, None)
+            self._event(node, "Drain", "Quarantine", provenance, warning=True)
             return
         since = self._blocked_since.setdefault(provenance.action_id, self.clock.now())
         waited = (self.clock.now() - since).total_seconds()
@@ -116,6 +121,7 @@ class KubeNodes:
         """Remove exactly our marks; a person's cordon stays."""
         self._edit(node, lambda n: marks.resume_patch(n, self.owner))
         self._condition(node, {"type": marks.CONDITION, "$patch": "delete"})
+        self._event(node, "Resume", "Returned", provenance)
 
     def reset_gpu(self, node: str, component: str | None, provenance: Provenance) -> None:
         """Not a Kubernetes operation: refused, so the ladder escalates."""
@@ -171,6 +177,11 @@ class KubeNodes:
         return DrainReport(node, tuple(evicted), tuple(blocked), tuple(skipped))
 
     # --- internals -------------------------------------------------------------------------------
+
+    def _event(self, node: str, action: str, reason: str, prov: Provenance,
+               warning: bool = False) -> None:  # fmt: skip
+        if self.events is not None:
+            self.events.record(Regarding("Node", node), action, reason, prov, warning)
 
     def _cached(self) -> dict[str, dict[str, Any]]:
         self.nodes.wait_synced()

@@ -20,6 +20,7 @@ from lightkube.resources.core_v1 import Node, Pod
 from autorecover.adapters.job_settings import SitePolicy
 from autorecover.adapters.kubernetes.client import KubeSession, load_config
 from autorecover.adapters.kubernetes.diagnostics import DCGM_IMAGE, KubeDiagnostics
+from autorecover.adapters.kubernetes.events import EventRecorder
 from autorecover.adapters.kubernetes.informers import Informer, Informers
 from autorecover.adapters.kubernetes.jobs import KubeJobs, PyTorchJob
 from autorecover.adapters.kubernetes.leases import KubeLease
@@ -42,6 +43,7 @@ class KubeSettings:
     diagnostics_namespace: str = "default"  # where dcgmi diag pods run (the engine's own)
     dcgm_image: str = DCGM_IMAGE
     spool: Path | None = None  # where pod logs are spooled (a temporary folder when None)
+    instance: str = "autorecover"  # `reportingInstance` of our Events: the replica's name
     # (domain kind, node label): which label names each node's rack, NVLink domain, IB leaf.
     # GPU feature discovery labels a multi-node NVLink domain `nvidia.com/gpu.clique`.
     domain_labels: tuple[tuple[str, str], ...] = (("nvlink", "nvidia.com/gpu.clique"),)
@@ -64,10 +66,11 @@ class KubeStack:
         for informer in (self.node_informer, self.pod_informer, self.job_informer):
             informer.start()
         spool = settings.spool or Path(tempfile.mkdtemp(prefix="autorecover-logs-"))
+        events = EventRecorder(session, settings.instance)
         self.nodes = KubeNodes(session, self.node_informer, self.pod_informer, clock,
-                               taint_effect=settings.taint_effect)  # fmt: skip
+                               taint_effect=settings.taint_effect, events=events)  # fmt: skip
         self.jobs = KubeJobs(session, self.job_informer, self.pod_informer, clock,
-                             LogSpool(session, spool), site)  # fmt: skip
+                             LogSpool(session, spool), site, events=events)  # fmt: skip
         self.diagnostics = KubeDiagnostics(session, clock, settings.diagnostics_namespace,
                                            settings.dcgm_image)  # fmt: skip
 
