@@ -10,7 +10,6 @@ kwok node, whose signals go to `hardware.ingest`. `step()` is one pass of everyt
 
 from __future__ import annotations
 
-import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import replace
@@ -32,6 +31,7 @@ from autorecover.domain.job_policy import builtin_job_policy
 from autorecover.domain.policy import HardwarePolicy
 from autorecover.domain.policy_loading import load_policy
 from autorecover.domain.signals import Probe
+from waiting import wait
 
 from .harness import KubeHarness
 
@@ -41,7 +41,6 @@ XID_79 = tomllib.loads(XIDS.read_text())["xid"]["79"]["example"]  # the catalog'
 POLICY = load_policy()
 # Six nodes: one out is 17 % of the fleet, past the default blast-radius limits.
 ROOMY = replace(POLICY, breaker=replace(POLICY.breaker, max_fraction=1.0, max_out_fraction=1.0))
-POLL_S = 0.05
 
 
 class Rig:
@@ -100,16 +99,17 @@ class Rig:
 
     def until(self, check: Callable[[], T | None], what: str, timeout_s: float = 60.0,
               *, hardware: bool = True) -> T:  # fmt: skip
-        """Run passes until `check()` gives something; fail after `timeout_s`."""
-        deadline = time.monotonic() + timeout_s
-        while True:
+        """Run passes until `check()` gives something; fail after `timeout_s`, saying what
+        job recovery recorded."""
+
+        def one() -> T | None:
             self.step(hardware=hardware)
-            got = check()
-            if got is not None and got is not False:
-                return got
-            if time.monotonic() > deadline:
-                raise AssertionError(f"not {what} after {timeout_s:.0f} s\n{self.describe()}")
-            time.sleep(POLL_S)
+            return check()
+
+        try:
+            return wait(one, what, timeout_s)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{self.describe()}") from None
 
     def describe(self) -> str:
         """What job recovery recorded and what the scheduler shows: for a failure message."""

@@ -10,6 +10,7 @@ from lightkube.resources.policy_v1 import PodDisruptionBudget
 
 from autorecover.adapters.kubernetes import marks
 from autorecover.adapters.kubernetes.client import KubeSession, load_config
+from autorecover.adapters.kubernetes.events import Regarding, event_name
 from autorecover.adapters.kubernetes.informers import Informer
 from autorecover.controllers.ports import PermanentError, TransientError
 from autorecover.domain.lifecycle import QUARANTINE_TAINT
@@ -59,13 +60,19 @@ def test_kubernetes_cordon_and_taint_carry_provenance_and_resume_undoes_them(
     del version
 
     # ... and Events where people look (`kubectl get events`), one per action and kind.
-    events = {e["action"]: e for e in kube.events("Node", node)}
+    # (Nodes' events live in `default` and outlast tests: this test's are named by its action.)
+    ours = {event_name(Regarding("Node", node), a, prov) for a in ("Cordon", "Taint", "Drain")}
+    events = {e["action"]: e for e in kube.events("Node", node) if e["metadata"]["name"] in ours}
     assert set(events) == {"Cordon", "Taint"}, events
     assert events["Cordon"]["type"] == "Warning" and "hw/gpu-01/1" in events["Cordon"]["note"]
     assert "XID 79" in events["Cordon"]["note"] and events["Cordon"]["reason"] == "Quarantine"
 
-    kube.nodes.resume(node, kube.provenance("validated"))
-    assert "Resume" in {e["action"] for e in kube.events("Node", node)}
+    resumed = kube.provenance("validated")
+    kube.nodes.resume(node, resumed)
+    name = event_name(Regarding("Node", node), "Resume", resumed)
+    assert [e["action"] for e in kube.events("Node", node) if e["metadata"]["name"] == name] == [
+        "Resume"
+    ]
     back = kube.node(node)
     assert not back["spec"].get("unschedulable") and not back["spec"].get("taints")
     assert not set(marks.NODE_ANNOTATIONS) & set(back["metadata"].get("annotations") or {})
