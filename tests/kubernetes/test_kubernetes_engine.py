@@ -43,7 +43,8 @@ def _until(proc: subprocess.Popen[bytes], what: str, check: Callable[[], Any]) -
 class EngineProcess:
     """One `autorecover serve --scheduler kubernetes --leadership kubernetes` process."""
 
-    def __init__(self, kube: KubeHarness, tmp: Path, *extra: str) -> None:
+    def __init__(self, kube: KubeHarness, tmp: Path, *extra: str, replica: str = "engine-0",
+                 settle_s: float = 1.0) -> None:  # fmt: skip
         (tmp / "policy.toml").write_text(ROOMY)
         self.tmp = tmp
         self.url = f"http://127.0.0.1:{free_port()}"
@@ -53,7 +54,7 @@ class EngineProcess:
              "--scheduler", "kubernetes", "--kubeconfig", str(kube.cluster.kubeconfig),
              "--namespaces", kube.namespace, "--leadership", "kubernetes",
              "--lease-namespace", kube.namespace, "--lease-name", "autorecover-engine",
-             "--replica", "engine-0", "--store", f"sqlite:///{tmp / 'engine.db'}",
+             "--replica", replica, "--settle-s", str(settle_s), "--store", f"sqlite:///{tmp / 'engine.db'}",
              "--listen", self.url.removeprefix("http://"),
              "--policy", str(tmp / "policy.toml"), "--spool-dir", str(tmp / "spool"),
              "--tick-s", "0.2", "--intake-s", "0.2", "--lease-ttl-s", "3",
@@ -69,9 +70,9 @@ class EngineProcess:
     def until(self, what: str, check: Callable[[], Any]) -> Any:
         return _until(self.proc, what, check)
 
-    def stop(self) -> int:
-        """SIGTERM: passes finish, the Lease is given up."""
-        self.proc.send_signal(signal.SIGTERM)
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        """SIGTERM: passes finish, the Lease is given up; SIGKILL: it just dies."""
+        self.proc.send_signal(sig)
         code = self.proc.wait(60)
         self.log.close()
         return code
@@ -142,3 +143,42 @@ def test_kubernetes_engine_dry_run_records_what_it_would_do_and_touches_nothing(
         assert phases["train-worker-0"] == "Failed"  # left exactly as it failed
     finally:
         engine.stop()
+
+
+def test_kubernetes_engine_killed_mid_requeue_converges_on_restart(
+    kube: KubeHarness, tmp_path: Path
+) -> None:
+    first = EngineProcess(kube, tmp_path, settle_s=0.0)
+    clock = kube.clock
+    try:
+        first.until("the engine to lead", lambda: first.get("/readyz")["role"] == "leader")
+        kube.submit(workers=3)
+        placed = kube.placement()
+        bad = placed["train-worker-2"]
+        EngineClient(first.url).post(document(bad, xid79(bad, clock), clock=clock))
+        kube.fail_pod("train-worker-2")
+        # The moment the requeue's first write lands on the job, the engine dies.
+        notes = lambda: kube.job()["metadata"].get("annotations", {})  # noqa: E731
+        first.until("the requeue to begin", lambda: "autorecover.io/requeue-action" in notes())
+    finally:
+        first.stop(signal.SIGKILL)
+    second = EngineProcess(kube, tmp_path, replica="engine-1", settle_s=0.0)
+    try:
+        # The dead leader never gave the Lease up: the new one takes it when it runs out.
+        second.until("the restarted engine to lead",
+                     lambda: second.get("/readyz")["role"] == "leader")  # fmt: skip
+        after = kube.placement(attempt=1, timeout_s=DEADLINE_S)
+        assert bad not in after.values()
+        second.until("the engine to count one restart", lambda: [
+            j for j in second.get("/api/v1/jobs") if j["restarts"] == 1 and bad in j["exclusions"]
+        ])  # fmt: skip
+        time.sleep(1.0)  # more passes: nothing more happens
+        done = kube.job()["metadata"]["annotations"]
+        assert done["autorecover.io/attempt"] == "1"  # requeued once, not twice
+        assert done["autorecover.io/requeued"] == done["autorecover.io/requeue-action"]
+        jobs = [i for i in second.get("/api/v1/incidents") if i["source"] == "jobs"]
+        assert len(jobs) == 1, jobs  # no second incident for the attempt being requeued
+        assert [j["restarts"] for j in second.get("/api/v1/jobs")] == [1]
+        assert kube.node(bad)["spec"].get("unschedulable") is True
+    finally:
+        second.stop()

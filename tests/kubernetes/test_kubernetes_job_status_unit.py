@@ -253,3 +253,31 @@ def test_kubernetes_a_pod_being_deleted_does_not_count() -> None:
     status = job_status(job, pods)
     assert status.phase is JobPhase.RUNNING and status.nodes == ("gpu-node-01", "gpu-node-02")
     assert status.exit_codes == ()
+
+
+def _requeued_job(**notes: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": "train", "namespace": "ml", "annotations": {
+            "autorecover.io/attempt": "1", **notes}},
+        "status": {"conditions": [
+            {"type": "Created", "status": "True", "lastTransitionTime": "2026-11-30T01:00:00Z"},
+            {"type": "Failed", "status": "True", "lastTransitionTime": "2026-11-30T01:00:05Z",
+             "reason": "PyTorchJobFailed"},
+        ]},
+    }  # fmt: skip
+
+
+def test_a_requeue_part_way_is_pending_not_a_new_failure() -> None:
+    job = _requeued_job(**{"autorecover.io/requeue-action": "inc#0/requeue_excluding"})
+    status = job_status(job, [])
+    assert status.phase is JobPhase.PENDING and status.state == "Requeueing"
+    done = _requeued_job(**{"autorecover.io/requeue-action": "a", "autorecover.io/requeued": "a"})
+    assert job_status(done, []).phase is JobPhase.FAILED  # finished requeue: conditions speak
+
+
+def test_a_terminal_condition_older_than_the_attempt_is_an_earlier_attempts() -> None:
+    later = {"autorecover.io/attempt-started": "2026-11-30T01:00:05.400000+00:00",
+             "autorecover.io/requeue-action": "a", "autorecover.io/requeued": "a"}  # fmt: skip
+    assert job_status(_requeued_job(**later), []).phase is JobPhase.PENDING
+    earlier = {**later, "autorecover.io/attempt-started": "2026-11-30T01:00:01+00:00"}
+    assert job_status(_requeued_job(**earlier), []).phase is JobPhase.FAILED

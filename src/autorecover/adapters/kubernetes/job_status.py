@@ -28,11 +28,15 @@ from autorecover.adapters.kubernetes.names import job_key
 from autorecover.controllers.job_records import TERMINAL, JobPhase, JobStatus
 
 ATTEMPT_ANNOTATION = "autorecover.io/attempt"
+ATTEMPT_STARTED_ANNOTATION = "autorecover.io/attempt-started"  # when our requeue began it
+REQUEUE_ACTION_ANNOTATION = "autorecover.io/requeue-action"  # the requeue in progress or done
+REQUEUED_ANNOTATION = "autorecover.io/requeued"  # the requeue whose steps all completed
 JOB_NAME_LABELS = ("training.kubeflow.org/job-name", "job-name")  # operator v1.x, then older
 REPLICA_TYPE_LABELS = ("training.kubeflow.org/replica-type", "replica-type")
 REPLICA_INDEX_LABELS = ("training.kubeflow.org/replica-index", "replica-index")
 
 _ATTEMPT = re.compile(r"0|[1-9][0-9]{0,8}")
+_TERMINAL_TYPES = frozenset({"Failed", "Succeeded"})
 _PHASES: dict[str, JobPhase] = {
     "Created": JobPhase.PENDING,
     "Suspended": JobPhase.PENDING,  # resumes as a new start: waiting, not running
@@ -202,14 +206,22 @@ def replica_of(pod: Mapping[str, Any]) -> tuple[str, int] | None:
 # --- the status -----------------------------------------------------------------------------
 
 
-def condition_phase(job: Mapping[str, Any]) -> tuple[JobPhase, str]:
-    """The phase from the job's latest condition that holds, and that condition's reason."""
+def condition_phase(job: Mapping[str, Any], since: datetime | None = None) -> tuple[JobPhase, str]:
+    """The phase from the job's latest condition that holds, and that condition's reason.
+
+    A terminal condition (`Failed`, `Succeeded`) from before `since` (the current attempt's
+    start) is an earlier attempt's and does not count: the operator may not have rewritten
+    its status yet, and a stale cache may still show it. (Conditions keep whole seconds, so
+    one from the attempt's first second is taken as older; a failed pod of the attempt
+    still makes it FAILED.)"""
     conditions = cast(TrainingJob, job).get("status", {}).get("conditions") or []
     holding = [
         (i, c)
         for i, c in enumerate(conditions)
         if c.get("status") == "True" and c.get("type") in _PHASES
-    ]
+        and not (since is not None and c.get("type") in _TERMINAL_TYPES
+                 and (_time(c.get("lastTransitionTime")) or _EPOCH) < since)
+    ]  # fmt: skip
     if not holding:
         return JobPhase.PENDING, "Pending"
     # latest by transition time; ties (and missing times) by list order
@@ -227,7 +239,13 @@ def job_status(job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> Job
     status = typed.get("status", {})
     attempt, _ = job_attempt(job)
     current = pods_of(job, pods)
-    phase, state = condition_phase(job)
+    notes = _annotations(job)
+    since = _time(notes.get(ATTEMPT_STARTED_ANNOTATION))
+    phase, state = condition_phase(job, since)
+    if notes.get(REQUEUE_ACTION_ANNOTATION, "") not in ("", notes.get(REQUEUED_ANNOTATION)):
+        # autorecover's requeue is part-way (an engine restart came in between): the attempt
+        # has not started, whatever the old attempt's status still says.
+        phase, state = JobPhase.PENDING, "Requeueing"
     failed = sorted(
         (p for p in current if pod_failed(p)),
         key=lambda p: (_finished(p) or _FAR, p.get("metadata", {}).get("name", "")),

@@ -44,7 +44,10 @@ from autorecover.adapters.kubernetes.informers import ObjectCache
 from autorecover.adapters.kubernetes.job_policy import watched_job
 from autorecover.adapters.kubernetes.job_status import (
     ATTEMPT_ANNOTATION,
+    ATTEMPT_STARTED_ANNOTATION,
     JOB_NAME_LABELS,
+    REQUEUE_ACTION_ANNOTATION,
+    REQUEUED_ANNOTATION,
     job_attempt,
     pod_attempt,
     pods_of,
@@ -56,8 +59,8 @@ from autorecover.controllers.ports import Clock, Provenance, TransientError
 
 log = logging.getLogger(__name__)
 PyTorchJob = create_namespaced_resource("kubeflow.org", "v1", "PyTorchJob", "pytorchjobs")
-REQUEUE_ACTION = "autorecover.io/requeue-action"  # the requeue in progress or last done
-REQUEUED = "autorecover.io/requeued"  # the requeue whose steps all completed
+REQUEUE_ACTION = REQUEUE_ACTION_ANNOTATION
+REQUEUED = REQUEUED_ANNOTATION
 RESUME_AT = "autorecover.io/resume-at"
 STOPPED = "autorecover.io/stopped"
 CONTAINER = "pytorch"  # the training operator requires this container name
@@ -229,6 +232,7 @@ class KubeJobs:
             **(meta.get("annotations") or {}),
             **marks.provenance_annotations(prov),
             ATTEMPT_ANNOTATION: str(attempt),
+            ATTEMPT_STARTED_ANNOTATION: self.clock.now().isoformat(),
             REQUEUE_ACTION: prov.action_id,
         }
         meta["annotations"].pop(REQUEUED, None)
