@@ -201,7 +201,7 @@ class KubeJobs:
                 # read it again and redo the step.
                 if tries == _CONFLICT_TRIES - 1:
                     raise
-        await self._delete_older_pods(namespace, name, attempt)
+        await self._delete_older_pods(namespace, name, attempt, exclude)
         await self._wait_pods_gone(namespace, name, attempt)
         await self._clear_terminal(namespace, name)
         resume: dict[str, Any] = {"metadata": {"annotations": {REQUEUED: prov.action_id}}}
@@ -248,15 +248,25 @@ class KubeJobs:
         except Exception as exc:
             raise mapped(exc, f"replace PyTorchJob {meta['namespace']}/{meta['name']}") from exc
 
-    async def _delete_older_pods(self, namespace: str, name: str, attempt: int) -> None:
-        """Step 2: the pods of earlier attempts go (the whole gang)."""
+    async def _delete_older_pods(
+        self, namespace: str, name: str, attempt: int, exclude: Sequence[str] = ()
+    ) -> None:
+        """Step 2: the pods of earlier attempts go (the whole gang).
+
+        A pod on a node being excluded is deleted at once (no grace): its node is suspect and
+        may never confirm the kill. The others get their grace period, so their GPUs are
+        really free before the new gang is placed (perhaps on the same nodes)."""
+        suspect = set(exclude)
         for pod in await self._job_pods(namespace, name):
             pod_meta = pod.get("metadata") or {}
-            if pod_meta.get("deletionTimestamp") or (pod_attempt(pod) or 0) >= attempt:
+            if (pod_attempt(pod) or 0) >= attempt:
                 continue
+            force = (pod.get("spec") or {}).get("nodeName") in suspect
+            if pod_meta.get("deletionTimestamp") and not force:
+                continue  # going already, at its own pace
             try:
                 await self.session.client.delete(Pod, pod_meta["name"], namespace=namespace,
-                                                 grace_period=0)  # fmt: skip
+                                                 grace_period=0 if force else None)  # fmt: skip
             except ApiError as exc:
                 if api_code(exc) != 404:
                     raise mapped(exc, f"delete pod {namespace}/{pod_meta['name']}") from exc
