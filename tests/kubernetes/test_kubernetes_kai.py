@@ -68,6 +68,9 @@ def test_kubernetes_kai_gang_is_requeued_whole_on_other_nodes(rig: Rig) -> None:
 
     second = rig.until(recovered, "the whole new gang bound by KAI")
     assert bad not in second.values() and len(second) == 4
+    # Job recovery sees it on its next pass, checks the placement, and moves on.
+    rig.until(lambda: rig.job_store.incidents(job)[0].phase is not IncidentPhase.VERIFYING,
+              "the requeue verified")  # fmt: skip
     (incident,) = rig.job_store.incidents(job)
     assert incident.verdict is not None and incident.verdict.cause is Cause.HARDWARE
     assert incident.decided is not None and incident.decided.action is Action.REQUEUE_EXCLUDING

@@ -88,4 +88,3 @@ def test_kubernetes_requeue_interrupted_converges_when_asked_again(
     again = kube.job()
     assert again["metadata"]["generation"] == generation
     assert again["metadata"]["annotations"] == notes
-
