@@ -24,13 +24,14 @@ from autorecover.agent.probing import NodeProbe
 from autorecover.agent.thresholds import load_thresholds
 from autorecover.agent.wiring import AgentConfig, build_probes
 from autorecover.controllers.hardware import HardwareController
-from autorecover.controllers.jobs import JobRecoveryController, JobSettings, deliver_handovers
+from autorecover.controllers.jobs import JobRecoveryController, JobSettings
 from autorecover.domain import catalog as catalog_module
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.job_policy import builtin_job_policy
 from autorecover.domain.policy import HardwarePolicy
 from autorecover.domain.policy_loading import load_policy
 from autorecover.domain.signals import Probe
+from recovery_pass import one_pass
 from waiting import wait
 
 from .harness import KubeHarness
@@ -88,14 +89,8 @@ class Rig:
 
     def step(self, *, hardware: bool = True) -> None:
         """One pass: node agents -> hardware.ingest, job recovery, hand-overs, hardware tick."""
-        now = self.clock.now()
-        signals = [s for p in self.probes for s in p.poll(now).signals]
-        if signals:
-            self.hardware.ingest(signals)
-        self.jobs.run_once()
-        deliver_handovers(self.job_store, self.hardware.ingest, self.clock.now())
-        if hardware:
-            self.hardware.tick()
+        one_pass(self.probes, self.hardware, self.jobs, self.job_store, self.clock,
+                 tick_hardware=hardware)  # fmt: skip
 
     def until(self, check: Callable[[], T | None], what: str, timeout_s: float = 60.0,
               *, hardware: bool = True) -> T:  # fmt: skip
