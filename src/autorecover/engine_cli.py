@@ -257,7 +257,10 @@ def serve_cmd(
         f"replica={engine.leadership.holder}{' dry-run' if dry_run else ''}",
         err=True,
     )
-    serve(engine, host, port, log_level)
+    try:
+        serve(engine, host, port, log_level)
+    finally:
+        cluster.close()  # the Kubernetes session's watches and loop; nothing for the others
 
 
 def _read(engine_url: str, path: str) -> Any:

@@ -91,11 +91,6 @@ class KubeSession:
     async def _make_client(config: KubeConfig) -> AsyncClient:
         return AsyncClient(config, field_manager=FIELD_MANAGER, timeout=httpx.Timeout(30.0))
 
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop:
-        """The session's event loop."""
-        return self._loop
-
     def call(self, coro: Coroutine[Any, Any, T], timeout_s: float | None = None) -> T:
         """Run a coroutine on the session's loop and wait for it (bounded)."""
         future = asyncio.run_coroutine_threadsafe(coro, self._loop)

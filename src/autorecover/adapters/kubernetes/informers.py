@@ -8,7 +8,6 @@ the server answers `410 Gone` (that version has been compacted away) it lists ag
 replaces the cache. It never polls: between events it waits on the open watch.
 
 Readers (the ports, on other threads) take snapshots under a lock: `items()`, `get()`.
-`changed` is a counter the ports use to know whether anything arrived since they looked.
 """
 
 from __future__ import annotations
@@ -74,7 +73,6 @@ class Informer(Generic[R]):
         self._listeners: list[Callable[[str, R], None]] = []
         self.stats = InformerStats()
         self.resource_version: str | None = None
-        self.changed = 0
         self._items: dict[Key, R] = {}
         self._lock = threading.Lock()
         self._synced = threading.Event()
@@ -147,7 +145,6 @@ class Informer(Generic[R]):
         version = str(listing.resourceVersion)  # set by the first page, even an empty one
         with self._lock:
             self._items = fresh
-            self.changed += 1
         self.resource_version = version
         self.stats.lists += 1
         self._synced.set()
@@ -166,8 +163,7 @@ class Informer(Generic[R]):
                     self._items.pop(key, None)
                 else:
                     self._items[key] = obj
-                self.changed += 1
-            version = obj.metadata.resourceVersion  # type: ignore[attr-defined]
+                version = obj.metadata.resourceVersion  # type: ignore[attr-defined]
             if version:
                 self.resource_version = version
             for listener in self._listeners:
