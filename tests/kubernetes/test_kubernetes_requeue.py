@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from autorecover.adapters.kubernetes.exclusions import HOSTNAME_KEY, exclusions_of
-from autorecover.adapters.kubernetes.jobs import REQUEUED
+from autorecover.adapters.kubernetes.job_status import REQUEUED_ANNOTATION as REQUEUED
 
 from .harness import KubeHarness, wait
 

@@ -59,13 +59,11 @@ from autorecover.controllers.ports import Clock, Provenance, TransientError
 
 log = logging.getLogger(__name__)
 PyTorchJob = create_namespaced_resource("kubeflow.org", "v1", "PyTorchJob", "pytorchjobs")
-REQUEUE_ACTION = REQUEUE_ACTION_ANNOTATION
-REQUEUED = REQUEUED_ANNOTATION
 RESUME_AT = "autorecover.io/resume-at"
 STOPPED = "autorecover.io/stopped"
 CONTAINER = "pytorch"  # the training operator requires this container name
 _TERMINAL = ("Failed", "Succeeded")
-SETTLE_S = 15.0  # how long one requeue call waits for old pods to go before leaving it
+PODS_GONE_S = 15.0  # how long one requeue call waits for old pods to go before leaving it
 _CONFLICT_TRIES = 5
 _WHOLE_SECOND = timedelta(seconds=1.5)  # finishedAt's truncation, and a little slack
 
@@ -80,7 +78,7 @@ class KubeJobs:
     clock: Clock
     spool: LogSpool
     site: SitePolicy | None = None
-    settle_s: float = SETTLE_S
+    pods_gone_s: float = PODS_GONE_S
     events: EventRecorder | None = None
     # pod uid -> when the pod informer saw it turn Failed (the status keeps whole seconds)
     _failed_seen: dict[str, datetime] = field(default_factory=dict)
@@ -156,7 +154,7 @@ class KubeJobs:
         """Restart the job's gang on nodes other than `exclude`, after `delay_s`."""
         namespace, name = parse_job_key(job)
         self.session.call(self._requeue(namespace, name, list(exclude), delay_s, provenance),
-                          timeout_s=self.settle_s + 15)  # fmt: skip
+                          timeout_s=self.pods_gone_s + 15)  # fmt: skip
 
     def stop(self, job: str, provenance: Provenance) -> None:
         """Suspend the job for good; its object and history stay."""
@@ -187,10 +185,10 @@ class KubeJobs:
         for tries in range(_CONFLICT_TRIES):
             current = await self._get(namespace, name)
             notes = current.get("metadata", {}).get("annotations") or {}
-            if notes.get(REQUEUED) == prov.action_id:
+            if notes.get(REQUEUED_ANNOTATION) == prov.action_id:
                 return  # done before (a repeat after a crash or a retry)
             attempt, _ = job_attempt(current)
-            if notes.get(REQUEUE_ACTION) == prov.action_id:
+            if notes.get(REQUEUE_ACTION_ANNOTATION) == prov.action_id:
                 break  # prepared before an interruption: go on from there
             attempt += 1
             try:
@@ -204,7 +202,9 @@ class KubeJobs:
         await self._delete_older_pods(namespace, name, attempt, exclude)
         await self._wait_pods_gone(namespace, name, attempt)
         await self._clear_terminal(namespace, name)
-        resume: dict[str, Any] = {"metadata": {"annotations": {REQUEUED: prov.action_id}}}
+        resume: dict[str, Any] = {
+            "metadata": {"annotations": {REQUEUED_ANNOTATION: prov.action_id}}
+        }
         if delay_s > 0:
             at = self.clock.now() + timedelta(seconds=delay_s)
             resume["metadata"]["annotations"][RESUME_AT] = at.isoformat()
@@ -233,9 +233,9 @@ class KubeJobs:
             **marks.provenance_annotations(prov),
             ATTEMPT_ANNOTATION: str(attempt),
             ATTEMPT_STARTED_ANNOTATION: self.clock.now().isoformat(),
-            REQUEUE_ACTION: prov.action_id,
+            REQUEUE_ACTION_ANNOTATION: prov.action_id,
         }
-        meta["annotations"].pop(REQUEUED, None)
+        meta["annotations"].pop(REQUEUED_ANNOTATION, None)
         wanted["spec"].setdefault("runPolicy", {})["suspend"] = True
         wanted.pop("status", None)
         try:
@@ -272,7 +272,7 @@ class KubeJobs:
                     raise mapped(exc, f"delete pod {namespace}/{pod_meta['name']}") from exc
 
     async def _wait_pods_gone(self, namespace: str, name: str, attempt: int) -> None:
-        deadline = asyncio.get_running_loop().time() + self.settle_s
+        deadline = asyncio.get_running_loop().time() + self.pods_gone_s
         while True:
             left = [p["metadata"]["name"] for p in await self._job_pods(namespace, name)
                     if (pod_attempt(p) or 0) < attempt]  # fmt: skip
