@@ -42,12 +42,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autorecover.adapters.fakes import FakeClock, FakeDiagnostics, FakeNotifier, FakeScheduler
-from autorecover.adapters.store import MemoryStore, SqliteStore
-from autorecover.controllers.hardware import HardwareController
-from autorecover.controllers.ports import StorePort
+from autorecover.adapters.fakes.cluster import (
+    FakeClock,
+    FakeDiagnostics,
+    FakeNotifier,
+    FakeScheduler,
+)
+from autorecover.adapters.store.memory import MemoryStore
+from autorecover.adapters.store.sqlite import SqliteStore
+from autorecover.controllers.hardware.controller import HardwareController
+from autorecover.controllers.hardware.ports import StorePort
 from autorecover.domain.failure_domains import Topology
-from autorecover.domain.policy_loading import load_policy
+from autorecover.domain.hardware.policy_loading import load_policy
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import HealthReport, NodeSignal, Probe
 

@@ -13,7 +13,7 @@ kube-scheduler, kube-controller-manager, kwok, the training operator) is running
 driver's XID 79 line is appended to one worker's node's kernel log and that worker's
 container fails at once (kwok's autorecover-pod-fail stage). `failed` is the moment the API
 server shows the pod `Failed` (polled every 5 ms). The engine is composed in-process as
-tests/kubernetes/e2e_rig.py composes it and stepped every `--tick-s` (0.1 s by default:
+`autorecover.testing.kubernetes.rig` composes it and stepped every `--tick-s` (0.1 s by default:
 a pass reads only the informers' caches, so a short tick costs no API calls), with job
 recovery waiting `--settle-s` (1 s, as `serve` does by default) after a failure for late
 output lines and agent signals before it decides.
@@ -33,25 +33,20 @@ import argparse
 import json
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+from lightkube.resources.core_v1 import Pod
 
-from lightkube.resources.core_v1 import Pod  # noqa: E402
-from tests.kubernetes.e2e_rig import Rig  # noqa: E402
-from tests.kubernetes.harness import KubeHarness  # noqa: E402
-
-from autorecover.adapters.kubernetes.testcluster import KubeTestCluster, build_binaries  # noqa: E402
-from autorecover.controllers.job_records import Stage  # noqa: E402
-from autorecover.controllers.timelines import breakdown  # noqa: E402
-from autorecover.domain.records import Action, Cause  # noqa: E402
+from autorecover.controllers.jobs.records import Stage
+from autorecover.controllers.jobs.timelines import breakdown
+from autorecover.domain.records import Action, Cause
+from autorecover.testing.kubernetes.cluster import KubeTestCluster, build_binaries
+from autorecover.testing.kubernetes.harness import KubeHarness
+from autorecover.testing.kubernetes.rig import Rig
 
 TARGET_S = 2.0
 

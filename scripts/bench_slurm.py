@@ -9,16 +9,16 @@ engine's own share (detect + decide + act: `timelines.breakdown(...).engine_s`, 
 -> requeue done) is under 5 s at the median; next to it, how long Slurm's own mechanisms take
 to requeue the same job after the same fault.
 
-The fault, both sides: a 2-node `sbatch --requeue` training job (`tests/slurm/e2e_rig.py`'s
+The fault, both sides: a 2-node `sbatch --requeue` training job (`autorecover.testing.slurm.rig`'s
 wrapped `train_job.py`, a checkpoint every 10 steps) has checkpointed; the driver's XID 79 line
 ("GPU has fallen off the bus") is appended to one node's kernel log and that node's rank is
 SIGKILLed at once; `srun --kill-on-bad-exit=1` then ends the other rank. "Running again" is the
 moment every rank of the new attempt has loaded its checkpoint and printed its start line
 (polled from the job's output every 50 ms; the first step follows 0.05 s later).
 
-(a) autorecover: the engine composed in-process as `tests/slurm/e2e_rig.py` composes it (job
-and hardware recovery on one SQLite file, the real kernel probe on each node's kernel log) is
-stepped until the incident closes (the new attempt's first step); it drains the node and
+(a) autorecover: the engine composed in-process as `autorecover.testing.slurm.rig` composes
+it (job and hardware recovery on one SQLite file, the real kernel probe on each node's kernel
+log) is stepped until the incident closes (the new attempt's first step); it drains the node and
 requeues the job excluding it.
 
 (b) Slurm alone, configured as a site would: `sbatch --requeue`, `RequeueExit=85` in
@@ -44,23 +44,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))  # the rigs import the tests' own helpers
-
-from tests.slurm.e2e_rig import WRAPPER, XID_79, Rig  # noqa: E402
-from tests.slurm.harness import TRAIN_JOB, SlurmHarness, TrainingJob  # noqa: E402
-
-from autorecover.adapters.slurm.states import JobPhase, job_phase  # noqa: E402
-from autorecover.adapters.slurm.testcluster import (  # noqa: E402
+from autorecover.adapters.slurm.states import JobPhase, job_phase
+from autorecover.controllers.jobs.records import IncidentPhase, Stage
+from autorecover.controllers.jobs.timelines import breakdown
+from autorecover.domain.records import Action, Cause
+from autorecover.testing.slurm.cluster import (
     BINARIES,
     ClusterError,
     SlurmTestCluster,
     _which,
 )
-from autorecover.controllers.job_records import IncidentPhase, Stage  # noqa: E402
-from autorecover.controllers.timelines import breakdown  # noqa: E402
-from autorecover.domain.records import Action, Cause  # noqa: E402
+from autorecover.testing.slurm.harness import TRAIN_JOB, SlurmHarness, TrainingJob
+from autorecover.testing.slurm.rig import WRAPPER, XID_79, Rig
 
 TARGET_S = 5.0
 REQUEUE_EXIT = 85  # the site's "requeue me" exit code (slurm.conf RequeueExit)

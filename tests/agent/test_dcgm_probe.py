@@ -6,7 +6,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent.support import FIXTURES, at
-from autorecover.adapters.dcgm import CommandResult, Dcgmi, DcgmUnavailableError, RecordedRunner
+from autorecover.adapters.host.dcgm import (
+    CommandResult,
+    Dcgmi,
+    DcgmUnavailableError,
+    RecordedRunner,
+)
 from autorecover.agent.dcgm_probe import DcgmProbe, slug
 from autorecover.agent.probing import ProbeStatus, effective_action
 from autorecover.agent.thresholds import Thresholds

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.support import FIXTURES, T0, at
-from autorecover.adapters.kernel_follow import FileSource, KmsgSource
+from autorecover.adapters.host.kernel_follow import FileSource, KmsgSource
 from autorecover.agent.kernel_probe import KernelProbe
 from autorecover.agent.kernel_reading import KernelReader, StampedLine, normalize_pci
 from autorecover.agent.probing import ProbeStatus, effective_action

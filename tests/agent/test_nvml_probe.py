@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.support import FIXTURES, at
-from autorecover.adapters.nvml_snapshots import NvmlErrorKind, NvmlSnapshot, ReplayBackend
+from autorecover.adapters.host.nvml_snapshots import NvmlErrorKind, NvmlSnapshot, ReplayBackend
 from autorecover.agent.nvml_probe import NvmlProbe
 from autorecover.agent.probing import ProbeStatus
 from autorecover.agent.thresholds import Thresholds

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from autorecover.cli import main
+from autorecover.cli.main import main
 from conftest import SAMPLES
 
 

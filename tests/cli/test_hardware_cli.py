@@ -7,11 +7,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from autorecover.adapters.store import SqliteStore
-from autorecover.cli import main
-from autorecover.controllers.ports import Changes
-from autorecover.domain.hardware_records import NodeRecord
-from autorecover.domain.lifecycle import NodeState, mermaid
+from autorecover.adapters.store.sqlite import SqliteStore
+from autorecover.cli.main import main
+from autorecover.controllers.hardware.ports import Changes
+from autorecover.domain.hardware.lifecycle import NodeState, mermaid
+from autorecover.domain.hardware.records import NodeRecord
 
 
 def test_policy_merges_an_override(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from datetime import timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autorecover.adapters.fakes import START
+from autorecover.adapters.fakes.cluster import START
 from autorecover.controllers.counting import FaultWindow, RemovalWindow, TokenBucket
 from autorecover.domain.failure_domains import DomainKind, FailureDomain, Topology, faulting
 

@@ -6,8 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autorecover.adapters.job_store import SqliteJobStore
-from autorecover.adapters.store import SqliteStore
+from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
 from autorecover.demo.view import first_step
 
 JOB = "train"
@@ -16,7 +15,7 @@ JOB = "train"
 def run_demo(*args: str, timeout: float = 90.0) -> subprocess.CompletedProcess[str]:
     """`autorecover demo ARGS` in its own process; a hang fails the test, never the suite."""
     return subprocess.run(
-        [sys.executable, "-m", "autorecover.demo_cli", *args],
+        [sys.executable, "-m", "autorecover.cli.demo", *args],
         capture_output=True, text=True, timeout=timeout, check=False,
     )  # fmt: skip
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from autorecover.cli.demo import demo
 from autorecover.demo.faults import KINDS, inject, pid_file
 from autorecover.demo.nodes import IB_PORT, sim_nodes
-from autorecover.demo_cli import demo
 from autorecover.server.wiring import CLUSTERS
 
 

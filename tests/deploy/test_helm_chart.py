@@ -16,10 +16,10 @@ import click
 import kubernetes_validate
 import pytest
 
-from autorecover.adapters.store_url import open_store
-from autorecover.agent.cli import run_cmd as agent_run_cmd
-from autorecover.domain.lifecycle import QUARANTINE_TAINT
-from autorecover.engine_cli import serve_cmd
+from autorecover.adapters.store.url import open_store
+from autorecover.cli.agent import run_cmd as agent_run_cmd
+from autorecover.cli.engine import serve_cmd
+from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 from autorecover.server.policies import load_policies
 from deploy.rendering import (
     KUBE_VERSION,

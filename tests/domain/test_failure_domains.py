@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from autorecover.adapters.fakes import START
+from autorecover.adapters.fakes.cluster import START
 from autorecover.domain.failure_domains import (
     Correlation,
     DomainKind,

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from autorecover.adapters.engine_store import EngineStore, LeaseLostError
-from autorecover.adapters.fakes import FakeScheduler
+from autorecover.adapters.fakes.cluster import FakeScheduler
+from autorecover.adapters.store.base import EngineStore, LeaseLostError
 from autorecover.server.fencing import FencedStore
 from autorecover.server.hosting import HostedHardware
 from server.support import Fleet, Replica, document, xid79

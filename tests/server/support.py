@@ -8,10 +8,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from autorecover.adapters.engine_client import batch_document
-from autorecover.adapters.engine_store import EngineStore
-from autorecover.adapters.fakes import FakeClock
-from autorecover.domain.policy_loading import load_policy
+from autorecover.adapters.fakes.cluster import FakeClock
+from autorecover.adapters.http.engine_client import batch_document
+from autorecover.adapters.store.base import EngineStore
+from autorecover.domain.hardware.policy_loading import load_policy
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 from autorecover.server.app import create_app

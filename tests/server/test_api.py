@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from fastapi.routing import APIRoute
 
-from autorecover.adapters.store import SqliteStore
+from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.server.policies import load_policies
 from server.support import Fleet, Replica, document, xid79
 

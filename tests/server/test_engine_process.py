@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from autorecover.adapters.engine_client import EngineClient, batch_document
-from autorecover.adapters.journal_fakes import effects
+from autorecover.adapters.fakes.journaled import effects
+from autorecover.adapters.http.engine_client import EngineClient, batch_document
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 from server.support import free_port
@@ -45,7 +45,7 @@ class Engine:
         self.url = f"http://127.0.0.1:{port}"
         self.log = (tmp / "engine.log").open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "autorecover.engine_cli", "serve",
+            [sys.executable, "-m", "autorecover.cli.engine", "serve",
              "--store", f"sqlite:///{tmp / 'engine.db'}", "--listen", f"127.0.0.1:{port}",
              "--policy", str(tmp / "policy.toml"), "--fake-state", str(tmp / "cluster.jsonl"),
              "--fake-diagnostics-s", "1.0", "--tick-s", "0.2", "--intake-s", "0.2",

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from autorecover.adapters.engine_store import EngineStore
-from autorecover.adapters.fakes import FakeScheduler
-from autorecover.adapters.store import SqliteStore
+from autorecover.adapters.fakes.cluster import FakeScheduler
+from autorecover.adapters.store.base import EngineStore
+from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.controllers.ports import TransientError
 from autorecover.domain.signals import NodeSignal
 from server.support import Fleet, Replica, document, xid79

@@ -8,14 +8,13 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from autorecover.adapters.engine_api import quoted
-from autorecover.adapters.fakes import FakeNotifier
-from autorecover.adapters.job_fakes import FakeJobScheduler
-from autorecover.adapters.job_store import SqliteJobStore
-from autorecover.adapters.store import SqliteStore
-from autorecover.controllers.jobs import JobRecoveryController
+from autorecover.adapters.fakes.cluster import FakeNotifier
+from autorecover.adapters.fakes.jobs import FakeJobScheduler
+from autorecover.adapters.http.engine_api import quoted
+from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
+from autorecover.controllers.jobs.controller import JobRecoveryController
 from autorecover.domain.catalog import builtin_catalog
-from autorecover.domain.job_policy import JobPolicy
+from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.server.app import create_app
 from autorecover.server.wiring import JobsWiring, build_engine
 from server.support import SETTINGS, Fleet, document, roomy, xid79

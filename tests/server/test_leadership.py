@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from autorecover.adapters.engine_store import EngineStore
-from autorecover.adapters.fakes import START, FakeClock
-from autorecover.adapters.memory_engine import MemoryEngineStore
-from autorecover.adapters.store import SqliteStore
+from autorecover.adapters.fakes.cluster import START, FakeClock
+from autorecover.adapters.store.base import EngineStore
+from autorecover.adapters.store.memory_engine import MemoryEngineStore
+from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.server.leadership import DbLeadership
 from server.leadership_cases import CASES, run_all
 

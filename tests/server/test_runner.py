@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autorecover.adapters.engine_store import Fence
-from autorecover.adapters.fakes import FakeClock, FakeScheduler
-from autorecover.adapters.memory_engine import MemoryEngineStore
-from autorecover.adapters.store import SqliteStore
+from autorecover.adapters.fakes.cluster import FakeClock, FakeScheduler
+from autorecover.adapters.store.base import Fence
+from autorecover.adapters.store.memory_engine import MemoryEngineStore
+from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.server.hosting import Service
 from autorecover.server.leadership import DbLeadership
 from autorecover.server.metrics import EngineMetrics

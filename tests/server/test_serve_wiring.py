@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from autorecover.adapters.clock import SystemClock
-from autorecover.adapters.local_scheduler import LocalScheduler
+from autorecover.adapters.local.scheduler import LocalScheduler
 from autorecover.server.policies import load_policies
 from autorecover.server.wiring import cluster_for
 

@@ -6,18 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from autorecover.adapters.fakes import FakeClock
-from autorecover.adapters.journal_fakes import (
+from autorecover.adapters.fakes.cluster import FakeClock
+from autorecover.adapters.fakes.journaled import (
     Journal,
     JournalDiagnostics,
     JournalScheduler,
     effects,
 )
-from autorecover.adapters.memory_engine import MemoryEngineStore
-from autorecover.adapters.store import SqliteStore
-from autorecover.adapters.store_url import StoreUrlError, open_store, redact, sqlite_path
+from autorecover.adapters.store.memory_engine import MemoryEngineStore
+from autorecover.adapters.store.sqlite import SqliteStore
+from autorecover.adapters.store.url import StoreUrlError, open_store, redact, sqlite_path
 from autorecover.controllers.ports import Provenance
-from autorecover.domain.remediation import DiagnosticLevel, Verdict
+from autorecover.domain.hardware.remediation import DiagnosticLevel, Verdict
 
 
 def test_sqlite_urls_name_relative_and_absolute_files(tmp_path: Path) -> None:

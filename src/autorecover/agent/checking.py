@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from autorecover.adapters.agent_state import StateFile
+from autorecover.adapters.host.agent_state import StateFile
 from autorecover.agent.daemon import poll_safely
 from autorecover.agent.probing import NodeProbe, ProbeResult
 from autorecover.agent.reports import health_report

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from autorecover.adapters.agent_state import StateFile
+from autorecover.adapters.host.agent_state import StateFile
 from autorecover.agent.probing import NodeProbe, ProbeResult, ProbeStatus
 from autorecover.agent.sending import Outbox
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from autorecover.adapters.dcgm import DcgmError, Dcgmi, DcgmUnavailableError, DiagResult
+from autorecover.adapters.host.dcgm import DcgmError, Dcgmi, DcgmUnavailableError, DiagResult
 from autorecover.agent.probing import ProbeResult, ProbeStatus, action_rank, make_signal
 from autorecover.agent.thresholds import Meaning, Thresholds
 from autorecover.domain.records import Blame, NodeAction

@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from autorecover.adapters.infiniband import InfinibandUnavailableError, read_ports
+from autorecover.adapters.host.infiniband import InfinibandUnavailableError, read_ports
 from autorecover.agent.counters import CounterTracker, breach_signal
 from autorecover.agent.probing import ProbeResult, ProbeStatus, make_signal
 from autorecover.agent.thresholds import Thresholds

@@ -6,7 +6,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
-from autorecover.adapters.kernel_log import Cursor, KernelLine, KernelLogError, cursor_from_dict
+from autorecover.adapters.host.kernel_log import (
+    Cursor,
+    KernelLine,
+    KernelLogError,
+    cursor_from_dict,
+)
 from autorecover.agent.kernel_reading import KernelReader, StampedLine
 from autorecover.agent.probing import ProbeResult, ProbeStatus
 from autorecover.agent.storms import StormFolder

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from autorecover.adapters.nvml_snapshots import (
+from autorecover.adapters.host.nvml_snapshots import (
     GpuSample,
     NvmlBackend,
     NvmlError,

@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from autorecover.adapters.pcie import PciDevice, PcieUnavailableError, read_devices
+from autorecover.adapters.host.pcie import PciDevice, PcieUnavailableError, read_devices
 from autorecover.agent.counters import CounterTracker, breach_signal
 from autorecover.agent.probing import ProbeResult, ProbeStatus, make_signal
 from autorecover.agent.thresholds import Thresholds

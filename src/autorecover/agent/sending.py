@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any, Protocol
 
-from autorecover.adapters.engine_client import EngineError, batch_document
+from autorecover.adapters.http.engine_client import EngineError, batch_document
 from autorecover.domain.signals import NodeSignal
 
 

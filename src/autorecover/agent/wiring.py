@@ -13,13 +13,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from autorecover.adapters.agent_state import StateFile
-from autorecover.adapters.dcgm import Dcgmi, RecordedRunner, Runner, run_command
-from autorecover.adapters.engine_client import EngineClient
-from autorecover.adapters.kernel_follow import FileSource, KmsgSource, boot_time
-from autorecover.adapters.kernel_journal import JournalSource
-from autorecover.adapters.nvml import PynvmlBackend
-from autorecover.adapters.nvml_snapshots import NvmlBackend, ReplayBackend
+from autorecover.adapters.host.agent_state import StateFile
+from autorecover.adapters.host.dcgm import Dcgmi, RecordedRunner, Runner, run_command
+from autorecover.adapters.host.kernel_follow import FileSource, KmsgSource, boot_time
+from autorecover.adapters.host.kernel_journal import JournalSource
+from autorecover.adapters.host.nvml import PynvmlBackend
+from autorecover.adapters.host.nvml_snapshots import NvmlBackend, ReplayBackend
+from autorecover.adapters.http.engine_client import EngineClient
 from autorecover.agent.daemon import Agent, Scheduled
 from autorecover.agent.dcgm_probe import DcgmProbe
 from autorecover.agent.ib_probe import InfinibandProbe

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from autorecover.adapters.agent_state import StateFile
-from autorecover.adapters.engine_store import EngineStore
+from autorecover.adapters.host.agent_state import StateFile
+from autorecover.adapters.store.base import EngineStore
 from autorecover.agent.daemon import Scheduled, poll_safely
 from autorecover.agent.thresholds import load_thresholds
 from autorecover.agent.wiring import AgentConfig, build_probes

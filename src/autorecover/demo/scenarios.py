@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autorecover.controllers.job_records import JobIncident
-from autorecover.controllers.timelines import Breakdown, breakdown
+from autorecover.controllers.jobs.records import JobIncident
+from autorecover.controllers.jobs.timelines import Breakdown, breakdown
 from autorecover.demo.faults import KERNEL_LINES, inject
 from autorecover.demo.stack import JOB, Demo, DemoSettings
 from autorecover.demo.view import Echo, Watcher, current_step, first_step

@@ -17,13 +17,12 @@ from datetime import timedelta
 from pathlib import Path
 
 from autorecover.adapters.clock import SystemClock
-from autorecover.adapters.job_store import SqliteJobStore
-from autorecover.adapters.local_scheduler import LocalJobSpec, LocalScheduler
-from autorecover.adapters.store import SqliteStore
-from autorecover.controllers.jobs import JobSettings
+from autorecover.adapters.local.scheduler import LocalJobSpec, LocalScheduler
+from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
+from autorecover.controllers.jobs.controller import JobSettings
 from autorecover.demo.nodes import NodeAgent, node_names, sim_nodes
-from autorecover.domain.job_health import HealthThresholds
-from autorecover.domain.policy_loading import load_policy
+from autorecover.domain.hardware.policy_loading import load_policy
+from autorecover.domain.jobs.health import HealthThresholds
 from autorecover.server.engine import Engine, EngineSettings
 from autorecover.server.policies import Policies, load_policies
 from autorecover.server.wiring import build_engine, local_cluster, sqlite_jobs

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import click
 
-from autorecover.controllers.job_records import JobIncident, JobStatus
-from autorecover.controllers.timelines import Breakdown, breakdown
+from autorecover.controllers.jobs.records import JobIncident, JobStatus
+from autorecover.controllers.jobs.timelines import Breakdown, breakdown
 from autorecover.demo.stack import JOB, Demo
 
 Echo = Callable[[str], None]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from autorecover.adapters.engine_store import EngineStore
+from autorecover.adapters.store.base import EngineStore
 from autorecover.controllers.ports import Clock
 from autorecover.server.hosting import Service
 from autorecover.server.intake import Intake

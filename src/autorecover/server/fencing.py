@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from autorecover.adapters.engine_store import EngineStore, Fence
-from autorecover.controllers.ports import ActionRecord, Changes, Event, Snapshot
-from autorecover.domain.lifecycle import Transition
+from autorecover.adapters.store.base import EngineStore, Fence
+from autorecover.controllers.hardware.ports import ActionRecord, Changes, Event, Snapshot
+from autorecover.domain.hardware.lifecycle import Transition
 
 
 class FencedStore:

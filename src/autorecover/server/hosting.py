@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from autorecover.adapters.engine_store import Batch, EngineStore, Fence
-from autorecover.controllers.hardware import HardwareController
-from autorecover.controllers.job_ports import HandoverOutbox
-from autorecover.controllers.jobs import deliver_handovers
+from autorecover.adapters.store.base import Batch, EngineStore, Fence
+from autorecover.controllers.hardware.controller import HardwareController
+from autorecover.controllers.jobs.controller import deliver_handovers
+from autorecover.controllers.jobs.ports import HandoverOutbox
 from autorecover.controllers.ports import Clock
 from autorecover.domain.records import NodeAction
 from autorecover.domain.signals import HealthReport, NodeSignal

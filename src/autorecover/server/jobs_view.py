@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from autorecover.controllers.job_ports import JobStorePort
-from autorecover.controllers.job_records import OPEN, JobIncident
+from autorecover.controllers.jobs.ports import JobStorePort
+from autorecover.controllers.jobs.records import OPEN, JobIncident
 from autorecover.server.policies import as_json
 from autorecover.server.schemas import IncidentDetail, IncidentOut, TimelineEntry
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from autorecover.adapters.engine_store import EngineStore, Fence
+from autorecover.adapters.store.base import EngineStore, Fence
 from autorecover.controllers.ports import Clock
 
 log = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
-from autorecover.adapters.engine_store import EngineStore
-from autorecover.domain.lifecycle import NodeState
+from autorecover.adapters.store.base import EngineStore
+from autorecover.domain.hardware.lifecycle import NodeState
 from autorecover.server.jobs_view import NO_JOBS, JobsView
 
 RECOVERY_BUCKETS_S = (60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 14400.0, 43200.0, 86400.0)

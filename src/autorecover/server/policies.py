@@ -13,9 +13,9 @@ from datetime import timedelta
 from enum import Enum
 from typing import Any
 
-from autorecover.domain.job_policy import JobPolicy, builtin_job_policy
-from autorecover.domain.policy import HardwarePolicy
-from autorecover.domain.policy_loading import load_policy, merged, parse_policy
+from autorecover.domain.hardware.policy import HardwarePolicy
+from autorecover.domain.hardware.policy_loading import load_policy, merged, parse_policy
+from autorecover.domain.jobs.policy import JobPolicy, builtin_job_policy
 
 
 @dataclass(frozen=True, slots=True)

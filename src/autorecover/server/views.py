@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from autorecover.adapters.engine_store import EngineStore, NodeView
-from autorecover.controllers.ports import ActionRecord, Event
+from autorecover.adapters.store.base import EngineStore, NodeView
+from autorecover.controllers.hardware.ports import ActionRecord, Event
 from autorecover.domain.failure_domains import DomainIncident
-from autorecover.domain.lifecycle import NodeState, Transition
+from autorecover.domain.hardware.lifecycle import NodeState, Transition
 from autorecover.domain.signals import NodeSignal
 from autorecover.server.schemas import (
     ActionOut,

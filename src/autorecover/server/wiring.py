@@ -20,24 +20,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autorecover.adapters.engine_store import EngineStore, Fence
-from autorecover.adapters.job_settings import SitePolicy
-from autorecover.adapters.journal_fakes import (
+from autorecover.adapters.fakes.journaled import (
     Journal,
     JournalDiagnostics,
     JournalScheduler,
     LogNotifier,
 )
 from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
-from autorecover.adapters.local_scheduler import LocalScheduler
-from autorecover.controllers.hardware import HardwareController
-from autorecover.controllers.job_ports import (
+from autorecover.adapters.local.scheduler import LocalScheduler
+from autorecover.adapters.store.base import EngineStore, Fence
+from autorecover.controllers.hardware.controller import HardwareController
+from autorecover.controllers.hardware.ports import DiagnosticsPort, SchedulerPort
+from autorecover.controllers.jobs.controller import JobRecoveryController, JobSettings
+from autorecover.controllers.jobs.ports import (
     HandoverOutbox,
     JobSchedulerPort,
     JobStorePort,
     SignalSource,
 )
-from autorecover.controllers.job_records import (
+from autorecover.controllers.jobs.records import (
     JobActionRecord,
     JobChanges,
     JobEvent,
@@ -45,11 +46,11 @@ from autorecover.controllers.job_records import (
     JobSnapshot,
     TimelineMark,
 )
-from autorecover.controllers.jobs import JobRecoveryController, JobSettings
-from autorecover.controllers.ports import Clock, DiagnosticsPort, Notifier, SchedulerPort
+from autorecover.controllers.ports import Clock, Notifier
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
-from autorecover.domain.job_decisions import JobHistory
+from autorecover.domain.jobs.decisions import JobHistory
+from autorecover.domain.jobs.settings import SitePolicy
 from autorecover.server.engine import Engine, EngineSettings
 from autorecover.server.fencing import FencedStore
 from autorecover.server.hosting import Hosted, HostedHardware, Service
@@ -213,12 +214,9 @@ def jobs_on(
     """Job recovery on the engine's store, whatever its backend: a store URL (`sqlite:///`,
     `postgresql://`: its `job_` tables beside hardware's, fenced in the same transaction), or
     the engine's memory store itself (`memory://` names a new, empty one)."""
-    from autorecover.adapters.job_store import (  # only when jobs are hosted
-        MemoryJobStore,
-        MemorySignals,
-        open_job_store,
-    )
-    from autorecover.adapters.store import MemoryStore
+    from autorecover.adapters.store.memory import MemoryStore
+    from autorecover.adapters.store.memory_jobs import MemoryJobStore, MemorySignals
+    from autorecover.adapters.store.sql.jobs import open_job_store
 
     if isinstance(store, str):
         if store.split(":", 1)[0].lower() == "memory":
@@ -253,7 +251,7 @@ def sqlite_jobs(
     settings: JobSettings | None = None,
 ) -> JobsWiring:
     """Job recovery on the engine's SQLite file (its `job_` tables beside hardware's)."""
-    from autorecover.adapters.job_store import SqliteJobStore  # only when jobs are hosted
+    from autorecover.adapters.store.sqlite import SqliteJobStore
 
     store = SqliteJobStore(path)
 

@@ -6,7 +6,7 @@ node by `nodeName` (no scheduler: the node is cordoned), tolerating our quaranti
 the cordon, asking for every GPU the node has, running `dcgmi diag -r 1 -j` (quick) or
 `-r 3 -j` (under load) from the DCGM image the site names. `result(id)` reads the pod:
 still running -> None; past `timeout_s` -> ERROR; ended -> its log parsed as `dcgmi diag`
-JSON (adapters/dcgm.py): every test passed -> PASS, any failure -> FAIL with DCGM's own
+JSON (adapters/host/dcgm.py): every test passed -> PASS, any failure -> FAIL with DCGM's own
 warnings as evidence; output that is not dcgmi's, or a pod that vanished -> ERROR (the
 check broke: that says nothing about the node).
 """
@@ -21,12 +21,12 @@ from typing import Any
 from lightkube.core.exceptions import ApiError
 from lightkube.resources.core_v1 import Node, Pod
 
-from autorecover.adapters.dcgm import DcgmError, parse_diag_json
+from autorecover.adapters.host.dcgm import DcgmError, parse_diag_json
 from autorecover.adapters.kubernetes.client import KubeSession, api_code, mapped
 from autorecover.adapters.kubernetes.names import valid_namespace, valid_node_name
 from autorecover.controllers.ports import Clock, Provenance
-from autorecover.domain.lifecycle import QUARANTINE_TAINT
-from autorecover.domain.remediation import DiagnosticLevel, DiagnosticResult, Verdict
+from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
+from autorecover.domain.hardware.remediation import DiagnosticLevel, DiagnosticResult, Verdict
 
 LABEL = "autorecover.io/diagnostic"  # persisted: the level, on every diagnostic pod
 ACTION = "autorecover.io/action"

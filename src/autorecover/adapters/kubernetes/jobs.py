@@ -35,14 +35,15 @@ from lightkube.generic_resource import create_namespaced_resource
 from lightkube.resources.core_v1 import Pod
 from lightkube.types import PatchType
 
-from autorecover.adapters.job_settings import SitePolicy
 from autorecover.adapters.kubernetes import marks
 from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, api_code, mapped
 from autorecover.adapters.kubernetes.events import EventRecorder, job_regarding
 from autorecover.adapters.kubernetes.exclusions import with_exclusions
 from autorecover.adapters.kubernetes.informers import ObjectCache
-from autorecover.adapters.kubernetes.job_policy import watched_job
-from autorecover.adapters.kubernetes.job_status import (
+from autorecover.adapters.kubernetes.logs import LogSource, LogSpool
+from autorecover.adapters.kubernetes.names import job_key, parse_job_key
+from autorecover.adapters.kubernetes.policy import watched_job
+from autorecover.adapters.kubernetes.states import (
     ATTEMPT_ANNOTATION,
     ATTEMPT_STARTED_ANNOTATION,
     JOB_NAME_LABELS,
@@ -52,10 +53,9 @@ from autorecover.adapters.kubernetes.job_status import (
     pod_attempt,
     pods_of,
 )
-from autorecover.adapters.kubernetes.logs import LogSource, LogSpool
-from autorecover.adapters.kubernetes.names import job_key, parse_job_key
-from autorecover.controllers.job_records import WatchedJob
+from autorecover.controllers.jobs.records import WatchedJob
 from autorecover.controllers.ports import Clock, Provenance, TransientError
+from autorecover.domain.jobs.settings import SitePolicy
 
 log = logging.getLogger(__name__)
 PyTorchJob = create_namespaced_resource("kubeflow.org", "v1", "PyTorchJob", "pytorchjobs")

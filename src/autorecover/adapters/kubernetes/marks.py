@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from autorecover.controllers.ports import Provenance, SchedulerNode
-from autorecover.domain.lifecycle import QUARANTINE_TAINT
+from autorecover.controllers.hardware.ports import SchedulerNode
+from autorecover.controllers.ports import Provenance
+from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 
 PREFIX = "autorecover.io/"
 CORDONED_BY = "autorecover.io/cordoned-by"

@@ -29,13 +29,8 @@ from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, a
 from autorecover.adapters.kubernetes.events import EventRecorder, Regarding
 from autorecover.adapters.kubernetes.informers import ObjectCache
 from autorecover.adapters.kubernetes.names import valid_node_name
-from autorecover.controllers.ports import (
-    Clock,
-    PermanentError,
-    Provenance,
-    SchedulerNode,
-    TransientError,
-)
+from autorecover.controllers.hardware.ports import SchedulerNode
+from autorecover.controllers.ports import Clock, PermanentError, Provenance, TransientError
 
 log = logging.getLogger(__name__)
 _ACTIVE_PHASES = ("Pending", "Running")

@@ -17,7 +17,6 @@ from typing import Any
 
 from lightkube.resources.core_v1 import Node, Pod
 
-from autorecover.adapters.job_settings import SitePolicy
 from autorecover.adapters.kubernetes.client import KubeSession, load_config
 from autorecover.adapters.kubernetes.diagnostics import DCGM_IMAGE, KubeDiagnostics
 from autorecover.adapters.kubernetes.events import EventRecorder
@@ -29,6 +28,7 @@ from autorecover.adapters.kubernetes.names import valid_namespace
 from autorecover.adapters.kubernetes.nodes import KubeNodes
 from autorecover.controllers.ports import Clock
 from autorecover.domain.failure_domains import DomainKind, Topology
+from autorecover.domain.jobs.settings import SitePolicy
 
 SYNC_S = 60.0
 

@@ -23,13 +23,13 @@ from autorecover.adapters.slurm.errors import (
     SlurmPermanentError,
     SlurmTransientError,
 )
-from autorecover.adapters.slurm.jobs import JobResult
+from autorecover.adapters.slurm.job_ops import JobResult
 from autorecover.adapters.slurm.names import InvalidNameError
-from autorecover.adapters.slurm.nodes import Change, NodeResult
+from autorecover.adapters.slurm.node_ops import Change, NodeResult
+from autorecover.adapters.slurm.nodes import SlurmScheduler
 from autorecover.adapters.slurm.policy import CommentError, JobSettings, SitePolicy, resolve
 from autorecover.adapters.slurm.reading import Transport
 from autorecover.adapters.slurm.records import SlurmJob, SlurmNode
-from autorecover.adapters.slurm.scheduler import SlurmScheduler
 from autorecover.adapters.slurm.states import JobPhase, NodeCondition, job_phase, node_status
 
 __all__ = [

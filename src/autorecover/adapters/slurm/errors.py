@@ -6,7 +6,7 @@ command is refused and will be refused again), not found (no such job or node) a
 (the job or node is not in a state that allows it: a running job's exclusions, resuming an
 idle node). Transient and permanent derive from the controller ports' own errors, so the
 executor needs to know nothing about Slurm. `classify` is pure: the stderr texts it knows
-were recorded from Slurm 22.05 (see `tests/slurm/fixtures/errors.txt`).
+were recorded from Slurm 22.05 (see `tests/fixtures/slurm/errors.txt`).
 """
 
 from __future__ import annotations

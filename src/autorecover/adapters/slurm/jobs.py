@@ -1,321 +1,305 @@
-"""Job operations: requeue excluding suspect nodes, requeue with a backoff, cancel; then verify.
+"""Job recovery's `JobSchedulerPort` over `SlurmScheduler`: a thin translation, no policy.
 
-Requeue with exclusions, the way Slurm 22.05 allows it:
+* `watched()` — `squeue` (through `SlurmScheduler.list_jobs`), keeping the jobs whose
+  `--comment` opts in under the site default (`policy.resolve`); the comment's settings are
+  the job's overrides. Slurm's restart count is the attempt, `ExcNodeList` the exclusions,
+  and the phase comes from `states.job_phase`.
+* `read_output(job, attempt, node, offset, limit)` — one attempt's output on one node, as a
+  byte stream the controller reads at its own offsets:
+  - a job whose output path names one file per node (`--output=...-%N.out`) reads that file;
+  - otherwise the job's one output file holds every rank's lines, `srun -l` prefixed
+    (`3: ...`). Rank r runs on node `nodes[r // tasks_per_node]` (Slurm's default block
+    distribution; `tasks_per_node` is the port's setting, 1 for the usual one launcher per
+    node); unprefixed lines (the batch script's own, `srun:`/`slurmstepd:` messages) belong
+    to the batch host. The node's stream is its lines, in file order, prefixes kept.
+  - With `--open-mode=append` the file keeps every attempt. Slurm writes no marker between
+    them, so the port remembers where each attempt starts: the file's size when it requeues
+    the job (the failed attempt has stopped writing by then), or when `watched()` first sees
+    a new restart count it did not cause. An attempt whose start the port never saw (the
+    engine restarted meanwhile) starts at the file's size when first seen: later lines only,
+    never an older attempt's. Without append, Slurm truncates the file and it holds only the
+    current attempt.
+* `requeue(job, exclude, delay_s)` — nodes not yet excluded: `requeue_excluding` (exclusions
+  take effect at once, the delay is not applied: hardware requeues have none); otherwise
+  `requeue(delay_s)`. Slurm keeps every exclusion a job has (its own and ours); an exclusion
+  that decayed is not lifted.
+* `stop(job)` — `cancel`.
 
-1. `scontrol requeuehold J`: the job stops and goes back to the queue, held, so nothing can
-   start it on the suspect nodes before its exclusions are set;
-2. wait until it is `PENDING` (no longer completing): Slurm changes a job's exclusions only
-   while it is pending, and it gives every requeued job a begin time ~120 s ahead once it
-   has finished completing, which a `StartTime` sent earlier would not override;
-3. `scontrol update JobId=J ExcNodeList=<old + new> StartTime=now+1 AdminComment=...` in one
-   call: exclusions merged with the job's own (`--exclude`), the requeue delay skipped (but
-   for one second: see `_requeue`);
-4. `scontrol release J`;
-5. read the job back until it runs: it must carry the exclusions and run on none of them.
-   Should Slurm have put its begin time on it after all, `StartTime=now+1` is sent again.
-
-A transient cause takes the same path without exclusions and with `StartTime=now+N` (the
-backoff). A cancelled or completed job is never requeued: Slurm would revive a cancelled
-batch job on `scontrol requeue`, undoing a person's decision.
+Both mutations are carried out once per action id.
 """
 
 from __future__ import annotations
 
-import contextlib
-import math
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+import bisect
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from autorecover.adapters.slurm import names
-from autorecover.adapters.slurm.commands import Commands, MutationRecord, Operation
-from autorecover.adapters.slurm.errors import (
-    SlurmConflictError,
-    SlurmNotFoundError,
-    SlurmTransientError,
-)
-from autorecover.adapters.slurm.reading import Reader
+from autorecover.adapters.slurm.nodes import SlurmScheduler
+from autorecover.adapters.slurm.output import find_output_files
+from autorecover.adapters.slurm.policy import SitePolicy, Source, parse_comment, resolve
 from autorecover.adapters.slurm.records import SlurmJob
-from autorecover.adapters.slurm.states import (
-    ENDED,
-    REASON_PREFIX,
-    REQUEUEABLE,
-    JobPhase,
-    is_ours,
-    job_phase,
-)
-from autorecover.adapters.slurm.timing import Timer
+from autorecover.adapters.slurm.states import JobPhase as SlurmPhase
+from autorecover.adapters.slurm.states import canonical_job_state, job_phase
+from autorecover.controllers.jobs.records import JobPhase, JobStatus, WatchedJob
 from autorecover.controllers.ports import Provenance
 
-# Our clock may run ahead of the controller's: wait this long past the job's eligible time
-# before telling the scheduler, so that "now" there is past it too (see `_requeue`).
-NUDGE_MARGIN = timedelta(seconds=0.5)
-MAX_NUDGES = 5
-_STARTED = frozenset(
-    {JobPhase.RUNNING, JobPhase.SUSPENDED, JobPhase.COMPLETING, JobPhase.SUCCEEDED,
-     JobPhase.FAILED, JobPhase.CANCELLED}
-)  # fmt: skip
+log = logging.getLogger(__name__)
+
+_PHASES: dict[SlurmPhase, JobPhase] = {
+    SlurmPhase.PENDING: JobPhase.PENDING,
+    SlurmPhase.HELD: JobPhase.PENDING,
+    SlurmPhase.REQUEUEING: JobPhase.PENDING,
+    SlurmPhase.RUNNING: JobPhase.RUNNING,
+    SlurmPhase.SUSPENDED: JobPhase.RUNNING,
+    SlurmPhase.COMPLETING: JobPhase.RUNNING,  # not ended until Slurm says how
+    SlurmPhase.SUCCEEDED: JobPhase.SUCCEEDED,
+    SlurmPhase.FAILED: JobPhase.FAILED,
+    SlurmPhase.CANCELLED: JobPhase.CANCELLED,
+}
+_RANK = re.compile(rb"^\s*(\d+): ")
+_REMEMBERED = 10_000  # action ids kept for idempotency
+_INDEXED = 1_000  # (job, attempt) line indexes kept
+_CHUNK = 1 << 20  # bytes indexed per read of the file
 
 
-@dataclass(frozen=True, slots=True)
-class JobResult:
-    """The outcome of one job operation, checked against what Slurm reports afterwards."""
+@dataclass(slots=True)
+class _Seen:
+    """What the port remembers of one job: its last record and where each attempt starts."""
 
-    job_id: str
-    operation: str  # requeue_excluding, requeue, cancel
-    verified: bool  # Slurm shows the job as asked (False in dry-run, or when time ran out)
-    detail: str
-    before: SlurmJob
-    after: SlurmJob | None = None
-    excluded: tuple[str, ...] = ()  # what the job excludes now (asked for, in dry-run)
-    took_s: float = 0.0  # first command to verification
-    steps: tuple[tuple[str, float], ...] = ()  # (step, seconds since the first command)
-    record: MutationRecord | None = None
+    job: SlurmJob
+    starts: dict[int, int] = field(default_factory=dict)  # attempt -> byte offset in the file
+    # attempt -> (nodes, batch host) it ran on: ranks map to the attempt's own nodes
+    placed: dict[int, tuple[tuple[str, ...], str]] = field(default_factory=dict)
 
 
-class JobOps:
-    """Requeue and cancel Slurm jobs, and make sure they did what was asked."""
+class SlurmJobs:
+    """`JobSchedulerPort` for Slurm batch jobs."""
 
     def __init__(
         self,
-        commands: Commands,
-        reader: Reader,
-        timer: Timer,
+        scheduler: SlurmScheduler,
+        site: SitePolicy | None = None,
         *,
-        poll_s: float = 0.05,
-        settle_timeout_s: float = 60.0,  # a job must be pending again within this
-        start_timeout_s: float = 30.0,  # ... and running on other nodes within this
+        tasks_per_node: int = 1,
     ) -> None:
-        self.commands = commands
-        self.reader = reader
-        self.timer = timer
-        self.poll_s = poll_s
-        self.settle_timeout_s = settle_timeout_s
-        self.start_timeout_s = start_timeout_s
+        if tasks_per_node < 1:
+            raise ValueError(f"tasks_per_node must be >= 1, not {tasks_per_node}")
+        self.scheduler = scheduler
+        self.site = site or SitePolicy()
+        self.tasks_per_node = tasks_per_node
+        self._seen: dict[str, _Seen] = {}
+        self._done: OrderedDict[str, str] = OrderedDict()
+        self._index: dict[tuple[str, int], _Index] = {}
 
-    def requeue_excluding(
-        self,
-        job_id: str | int,
-        exclude: tuple[str, ...] | list[str],
-        provenance: Provenance,
-        *,
-        verify: bool = True,
-    ) -> JobResult:
-        """Requeue the job so that it restarts at once on nodes other than `exclude`."""
-        nodes = names.node_names(exclude)
-        if not nodes:
-            raise ValueError("requeue_excluding needs at least one node to exclude")
-        return self._requeue("requeue_excluding", job_id, nodes, 0.0, provenance, verify)
+    # --- reading ---------------------------------------------------------------------------
+
+    def watched(self) -> list[WatchedJob]:
+        """Every batch job whose comment (or the site default) opts it in."""
+        out: list[WatchedJob] = []
+        listed = self.scheduler.list_jobs()
+        known = {job.job_id for job in listed}
+        for gone in [j for j in self._seen if j not in known]:  # Slurm forgot it (MinJobAge)
+            del self._seen[gone]
+        self._index = {k: v for k, v in self._index.items() if k[0] in known}
+        for job in listed:
+            phase = _PHASES.get(job_phase(job.state, job.reason))
+            if phase is None or not job.batch:
+                continue
+            settings = resolve(job.comment, self.site)
+            if not settings.enabled:
+                if settings.error:
+                    log.warning("job %s: %s (not watched)", job.job_id, settings.error)
+                continue
+            self._remember(job)
+            origin = f"comment: {job.comment}" if job.comment else "site default"
+            overrides = _overrides(job.comment, settings.source)
+            out.append(WatchedJob(_status(job, phase), "slurm", overrides, origin))
+        return out
+
+    def read_output(self, job: str, attempt: int, node: str, offset: int, limit: int) -> bytes:
+        """Up to `limit` bytes of the attempt's lines on `node` from `offset` (b"" if none)."""
+        seen = self._seen.get(job)
+        record = seen.job if seen is not None else self.scheduler.reader.job(job)
+        if "%N" in record.stdout:
+            path = Path(record.stdout.replace("%N", node))
+            return _read(path, offset, limit) if attempt == record.restarts else b""
+        files = find_output_files(record)
+        if not files:
+            return b""
+        start = seen.starts.get(attempt, 0) if seen is not None else 0
+        end = seen.starts.get(attempt + 1) if seen is not None else None
+        nodes, host = record.nodes, record.batch_host
+        if seen is not None:
+            nodes, host = seen.placed.get(attempt, (nodes, host))
+        key = (job, attempt)
+        index = self._index.get(key)
+        if index is None or index.path != files[0] or index.nodes != nodes:
+            index = self._index[key] = _Index(files[0], start, nodes, host or "")
+            while len(self._index) > _INDEXED:
+                self._index.pop(next(iter(self._index)))
+        index.update(end, self.tasks_per_node)
+        return index.read(node, offset, limit)
+
+    # --- mutations -------------------------------------------------------------------------
 
     def requeue(
-        self,
-        job_id: str | int,
-        provenance: Provenance,
-        *,
-        delay_s: float = 0.0,
-        verify: bool = True,
-    ) -> JobResult:
-        """Requeue the job on any nodes (its own exclusions stay), starting after `delay_s`."""
-        if not math.isfinite(delay_s) or delay_s < 0:
-            raise ValueError(f"delay_s must be a finite number >= 0, not {delay_s!r}")
-        return self._requeue("requeue", job_id, (), delay_s, provenance, verify)
+        self, job: str, exclude: Sequence[str], delay_s: float, provenance: Provenance
+    ) -> None:
+        """Requeue: excluding the nodes not yet excluded at once, else after `delay_s`."""
+        if provenance.action_id in self._done:
+            return
+        before = self.scheduler.reader.job(job)
+        self._mark_next(before)
+        new = [n for n in exclude if n not in before.excluded]
+        if new:
+            result = self.scheduler.requeue_excluding(job, new, provenance)
+        else:
+            result = self.scheduler.requeue(job, provenance, delay_s=delay_s)
+        if not result.verified:
+            log.warning("requeue %s: %s", job, result.detail)  # the controller verifies itself
+        self._did(provenance.action_id, result.detail)
 
-    def cancel(
-        self, job_id: str | int, provenance: Provenance, *, verify: bool = True
-    ) -> JobResult:
-        """Stop the job for good (`scancel`); a job that has ended already is left as it is."""
-        jid = names.job_id(job_id)
-        before = self.reader.job(jid)
-        phase = job_phase(before.state, before.reason)
-        if phase in ENDED:
-            return JobResult(jid, "cancel", True, f"already ended: {before.state}", before)
-        op = self.commands.operation("cancel", jid, provenance)
-        t0 = self.timer.monotonic()
-        comment = self._admin_comment(before, provenance, "cancel")
-        if comment is not None:
-            op.run(["scontrol", "update", f"JobId={jid}", f"AdminComment={comment}"])
-        op.run(["scancel", jid])
-        if op.dry_run or not verify:
-            record = op.finish("cancel sent", self.timer.now())
-            return JobResult(jid, "cancel", False, "cancel sent", before, record=record)
-        after = self._wait(jid, t0, self.settle_timeout_s,
-                           lambda j: job_phase(j.state, j.reason) in ENDED)  # fmt: skip
-        ok = after is not None and job_phase(after.state, after.reason) in ENDED
-        detail = f"now {after.state}" if after is not None else "gone from the controller"
-        record = op.finish(("done: " if ok else "unverified: ") + detail, self.timer.now())
-        took = self.timer.monotonic() - t0
-        return JobResult(jid, "cancel", ok, detail, before, after, took_s=took, record=record)
+    def stop(self, job: str, provenance: Provenance) -> None:
+        """Cancel the job for good."""
+        if provenance.action_id in self._done:
+            return
+        result = self.scheduler.cancel(job, provenance)
+        self._did(provenance.action_id, result.detail)
 
-    # --- the requeue path ------------------------------------------------------------------
+    # --- internals -------------------------------------------------------------------------
 
-    def _requeue(
-        self,
-        operation: str,
-        job_id: str | int,
-        exclude: tuple[str, ...],
-        delay_s: float,
-        provenance: Provenance,
-        verify: bool,
-    ) -> JobResult:
-        jid = names.job_id(job_id)
-        before = self.reader.job(jid)
-        phase = job_phase(before.state, before.reason)
-        if not before.batch:
-            raise SlurmConflictError(f"job {jid} is not a batch job: Slurm cannot requeue it")
-        if phase not in REQUEUEABLE:
-            raise SlurmConflictError(
-                f"job {jid} is {before.state}: autorecover does not requeue "
-                f"{'cancelled' if phase is JobPhase.CANCELLED else 'finished'} jobs"
-            )
-        merged = tuple(sorted(set(before.excluded) | set(exclude)))
-        op = self.commands.operation(operation, jid, provenance)
-        t0 = self.timer.monotonic()
-        wall0 = self.timer.now()
-        steps: list[tuple[str, float]] = []
+    def _remember(self, job: SlurmJob) -> None:
+        seen = self._seen.get(job.job_id)
+        if seen is None:
+            seen = self._seen[job.job_id] = _Seen(job)
+            seen.starts[job.restarts] = 0 if job.restarts == 0 else _size(job)
+        seen.job = job
+        if job.nodes:
+            seen.placed[job.restarts] = (job.nodes, job.batch_host)
+        if job.restarts not in seen.starts:  # requeued by somebody else (or Slurm)
+            seen.starts[job.restarts] = _size(job)
 
-        def step(name: str) -> None:
-            steps.append((name, round(self.timer.monotonic() - t0, 3)))
+    def _mark_next(self, job: SlurmJob) -> None:
+        seen = self._seen.setdefault(job.job_id, _Seen(job))
+        if job.nodes:
+            seen.placed.setdefault(job.restarts, (job.nodes, job.batch_host))
+        seen.starts.setdefault(job.restarts, 0 if job.restarts == 0 else _size(job))
+        seen.starts[job.restarts + 1] = _size(job)
 
-        current = before
-        if phase in (JobPhase.COMPLETING, JobPhase.REQUEUEING):
-            # Still cleaning up (an end, or Slurm's own requeue): act on what it becomes.
-            settled = self._wait(jid, t0, self.settle_timeout_s, lambda j: job_phase(
-                j.state, j.reason) not in (JobPhase.COMPLETING, JobPhase.REQUEUEING))  # fmt: skip
-            if settled is None:
-                raise SlurmNotFoundError(f"job {jid}: gone from the controller")
-            current, phase = settled, job_phase(settled.state, settled.reason)
-            if phase not in REQUEUEABLE or phase in (JobPhase.COMPLETING, JobPhase.REQUEUEING):
-                op.finish(f"failed: job is {settled.state}", self.timer.now())
-                raise SlurmConflictError(f"job {jid} is {settled.state}: not requeued")
-        held = phase is JobPhase.HELD
-        if phase not in (JobPhase.PENDING, JobPhase.HELD):
-            op.run(["scontrol", "requeuehold", jid])
-            held = True
-            step("requeuehold")
-            if not op.dry_run:
-                self._settle(jid, current, t0)
-                step("pending")
-        # Never in the second the old attempt was killed: slurmd revokes the job's credential
-        # with a time in whole seconds, and refuses a new launch of the same job id on the same
-        # node whose credential is not strictly younger ("Job credential revoked"), which
-        # fails the job. Slurm's own ~120 s requeue delay covers this; one second is enough.
-        start = f"now+{max(1, math.ceil(delay_s))}"
-        update = ["scontrol", "update", f"JobId={jid}"]
-        if merged != before.excluded or exclude:
-            update.append(f"ExcNodeList={','.join(merged)}")
-        update.append(f"StartTime={start}")
-        why = f"{operation.replace('_', ' ')} {','.join(exclude)}".strip()
-        comment = self._admin_comment(before, provenance, why)
-        if comment is not None:
-            update.append(f"AdminComment={comment}")
-        op.run(update)
-        step("updated")
-        if held:
-            op.run(["scontrol", "release", jid])
-            step("released")
-        if op.dry_run or not verify:
-            detail = f"requeue sent; excluding {','.join(merged) or 'nothing'}; start {start}"
-            record = op.finish(detail, self.timer.now())
-            return JobResult(jid, operation, False, detail, before, None, merged,
-                             steps=tuple(steps), record=record)  # fmt: skip
-        after, detail = self._verify(jid, op, merged, delay_s, t0, wall0)
-        ok = detail.startswith("running") or detail.startswith("pending until")
-        step("verified" if ok else "unverified")
-        record = op.finish(("done: " if ok else "unverified: ") + detail, self.timer.now())
-        return JobResult(
-            jid, operation, ok, detail, before, after, after.excluded if after else merged,
-            took_s=self.timer.monotonic() - t0, steps=tuple(steps), record=record,
-        )  # fmt: skip
-
-    def _settle(self, jid: str, last: SlurmJob, t0: float) -> SlurmJob:
-        """Wait until the job is pending (or held) again, done completing."""
-        job = self._wait(jid, t0, self.settle_timeout_s,
-                         lambda j: job_phase(j.state, j.reason) in (JobPhase.PENDING,
-                                                                   JobPhase.HELD))  # fmt: skip
-        if job is None or job_phase(job.state, job.reason) not in (JobPhase.PENDING, JobPhase.HELD):
-            state = job.state if job is not None else "gone"
-            raise SlurmTransientError(
-                f"job {jid}: not pending after {self.settle_timeout_s:.0f} s (still {state})"
-            )
-        return job
-
-    def _verify(
-        self,
-        jid: str,
-        op: Operation,
-        merged: tuple[str, ...],
-        delay_s: float,
-        t0: float,
-        wall0: datetime,
-    ) -> tuple[SlurmJob | None, str]:
-        """Read the job back until it runs elsewhere (or, with a long delay, waits for it)."""
-        deadline = t0 + self.start_timeout_s
-        last_nudge = -math.inf
-        nudges = 0
-        job: SlurmJob | None = None
-        while True:
-            job = self.reader.job(jid)
-            phase = job_phase(job.state, job.reason)
-            missing = set(merged) - set(job.excluded)
-            if missing:
-                return job, f"exclusions not applied: {','.join(sorted(missing))} missing"
-            if phase in _STARTED and self._new_start(job, wall0):
-                bad = sorted(set(job.nodes) & set(merged))
-                where = ",".join(job.nodes)
-                if bad:
-                    return job, f"started on excluded nodes {','.join(bad)}"
-                if phase in (JobPhase.RUNNING, JobPhase.SUSPENDED, JobPhase.SUCCEEDED):
-                    return job, f"running on {where} ({job.state})"
-                if phase is not JobPhase.COMPLETING:
-                    return job, f"restarted on {where}, then ended {job.state} ({job.reason})"
-            now = self.timer.monotonic()
-            if delay_s > self.start_timeout_s and phase is JobPhase.PENDING:
-                return job, f"pending until {job.eligible_time} (backoff {delay_s:.0f} s)"
-            wall = self.timer.now()
-            eligible = job.eligible_time
-            if phase is JobPhase.PENDING and eligible is not None and now - last_nudge >= 1.0:
-                if delay_s <= 0 and eligible > wall + timedelta(seconds=2):
-                    # Slurm put its requeue delay on the job after our update: lift it again.
-                    _nudge(op, jid, "StartTime=now+1")
-                    last_nudge = now
-                elif eligible + NUDGE_MARGIN <= wall and nudges < MAX_NUDGES:
-                    # Eligible now, but nothing has made the scheduler look since: its
-                    # periodic passes are 30-60 s apart; an update of the job is an event.
-                    _nudge(op, jid, "StartTime=now")
-                    last_nudge, nudges = now, nudges + 1
-            if now >= deadline:
-                return job, f"not running after {self.start_timeout_s:.0f} s: {job.state} " \
-                            f"({job.reason})"  # fmt: skip
-            self.timer.sleep(self.poll_s)
-
-    @staticmethod
-    def _new_start(job: SlurmJob, wall0: datetime) -> bool:
-        """The job started in this attempt (Slurm's times are whole seconds)."""
-        return job.start_time is not None and job.start_time >= wall0 - timedelta(seconds=1)
-
-    def _wait(
-        self, jid: str, t0: float, timeout_s: float, done: Callable[[SlurmJob], bool]
-    ) -> SlurmJob | None:
-        """Poll the job until `done(job)` or the time is up; None once Slurm forgot it."""
-        while True:
-            try:
-                job = self.reader.job(jid)
-            except SlurmNotFoundError:
-                return None
-            if done(job) or self.timer.monotonic() - t0 >= timeout_s:
-                return job
-            self.timer.sleep(self.poll_s)
-
-    def _admin_comment(self, job: SlurmJob, provenance: Provenance, why: str) -> str | None:
-        """Our provenance for the job's AdminComment, unless somebody else's comment is there."""
-        if job.admin_comment and not is_ours(job.admin_comment):
-            return None
-        head = names.clean_text(provenance.incident or provenance.action_id, 64).replace(" ", "_")
-        body = names.clean_text(f"{why} by {provenance.by}: {provenance.why}", 120)
-        return names.text(f"{REASON_PREFIX} {head} {body}", "admin comment")
+    def _did(self, action_id: str, detail: str) -> None:
+        self._done[action_id] = detail
+        while len(self._done) > _REMEMBERED:
+            self._done.popitem(last=False)
 
 
-def _nudge(op: Operation, jid: str, start: str) -> None:
-    """Move a pending job's start time; it may have started meanwhile, which is the point."""
-    with contextlib.suppress(SlurmConflictError):  # it started between our poll and the update
-        op.run(["scontrol", "update", f"JobId={jid}", start])
+@dataclass(slots=True)
+class _Index:
+    """Where each node's lines of one attempt are in the shared file, built incrementally.
+
+    Per node: the file spans of its lines, in order, and where each starts in the node's
+    stream; a read finds the first line by bisection and reads only what it returns."""
+
+    path: Path
+    start: int  # the attempt's first byte in the file
+    nodes: tuple[str, ...]
+    host: str
+    parsed: int = -1  # file offset up to which whole lines are indexed
+    spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    offsets: dict[str, list[int]] = field(default_factory=dict)  # stream offset of each span
+    sizes: dict[str, int] = field(default_factory=dict)  # stream length so far
+
+    def update(self, end: int | None, tasks_per_node: int) -> None:
+        """Index the whole lines written since the last call (up to `end`, the next attempt)."""
+        try:
+            size = self.path.stat().st_size
+        except OSError:
+            return
+        if size < max(self.start, self.parsed):  # truncated (no --open-mode=append): anew
+            self.start, self.parsed = 0, -1
+            self.spans, self.offsets, self.sizes = {}, {}, {}
+        if self.parsed < 0:
+            self.parsed = self.start
+        host = self.host or (self.nodes[0] if self.nodes else "")
+        while end is None or self.parsed < end:
+            want = _CHUNK if end is None else min(_CHUNK, end - self.parsed)
+            data = _read(self.path, self.parsed, want)
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                return
+            pos = self.parsed
+            for line in data[:cut].splitlines(keepends=True):
+                m = _RANK.match(line)
+                owner = host
+                if m is not None:
+                    index = int(m[1]) // tasks_per_node
+                    owner = self.nodes[index] if index < len(self.nodes) else host
+                size = self.sizes.get(owner, 0)
+                self.spans.setdefault(owner, []).append((pos, len(line)))
+                self.offsets.setdefault(owner, []).append(size)
+                self.sizes[owner] = size + len(line)
+                pos += len(line)
+            self.parsed = pos
+            if len(data) < want:
+                return
+
+    def read(self, node: str, offset: int, limit: int) -> bytes:
+        """Up to `limit` bytes of the node's stream from `offset`."""
+        spans, offsets = self.spans.get(node, []), self.offsets.get(node, [])
+        if offset >= self.sizes.get(node, 0) or limit <= 0:
+            return b""
+        i = bisect.bisect_right(offsets, offset) - 1
+        out = bytearray()
+        with self.path.open("rb") as f:
+            while i < len(spans) and len(out) < limit:
+                file_off, length = spans[i]
+                skip = offset - offsets[i] if not out else 0
+                f.seek(file_off + skip)
+                out += f.read(min(length - skip, limit - len(out)))
+                i += 1
+        return bytes(out)
+
+
+def _status(job: SlurmJob, phase: JobPhase) -> JobStatus:
+    ended = phase in (JobPhase.SUCCEEDED, JobPhase.FAILED, JobPhase.CANCELLED)
+    codes: tuple[tuple[str, int], ...] = ()
+    if ended and job.exit_status and (job.batch_host or job.nodes):
+        codes = ((job.batch_host or job.nodes[0], job.exit_status),)
+    return JobStatus(
+        job=job.job_id,
+        phase=phase,
+        state=canonical_job_state(job.state),
+        attempt=job.restarts,
+        nodes=job.nodes,
+        started=job.start_time,
+        ended=job.end_time if ended else None,
+        exit_codes=codes,
+        exclusions=job.excluded,
+    )
+
+
+def _overrides(comment: str, source: Source) -> dict[str, object]:
+    if source is not Source.COMMENT:
+        return {}
+    asked = parse_comment(comment)
+    return dict(asked.settings) if asked is not None else {}
+
+
+def _size(job: SlurmJob) -> int:
+    files = find_output_files(job)
+    try:
+        return files[0].stat().st_size if files else 0
+    except OSError:
+        return 0
+
+
+def _read(path: Path, offset: int, limit: int | None) -> bytes:
+    try:
+        with path.open("rb") as f:
+            f.seek(offset)
+            return f.read() if limit is None else f.read(limit)
+    except FileNotFoundError:
+        return b""

@@ -1,143 +1,211 @@
-"""Node operations: drain with the incident in the reason, resume only ours, reboot.
+"""The Slurm adapter as the controllers see it: `SchedulerPort` for nodes, job operations too.
 
-Ownership lives in Slurm itself: every reason autorecover sets starts with `autorecover:`
-(then the incident and a short why), so `sinfo -R` shows who drained a node and why, and a
-restarted engine still knows which drains are its own. A node drained by anybody else keeps
-its drain and its reason: `drain` leaves it as it is, `resume` and `reboot` refuse it, and the
-result says so. Each operation reads the node first and acts only when something is to be
-done, so repeating one (after a crash, under the same action id) does nothing twice.
+Slurm has one way to keep work off a node — DRAIN, with a reason — so the port's cordon,
+taint and drain all come to the same drain: new jobs stay away, running ones finish (or are
+requeued by job recovery), and `observe` reports the node drained once none runs. The reason
+is the provenance (`autorecover: <incident> <why>`), and what makes the drain ours: `observe`
+and `cordoned` name autorecover (`owner`) as the cordon's owner only then, and report our
+quarantine taint with it. A node somebody else drained is theirs: cordon, taint, drain and
+reboot refuse it with a `PermanentError` (the controller hands it to a person), and resume
+leaves it drained. Each action id is carried out once, however often it is asked for.
+GPU resets are not a Slurm operation: `reset_gpu` refuses them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 
-from autorecover.adapters.slurm import names
-from autorecover.adapters.slurm.commands import Commands, MutationRecord
-from autorecover.adapters.slurm.errors import SlurmConflictError
-from autorecover.adapters.slurm.reading import Reader
-from autorecover.adapters.slurm.records import SlurmNode
-from autorecover.adapters.slurm.states import REASON_PREFIX, NodeCondition, node_status
-from autorecover.adapters.slurm.timing import Timer
+from autorecover.adapters.slurm.commands import (
+    Commands,
+    Journal,
+    RateLimiter,
+    Runner,
+    SubprocessRunner,
+)
+from autorecover.adapters.slurm.errors import SlurmPermanentError
+from autorecover.adapters.slurm.job_ops import JobOps, JobResult
+from autorecover.adapters.slurm.node_ops import Change, NodeOps, NodeResult
+from autorecover.adapters.slurm.reading import Reader, Transport
+from autorecover.adapters.slurm.records import SlurmJob, SlurmNode
+from autorecover.adapters.slurm.states import (
+    JobPhase,
+    NodeCondition,
+    job_phase,
+    node_status,
+    to_job_record,
+)
+from autorecover.adapters.slurm.timing import SystemTimer, Timer
+from autorecover.controllers.hardware.ports import SchedulerNode
 from autorecover.controllers.ports import Provenance
+from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
+from autorecover.domain.records import JobRecord
 
-NEXT_STATES = ("RESUME", "DOWN")  # what `scontrol reboot ... nextstate=` accepts in 22.05
+log = logging.getLogger(__name__)
 
-
-class Change(StrEnum):
-    """What an operation did (persisted in journals: never rename a value)."""
-
-    DONE = "done"  # the command ran (or, in dry-run, was recorded)
-    ALREADY = "already"  # the node was already as asked, by us: nothing to do
-    NOT_NEEDED = "not_needed"  # nothing of ours to undo
-    NOT_OURS = "not_ours"  # somebody else's drain: left alone
+_ON_NODES = frozenset({JobPhase.RUNNING, JobPhase.SUSPENDED, JobPhase.COMPLETING,
+                       JobPhase.REQUEUEING})  # fmt: skip
+_REMEMBERED = 10_000  # action ids kept for idempotency
 
 
-@dataclass(frozen=True, slots=True)
-class NodeResult:
-    """The outcome of one node operation, with what the node looked like before."""
+class SlurmScheduler:
+    """Reads and changes a Slurm cluster through its command-line tools."""
 
-    node: str
-    operation: str
-    change: Change
-    detail: str
-    before: SlurmNode | None = None
-    record: MutationRecord | None = None
-
-
-def reason_for(provenance: Provenance, why: str | None = None) -> str:
-    """`autorecover: <incident> <short why>`, cleaned to the strict character set."""
-    head = names.clean_text(provenance.incident or provenance.action_id, 64).replace(" ", "_")
-    body = names.clean_text(why if why is not None else provenance.why, 120)
-    return names.text(f"{REASON_PREFIX} {head} {body}", "reason")
-
-
-def own_reason(reason: str) -> str:
-    """A caller's reason, cleaned and given our prefix when it lacks it."""
-    text = names.clean_text(reason)
-    if not text.startswith(REASON_PREFIX):
-        text = f"{REASON_PREFIX} {text}"
-    return names.text(text[: names.MAX_TEXT], "reason")
-
-
-class NodeOps:
-    """Drain, resume and reboot Slurm nodes, recognising our own work by the reason prefix."""
-
-    def __init__(self, commands: Commands, reader: Reader, timer: Timer) -> None:
-        self.commands = commands
-        self.reader = reader
-        self.timer = timer
-
-    def drain(self, node: str, reason: str | None, provenance: Provenance) -> NodeResult:
-        """Drain the node (running jobs finish, no new ones start) with our reason."""
-        name = names.node_name(node)
-        text = own_reason(reason) if reason else reason_for(provenance)
-        before = self.reader.node(name)
-        status = node_status(before)
-        if status.drain or status.condition is NodeCondition.REBOOTING:
-            if status.ours:
-                return NodeResult(name, "drain", Change.ALREADY, before.reason, before)
-            return self._not_ours(name, "drain", before)
-        op = self.commands.operation("drain", name, provenance)
-        op.run(["scontrol", "update", f"NodeName={name}", "State=DRAIN", f"Reason={text}"])
-        record = op.finish(f"done: {text}", self.timer.now())
-        return NodeResult(name, "drain", Change.DONE, text, before, record)
-
-    def resume(self, node: str, provenance: Provenance) -> NodeResult:
-        """Return the node to service, if autorecover took it out; anybody else's stays."""
-        name = names.node_name(node)
-        before = self.reader.node(name)
-        status = node_status(before)
-        out = status.drain or status.condition in (NodeCondition.DOWN, NodeCondition.REBOOTING)
-        if not out:
-            return NodeResult(name, "resume", Change.NOT_NEEDED, "in service", before)
-        if not status.ours:
-            return self._not_ours(name, "resume", before)
-        op = self.commands.operation("resume", name, provenance)
-        if "REBOOT_REQUESTED" in before.flags:
-            op.run(["scontrol", "cancel_reboot", name])
-        try:
-            op.run(["scontrol", "update", f"NodeName={name}", "State=RESUME"])
-        except SlurmConflictError:
-            # "Invalid node state specified": it is in service already (a cancelled reboot
-            # lifts the drain it set, or somebody resumed it meanwhile).
-            if node_status(self.reader.node(name)).drain:
-                op.finish("failed: Slurm refused to resume", self.timer.now())
-                raise
-        record = op.finish(f"done: was {before.state} {'+'.join(sorted(before.flags))}",
-                           self.timer.now())  # fmt: skip
-        return NodeResult(name, "resume", Change.DONE, before.reason, before, record)
-
-    def reboot(
+    def __init__(
         self,
-        node: str,
-        provenance: Provenance,
+        runner: Runner | None = None,
         *,
-        next_state: str = "RESUME",
-        reason: str | None = None,
-    ) -> NodeResult:
-        """`scontrol reboot ASAP nextstate=... reason=... NODE`: drain now, reboot when idle.
+        timer: Timer | None = None,
+        dry_run: bool = False,
+        limiter: RateLimiter | None = None,
+        journal: Journal | None = None,
+        transport: Transport = Transport.AUTO,
+        owner: str = "autorecover",
+    ) -> None:
+        self.timer = timer or SystemTimer()
+        self.commands = Commands(
+            runner or SubprocessRunner(),
+            dry_run=dry_run,
+            limiter=limiter or RateLimiter(monotonic=self.timer.monotonic),
+            journal=journal,
+        )
+        self.reader = Reader(self.commands, transport)
+        self.nodes = NodeOps(self.commands, self.reader, self.timer)
+        self.jobs = JobOps(self.commands, self.reader, self.timer)
+        self.owner = owner
+        self._done: OrderedDict[str, str] = OrderedDict()
 
-        `next_state="RESUME"` returns the node to service after the reboot; `"DOWN"` keeps it
-        out (with our reason) so that a validation can run before `resume`.
-        """
-        name = names.node_name(node)
-        if next_state not in NEXT_STATES:
-            raise ValueError(f"next_state must be one of {NEXT_STATES}, not {next_state!r}")
-        text = own_reason(reason) if reason else reason_for(provenance, f"reboot: {provenance.why}")
-        before = self.reader.node(name)
-        status = node_status(before)
-        if status.condition is NodeCondition.REBOOTING and status.ours:
-            return NodeResult(name, "reboot", Change.ALREADY, before.reason, before)
-        if (status.drain or status.condition is NodeCondition.REBOOTING) and not status.ours:
-            return self._not_ours(name, "reboot", before)
-        op = self.commands.operation("reboot", name, provenance)
-        op.run(["scontrol", "reboot", "ASAP", f"nextstate={next_state}", f"reason={text}", name])
-        record = op.finish(f"done: {text}", self.timer.now())
-        return NodeResult(name, "reboot", Change.DONE, text, before, record)
+    @property
+    def dry_run(self) -> bool:
+        """True when mutations are recorded, not run."""
+        return self.commands.dry_run
 
-    def _not_ours(self, name: str, operation: str, before: SlurmNode) -> NodeResult:
-        who = before.reason_user or "somebody"
-        detail = f"left alone: {who} took it out ({before.reason or 'no reason'})"
-        return NodeResult(name, operation, Change.NOT_OURS, detail, before)
+    # --- reading ---------------------------------------------------------------------------
+
+    def list_jobs(self) -> list[SlurmJob]:
+        """Every job the controller knows."""
+        return self.reader.jobs()
+
+    def list_nodes(self) -> list[SlurmNode]:
+        """Every node."""
+        return self.reader.nodes()
+
+    def job_record(self, job_id: str | int, collected: datetime | None = None) -> JobRecord:
+        """One job in the domain's words."""
+        return to_job_record(self.reader.job(job_id), collected or self.timer.now())
+
+    # --- SchedulerPort ---------------------------------------------------------------------
+
+    def observe(self, nodes: Sequence[str]) -> Mapping[str, SchedulerNode]:
+        """The scheduler's view of these nodes (unknown nodes are left out)."""
+        wanted = set(nodes)
+        running = self._running_jobs()
+        return {n.name: self._view(n, running) for n in self.reader.nodes() if n.name in wanted}
+
+    def cordoned(self) -> Mapping[str, SchedulerNode]:
+        """Every node somebody has taken out of service (drained, down, rebooting)."""
+        running = self._running_jobs()
+        out = {}
+        for node in self.reader.nodes():
+            view = self._view(node, running)
+            if view.cordoned_by:
+                out[node.name] = view
+        return out
+
+    def cordon(self, node: str, provenance: Provenance) -> None:
+        """No new jobs on the node: a drain with our reason."""
+        self._once("cordon", node, provenance, lambda: self._drain(node, provenance))
+
+    def taint(self, node: str, key: str, provenance: Provenance) -> None:
+        """Slurm has no taints: our drain is the quarantine."""
+        self._once("taint", node, provenance, lambda: self._drain(node, provenance))
+
+    def drain(self, node: str, provenance: Provenance) -> None:
+        """Slurm's drain: running jobs finish, no new ones start."""
+        self._once("drain", node, provenance, lambda: self._drain(node, provenance))
+
+    def resume(self, node: str, provenance: Provenance) -> None:
+        """Return the node to service if we took it out; anybody else's drain stays."""
+
+        def act() -> NodeResult:
+            result = self.nodes.resume(node, provenance)
+            if result.change is Change.NOT_OURS:
+                log.warning("resume %s: %s", node, result.detail)
+            return result
+
+        self._once("resume", node, provenance, act)
+
+    def reset_gpu(self, node: str, component: str | None, provenance: Provenance) -> None:
+        """Not a Slurm operation: refused (the node agent resets GPUs)."""
+        raise SlurmPermanentError(
+            f"reset_gpu {node} {component or 'all'}: Slurm cannot reset a GPU; "
+            "the node agent does, or the ladder's next step (reboot) applies"
+        )
+
+    def reboot(self, node: str, provenance: Provenance) -> None:
+        """`scontrol reboot ASAP nextstate=RESUME`: drain now, reboot when idle, return."""
+
+        def act() -> NodeResult:
+            result = self.nodes.reboot(node, provenance)
+            if result.change is Change.NOT_OURS:
+                raise SlurmPermanentError(f"reboot {node}: {result.detail}")
+            return result
+
+        self._once("reboot", node, provenance, act)
+
+    # --- job recovery ----------------------------------------------------------------------
+
+    def requeue_excluding(
+        self, job_id: str | int, exclude: Sequence[str], provenance: Provenance
+    ) -> JobResult:
+        """Requeue the job so that it restarts at once on nodes other than `exclude`."""
+        return self.jobs.requeue_excluding(job_id, list(exclude), provenance)
+
+    def requeue(self, job_id: str | int, provenance: Provenance, delay_s: float = 0.0) -> JobResult:
+        """Requeue the job (same exclusions as before) to start after `delay_s`."""
+        return self.jobs.requeue(job_id, provenance, delay_s=delay_s)
+
+    def cancel(self, job_id: str | int, provenance: Provenance) -> JobResult:
+        """Stop the job."""
+        return self.jobs.cancel(job_id, provenance)
+
+    # --- internals -------------------------------------------------------------------------
+
+    def _drain(self, node: str, provenance: Provenance) -> NodeResult:
+        result = self.nodes.drain(node, None, provenance)
+        if result.change is Change.NOT_OURS:
+            raise SlurmPermanentError(f"drain {node}: {result.detail}")
+        return result
+
+    def _once(
+        self, kind: str, node: str, provenance: Provenance, act: Callable[[], NodeResult]
+    ) -> None:
+        """Carry out an action id once; a repeat (after a crash, a retry) does nothing."""
+        key = f"{provenance.action_id}\0{kind}\0{node}"
+        if key in self._done:
+            return
+        self._done[key] = act().detail
+        while len(self._done) > _REMEMBERED:
+            self._done.popitem(last=False)
+
+    def _running_jobs(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for job in self.reader.jobs():
+            if job_phase(job.state, job.reason) in _ON_NODES:
+                for n in job.nodes:
+                    counts[n] = counts.get(n, 0) + 1
+        return counts
+
+    def _view(self, node: SlurmNode, running: Mapping[str, int]) -> SchedulerNode:
+        status = node_status(node)
+        out = status.drain or status.condition in (
+            NodeCondition.DOWN, NodeCondition.REBOOTING, NodeCondition.FAILED)  # fmt: skip
+        owners: frozenset[str] = frozenset()
+        taints: frozenset[str] = frozenset()
+        if out and status.ours:
+            owners, taints = frozenset({self.owner}), frozenset({QUARANTINE_TAINT})
+        elif out:
+            owners = frozenset({node.reason_user or "slurm"})
+        return SchedulerNode(node.name, owners, taints, running.get(node.name, 0))

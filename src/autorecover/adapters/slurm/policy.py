@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from autorecover.adapters.job_settings import (
+from autorecover.domain.jobs.policy import PolicyError
+from autorecover.domain.jobs.settings import (
     KINDS,
     JobSettings,
     SettingError,
@@ -33,7 +34,6 @@ from autorecover.adapters.job_settings import (
     format_value,
     parse_settings,
 )
-from autorecover.domain.job_policy import PolicyError
 
 __all__ = [
     "KINDS",

@@ -1,0 +1,1 @@
+"""autorecover.adapters.http"""

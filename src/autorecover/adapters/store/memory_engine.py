@@ -1,0 +1,181 @@
+"""`EngineStore` in memory (`memory://`): the memory store plus inbox, leases and reads.
+
+For tests and a throwaway engine: nothing survives the process. One lock guards it all,
+since the engine's HTTP threads and controller loops share it. It keeps the SQL stores'
+semantics, including the fence check that makes a deposed leader's pass record nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from autorecover.adapters.store.base import Batch, Fence, Lease, LeaseLostError, NodeView
+from autorecover.adapters.store.memory import MemoryStore
+from autorecover.controllers.hardware.ports import ActionRecord, Changes, Event, Snapshot
+from autorecover.domain.failure_domains import DomainIncident
+from autorecover.domain.hardware.breaker import BreakerState
+from autorecover.domain.hardware.lifecycle import Transition
+from autorecover.domain.hardware.records import EPOCH, NodeRecord
+from autorecover.domain.signals import NodeSignal
+
+
+class MemoryEngineStore(MemoryStore):
+    """The engine's store in memory."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.RLock()
+        self._inbox: dict[int, Batch] = {}
+        self._next_batch = 1
+        self._leases: dict[str, Lease] = {}
+
+    # --- the hardware port, locked ---------------------------------------------------------
+
+    def load(self, removals_since: datetime) -> Snapshot:
+        """Everything a controller needs to resume."""
+        with self._lock:
+            return super().load(removals_since)
+
+    def commit(self, changes: Changes) -> None:
+        """Record one pass."""
+        with self._lock:
+            super().commit(changes)
+
+    def transitions(self, node: str | None = None) -> list[Transition]:
+        """Recorded transitions, oldest first."""
+        with self._lock:
+            return super().transitions(node)
+
+    def actions(self, node: str | None = None) -> list[ActionRecord]:
+        """Recorded actions, oldest first."""
+        with self._lock:
+            return super().actions(node)
+
+    def events(self, node: str | None = None) -> list[Event]:
+        """Recorded events, oldest first."""
+        with self._lock:
+            return super().events(node)
+
+    # --- the inbox -------------------------------------------------------------------------
+
+    def enqueue(
+        self, node: str, agent: str, dropped: int, signals: Sequence[NodeSignal], *,
+        received_at: datetime, max_waiting: int,
+    ) -> int | None:  # fmt: skip
+        """Keep a batch; its id, or None when the inbox is full."""
+        with self._lock:
+            if len(self._inbox) >= max_waiting:
+                return None
+            bid, self._next_batch = self._next_batch, self._next_batch + 1
+            self._inbox[bid] = Batch(bid, node, received_at, agent, dropped, tuple(signals))
+            return bid
+
+    def waiting(self) -> int:
+        """Batches acknowledged and not yet recorded."""
+        with self._lock:
+            return len(self._inbox)
+
+    def take(self, limit: int) -> list[Batch]:
+        """The oldest waiting batches."""
+        with self._lock:
+            return [self._inbox[i] for i in sorted(self._inbox)[:limit]]
+
+    def commit_pass(
+        self,
+        changes: Changes | None,
+        *,
+        now: datetime,
+        fence: Fence | None = None,
+        consumed: Sequence[int] = (),
+    ) -> None:
+        """Record a pass and drop consumed batches, if the fence holds."""
+        with self._lock:
+            if fence is not None:
+                lease = self._leases.get(fence.lease)
+                if lease is None or (lease.holder, lease.term) != (fence.holder, fence.term):
+                    raise LeaseLostError(f"lease {fence.lease!r} is not {fence.holder!r}'s")
+                if lease.expires_at <= now:
+                    raise LeaseLostError(f"lease {fence.lease!r} expired")
+            if changes:
+                super().commit(changes)
+            for i in consumed:
+                self._inbox.pop(i, None)
+
+    # --- leases ----------------------------------------------------------------------------
+
+    def acquire(self, name: str, holder: str, now: datetime, ttl_s: float) -> Lease:
+        """Renew our lease, or take an expired one (a new term); else say whose it is."""
+        with self._lock:
+            old = self._leases.get(name)
+            if old is not None and old.expires_at > now and old.holder != holder:
+                return old
+            term = 0 if old is None else old.term
+            if old is None or old.expires_at <= now:
+                term += 1
+            lease = Lease(name, holder, term, now + timedelta(seconds=ttl_s))
+            self._leases[name] = lease
+            return lease
+
+    def release(self, name: str, holder: str) -> None:
+        """Let the lease lapse now, if it is ours."""
+        with self._lock:
+            old = self._leases.get(name)
+            if old is not None and old.holder == holder:
+                self._leases[name] = Lease(name, holder, old.term, EPOCH)
+
+    def lease(self, name: str) -> Lease | None:
+        """The lease as recorded."""
+        with self._lock:
+            return self._leases.get(name)
+
+    # --- reads -----------------------------------------------------------------------------
+
+    def node_views(self) -> list[NodeView]:
+        """Every node with its last report, by name."""
+        with self._lock:
+            names = sorted(set(self.nodes) | set(self.last_seen))
+            return [
+                NodeView(self.nodes.get(n) or NodeRecord(n), self.last_seen.get(n)) for n in names
+            ]
+
+    def breaker_state(self) -> BreakerState:
+        """The circuit breaker as recorded."""
+        with self._lock:
+            return self.breaker
+
+    def node_signals(self, node: str, limit: int = 50) -> list[NodeSignal]:
+        """The node's latest signals, oldest first."""
+        with self._lock:
+            return [s for s in self.signals if s.node == node][-limit:]
+
+    def domain_incidents(self) -> list[DomainIncident]:
+        """Every domain incident, oldest first."""
+        with self._lock:
+            return sorted(self.incidents.values(), key=lambda i: (i.opened_at, i.id))
+
+    def trail(self, incident: str) -> tuple[list[Transition], list[ActionRecord]]:
+        """One incident's transitions and actions."""
+        with self._lock:
+            return (
+                [t for t in super().transitions() if t.incident == incident],
+                [a for a in super().actions() if a.action.incident == incident],
+            )
+
+    def transitions_after(self, after: int, limit: int = 1000) -> list[tuple[int, Transition]]:
+        """Transitions positioned after `after` (positions count from 1)."""
+        with self._lock:
+            found = super().transitions()[after : after + limit]
+            return list(enumerate(found, start=after + 1))
+
+    def recent_actions(self, limit: int = 100) -> list[ActionRecord]:
+        """The latest `limit` actions, oldest first."""
+        with self._lock:
+            return super().actions()[-limit:]
+
+    def ping(self) -> None:
+        """Memory always answers."""
+
+    def close(self) -> None:
+        """Nothing to let go."""

@@ -1,0 +1,231 @@
+"""The engine's part of the SQL store: the signal inbox, leader leases, read queries.
+
+Batches are kept in the agent's own wire format (`engine_client`, `autorecover.signals/1`)
+and deleted by the pass that records them. Lease expiry is kept as integer microseconds
+since the epoch, so both databases compare it exactly; replicas must keep their clocks in
+step (as for any lease), and the TTL should dwarf the skew between them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+from autorecover.adapters.http.engine_client import WireError, signal_from_dict, signal_to_dict
+from autorecover.adapters.store.base import Batch, Fence, Lease, LeaseLostError, NodeView
+from autorecover.adapters.store.sql import node_codec as codec
+from autorecover.adapters.store.sql.nodes import SqlStore, _action_record, _transition
+from autorecover.controllers.hardware.ports import ActionRecord, Changes
+from autorecover.domain.failure_domains import DomainIncident
+from autorecover.domain.hardware.breaker import CLOSED, BreakerState
+from autorecover.domain.hardware.lifecycle import Transition
+from autorecover.domain.records import Blame, NodeAction
+from autorecover.domain.signals import NodeSignal, Probe
+
+log = logging.getLogger(__name__)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
+_SIGNAL_COLUMNS = (
+    "node, probe, signal, blame, weight, node_action, at, count, component, text, incident"
+)
+
+
+def micros(at: datetime) -> int:
+    """A time as whole microseconds since the epoch."""
+    return (at - _EPOCH) // _US
+
+
+def from_micros(value: int) -> datetime:
+    """Microseconds since the epoch as a UTC time."""
+    return _EPOCH + value * _US
+
+
+class SqlEngineStore(SqlStore):
+    """`EngineStore` in SQL: hardware recovery's tables plus the engine's."""
+
+    # --- the inbox -------------------------------------------------------------------------
+
+    def enqueue(
+        self, node: str, agent: str, dropped: int, signals: Sequence[NodeSignal], *,
+        received_at: datetime, max_waiting: int,
+    ) -> int | None:  # fmt: skip
+        """Keep a batch; its id, or None when the inbox is full."""
+        body = json.dumps([signal_to_dict(s) for s in signals], separators=(",", ":"))
+        with self._db.transaction():
+            # On PostgreSQL two intakes may both pass this count: the bound is soft by the
+            # number of concurrent requests, which is itself bounded by the server.
+            if self._rows("SELECT COUNT(*) FROM inbox")[0][0] >= max_waiting:
+                return None
+            rows = self._rows(
+                "INSERT INTO inbox (node, agent, dropped, received_at, body) "
+                "VALUES (?,?,?,?,?) RETURNING id",
+                (node, agent, dropped, codec.when(received_at), body),
+            )
+        return int(rows[0][0])
+
+    def waiting(self) -> int:
+        """Batches acknowledged and not yet recorded."""
+        return int(self._rows("SELECT COUNT(*) FROM inbox")[0][0])
+
+    def take(self, limit: int) -> list[Batch]:
+        """The oldest waiting batches."""
+        rows = self._rows(
+            "SELECT id, node, agent, dropped, received_at, body FROM inbox ORDER BY id LIMIT ?",
+            (limit,),
+        )
+        return [
+            Batch(int(i), node, codec.parse_when(at), agent, int(dropped), _signals(i, body))
+            for i, node, agent, dropped, at, body in rows
+        ]
+
+    def commit_pass(
+        self,
+        changes: Changes | None,
+        *,
+        now: datetime,
+        fence: Fence | None = None,
+        consumed: Sequence[int] = (),
+    ) -> None:
+        """Record a pass and drop consumed batches in one transaction, if the fence holds."""
+        with self._db.transaction():
+            if fence is not None:
+                self._check(fence, now)
+            if changes:
+                self._write(changes)
+            if consumed:
+                self._db.executemany(
+                    self._sql("DELETE FROM inbox WHERE id = ?"), [(i,) for i in consumed]
+                )
+
+    def _check(self, fence: Fence, now: datetime) -> None:
+        rows = self._rows(
+            "SELECT holder, term, expires_us FROM leases WHERE name = ?@share@", (fence.lease,)
+        )
+        if not rows:
+            raise LeaseLostError(f"lease {fence.lease!r} is not held")
+        holder, term, expires = rows[0]
+        if holder != fence.holder or int(term) != fence.term or int(expires) <= micros(now):
+            raise LeaseLostError(f"lease {fence.lease!r} is {holder!r}'s (term {term}) now")
+
+    # --- leases ----------------------------------------------------------------------------
+
+    def acquire(self, name: str, holder: str, now: datetime, ttl_s: float) -> Lease:
+        """Renew our unexpired lease, or take an expired one (a new term); else say whose."""
+        now_us, at = micros(now), codec.when(now)
+        until = now_us + int(ttl_s * 1_000_000)
+        with self._db.transaction():
+            self._rows(
+                "INSERT INTO leases (name, holder, term, expires_us, renewed_at) "
+                "VALUES (?, '', 0, 0, ?) ON CONFLICT (name) DO NOTHING",
+                (name, at),
+            )
+            cur, term, expires = self._rows(
+                "SELECT holder, term, expires_us FROM leases WHERE name = ?@update@", (name,)
+            )[0]
+            term, expires = int(term), int(expires)
+            if expires > now_us and cur != holder:
+                return Lease(name, cur, term, from_micros(expires))
+            if expires <= now_us:
+                term += 1  # a lapsed lease starts a new term, even for its last holder
+            self._rows(
+                "UPDATE leases SET holder = ?, term = ?, expires_us = ?, renewed_at = ? "
+                "WHERE name = ?",
+                (holder, term, until, at, name),
+            )
+        return Lease(name, holder, term, from_micros(until))
+
+    def release(self, name: str, holder: str) -> None:
+        """Let the lease lapse now, if it is ours."""
+        with self._db.transaction():
+            self._rows(
+                "UPDATE leases SET expires_us = 0 WHERE name = ? AND holder = ?", (name, holder)
+            )
+
+    def lease(self, name: str) -> Lease | None:
+        """The lease as recorded."""
+        rows = self._rows("SELECT holder, term, expires_us FROM leases WHERE name = ?", (name,))
+        if not rows:
+            return None
+        holder, term, expires = rows[0]
+        return Lease(name, holder, int(term), from_micros(int(expires)))
+
+    # --- reads -----------------------------------------------------------------------------
+
+    def node_views(self) -> list[NodeView]:
+        """Every node with its last report, by name."""
+        rows = self._rows(
+            "SELECT node, state, since, seq, incident, body, last_seen FROM nodes ORDER BY node"
+        )
+        return [
+            NodeView(codec.node_record(*row[:6]), codec.parse_when(row[6]) if row[6] else None)
+            for row in rows
+        ]
+
+    def breaker_state(self) -> BreakerState:
+        """The circuit breaker as recorded."""
+        rows = self._rows("SELECT tripped_at, reason FROM breaker")
+        if not rows or not rows[0][0]:
+            return CLOSED
+        return BreakerState(codec.parse_when(rows[0][0]), rows[0][1])
+
+    def node_signals(self, node: str, limit: int = 50) -> list[NodeSignal]:
+        """The node's latest signals, oldest first (details are kept only on the wire)."""
+        rows = self._rows(
+            f"SELECT {_SIGNAL_COLUMNS} FROM signals WHERE node = ? ORDER BY id DESC LIMIT ?",  # noqa: S608
+            (node, limit),
+        )
+        return [
+            NodeSignal(n, Probe(p), sig, Blame(b), int(w), NodeAction(a), codec.parse_when(at),
+                       int(c), comp, text, (), inc)
+            for n, p, sig, b, w, a, at, c, comp, text, inc in reversed(rows)
+        ]  # fmt: skip
+
+    def domain_incidents(self) -> list[DomainIncident]:
+        """Every domain incident, oldest first."""
+        rows = self._rows(
+            "SELECT id, kind, name, opened_at, nodes, closed_at FROM domain_incidents "
+            "ORDER BY opened_at, id"
+        )
+        return [codec.domain_incident(*r) for r in rows]
+
+    def trail(self, incident: str) -> tuple[list[Transition], list[ActionRecord]]:
+        """One incident's transitions and actions."""
+        with self._db.transaction(write=False):
+            return (
+                self._transitions("WHERE incident = ? ORDER BY id", (incident,)),
+                self._actions("WHERE incident = ? ORDER BY rowid", (incident,)),
+            )
+
+    def transitions_after(self, after: int, limit: int = 1000) -> list[tuple[int, Transition]]:
+        """Transitions positioned after `after`, with their positions."""
+        rows = self._rows(
+            "SELECT id, node, seq, from_state, to_state, at, by, why, evidence, incident "
+            "FROM transitions WHERE id > ? ORDER BY id LIMIT ?",
+            (after, limit),
+        )
+        return [(int(row[0]), _transition(*row[1:])) for row in rows]
+
+    def recent_actions(self, limit: int = 100) -> list[ActionRecord]:
+        """The latest `limit` actions, oldest first."""
+        rows = self._rows(
+            "SELECT id, node, seq, kind, target, status, at, by, why, evidence, incident, "
+            "updated_at, result FROM actions ORDER BY rowid DESC LIMIT ?",
+            (limit,),
+        )
+        return [_action_record(*row) for row in reversed(rows)]
+
+    def ping(self) -> None:
+        """Raise unless the database answers."""
+        self._rows("SELECT 1")
+
+
+def _signals(batch: int, body: str) -> tuple[NodeSignal, ...]:
+    out = []
+    for raw in json.loads(body):
+        try:
+            out.append(signal_from_dict(raw))
+        except WireError as exc:  # validated on intake: only a hand-edited row gets here
+            log.warning("inbox batch %s: dropping a signal: %s", batch, exc)
+    return tuple(out)

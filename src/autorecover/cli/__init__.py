@@ -1,0 +1,1 @@
+"""autorecover.cli.main"""

@@ -1,0 +1,1 @@
+"""autorecover.controllers.hardware.controller"""

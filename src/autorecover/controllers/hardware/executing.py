@@ -1,0 +1,158 @@
+"""The executor: performs recorded actions through the ports, in order, rate-limited.
+
+An action reaches the executor only after the store holds it as intended; its outcome is
+recorded after. Between the two a crash may happen — the `Hooks` let a test put one exactly
+there — and the next controller executes the same action id again, which the ports treat as
+already done. Scheduler mutations spend tokens of a bucket on the injected clock; when the
+bucket is empty the rest waits for a later pass, in order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from autorecover.controllers.counting import TokenBucket
+from autorecover.controllers.hardware.ports import (
+    ActionRecord,
+    DiagnosticsPort,
+    SchedulerPort,
+    provenance_of,
+)
+from autorecover.controllers.hooks import ExecutionHooks
+from autorecover.controllers.ports import (
+    ActionStatus,
+    Alert,
+    Clock,
+    Notifier,
+    Outcome,
+    PermanentError,
+    TransientError,
+)
+from autorecover.domain.hardware.lifecycle import MUTATIONS, Action, ActionKind
+from autorecover.domain.hardware.remediation import DiagnosticLevel
+
+Hooks = ExecutionHooks[Action]
+
+
+NO_HOOKS = Hooks()
+
+
+@dataclass(frozen=True, slots=True)
+class Executed:
+    """What one executor run did: outcomes to record, and how many actions had to wait."""
+
+    outcomes: tuple[Outcome, ...]
+    waiting: int  # rate-limited or transiently refused: still intended
+
+
+class Executor:
+    """Runs intended actions through the scheduler, diagnostics and notifier ports."""
+
+    def __init__(
+        self,
+        scheduler: SchedulerPort,
+        diagnostics: DiagnosticsPort,
+        notifier: Notifier,
+        clock: Clock,
+        bucket: TokenBucket,
+        hooks: Hooks = NO_HOOKS,
+    ) -> None:
+        self._scheduler = scheduler
+        self._diagnostics = diagnostics
+        self._notifier = notifier
+        self._clock = clock
+        self._bucket = bucket
+        self._hooks = hooks
+
+    def run(self, queue: Sequence[ActionRecord]) -> Executed:
+        """Execute `queue` in order until the rate limit stops it."""
+        outcomes: list[Outcome] = []
+        blocked: set[str] = set()  # nodes with an action still waiting: keep their order
+        limited = False
+        for record in queue:
+            action = record.action
+            if action.node in blocked and action.node:
+                continue
+            if action.kind in MUTATIONS and (limited or not self._bucket.take(self._clock.now())):
+                limited = True
+                blocked.add(action.node)
+                continue
+            self._hooks.before_execute(action)
+            try:
+                result = self._perform(action)
+            except TransientError:
+                blocked.add(action.node)
+                continue
+            except PermanentError as exc:
+                outcomes.append(
+                    Outcome(action.id, ActionStatus.FAILED, self._clock.now(), str(exc))
+                )
+                continue
+            self._hooks.after_execute(action)
+            outcomes.append(Outcome(action.id, ActionStatus.DONE, self._clock.now(), result))
+        return Executed(tuple(outcomes), len(queue) - len(outcomes))
+
+    def _perform(self, action: Action) -> str:
+        prov = provenance_of(action)
+        node, kind = action.node, action.kind
+        if kind is ActionKind.CORDON:
+            self._scheduler.cordon(node, prov)
+        elif kind is ActionKind.TAINT:
+            self._scheduler.taint(node, action.target or "", prov)
+        elif kind is ActionKind.DRAIN:
+            self._scheduler.drain(node, prov)
+        elif kind is ActionKind.RESUME:
+            self._scheduler.resume(node, prov)
+        elif kind is ActionKind.RESET_GPU:
+            self._scheduler.reset_gpu(node, action.target, prov)
+        elif kind is ActionKind.REBOOT:
+            self._scheduler.reboot(node, prov)
+        elif kind in (ActionKind.DIAGNOSE, ActionKind.VALIDATE):
+            self._diagnostics.start(node, DiagnosticLevel(action.target or "quick"), prov)
+        elif kind is ActionKind.ALERT:
+            alert = Alert(action.id, action.at, action.why, node, action.incident, action.evidence)
+            self._notifier.alert(alert)
+        else:  # pragma: no cover - the enum is exhaustive
+            raise PermanentError(f"unknown action kind {kind}")
+        return ""
+
+
+class ActionQueue:
+    """Actions recorded as intended and not done yet, in order, with per-node counts, and the
+    failures of each node's current transition (what `decide` sees as `failed`)."""
+
+    def __init__(self, pending: Iterable[ActionRecord], failed: Iterable[ActionRecord]) -> None:
+        self._queue: dict[str, ActionRecord] = {}
+        self.pending: Counter[str] = Counter()  # node -> actions still intended
+        self.failed: dict[str, str] = {a.action.node: _failure(a.action, a.result) for a in failed}
+        for record in pending:
+            self.add(record)
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def add(self, record: ActionRecord) -> None:
+        """Queue an intended action (once per id)."""
+        if record.action.id not in self._queue:
+            self._queue[record.action.id] = record
+            self.pending[record.action.node] += 1
+
+    def run(self, executor: Executor, current_seq: Callable[[str], int]) -> tuple[Outcome, ...]:
+        """Execute what is queued; drop what finished, remember failures of current states."""
+        if not self._queue:
+            return ()
+        outcomes = executor.run(list(self._queue.values())).outcomes
+        for outcome in outcomes:
+            action = self._queue.pop(outcome.action_id).action
+            self.pending[action.node] -= 1
+            if self.pending[action.node] <= 0:
+                del self.pending[action.node]
+            if outcome.status is ActionStatus.FAILED and action.seq == current_seq(action.node):
+                self.failed[action.node] = _failure(action, outcome.result)
+        return outcomes
+
+
+def _failure(action: Action, result: str) -> str:
+    return f"{action.kind}: {result}"

@@ -1,0 +1,1 @@
+"""autorecover.controllers.jobs.controller"""

@@ -1,0 +1,164 @@
+"""Evidence for attribution from what job recovery sees live, and the signals it hands over.
+
+Attribution (`domain.attribution.attribute`, the code behind `autorecover explain`) reads
+findings. Live, they come from three places: the job's output (scanned like a bundle's
+`logs/`), the node agents' signals for the job's nodes (here they become findings of the
+node's system log, keeping the blame and weight the agent gave them), and the health
+assessment (a hang that stopped on some nodes first names them, as attribution's own hang
+rule does, but on the job's learned thresholds instead of a fixed floor).
+
+What goes back to hardware recovery is a `NodeSignal` with `probe=JOB` and the incident id:
+hardware recovery caps such signals at suspect until a second one comes (its policy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from autorecover.controllers.jobs.records import WatchedJob
+from autorecover.domain.jobs.health import Assessment, Condition
+from autorecover.domain.records import (
+    Blame,
+    Finding,
+    JobRecord,
+    NodeAction,
+    Source,
+    Verdict,
+)
+from autorecover.domain.signals import NodeSignal, Probe
+
+HANG_WEIGHT = 60  # as attribution's own "progress stopped first" finding
+STRAGGLER_WEIGHT = 60
+_NO_STEP = frozenset({NodeAction.NONE, NodeAction.MONITOR, NodeAction.RESTART_APP})
+
+
+def signal_findings(signals: Iterable[NodeSignal]) -> list[Finding]:
+    """The node agents' signals as findings of each node's system log.
+
+    Job recovery's own signals (`probe=JOB`) are left out: an attribution is no evidence for
+    the next one."""
+    out = []
+    for s in signals:
+        if s.probe is Probe.JOB:
+            continue
+        details = [*s.details, ("probe", str(s.probe))]
+        if s.component:
+            details.append(("component", s.component))
+        if s.count > 1:
+            details.append(("count", str(s.count)))
+        out.append(
+            Finding(
+                signal=s.signal,
+                node=s.node,
+                source=Source.SYSTEM,
+                line=0,  # not a line of a file: the agent's observation
+                text=s.text or f"{s.probe}: {s.signal}",
+                blame=s.blame,
+                weight=s.weight,
+                node_action=s.node_action,
+                at=s.at,
+                details=tuple(details),
+            )
+        )
+    return out
+
+
+def hang_findings(assessment: Assessment) -> list[Finding]:
+    """A hang whose progress stopped on a few nodes first names those nodes."""
+    if assessment.condition is not Condition.HUNG:
+        return []
+    since = f" since {assessment.since.isoformat()}" if assessment.since else ""
+    return [
+        Finding(
+            signal="job.progress_stopped",
+            node=node,
+            source=Source.LOGS,
+            line=0,
+            text=f"no progress from {node}{since}: {assessment.reason}",
+            blame=Blame.HARDWARE,
+            weight=HANG_WEIGHT,
+            at=assessment.since,
+        )
+        for node in assessment.nodes
+    ]
+
+
+def job_record(watched: WatchedJob, now: datetime, *, running: bool) -> JobRecord:
+    """The attempt in the words attribution reads (a live `job.json`)."""
+    s = watched.status
+    ended = None if running else (s.ended or now)
+    started = s.started or now
+    if ended is not None and started > ended:
+        started = ended
+    return JobRecord(
+        scheduler=watched.scheduler,
+        job=s.job,
+        nodes=s.nodes,
+        started=started,
+        ended=ended,
+        collected=max(now, ended) if ended else now,
+        state=s.state,
+        exit_codes=s.exit_codes,
+    )
+
+
+def suspect_signal(
+    node: str,
+    verdict: Verdict,
+    findings: Sequence[Finding],
+    *,
+    job: str,
+    incident: str,
+    now: datetime,
+) -> NodeSignal:
+    """A hardware verdict's suspect, named to hardware recovery with the line that decided."""
+    evidence = next((e for e in verdict.evidence if e.node == node), None)
+    key = evidence.signal if evidence else "job.attributed"
+    action = max(
+        (f.node_action for f in findings if f.node == node and f.signal == key),
+        key=_ACTION_ORDER.index,
+        default=NodeAction.NONE,
+    )
+    return NodeSignal(
+        node=node,
+        probe=Probe.JOB,
+        signal=key,
+        blame=Blame.HARDWARE,
+        weight=max(verdict.strength, 1),
+        # A suspect with no node action of its own still needs looking at: at least suspect.
+        node_action=NodeAction.INSPECT if action in _NO_STEP else action,
+        at=now,
+        text=evidence.text if evidence else verdict.summary,
+        details=(("job", job), ("why", verdict.summary[:500])),
+        incident=incident,
+    )
+
+
+def named_signal(
+    node: str, key: str, why: str, *, job: str, incident: str, now: datetime
+) -> NodeSignal:
+    """A node named for what the job saw rather than one line (a straggler, suspicion)."""
+    return NodeSignal(
+        node=node,
+        probe=Probe.JOB,
+        signal=key,
+        blame=Blame.HARDWARE,
+        weight=STRAGGLER_WEIGHT,
+        node_action=NodeAction.INSPECT,
+        at=now,
+        text=why,
+        details=(("job", job),),
+        incident=incident,
+    )
+
+
+_ACTION_ORDER = (
+    NodeAction.NONE,
+    NodeAction.MONITOR,
+    NodeAction.RESTART_APP,
+    NodeAction.RESET_GPU,
+    NodeAction.DRAIN_AND_RESET,
+    NodeAction.REBOOT,
+    NodeAction.INSPECT,
+)

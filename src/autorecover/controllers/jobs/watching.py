@@ -1,0 +1,270 @@
+"""Reading a job's output as it grows: findings, activity and training progress per attempt.
+
+Each pass reads only the bytes written since the last one (an offset per node), up to the last
+complete line, and scans them with the same `Scanner` as `autorecover explain`; line numbers
+are shifted so evidence points at the line of the whole file. Telemetry lines (`step`,
+`summary`, checkpoint spans, `init`) feed the `job_health.Progress` ledger and the timeline.
+
+An in-job restart (torchelastic's or NVRx's "Worker group FAILED ... will restart worker
+group" while the job runs) is not a failure: the launcher recovered by itself. The evidence
+before it and the progress ledger are dropped, so neither an error it recovered from nor the
+pause while it restarted is held against the job later.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from autorecover.controllers.jobs.ports import JobSchedulerPort
+from autorecover.domain.jobs.health import Progress, Report
+from autorecover.domain.records import Activity, Finding, Source
+from autorecover.parsing.scanning import Scanner
+from autorecover.parsing.telemetry_records import TelemetryRecord, parse_telemetry
+
+MARKERS = (b'{"telemetry"', b"[type=")
+IN_JOB_RESTART = "nvrx.worker_group_restart"
+MAX_PER_SIGNAL = 32  # findings kept per signal and attempt (and the latest): storms stay small
+READ_BYTES = 4 << 20  # one read
+MAX_PASS_BYTES = 64 << 20  # per node and pass: a huge backlog is read over several passes
+
+
+@dataclass(slots=True)
+class _Cursor:
+    offset: int = 0
+    lines: int = 0
+    activity: Activity | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """What one read brought that the controller acts on."""
+
+    restarts: tuple[Finding, ...] = ()  # in-job restarts seen in the new bytes
+    caught_up: bool = True  # every node's output was read to its end
+
+
+@dataclass(slots=True)
+class AttemptWatch:
+    """What one attempt of a job has written so far."""
+
+    job: str
+    attempt: int
+    started: datetime  # supplies the year to year-less timestamps
+    scanner: Scanner
+    progress: Progress = field(default_factory=Progress)
+    checkpoint: int | None = None  # iteration of the last completed checkpoint
+    loaded: int | None = None  # iteration of the checkpoint it resumed from
+    loaded_from: str | None = None  # where that checkpoint was read from
+    last_step: int | None = None
+    step_time_s: float | None = None
+    first_record_at: datetime | None = None
+    checkpoint_loaded_at: datetime | None = None
+    first_step_at: datetime | None = None
+    restarts: int = 0
+    _cursors: dict[str, _Cursor] = field(default_factory=dict)
+    _kept: list[Finding] = field(default_factory=list)
+    _tails: dict[str, Finding] = field(default_factory=dict)
+    _counts: dict[str, int] = field(default_factory=dict)
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def read(
+        self, port: JobSchedulerPort, nodes: Sequence[str], final: bool, limit: int = READ_BYTES
+    ) -> News:
+        """Read every node's new output (to the end when the attempt is over)."""
+        restarts: list[Finding] = []
+        caught_up = True
+        for node in nodes:
+            cursor = self._cursors.setdefault(node, _Cursor())
+            budget = MAX_PASS_BYTES
+            while True:
+                data = port.read_output(self.job, self.attempt, node, cursor.offset, limit)
+                consumed, found = self.feed(node, data, final, limit)
+                restarts.extend(found)
+                budget -= consumed
+                if len(data) < limit or consumed == 0:
+                    break
+                if budget <= 0:
+                    caught_up = False
+                    break
+        return News(tuple(restarts), caught_up)
+
+    def feed(
+        self, node: str, data: bytes, final: bool, limit: int = READ_BYTES
+    ) -> tuple[int, list[Finding]]:
+        """Take in bytes read at the node's offset; returns bytes consumed and restarts seen.
+
+        Without `final`, an unfinished last line is left for the next read."""
+        cursor = self._cursors.setdefault(node, _Cursor())
+        if not final:
+            end = data.rfind(b"\n") + 1
+            data = data[: end or (len(data) if len(data) >= limit else 0)]
+        if not data:
+            return 0, []
+        result = self.scanner.scan(
+            io.BytesIO(data), node=node, source=Source.LOGS, reference=self.started
+        )
+        base = cursor.lines
+        found = [replace(f, line=f.line + base) for f in result.findings]
+        cursor.offset += len(data)
+        cursor.lines += data.count(b"\n")
+        cursor.activity = _merged(cursor.activity, result.activity)
+        restarts = [f for f in found if f.signal == IN_JOB_RESTART]
+        cut = restarts[-1] if restarts else None
+        if cut is not None:
+            self.restarts += len(restarts)
+            self._forget_before(node, cut)
+            found = [f for f in found if not _before(f, node, cut)]
+        for f in found:
+            self._keep(f)
+        self._telemetry(node, data, base, cut.line if cut else None)
+        return len(data), restarts
+
+    # --- what it found ---------------------------------------------------------------------
+
+    def findings(self) -> list[Finding]:
+        """The attempt's findings (storms folded), in file order per node."""
+        return [*self._kept, *self._tails.values()]
+
+    def activity(self, nodes: Sequence[str]) -> list[Activity]:
+        """Each node's activity; a node that wrote nothing is not present."""
+        out = []
+        for node in nodes:
+            cursor = self._cursors.get(node)
+            if cursor is None or cursor.activity is None:
+                out.append(Activity(node=node, source=Source.LOGS, present=False))
+            else:
+                out.append(cursor.activity)
+        return out
+
+    # --- internals -------------------------------------------------------------------------
+
+    def _keep(self, f: Finding) -> None:
+        if self._counts.get(f.signal, 0) < MAX_PER_SIGNAL:
+            self._counts[f.signal] = self._counts.get(f.signal, 0) + 1
+            self._kept.append(f)
+        else:
+            self._tails[f.signal] = f
+
+    def _forget_before(self, node: str, cut: Finding) -> None:
+        self._kept = [f for f in self._kept if not _before(f, node, cut)]
+        self._tails = {k: f for k, f in self._tails.items() if not _before(f, node, cut)}
+        self._counts = {}
+        for f in self._kept:
+            self._counts[f.signal] = self._counts.get(f.signal, 0) + 1
+
+    def _telemetry(self, node: str, data: bytes, base: int, restart_line: int | None) -> None:
+        for number, rec in _records(data, base):
+            if restart_line is not None and number > restart_line:
+                self.progress = Progress()  # what came before the restart is gone
+                restart_line = None
+            if rec.ts is not None:
+                self.first_record_at = self.first_record_at or rec.ts
+                self._record(node, rec, rec.ts)
+        if restart_line is not None:
+            self.progress = Progress()
+
+    def _record(self, node: str, rec: TelemetryRecord, at: datetime) -> None:
+        rank = rec.rank if rec.rank is not None else 0
+        who = rec.get_str("node") or node
+        if rec.event == "init" and rank in self.progress.reports:
+            self.progress = Progress()  # the rank started over inside the attempt
+        elif rec.event in ("step", "summary") and rec.step is not None:
+            self.first_step_at = self.first_step_at or at
+            self.last_step = max(rec.step, self.last_step if self.last_step is not None else -1)
+            self.step_time_s = _step_time(rec) or self.step_time_s
+            self._report(Report(who, rank, at, rec.step, _rate(rec), _compute(rec)))
+        elif rec.event == "span_end" and rec.get_bool("ok") is not False:
+            iteration = (
+                rec.get_int("iteration") if rec.get_int("iteration") is not None else rec.step
+            )
+            if rec.name == "checkpoint_save" and iteration is not None:
+                self.checkpoint = max(iteration, self.checkpoint or 0)
+            elif rec.name == "checkpoint_load":
+                self.checkpoint_loaded_at = self.checkpoint_loaded_at or at
+                self.loaded = iteration if iteration is not None else self.loaded
+                self.loaded_from = rec.get_str("path") or self.loaded_from
+
+    def _report(self, report: Report) -> None:
+        """One report per rank and step: a `summary` enriches its step's `step` record."""
+        reports = self.progress.reports.get(report.rank, ())
+        if reports and reports[-1].step == report.step:
+            last = reports[-1]
+            merged = Report(
+                report.node,
+                report.rank,
+                max(last.at, report.at),
+                report.step,
+                report.steps_per_s or last.steps_per_s,
+                report.compute_s or last.compute_s,
+            )
+            self.progress = Progress(
+                {**self.progress.reports, report.rank: (*reports[:-1], merged)}
+            )
+        else:
+            self.progress = self.progress.add(report)
+
+
+def _before(f: Finding, node: str, cut: Finding) -> bool:
+    """Said before an in-job restart: earlier in its file, or earlier in time elsewhere."""
+    if f.node == node and f.line <= cut.line:
+        return True
+    return f.node != node and f.at is not None and cut.at is not None and f.at <= cut.at
+
+
+def _records(data: bytes, base: int) -> Iterator[tuple[int, TelemetryRecord]]:
+    """Telemetry records in the bytes, with their line numbers in the whole file."""
+    if not any(m in data for m in MARKERS):
+        return
+    for number, raw in enumerate(data.split(b"\n"), start=base + 1):
+        if any(m in raw for m in MARKERS):
+            rec = parse_telemetry(raw.decode("utf-8", "replace"))
+            if rec is not None and rec.supported:
+                yield number, rec
+
+
+def _merged(old: Activity | None, new: Activity) -> Activity:
+    if old is None:
+        return new
+    return replace(
+        old,
+        lines=old.lines + new.lines,
+        first_at=old.first_at or new.first_at,
+        last_at=new.last_at or old.last_at,
+        last_progress_at=new.last_progress_at or old.last_progress_at,
+        last_step=new.last_step if new.last_step is not None else old.last_step,
+        progress_records=old.progress_records + new.progress_records,
+        median_step_interval_s=new.median_step_interval_s or old.median_step_interval_s,
+    )
+
+
+def _step_time(rec: TelemetryRecord) -> float | None:
+    for key in ("step_time_mean_s", "step_time_s", "event.metrics.average_iteration_time"):
+        value = rec.get_float(key)
+        if value is not None and value > 0:
+            return value
+    return None
+
+
+def _rate(rec: TelemetryRecord) -> float | None:
+    rate = rec.get_float("steps_per_s")
+    if rate is None and rec.format == "nvidia":
+        step = _step_time(rec)
+        rate = 1.0 / step if step else None
+    return rate if rate and rate > 0 else None
+
+
+def _compute(rec: TelemetryRecord) -> float | None:
+    """Forward plus backward time per step, when the record has them."""
+    pairs = (
+        ("forward_mean_s", "backward_mean_s"),
+        ("event.metrics.average_forward_time", "event.metrics.average_backward_time"),
+    )
+    for fwd, bwd in pairs:
+        a, b = rec.get_float(fwd), rec.get_float(bwd)
+        if a is not None and b is not None and a + b > 0:
+            return a + b
+    return None

@@ -1,0 +1,95 @@
+"""The Helm chart on the real API server. Its RBAC is enough, and no more: the adapter run as
+the chart's engine service account (its ClusterRole, Roles and bindings applied) cordons,
+taints, drains, requeues, runs a diagnostic and leads on its Lease, and cannot do what it
+never needs. And every manifest it renders is admitted (a server-side dry run: validation and
+admission, stricter than the schemas)."""
+
+from __future__ import annotations
+
+import pytest
+from lightkube import ApiError, Client
+from lightkube.resources.core_v1 import Node, Secret
+
+from autorecover.adapters.clock import SystemClock
+from autorecover.adapters.kubernetes.client import load_config
+from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
+from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
+from autorecover.domain.hardware.remediation import DiagnosticLevel, Verdict
+from autorecover.testing.kubernetes.harness import KubeHarness, wait
+from deploy.rendering import build_helm, render
+
+RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+ENGINE = "ar-autorecover-engine"
+
+
+def test_kubernetes_the_charts_rbac_is_what_the_engine_needs(kube: KubeHarness) -> None:
+    ns = kube.namespace
+    manifests = render(build_helm(), {"store": {"url": "postgresql://db/ar"}, "namespaces": [ns]},
+                       namespace=ns)  # fmt: skip
+    for manifest in manifests:
+        if manifest["kind"] in RBAC_KINDS:
+            kube.cluster.apply(manifest)
+    config = kube.cluster.user_kubeconfig(f"system:serviceaccount:{ns}:{ENGINE}",
+                                          ["system:serviceaccounts"])  # fmt: skip
+    settings = KubeSettings(kubeconfig=config, namespaces=(ns,), diagnostics_namespace=ns)
+    stack = KubeStack.connect(settings, SystemClock())
+    try:
+        node = kube.cluster.node_names[4]
+        prov = kube.provenance("quarantine: XID 79")
+        stack.nodes.cordon(node, prov)
+        assert kube.events("Node", node)  # its Event was allowed too
+        stack.nodes.taint(node, QUARANTINE_TAINT, prov)
+        stack.nodes.drain(node, prov)
+        stack.diagnostics.start(node, DiagnosticLevel.QUICK, prov)
+        result = wait(lambda: stack.diagnostics.result(prov.action_id), "a diagnostic result")
+        assert result.verdict is Verdict.ERROR  # no dcgmi report in a kwok pod's log: no verdict
+        stack.nodes.resume(node, kube.provenance("validated"))
+
+        job = kube.submit(workers=1)
+        first = kube.placement(count=2)
+        bad = first["train-worker-0"]
+        kube.fail_pod("train-worker-0")
+        stack.jobs.requeue(job, [bad], 0.0, kube.provenance("hardware"))
+        assert bad not in kube.placement(attempt=1, count=2).values()
+        assert [w.job for w in stack.jobs.watched()] == [job]
+
+        lease = stack.lease(ns, ENGINE)
+        assert lease.acquire("engine-0", kube.clock.now(), 15).holder == "engine-0"
+
+        # ... and nothing more: no secrets, no deleting nodes, no Lease of another name.
+        engine = Client(load_config(config))
+        for forbidden in (lambda: list(engine.list(Secret, namespace=ns)),
+                          lambda: engine.delete(Node, node)):  # fmt: skip
+            with pytest.raises(ApiError) as refused:
+                forbidden()
+            assert refused.value.status.code == 403
+        with pytest.raises(Exception, match="forbidden"):
+            stack.lease(ns, "someone-elses").acquire("engine-0", kube.clock.now(), 15)
+        engine.close()
+    finally:
+        stack.close()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {},
+        {"dryRun": False, "taintEffect": "NoExecute", "agent": {"kernelSource": "journal"}},
+        {"policies": {"site.toml": "[breaker]\nmax_nodes = 8\n"}, "engine": {"replicas": 3}},
+    ],
+)
+def test_kubernetes_the_real_api_server_admits_every_chart_manifest(
+    kube: KubeHarness, values: dict[str, object]
+) -> None:
+    ns = kube.namespace
+    manifests = render(build_helm(), {"store": {"url": "postgresql://db/ar"}, **values},
+                       namespace=ns)  # fmt: skip
+    kinds = set()
+    for manifest in manifests:
+        if manifest["kind"] == "ServiceMonitor":
+            continue  # the Prometheus Operator's CRD is not installed here
+        if manifest["kind"] not in ("ClusterRole", "ClusterRoleBinding"):
+            manifest["metadata"].setdefault("namespace", ns)
+        kube.cluster.apply(manifest, dry_run=True)  # validated and admitted, nothing stored
+        kinds.add(manifest["kind"])
+    assert {"Deployment", "DaemonSet", "Service", "ClusterRole", "Role"} <= kinds

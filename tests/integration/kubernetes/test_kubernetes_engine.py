@@ -1,0 +1,183 @@
+"""The real engine process on the real control plane: `autorecover serve --scheduler
+kubernetes --leadership kubernetes`, signals from the node agent's own client, a GPU fault
+on a PyTorchJob's node -> the node cordoned and tainted, the gang requeued elsewhere; on
+SIGTERM the Lease is given up."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from autorecover.adapters.http.engine_client import EngineClient
+from autorecover.adapters.kubernetes.leases import KubeLease
+from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
+from autorecover.testing.kubernetes.harness import KubeHarness
+from server.support import document, free_port, xid79
+
+DEADLINE_S = 60.0
+ROOMY = "[breaker]\nmax_fraction = 1.0\nmax_out_fraction = 1.0\n"
+
+
+def _until(proc: subprocess.Popen[bytes], what: str, check: Callable[[], Any]) -> Any:
+    deadline = time.monotonic() + DEADLINE_S
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"engine exited {proc.returncode}"
+        try:
+            got = check()
+            if got:
+                return got
+        except OSError:
+            pass  # not listening yet
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class EngineProcess:
+    """One `autorecover serve --scheduler kubernetes --leadership kubernetes` process."""
+
+    def __init__(self, kube: KubeHarness, tmp: Path, *extra: str, replica: str = "engine-0",
+                 settle_s: float = 1.0) -> None:  # fmt: skip
+        (tmp / "policy.toml").write_text(ROOMY)
+        self.tmp = tmp
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.log = (tmp / "engine.log").open("ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "autorecover.cli.engine", "serve",
+             "--scheduler", "kubernetes", "--kubeconfig", str(kube.cluster.kubeconfig),
+             "--namespaces", kube.namespace, "--leadership", "kubernetes",
+             "--lease-namespace", kube.namespace, "--lease-name", "autorecover-engine",
+             "--replica", replica, "--settle-s", str(settle_s), "--store", f"sqlite:///{tmp / 'engine.db'}",
+             "--listen", self.url.removeprefix("http://"),
+             "--policy", str(tmp / "policy.toml"), "--spool-dir", str(tmp / "spool"),
+             "--tick-s", "0.2", "--intake-s", "0.2", "--lease-ttl-s", "3",
+             "--log-level", "warning", "--domain-label", "rack=topology.kubernetes.io/zone",
+             *extra],
+            stdout=self.log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=5) as r:
+            return json.loads(r.read())
+
+    def until(self, what: str, check: Callable[[], Any]) -> Any:
+        return _until(self.proc, what, check)
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        """SIGTERM: passes finish, the Lease is given up; SIGKILL: it just dies."""
+        self.proc.send_signal(sig)
+        code = self.proc.wait(60)
+        self.log.close()
+        return code
+
+
+def test_kubernetes_engine_process_recovers_a_pytorchjob_and_leads_on_a_lease(
+    kube: KubeHarness, tmp_path: Path
+) -> None:
+    engine = EngineProcess(kube, tmp_path)
+    lease = KubeLease(kube.session, kube.namespace, "autorecover-engine")
+    clock = kube.clock
+    try:
+        engine.until("the engine to lead", lambda: engine.get("/readyz")["role"] == "leader")
+        seen = lease.view()
+        assert seen is not None and seen.holder == "engine-0"
+
+        job = kube.submit(workers=3)
+        first = kube.placement()
+        bad = first["train-worker-0"]
+        # The node agent on `bad` reports the XID ... and the rank dies with its GPU.
+        EngineClient(engine.url).post(document(bad, xid79(bad, clock), clock=clock))
+        kube.fail_pod("train-worker-0")
+
+        second = kube.placement(attempt=1, timeout_s=DEADLINE_S)
+        assert bad not in second.values()
+        node = engine.until(f"{bad} cordoned",
+                            lambda: (n := kube.node(bad))["spec"].get("unschedulable") and n)  # fmt: skip
+        assert any(t["key"] == QUARANTINE_TAINT for t in node["spec"].get("taints", []))
+        jobs = engine.until("the job in the engine's view", lambda: engine.get("/api/v1/jobs"))
+        assert jobs[0]["job"] == job and bad in jobs[0]["exclusions"], jobs
+        incidents = engine.get("/api/v1/incidents")
+        assert {i["source"] for i in incidents} >= {"jobs", "hardware"}, incidents
+    finally:
+        code = engine.stop()
+    assert code in (0, -signal.SIGTERM), (tmp_path / "engine.log").read_text()[-3000:]
+    released = lease.view()
+    assert released is not None and released.holder is None  # a standby takes over at once
+
+
+def test_kubernetes_engine_dry_run_records_what_it_would_do_and_touches_nothing(
+    kube: KubeHarness, tmp_path: Path
+) -> None:
+    engine = EngineProcess(kube, tmp_path, "--dry-run")
+    clock = kube.clock
+    try:
+        engine.until("the engine to lead", lambda: engine.get("/readyz")["role"] == "leader")
+        kube.submit(workers=3)
+        first = kube.placement()
+        bad = first["train-worker-0"]
+        EngineClient(engine.url).post(document(bad, xid79(bad, clock), clock=clock))
+        kube.fail_pod("train-worker-0")
+
+        would = engine.until("the would-have cordon recorded", lambda: [
+            a for a in engine.get("/api/v1/actions")
+            if a["node"] == bad and a["kind"] == "cordon" and a["status"] == "would"])  # fmt: skip
+        assert would
+        incident = engine.until("the job's incident decided", lambda: [
+            i for i in engine.get("/api/v1/incidents")
+            if i["source"] == "jobs" and i["cause"] == "hardware"])  # fmt: skip
+        assert incident
+        time.sleep(1.0)  # several more passes
+        node = kube.node(bad)
+        assert not node["spec"].get("unschedulable") and not node["spec"].get("taints")
+        job = kube.job()
+        assert "autorecover.io/attempt" not in job["metadata"].get("annotations", {})
+        assert not job["spec"].get("runPolicy", {}).get("suspend")
+        phases = {p["metadata"]["name"]: p["status"]["phase"] for p in kube.pods()}
+        assert phases["train-worker-0"] == "Failed"  # left exactly as it failed
+    finally:
+        engine.stop()
+
+
+def test_kubernetes_engine_killed_mid_requeue_converges_on_restart(
+    kube: KubeHarness, tmp_path: Path
+) -> None:
+    first = EngineProcess(kube, tmp_path, settle_s=0.0)
+    clock = kube.clock
+    try:
+        first.until("the engine to lead", lambda: first.get("/readyz")["role"] == "leader")
+        kube.submit(workers=3)
+        placed = kube.placement()
+        bad = placed["train-worker-2"]
+        EngineClient(first.url).post(document(bad, xid79(bad, clock), clock=clock))
+        kube.fail_pod("train-worker-2")
+        # The moment the requeue's first write lands on the job, the engine dies.
+        notes = lambda: kube.job()["metadata"].get("annotations", {})  # noqa: E731
+        first.until("the requeue to begin", lambda: "autorecover.io/requeue-action" in notes())
+    finally:
+        first.stop(signal.SIGKILL)
+    second = EngineProcess(kube, tmp_path, replica="engine-1", settle_s=0.0)
+    try:
+        # The dead leader never gave the Lease up: the new one takes it when it runs out.
+        second.until("the restarted engine to lead",
+                     lambda: second.get("/readyz")["role"] == "leader")  # fmt: skip
+        after = kube.placement(attempt=1, timeout_s=DEADLINE_S)
+        assert bad not in after.values()
+        second.until("the engine to count one restart", lambda: [
+            j for j in second.get("/api/v1/jobs") if j["restarts"] == 1 and bad in j["exclusions"]
+        ])  # fmt: skip
+        time.sleep(1.0)  # more passes: nothing more happens
+        done = kube.job()["metadata"]["annotations"]
+        assert done["autorecover.io/attempt"] == "1"  # requeued once, not twice
+        assert done["autorecover.io/requeued"] == done["autorecover.io/requeue-action"]
+        jobs = [i for i in second.get("/api/v1/incidents") if i["source"] == "jobs"]
+        assert len(jobs) == 1, jobs  # no second incident for the attempt being requeued
+        assert [j["restarts"] for j in second.get("/api/v1/jobs")] == [1]
+        assert kube.node(bad)["spec"].get("unschedulable") is True
+    finally:
+        second.stop()

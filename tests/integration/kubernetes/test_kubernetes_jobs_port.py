@@ -1,0 +1,64 @@
+"""`KubeJobs.watched()` and `read_output()` on the real control plane: what job recovery sees
+of a PyTorchJob, its pods and their logs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from autorecover.controllers.jobs.records import JobPhase
+from autorecover.testing.kubernetes.harness import KubeHarness, wait
+
+
+def test_kubernetes_watched_job_reports_nodes_exit_codes_and_the_failure_to_the_ms(
+    kube: KubeHarness,
+) -> None:
+    job = kube.submit(workers=3, annotations={"autorecover.io/recovery": "on",
+                                              "autorecover.io/policy": "user_restarts=2"})  # fmt: skip
+    kube.submit("ignored", workers=0, annotations={})  # no opt-in: not watched
+    first = kube.placement()
+    running = wait(lambda: next((w for w in kube.jobs.watched() if w.job == job
+                                 and w.status.phase is JobPhase.RUNNING), None), "running")  # fmt: skip
+    assert [w.job for w in kube.jobs.watched()] == [job]
+    assert running.scheduler == "kubernetes" and running.overrides == {"user_restarts": 2}
+    assert set(running.status.nodes) == set(first.values()) and running.status.attempt == 0
+
+    node = first["train-worker-1"]
+    kube.log("train-worker-1", "RuntimeError: CUDA error: an illegal memory access was encountered")
+    wait(lambda: b"illegal memory access" in kube.jobs.read_output(job, 0, node, 0, 4096),
+         "the pod's log line spooled")  # fmt: skip
+    before = datetime.now(UTC)
+    kube.fail_pod("train-worker-1", exit_code=134, reason="Error")
+    failed = wait(lambda: next((w for w in kube.jobs.watched() if w.job == job
+                                and w.status.phase is JobPhase.FAILED), None), "failed")  # fmt: skip
+    status = failed.status
+    assert dict(status.exit_codes)[node] == 134 and status.state == "Error"
+    assert status.ended is not None
+    # The container's finishedAt keeps whole seconds; the port reports when it saw it.
+    assert before - timedelta(seconds=0.2) <= status.ended <= datetime.now(UTC)
+    text = kube.jobs.read_output(job, 0, node, 0, 4096)
+    assert text.endswith(b"illegal memory access was encountered\n")
+    assert kube.jobs.read_output(job, 0, node, len(text), 4096) == b""  # nothing past the end
+
+
+def test_kubernetes_log_spool_keeps_the_last_two_attempts_and_never_repeats_a_line(
+    kube: KubeHarness,
+) -> None:
+    job = kube.submit(workers=1)
+    first = kube.placement(count=2)
+    node = first["train-master-0"]
+    kube.log("train-master-0", "attempt zero speaking")
+    wait(lambda: kube.jobs.watched() and b"attempt zero" in kube.jobs.read_output(
+        job, 0, node, 0, 4096), "spooled")  # a pass starts the pod's follower  # fmt: skip
+    for _ in range(5):  # passes: the pod's log is followed once, not once per pass
+        kube.jobs.watched()
+    assert kube.jobs.read_output(job, 0, node, 0, 4096).count(b"attempt zero") == 1
+    path = kube.spool.path(job, 0, node)
+    assert path.exists()
+
+    for attempt in (1, 2):
+        kube.jobs.requeue(job, [], 0.0, kube.provenance(f"transient #{attempt}"))
+        kube.placement(attempt=attempt, count=2)
+        kube.jobs.watched()
+    # Attempt 1's incident may still be read; attempt 0 is history: its spool is gone.
+    assert not path.exists()
+    assert kube.jobs.read_output(job, 0, node, 0, 4096) == b""
