@@ -1,1 +1,3 @@
-"""autorecover.testing"""
+"""Real systems for tests and benchmarks: a Slurm cluster, a Kubernetes control plane, PostgreSQL,
+and the rigs that drive them.
+"""

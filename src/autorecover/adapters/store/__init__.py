@@ -1,1 +1,1 @@
-"""autorecover.adapters.store.memory"""
+"""The engine's store: its port (`base`), in memory, SQLite and PostgreSQL, by URL (`url`)."""

@@ -1,1 +1,3 @@
-"""autorecover.controllers.hardware.controller"""
+"""Hardware recovery: `HardwareController` (`controller`) and the ports, executor, observers and
+reconciler it runs with.
+"""

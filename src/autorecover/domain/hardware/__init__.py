@@ -1,1 +1,3 @@
-"""autorecover.domain.hardware"""
+"""Hardware recovery's pure decisions: node lifecycle, policy, remediation ladder, circuit breaker,
+node records.
+"""

@@ -1,1 +1,3 @@
-"""autorecover.testing.slurm"""
+"""A real Slurm cluster on this machine (`cluster`), a harness for tests (`harness`), the end-to-
+end rig (`rig`) and its training job.
+"""
