@@ -104,21 +104,6 @@ _UNVERIFIED = (
     "AND kind IN ('requeue', 'requeue_excluding') AND EXISTS (SELECT 1 FROM job_incidents i "
     "WHERE i.id = a.incident AND i.phase = 'verifying') ORDER BY seq"
 )
-
-
-_INCIDENT_COLUMNS = (
-    "id, job, attempt, kind, phase, opened_at, nodes, summary, verdict, decision, dry_run, "
-    "closed_at, outcome"
-)
-_ACTION_COLUMNS = (
-    "id, job, incident, kind, status, attempt, exclude, delay_s, at, by, why, evidence, "
-    "updated_at, result, verified"
-)
-_UNVERIFIED = (
-    f"SELECT {_ACTION_COLUMNS} FROM job_actions a WHERE status = 'done' AND verified = '' "  # noqa: S608
-    "AND kind IN ('requeue', 'requeue_excluding') AND EXISTS (SELECT 1 FROM job_incidents i "
-    "WHERE i.id = a.incident AND i.phase = 'verifying') ORDER BY seq"
-)
 _MIGRATING = 0x6A6F6273  # PostgreSQL advisory lock key held while migrating ("jobs")
 _REAL = {"sqlite": "REAL", "postgresql": "DOUBLE PRECISION"}
 _HAS_SIGNALS = {
