@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any
 
 from autorecover.adapters.host.dcgm import DcgmError, Dcgmi, DcgmUnavailableError, DiagResult
-from autorecover.agent.probing import ProbeResult, ProbeStatus, action_rank, make_signal
+from autorecover.agent.probing import ProbeResult, ProbeStatus, make_signal
 from autorecover.agent.thresholds import Meaning, Thresholds
-from autorecover.domain.records import Blame, NodeAction
+from autorecover.domain.records import Blame, NodeAction, action_rank
 from autorecover.domain.signals import NodeSignal, Probe
 
 PASSING = frozenset({"pass", "skip", "skipped", "not run", "notrun", "n/a", ""})

@@ -2,42 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
-from typing import Any
 
-from autorecover.adapters.host.infiniband import InfinibandUnavailableError, read_ports
-from autorecover.agent.counters import CounterTracker, breach_signal
-from autorecover.agent.probing import ProbeResult, ProbeStatus, make_signal
-from autorecover.agent.thresholds import Thresholds
-from autorecover.domain.catalog import Catalog
+from autorecover.adapters.host.infiniband import IbPort, InfinibandUnavailableError, read_ports
+from autorecover.agent.probing import make_signal
+from autorecover.agent.sysfs_probe import SysfsProbe
 from autorecover.domain.signals import NodeSignal, Probe
 
 
-class InfinibandProbe:
+class InfinibandProbe(SysfsProbe[IbPort]):
     """Reads every IB/RoCE port under a sysfs root."""
 
     kind = Probe.INFINIBAND
+    unavailable = InfinibandUnavailableError
 
-    def __init__(self, *, node: str, root: Path, thresholds: Thresholds, catalog: Catalog) -> None:
-        self.node = node
-        self.root = root
-        self.thresholds = thresholds
-        self.catalog = catalog
-        self.tracker = CounterTracker(thresholds.rules_for(Probe.INFINIBAND))
+    def _read(self) -> list[IbPort]:
+        return read_ports(self.root, (r.source for r in self.tracker.rules))
 
-    def poll(self, now: datetime) -> ProbeResult:
-        """One look at every port."""
+    def _interpret(self, found: Sequence[IbPort], now: datetime) -> list[NodeSignal]:
         settings = self.thresholds.infiniband
-        try:
-            ports = read_ports(self.root, (r.source for r in self.tracker.rules))
-        except InfinibandUnavailableError as exc:
-            return ProbeResult(self.kind, ProbeStatus.UNAVAILABLE, (), str(exc))
-        except OSError as exc:
-            return ProbeResult(self.kind, ProbeStatus.ERROR, (), str(exc))
         signals: list[NodeSignal] = []
-        for port in ports:
+        for port in found:
             if port.device in settings.ignore_devices:
                 continue
             healthy = (
@@ -51,7 +37,7 @@ class InfinibandProbe:
                         node=self.node,
                         probe=self.kind,
                         key="ib.port_down",
-                        meaning=self.thresholds.meaning("ib.port_down", self.catalog),
+                        meaning=self._meaning("ib.port_down"),
                         at=now,
                         component=port.name,
                         text=text,
@@ -62,26 +48,5 @@ class InfinibandProbe:
                         },
                     )
                 )
-            for breach in self.tracker.observe(port.name, port.counters, now):
-                signals.append(
-                    breach_signal(
-                        breach,
-                        node=self.node,
-                        meaning=lambda key: self.thresholds.meaning(key, self.catalog),
-                        now=now,
-                    )
-                )
-        return ProbeResult(self.kind, ProbeStatus.OK, tuple(signals))
-
-    def state(self) -> dict[str, Any]:
-        """Counter baselines."""
-        return {"counters": self.tracker.state()}
-
-    def restore(self, state: Mapping[str, Any]) -> None:
-        """Take back saved counter baselines."""
-        counters = state.get("counters")
-        if isinstance(counters, dict):
-            self.tracker.restore(counters)
-
-    def close(self) -> None:
-        """Nothing is held open between polls."""
+            signals += self._breaches(port.name, port.counters, now)
+        return signals

@@ -2,53 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
-from typing import Any
 
 from autorecover.adapters.host.pcie import PciDevice, PcieUnavailableError, read_devices
-from autorecover.agent.counters import CounterTracker, breach_signal
-from autorecover.agent.probing import ProbeResult, ProbeStatus, make_signal
-from autorecover.agent.thresholds import Thresholds
-from autorecover.domain.catalog import Catalog
+from autorecover.agent.probing import make_signal
+from autorecover.agent.sysfs_probe import SysfsProbe
 from autorecover.domain.signals import NodeSignal, Probe
 
 
-class PcieProbe:
-    """Reads NVIDIA GPUs and the NICs under a sysfs root."""
+class PcieProbe(SysfsProbe[PciDevice]):
+    """Reads NVIDIA GPUs and the NICs under a sysfs root (AER totals are its counters)."""
 
     kind = Probe.PCIE
+    unavailable = PcieUnavailableError
 
-    def __init__(self, *, node: str, root: Path, thresholds: Thresholds, catalog: Catalog) -> None:
-        self.node = node
-        self.root = root
-        self.thresholds = thresholds
-        self.catalog = catalog
-        self.tracker = CounterTracker(thresholds.rules_for(Probe.PCIE))
-
-    def poll(self, now: datetime) -> ProbeResult:
-        """One look at every watched device."""
+    def _read(self) -> list[PciDevice]:
         s = self.thresholds.pcie
-        try:
-            devices = read_devices(self.root, s.vendors, s.gpu_classes | s.nic_classes)
-        except PcieUnavailableError as exc:
-            return ProbeResult(self.kind, ProbeStatus.UNAVAILABLE, (), str(exc))
-        except OSError as exc:
-            return ProbeResult(self.kind, ProbeStatus.ERROR, (), str(exc))
+        return read_devices(self.root, s.vendors, s.gpu_classes | s.nic_classes)
+
+    def _interpret(self, found: Sequence[PciDevice], now: datetime) -> list[NodeSignal]:
         signals: list[NodeSignal] = []
-        for dev in devices:
-            for breach in self.tracker.observe(dev.bdf, dev.aer, now):
-                signals.append(
-                    breach_signal(
-                        breach,
-                        node=self.node,
-                        meaning=lambda key: self.thresholds.meaning(key, self.catalog),
-                        now=now,
-                    )
-                )
+        for dev in found:
+            signals += self._breaches(dev.bdf, dev.aer, now)
             signals += self._link(dev, now)
-        return ProbeResult(self.kind, ProbeStatus.OK, tuple(signals))
+        return signals
 
     def _link(self, dev: PciDevice, now: datetime) -> list[NodeSignal]:
         s = self.thresholds.pcie
@@ -70,7 +48,7 @@ class PcieProbe:
             node=self.node,
             probe=self.kind,
             key=key,
-            meaning=self.thresholds.meaning(key, self.catalog),
+            meaning=self._meaning(key),
             at=now,
             component=dev.bdf,
             text=text,
@@ -80,16 +58,3 @@ class PcieProbe:
                 "speed_gts": f"{dev.current_speed_gts}/{dev.max_speed_gts}",
             },
         )
-
-    def state(self) -> dict[str, Any]:
-        """AER baselines."""
-        return {"counters": self.tracker.state()}
-
-    def restore(self, state: Mapping[str, Any]) -> None:
-        """Take back saved AER baselines."""
-        counters = state.get("counters")
-        if isinstance(counters, dict):
-            self.tracker.restore(counters)
-
-    def close(self) -> None:
-        """Nothing is held open between polls."""

@@ -17,17 +17,6 @@ from autorecover.domain.signals import NodeSignal, Probe
 NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
 MAX_TEXT = 2000  # evidence text kept per signal
 
-# How far each action goes, least first: the report's action is the furthest any signal asks.
-ACTION_ORDER: tuple[NodeAction, ...] = (
-    NodeAction.NONE,
-    NodeAction.MONITOR,
-    NodeAction.RESTART_APP,
-    NodeAction.RESET_GPU,
-    NodeAction.DRAIN_AND_RESET,
-    NodeAction.REBOOT,
-    NodeAction.INSPECT,
-)
-
 
 class ProbeStatus(StrEnum):
     """Whether a probe could look (persisted in --json output: never rename a value)."""
@@ -72,11 +61,6 @@ class NodeProbe(Protocol):
 def valid_node(name: str) -> bool:
     """A node name the agent will put into reports, URLs and reasons."""
     return NODE_NAME.fullmatch(name) is not None
-
-
-def action_rank(action: NodeAction) -> int:
-    """The action's place in ACTION_ORDER (higher goes further)."""
-    return ACTION_ORDER.index(action)
 
 
 def effective_action(signal: NodeSignal) -> NodeAction:

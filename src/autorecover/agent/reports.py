@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from autorecover.adapters.http.engine_client import signal_to_dict
-from autorecover.agent.probing import ProbeResult, action_rank, effective_action
-from autorecover.domain.records import NodeAction
+from autorecover.agent.probing import ProbeResult, effective_action
+from autorecover.domain.records import NodeAction, action_rank
 from autorecover.domain.signals import HealthReport, NodeSignal
 
 REPORT_FORMAT = "autorecover.health-report/1"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from importlib import resources
 from typing import Any, TypeVar
@@ -187,42 +187,6 @@ def _typed(value: Any, kind: type, where: str, name: str) -> Any:
     return value
 
 
-_XID_FIELDS = {f.name for f in fields(XidEntry)} - {"xid"}
-_SIG_FIELDS = {f.name for f in fields(Signature)} - {"key"}
-
-
-def _merge_xid(
-    base: XidEntry | None, number: int, table: Mapping[str, Any], where: str
-) -> XidEntry:
-    _check_keys(table, _XID_FIELDS, where, "")
-    values: dict[str, Any] = {}
-    for name, raw in table.items():
-        if name == "blame":
-            values[name] = _enum(Blame, raw, where, name)
-        elif name == "node_action":
-            values[name] = _enum(NodeAction, raw, where, name)
-        elif name == "weight":
-            values[name] = _weight(raw, where)
-        elif name == "enabled":
-            values[name] = _typed(raw, bool, where, name)
-        elif name == "rules":
-            rules = frozenset(_typed(r, str, where, name) for r in _typed(raw, list, where, name))
-            if rules - XID_RULES:
-                bad = sorted(rules - XID_RULES)[0]
-                raise CatalogError(f"{where}: field 'rules': unknown rule {bad!r}")
-            values[name] = rules
-        else:
-            values[name] = _typed(raw, str, where, name)
-    if base is not None:
-        return replace(base, **values)
-    required = {"mnemonic", "blame", "node_action", "weight", "immediate", "investigatory"}
-    missing = sorted(required - set(values))
-    if missing:
-        raise CatalogError(f"{where}: new entry lacks field {missing[0]!r}")
-    values.setdefault("description", "")
-    return XidEntry(xid=number, **values)
-
-
 def _weight(raw: Any, where: str) -> int:
     value = _typed(raw, int, where, "weight")
     if not 0 <= value <= 100:
@@ -230,33 +194,90 @@ def _weight(raw: Any, where: str) -> int:
     return int(value)
 
 
+# How each field of an entry's table is read: (raw, where, name) -> value. Text by default.
+_Read = Callable[[Any, str, str], Any]
+
+
+def _text(raw: Any, where: str, name: str) -> str:
+    return str(_typed(raw, str, where, name))
+
+
+def _flag(raw: Any, where: str, name: str) -> bool:
+    return bool(_typed(raw, bool, where, name))
+
+
+def _xid_rules(raw: Any, where: str, name: str) -> frozenset[str]:
+    rules = frozenset(_typed(r, str, where, name) for r in _typed(raw, list, where, name))
+    if rules - XID_RULES:
+        bad = sorted(rules - XID_RULES)[0]
+        raise CatalogError(f"{where}: field 'rules': unknown rule {bad!r}")
+    return rules
+
+
+def _anchors(raw: Any, where: str, name: str) -> tuple[str, ...]:
+    anchors = tuple(_typed(a, str, where, name) for a in _typed(raw, list, where, name))
+    if not anchors or any(not a for a in anchors):
+        raise CatalogError(f"{where}: field 'anchors' needs at least one non-empty literal")
+    return anchors
+
+
+def _sources(raw: Any, where: str, name: str) -> frozenset[Source]:
+    return frozenset(_enum(Source, s, where, name) for s in _typed(raw, list, where, name))
+
+
+def _expect(raw: Any, where: str, name: str) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((str(k), str(v)) for k, v in _typed(raw, dict, where, name).items()))
+
+
+_COMMON: dict[str, _Read] = {
+    "blame": lambda raw, where, name: _enum(Blame, raw, where, name),
+    "node_action": lambda raw, where, name: _enum(NodeAction, raw, where, name),
+    "weight": lambda raw, where, name: _weight(raw, where),
+    "enabled": _flag,
+}
+_XID_READ = {**_COMMON, "rules": _xid_rules}
+_SIG_READ = {
+    **_COMMON,
+    "ignore_case": _flag,
+    "anchors": _anchors,
+    "sources": _sources,
+    "expect": _expect,
+}
+_XID_FIELDS = {f.name for f in fields(XidEntry)} - {"xid"}
+_SIG_FIELDS = {f.name for f in fields(Signature)} - {"key"}
+
+
+def _field_values(
+    table: Mapping[str, Any], allowed: set[str], read: Mapping[str, _Read], where: str
+) -> dict[str, Any]:
+    """The fields an entry's table names, each checked and read, in the table's order."""
+    _check_keys(table, allowed, where, "")
+    return {name: (read.get(name) or _text)(raw, where, name) for name, raw in table.items()}
+
+
+def _require(values: Mapping[str, Any], required: set[str], where: str) -> None:
+    missing = sorted(required - set(values))
+    if missing:
+        raise CatalogError(f"{where}: new entry lacks field {missing[0]!r}")
+
+
+def _merge_xid(
+    base: XidEntry | None, number: int, table: Mapping[str, Any], where: str
+) -> XidEntry:
+    values = _field_values(table, _XID_FIELDS, _XID_READ, where)
+    if base is not None:
+        return replace(base, **values)
+    _require(
+        values, {"mnemonic", "blame", "node_action", "weight", "immediate", "investigatory"}, where
+    )
+    values.setdefault("description", "")
+    return XidEntry(xid=number, **values)
+
+
 def _merge_signature(
     base: Signature | None, key: str, table: Mapping[str, Any], where: str
 ) -> Signature:
-    _check_keys(table, _SIG_FIELDS, where, "")
-    values: dict[str, Any] = {}
-    for name, raw in table.items():
-        if name == "blame":
-            values[name] = _enum(Blame, raw, where, name)
-        elif name == "node_action":
-            values[name] = _enum(NodeAction, raw, where, name)
-        elif name == "weight":
-            values[name] = _weight(raw, where)
-        elif name in ("enabled", "ignore_case"):
-            values[name] = _typed(raw, bool, where, name)
-        elif name == "anchors":
-            anchors = tuple(_typed(a, str, where, name) for a in _typed(raw, list, where, name))
-            if not anchors or any(not a for a in anchors):
-                raise CatalogError(f"{where}: field 'anchors' needs at least one non-empty literal")
-            values[name] = anchors
-        elif name == "sources":
-            items = _typed(raw, list, where, name)
-            values[name] = frozenset(_enum(Source, s, where, name) for s in items)
-        elif name == "expect":
-            table_ = _typed(raw, dict, where, name)
-            values[name] = tuple(sorted((str(k), str(v)) for k, v in table_.items()))
-        else:
-            values[name] = _typed(raw, str, where, name)
+    values = _field_values(table, _SIG_FIELDS, _SIG_READ, where)
     sig = replace(base, **values) if base is not None else _new_signature(key, values, where)
     try:
         sig.compiled()
@@ -266,8 +287,5 @@ def _merge_signature(
 
 
 def _new_signature(key: str, values: dict[str, Any], where: str) -> Signature:
-    required = {"pattern", "anchors", "blame", "weight", "description"}
-    missing = sorted(required - set(values))
-    if missing:
-        raise CatalogError(f"{where}: new entry lacks field {missing[0]!r}")
+    _require(values, {"pattern", "anchors", "blame", "weight", "description"}, where)
     return Signature(key=key, **values)

@@ -62,6 +62,23 @@ class NodeAction(StrEnum):
     INSPECT = "inspect"  # a person: cables, mechanicals, support case
 
 
+# How far each action goes, least first: a report's action is the furthest any signal asks.
+NODE_ACTION_ORDER: tuple[NodeAction, ...] = (
+    NodeAction.NONE,
+    NodeAction.MONITOR,
+    NodeAction.RESTART_APP,
+    NodeAction.RESET_GPU,
+    NodeAction.DRAIN_AND_RESET,
+    NodeAction.REBOOT,
+    NodeAction.INSPECT,
+)
+
+
+def action_rank(action: NodeAction) -> int:
+    """The action's place in NODE_ACTION_ORDER (higher goes further)."""
+    return NODE_ACTION_ORDER.index(action)
+
+
 def lookup(pairs: tuple[tuple[str, str], ...], key: str) -> str | None:
     """The value of `key` in a tuple of (key, value) pairs, if present."""
     for k, v in pairs:

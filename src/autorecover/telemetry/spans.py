@@ -11,11 +11,28 @@ from __future__ import annotations
 
 import uuid
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from autorecover.telemetry.recorder import Recorder
-    from autorecover.telemetry.stepping import Stepper
+# What a phase and a span need of the recorder, named here so that this module imports
+# neither ``stepping`` nor ``recorder``, which both import it.
+
+
+class PhaseWindow(Protocol):
+    """Where a phase's duration goes: the recorder's per-step window (``Stepper``)."""
+
+    def _phase_enter(self) -> float: ...
+
+    def _phase_exit(self, name: str, t0: float) -> None: ...
+
+
+class SpanWriter(Protocol):
+    """What writes a span's records: the recorder (``Recorder``)."""
+
+    def _span_start(self, span: Span) -> float: ...
+
+    def _span_end(
+        self, span: Span, t0: float | None, ok: bool, error: BaseException | None
+    ) -> float | None: ...
 
 
 class Phase:
@@ -23,7 +40,7 @@ class Phase:
 
     __slots__ = ("_name", "_rec", "_t0")
 
-    def __init__(self, recorder: Stepper, name: str) -> None:
+    def __init__(self, recorder: PhaseWindow, name: str) -> None:
         self._rec = recorder
         self._name = name
         self._t0 = 0.0
@@ -50,7 +67,7 @@ class Span:
 
     def __init__(
         self,
-        recorder: Recorder,
+        recorder: SpanWriter,
         name: str,
         fields: dict[str, Any],
         *,

@@ -22,7 +22,6 @@ from autorecover.adapters.kubernetes.states import (
     pod_attempt,
     pod_failed,
     pods_of,
-    replica_of,
 )
 from autorecover.controllers.jobs.records import JobPhase
 
@@ -185,10 +184,6 @@ def test_kubernetes_pod_helpers() -> None:
         "gpt-neox-master-0": "gpu-node-01", "gpt-neox-worker-0": "gpu-node-02",
         "gpt-neox-worker-1": "gpu-node-03"}  # fmt: skip
     assert nodes_by_pod([{"metadata": {"name": "unbound"}, "spec": {}}]) == {}
-    assert replica_of(pods[0]) == ("master", 0) and replica_of(pods[2]) == ("worker", 1)
-    _, (evicted,) = load("pytorchjob-evicted.yaml")
-    assert replica_of(evicted) == ("master", 0)  # the older labels
-    assert replica_of({"metadata": {"labels": {"replica-type": "worker"}}}) is None
 
 
 def test_kubernetes_the_first_pod_to_fail_names_the_failure() -> None:

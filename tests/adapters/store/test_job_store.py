@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from autorecover.adapters.store.base import Fence, LeaseLostError
 from autorecover.adapters.store.memory_jobs import MemoryJobStore, MemorySignals
 from autorecover.adapters.store.sql.jobs import JOB_MIGRATIONS
 from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
@@ -265,6 +266,27 @@ def test_it_shares_a_file_with_hardware_recovery_and_reads_its_signals(tmp_path:
     jobs.commit(_changes()[0])
     assert hardware.schema_version() >= 1 and jobs.schema_version() == 1
     hardware.close()
+    jobs.close()
+
+
+def test_both_stores_commit_only_while_the_fence_holds(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    engine, jobs = SqliteStore(path), SqliteJobStore(path)
+    fence = Fence("leader", "a", engine.acquire("leader", "a", T0, 30).term)
+    jobs.commit(_changes()[0], fence=fence)
+    engine.commit_pass(Changes(T0, seen={"n1": T0}), now=T0, fence=fence)
+    assert jobs.history("j") == HISTORY and engine.node_views()[0].record.node == "n1"
+
+    later = T0 + timedelta(seconds=60)  # a's lease lapsed; b takes it, a new term
+    assert engine.acquire("leader", "b", later, 30).holder == "b"
+    for stale in (fence, Fence("other", "a", fence.term)):  # deposed; never held
+        with pytest.raises(LeaseLostError):
+            jobs.commit(JobChanges(later, histories={"x": HISTORY}), fence=stale)
+        with pytest.raises(LeaseLostError):
+            engine.commit_pass(Changes(later, seen={"n9": later}), now=later, fence=stale)
+    assert jobs.history("x") == JobHistory()  # the deposed passes recorded nothing
+    assert [v.record.node for v in engine.node_views()] == ["n1"]
+    engine.close()
     jobs.close()
 
 

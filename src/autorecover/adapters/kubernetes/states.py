@@ -32,8 +32,6 @@ ATTEMPT_STARTED_ANNOTATION = "autorecover.io/attempt-started"  # when our requeu
 REQUEUE_ACTION_ANNOTATION = "autorecover.io/requeue-action"  # the requeue in progress or done
 REQUEUED_ANNOTATION = "autorecover.io/requeued"  # the requeue whose steps all completed
 JOB_NAME_LABELS = ("training.kubeflow.org/job-name", "job-name")  # operator v1.x, then older
-REPLICA_TYPE_LABELS = ("training.kubeflow.org/replica-type", "replica-type")
-REPLICA_INDEX_LABELS = ("training.kubeflow.org/replica-index", "replica-index")
 
 _ATTEMPT = re.compile(r"0|[1-9][0-9]{0,8}")
 _TERMINAL_TYPES = frozenset({"Failed", "Succeeded"})
@@ -193,16 +191,6 @@ def nodes_by_pod(pods: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     return out
 
 
-def replica_of(pod: Mapping[str, Any]) -> tuple[str, int] | None:
-    """(replica type, index) from the pod's labels, `("master", 0)`; None without them."""
-    labels = _labels(pod)
-    kind = next((labels[k] for k in REPLICA_TYPE_LABELS if k in labels), None)
-    index = next((labels[k] for k in REPLICA_INDEX_LABELS if k in labels), None)
-    if kind is None or index is None or not _ATTEMPT.fullmatch(index):
-        return None
-    return kind.lower(), int(index)
-
-
 # --- the status -----------------------------------------------------------------------------
 
 
@@ -298,10 +286,6 @@ _FAR = datetime.fromisoformat("9999-12-31T23:59:59+00:00")
 
 def _annotations(obj: Mapping[str, Any]) -> dict[str, str]:
     return cast(Pod, obj).get("metadata", {}).get("annotations") or {}
-
-
-def _labels(obj: Mapping[str, Any]) -> dict[str, str]:
-    return cast(Pod, obj).get("metadata", {}).get("labels") or {}
 
 
 def _containers(pod: Pod) -> list[ContainerStatus]:

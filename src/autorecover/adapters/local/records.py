@@ -51,7 +51,6 @@ class LocalAttempt:
     started: datetime | None = None
     ended: datetime | None = None
     exit_codes: dict[str, int] = field(default_factory=dict)
-    failed_nodes: set[str] = field(default_factory=set)
 
 
 def exit_code(returncode: int) -> int:

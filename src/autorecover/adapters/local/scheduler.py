@@ -11,7 +11,7 @@ Like `srun --kill-on-bad-exit`, a rank that fails takes its siblings down. A req
 the attempt and starts a new one after its delay on free nodes it does not exclude (its
 previous nodes first); a stop ends it for good. Nodes can be cordoned, tainted, drained and
 resumed (the hardware `SchedulerPort`: one local scheduler serves both recovery services);
-a cordoned or failed node gets no new ranks. Every mutation is carried out once per action
+a cordoned or tainted node gets no new ranks. Every mutation is carried out once per action
 id. It implements `JobSchedulerPort` and `SchedulerPort`; time comes from the injected clock.
 """
 
@@ -55,7 +55,6 @@ class _Job:
 class _Node:
     cordoned_by: dict[str, Provenance] = field(default_factory=dict)
     taints: dict[str, Provenance] = field(default_factory=dict)
-    down: bool = False
     reboots: int = 0
     resets: list[str | None] = field(default_factory=list)
 
@@ -120,27 +119,6 @@ class LocalScheduler:
                 run = job.attempts[-1]
                 if run.phase is JobPhase.RUNNING:
                     self._terminate(run, "CANCELLED", wait=True)
-
-    # --- faults (the demonstration's injector) ----------------------------------------------
-
-    def fail_node(self, node: str) -> None:
-        """The node dies: its ranks are killed, and it takes no new ones until restored."""
-        with self._lock:
-            self.nodes[node].down = True
-            for job in self._jobs.values():
-                run = job.attempts[-1]
-                if run.phase is JobPhase.RUNNING and node in run.nodes:
-                    run.failed_nodes.add(node)
-                    for r in run.ranks:
-                        if r.node == node and r.code is None:
-                            _kill(r.proc, signal.SIGKILL)
-            self._advance()
-
-    def restore_node(self, node: str) -> None:
-        """The node is back."""
-        with self._lock:
-            self.nodes[node].down = False
-            self._advance()
 
     # --- JobSchedulerPort --------------------------------------------------------------------
 
@@ -240,12 +218,10 @@ class LocalScheduler:
                 self._node(node).resets.append(component)
 
     def reboot(self, node: str, provenance: Provenance) -> None:
-        """Simulated: noted, and a failed node comes back up."""
+        """Simulated: noted, nothing else happens."""
         with self._lock:
             if self._first(provenance, "reboot", node):
-                state = self._node(node)
-                state.reboots += 1
-                state.down = False
+                self._node(node).reboots += 1
 
     def person_cordon(self, node: str, who: str, why: str = "") -> None:
         """A person cordons a node: theirs, kept through our resume."""
@@ -300,8 +276,7 @@ class LocalScheduler:
                 _kill(r.proc, signal.SIGKILL)
         if all(r.code is not None for r in run.ranks):
             if failed:
-                state = "NODE_FAIL" if run.failed_nodes else "FAILED"
-                end_attempt(run, JobPhase.FAILED, state, now)
+                end_attempt(run, JobPhase.FAILED, "FAILED", now)
             else:
                 end_attempt(run, JobPhase.SUCCEEDED, "COMPLETED", now)
 
@@ -342,7 +317,6 @@ class LocalScheduler:
             and n not in avoid
             and not self.nodes[n].cordoned_by
             and not self.nodes[n].taints
-            and not self.nodes[n].down
         ]
 
     def _start(self, job: _Job, run: LocalAttempt, now: datetime) -> None:

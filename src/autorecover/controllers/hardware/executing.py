@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from autorecover.controllers.counting import TokenBucket
+from autorecover.controllers.executing import execute_in_order
 from autorecover.controllers.hardware.ports import (
     ActionRecord,
     DiagnosticsPort,
@@ -28,7 +29,6 @@ from autorecover.controllers.ports import (
     Notifier,
     Outcome,
     PermanentError,
-    TransientError,
 )
 from autorecover.domain.hardware.lifecycle import MUTATIONS, Action, ActionKind
 from autorecover.domain.hardware.remediation import DiagnosticLevel
@@ -68,31 +68,16 @@ class Executor:
 
     def run(self, queue: Sequence[ActionRecord]) -> Executed:
         """Execute `queue` in order until the rate limit stops it."""
-        outcomes: list[Outcome] = []
-        blocked: set[str] = set()  # nodes with an action still waiting: keep their order
-        limited = False
-        for record in queue:
-            action = record.action
-            if action.node in blocked and action.node:
-                continue
-            if action.kind in MUTATIONS and (limited or not self._bucket.take(self._clock.now())):
-                limited = True
-                blocked.add(action.node)
-                continue
-            self._hooks.before_execute(action)
-            try:
-                result = self._perform(action)
-            except TransientError:
-                blocked.add(action.node)
-                continue
-            except PermanentError as exc:
-                outcomes.append(
-                    Outcome(action.id, ActionStatus.FAILED, self._clock.now(), str(exc))
-                )
-                continue
-            self._hooks.after_execute(action)
-            outcomes.append(Outcome(action.id, ActionStatus.DONE, self._clock.now(), result))
-        return Executed(tuple(outcomes), len(queue) - len(outcomes))
+        outcomes = execute_in_order(
+            (record.action for record in queue),
+            self._perform,
+            lane=lambda action: action.node or None,  # a fleet-wide action waits for nothing
+            mutates=lambda action: action.kind in MUTATIONS,
+            bucket=self._bucket,
+            clock=self._clock,
+            hooks=self._hooks,
+        )
+        return Executed(outcomes, len(queue) - len(outcomes))
 
     def _perform(self, action: Action) -> str:
         prov = provenance_of(action)

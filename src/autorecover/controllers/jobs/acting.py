@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autorecover.controllers.counting import TokenBucket
+from autorecover.controllers.executing import execute_in_order
 from autorecover.controllers.hooks import ExecutionHooks
 from autorecover.controllers.jobs.ports import JobSchedulerPort
 from autorecover.controllers.jobs.records import (
@@ -26,14 +27,12 @@ from autorecover.controllers.jobs.records import (
     JobStatus,
 )
 from autorecover.controllers.ports import (
-    ActionStatus,
     Alert,
     Clock,
     Notifier,
     Outcome,
     PermanentError,
     Provenance,
-    TransientError,
 )
 
 JobHooks = ExecutionHooks[JobAction]
@@ -74,33 +73,17 @@ class JobExecutor:
 
     def run(self, queue: Sequence[JobActionRecord]) -> tuple[Outcome, ...]:
         """Execute `queue` in order until the rate limit stops it; returns the outcomes."""
-        outcomes: list[Outcome] = []
-        blocked: set[str] = set()  # jobs with an action still waiting: keep their order
-        limited = False
-        for record in queue:
-            action = record.action
-            if action.job in blocked:
-                continue
-            if action.kind in MUTATIONS and (limited or not self._bucket.take(self._clock.now())):
-                limited = True
-                blocked.add(action.job)
-                continue
-            self._hooks.before_execute(action)
-            try:
-                self._perform(action)
-            except TransientError:
-                blocked.add(action.job)
-                continue
-            except PermanentError as exc:
-                outcomes.append(
-                    Outcome(action.id, ActionStatus.FAILED, self._clock.now(), str(exc))
-                )
-                continue
-            self._hooks.after_execute(action)
-            outcomes.append(Outcome(action.id, ActionStatus.DONE, self._clock.now()))
-        return tuple(outcomes)
+        return execute_in_order(
+            (record.action for record in queue),
+            self._perform,
+            lane=lambda action: action.job,
+            mutates=lambda action: action.kind in MUTATIONS,
+            bucket=self._bucket,
+            clock=self._clock,
+            hooks=self._hooks,
+        )
 
-    def _perform(self, action: JobAction) -> None:
+    def _perform(self, action: JobAction) -> str:
         prov = provenance(action)
         if action.kind in REQUEUES:
             self._scheduler.requeue(action.job, action.exclude, action.delay_s, prov)
@@ -112,6 +95,7 @@ class JobExecutor:
             )
         else:  # pragma: no cover - the enum is exhaustive
             raise PermanentError(f"unknown job action kind {action.kind}")
+        return ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from autorecover.domain.records import (
     NodeAction,
     Source,
     Verdict,
+    action_rank,
 )
 from autorecover.domain.signals import NodeSignal, Probe
 
@@ -117,7 +118,7 @@ def suspect_signal(
     key = evidence.signal if evidence else "job.attributed"
     action = max(
         (f.node_action for f in findings if f.node == node and f.signal == key),
-        key=_ACTION_ORDER.index,
+        key=action_rank,
         default=NodeAction.NONE,
     )
     return NodeSignal(
@@ -151,14 +152,3 @@ def named_signal(
         details=(("job", job),),
         incident=incident,
     )
-
-
-_ACTION_ORDER = (
-    NodeAction.NONE,
-    NodeAction.MONITOR,
-    NodeAction.RESTART_APP,
-    NodeAction.RESET_GPU,
-    NodeAction.DRAIN_AND_RESET,
-    NodeAction.REBOOT,
-    NodeAction.INSPECT,
-)

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from autorecover.adapters.http.engine_client import WireError, signal_from_dict, signal_to_dict
 from autorecover.adapters.store.base import Batch, Fence, Lease, LeaseLostError, NodeView
 from autorecover.adapters.store.sql import node_codec as codec
+from autorecover.adapters.store.sql.dialect import Db
 from autorecover.adapters.store.sql.nodes import SqlStore, _action_record, _transition
 from autorecover.controllers.hardware.ports import ActionRecord, Changes
 from autorecover.domain.failure_domains import DomainIncident
@@ -40,6 +41,21 @@ def micros(at: datetime) -> int:
 def from_micros(value: int) -> datetime:
     """Microseconds since the epoch as a UTC time."""
     return _EPOCH + value * _US
+
+
+def check_fence(db: Db, fence: Fence, now: datetime) -> None:
+    """Raise `LeaseLostError` unless the fence's lease is still its holder's, in this term and
+    unexpired; call it inside the transaction the fence guards."""
+    # `FOR SHARE` on PostgreSQL: a takeover waits for the fenced commit to finish.
+    rows = db.execute(
+        db.dialect.render("SELECT holder, term, expires_us FROM leases WHERE name = ?@share@"),
+        (fence.lease,),
+    )
+    if not rows:
+        raise LeaseLostError(f"lease {fence.lease!r} is not held")
+    holder, term, expires = rows[0]
+    if holder != fence.holder or int(term) != fence.term or int(expires) <= micros(now):
+        raise LeaseLostError(f"lease {fence.lease!r} is {holder!r}'s (term {term}) now")
 
 
 class SqlEngineStore(SqlStore):
@@ -91,23 +107,13 @@ class SqlEngineStore(SqlStore):
         """Record a pass and drop consumed batches in one transaction, if the fence holds."""
         with self._db.transaction():
             if fence is not None:
-                self._check(fence, now)
+                check_fence(self._db, fence, now)
             if changes:
                 self._write(changes)
             if consumed:
                 self._db.executemany(
                     self._sql("DELETE FROM inbox WHERE id = ?"), [(i,) for i in consumed]
                 )
-
-    def _check(self, fence: Fence, now: datetime) -> None:
-        rows = self._rows(
-            "SELECT holder, term, expires_us FROM leases WHERE name = ?@share@", (fence.lease,)
-        )
-        if not rows:
-            raise LeaseLostError(f"lease {fence.lease!r} is not held")
-        holder, term, expires = rows[0]
-        if holder != fence.holder or int(term) != fence.term or int(expires) <= micros(now):
-            raise LeaseLostError(f"lease {fence.lease!r} is {holder!r}'s (term {term}) now")
 
     # --- leases ----------------------------------------------------------------------------
 

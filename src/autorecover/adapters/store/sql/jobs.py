@@ -26,10 +26,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from autorecover.adapters.http.engine_client import signal_from_dict, signal_to_dict
-from autorecover.adapters.store.base import Fence, LeaseLostError
+from autorecover.adapters.store.base import Fence
 from autorecover.adapters.store.sql import job_codec as c
 from autorecover.adapters.store.sql.dialect import Db, Dialect, SqliteDb
-from autorecover.adapters.store.sql.engine import micros
+from autorecover.adapters.store.sql.engine import check_fence
 from autorecover.adapters.store.url import StoreUrlError, redact, sqlite_path
 from autorecover.controllers.jobs.records import (
     Handover,
@@ -90,21 +90,6 @@ JOB_MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         """,
     ),
 )
-
-_INCIDENT_COLUMNS = (
-    "id, job, attempt, kind, phase, opened_at, nodes, summary, verdict, decision, dry_run, "
-    "closed_at, outcome"
-)
-_ACTION_COLUMNS = (
-    "id, job, incident, kind, status, attempt, exclude, delay_s, at, by, why, evidence, "
-    "updated_at, result, verified"
-)
-_UNVERIFIED = (
-    f"SELECT {_ACTION_COLUMNS} FROM job_actions a WHERE status = 'done' AND verified = '' "  # noqa: S608
-    "AND kind IN ('requeue', 'requeue_excluding') AND EXISTS (SELECT 1 FROM job_incidents i "
-    "WHERE i.id = a.incident AND i.phase = 'verifying') ORDER BY seq"
-)
-
 
 _INCIDENT_COLUMNS = (
     "id, job, attempt, kind, phase, opened_at, nodes, summary, verdict, decision, dry_run, "
@@ -225,20 +210,9 @@ class SqlJobStore:
         `LeaseLostError`, and nothing is recorded)."""
         with self._db.transaction():
             if fence is not None:
-                self._check(fence, changes.at)
+                # The engine's `leases` table, checked as hardware recovery's commit checks it.
+                check_fence(self._db, fence, changes.at)
             self._write(changes)
-
-    def _check(self, fence: Fence, now: datetime) -> None:
-        # The engine's `leases` table, read as hardware recovery's fenced commit reads it
-        # (`FOR SHARE` on PostgreSQL: a takeover waits for this commit to finish).
-        rows = self._rows(
-            "SELECT holder, term, expires_us FROM leases WHERE name = ?@share@", (fence.lease,)
-        )
-        if not rows:
-            raise LeaseLostError(f"lease {fence.lease!r} is not held")
-        holder, term, expires = rows[0]
-        if holder != fence.holder or int(term) != fence.term or int(expires) <= micros(now):
-            raise LeaseLostError(f"lease {fence.lease!r} is {holder!r}'s (term {term}) now")
 
     def _write(self, changes: JobChanges) -> None:
         now = c.when(changes.at)
