@@ -13,7 +13,8 @@ from typing import Any
 from agent.support import NODES, T0, Engine, at
 from autorecover.adapters.host.agent_state import StateFile
 from autorecover.adapters.host.kernel_follow import KmsgSource
-from autorecover.adapters.http.engine_client import EngineClient, signal_from_dict
+from autorecover.adapters.http.engine_client import EngineClient
+from autorecover.adapters.http.wire import signal_from_dict
 from autorecover.agent.daemon import Agent, Scheduled
 from autorecover.agent.kernel_probe import KernelProbe
 from autorecover.agent.kernel_reading import KernelReader

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from autorecover.adapters.fakes.cluster import FakeClock
-from autorecover.adapters.http.engine_client import batch_document
+from autorecover.adapters.http.wire import batch_document
 from autorecover.adapters.store.base import EngineStore
 from autorecover.domain.hardware.policy_loading import load_policy
 from autorecover.domain.records import Blame, NodeAction

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from autorecover.adapters.fakes.journaled import effects
-from autorecover.adapters.http.engine_client import EngineClient, batch_document
+from autorecover.adapters.http.engine_client import EngineClient
+from autorecover.adapters.http.wire import batch_document
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 from server.support import free_port

@@ -14,12 +14,13 @@ from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any, Protocol
 
-from autorecover.adapters.http.engine_client import EngineError, batch_document
+from autorecover.adapters.http.engine_client import EngineError
+from autorecover.adapters.http.wire import batch_document
 from autorecover.domain.signals import NodeSignal
 
 
 class Poster(Protocol):
-    """Where batches go (adapters.engine_client.EngineClient)."""
+    """Where batches go (adapters.http.engine_client.EngineClient)."""
 
     def post(self, document: Mapping[str, Any]) -> None:
         """Deliver one batch or raise EngineError."""

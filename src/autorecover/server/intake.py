@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from autorecover.adapters.http.engine_client import WireError, signal_from_dict
+from autorecover.adapters.http.wire import WireError, signal_from_dict
 from autorecover.adapters.store.base import EngineStore
 from autorecover.controllers.ports import Clock, TransientError
 from autorecover.server.metrics import EngineMetrics

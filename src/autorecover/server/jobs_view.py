@@ -1,6 +1,6 @@
 """Job recovery as the API shows it: jobs, job incidents with their evidence and timeline.
 
-Read from job recovery's store (`controllers.job_ports.JobStorePort`). Until the engine is
+Read from job recovery's store (`controllers.jobs.ports.JobStorePort`). Until the engine is
 given one (`wiring`), `NO_JOBS` answers with nothing, so the routes and the CLI views exist
 and stay stable either way.
 """

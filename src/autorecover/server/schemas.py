@@ -2,7 +2,7 @@
 
 `BatchIn` / `SignalIn` describe the agent's wire format `autorecover.signals/1` for the
 OpenAPI document and name the bad field on a 422; the signals themselves are then read with
-the wire format's own parser (`engine_client.signal_from_dict`), so there is one reader.
+the wire format's own parser (`adapters.http.wire.signal_from_dict`), so there is one reader.
 """
 
 from __future__ import annotations

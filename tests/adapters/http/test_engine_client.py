@@ -11,14 +11,12 @@ from typing import Any
 
 import pytest
 
-from autorecover.adapters.http.engine_client import (
-    EngineClient,
-    EngineError,
+from autorecover.adapters.http.engine_client import EngineClient, EngineError, signals_url
+from autorecover.adapters.http.wire import (
     WireError,
     batch_document,
     signal_from_dict,
     signal_to_dict,
-    signals_url,
 )
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe

@@ -1,8 +1,7 @@
 """The engine's signal intake over HTTP: `POST <engine>/api/v1/signals`, JSON, stdlib urllib.
 
-Also the wire format of a signal batch, kept beside the client that speaks it so the server
-(which may import adapters, not the agent) can read exactly what the agent writes. Transport
-failures map once, here, to `EngineError(transient, retry_after_s)`.
+The body is a batch in the wire format of `wire.py`. Transport failures map once, here, to
+`EngineError(transient, retry_after_s)`.
 """
 
 from __future__ import annotations
@@ -11,16 +10,12 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Mapping
 from typing import Any
 
 from autorecover import __version__
-from autorecover.domain.records import Blame, NodeAction
-from autorecover.domain.signals import NodeSignal, Probe
 
 SIGNALS_PATH = "/api/v1/signals"
-BATCH_FORMAT = "autorecover.signals/1"
 TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 
@@ -39,68 +34,6 @@ class EngineError(Exception):
         self.transient = transient
         self.status = status
         self.retry_after_s = retry_after_s
-
-
-class WireError(ValueError):
-    """A batch or signal on the wire is malformed."""
-
-
-def signal_to_dict(s: NodeSignal) -> dict[str, Any]:
-    """One signal as JSON (persisted on the wire: never rename a key)."""
-    return {
-        "node": s.node,
-        "probe": str(s.probe),
-        "signal": s.signal,
-        "blame": str(s.blame),
-        "weight": s.weight,
-        "node_action": str(s.node_action),
-        "at": s.at.isoformat(),
-        "count": s.count,
-        "component": s.component,
-        "text": s.text,
-        "details": [[k, v] for k, v in s.details],
-        "incident": s.incident,
-    }
-
-
-def signal_from_dict(d: Mapping[str, Any]) -> NodeSignal:
-    """A signal back from its JSON form; WireError names the bad field."""
-    try:
-        at = datetime.fromisoformat(str(d["at"]))
-        details = tuple((str(k), str(v)) for k, v in d.get("details", []))
-        signal = NodeSignal(
-            node=str(d["node"]),
-            probe=Probe(d["probe"]),
-            signal=str(d["signal"]),
-            blame=Blame(d["blame"]),
-            weight=int(d["weight"]),
-            node_action=NodeAction(d["node_action"]),
-            at=at,
-            count=int(d.get("count", 1)),
-            component=None if d.get("component") is None else str(d["component"]),
-            text=str(d.get("text", "")),
-            details=details,
-            incident=None if d.get("incident") is None else str(d["incident"]),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise WireError(f"malformed signal: {exc!r}") from None
-    if at.tzinfo is None:
-        raise WireError("malformed signal: 'at' has no time zone")
-    return signal
-
-
-def batch_document(
-    node: str, signals: Sequence[NodeSignal], *, sent_at: datetime, dropped: int
-) -> dict[str, Any]:
-    """The POST body: who sends, when, how many signals it had to drop, and the signals."""
-    return {
-        "format": BATCH_FORMAT,
-        "node": node,
-        "agent": __version__,
-        "sent_at": sent_at.isoformat(),
-        "dropped": dropped,
-        "signals": [signal_to_dict(s) for s in signals],
-    }
 
 
 def signals_url(base: str) -> str:

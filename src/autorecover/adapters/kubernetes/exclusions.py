@@ -115,7 +115,7 @@ class PyTorchJobSpec(TypedDict, total=False):
 
 
 class PyTorchJob(TypedDict, total=False):
-    """A `kubeflow.org/v1` PyTorchJob (its status is read in `job_status`)."""
+    """A `kubeflow.org/v1` PyTorchJob (its status is read in `states`)."""
 
     apiVersion: str
     kind: str

@@ -1,6 +1,6 @@
 """Job recovery's `JobSchedulerPort` for Kubeflow `PyTorchJob`s (`kubeflow.org/v1`).
 
-* `watched()` — the PyTorchJob and pod informers' caches, through `job_policy.watched_job`
+* `watched()` — the PyTorchJob and pod informers' caches, through `policy.watched_job`
   (annotation opt-in, attempt, phase, nodes, exit codes, exclusions). It also starts a log
   follower for each current pod (logs.py) and resumes jobs whose requeue delay has passed.
 * `read_output(job, attempt, node, ...)` — the spooled log of that attempt's pods on that node.

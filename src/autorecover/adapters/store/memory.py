@@ -1,5 +1,5 @@
 """Hardware recovery's store in memory, with the SQL stores' semantics: for unit tests and the
-simulator (the engine's `memory://` store builds on it, `memory_engine`)."""
+simulator (the engine's `memory://` store builds on it, `memory_engine.py`)."""
 
 from __future__ import annotations
 

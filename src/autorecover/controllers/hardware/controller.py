@@ -1,6 +1,6 @@
 """The hardware recovery controller: signals in, decisions recorded, actions executed.
 
-Each pass decides purely (`domain.hardware_decisions.decide`), records everything it decided
+Each pass decides purely (`domain.hardware.decisions.decide`), records everything it decided
 in one store transaction — records, transitions, intended actions, signals, events — and only
 then executes the actions through the ports and records their outcomes. It is level-triggered:
 `tick` re-derives what to do for every node out of service from the store and what the ports

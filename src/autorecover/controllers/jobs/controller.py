@@ -3,7 +3,7 @@
 One `run_once` pass, level-triggered: for every job that opted in, read its new output, follow
 its open incident (verify a requeue, record the recovery's timeline), and on a failed attempt
 or a hang attribute (`domain.attribution.attribute`, as `autorecover explain` does) and decide
-(`domain.job_decisions.decide_job`). Everything decided is recorded in one store transaction —
+(`domain.jobs.decisions.decide_job`). Everything decided is recorded in one store transaction —
 incident, verdict with its evidence, history, hand-overs, intended actions — and only then
 executed through the scheduler port; outcomes are a second transaction. Suspects go to
 hardware recovery through the store's outbox in that first transaction: job recovery never

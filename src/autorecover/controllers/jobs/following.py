@@ -1,6 +1,6 @@
 """Following a job's open incidents from pass to pass, after their action was done.
 
-A requeue is verified from what the scheduler reports (`job_acting.verify`): a later attempt,
+A requeue is verified from what the scheduler reports (`acting.verify`): a later attempt,
 carrying the exclusions, on none of the excluded nodes. A requeue that fails verification is
 requeued again under a new action id, a bounded number of times, then a person is told.
 Verified, the incident records its recovery — the new attempt's first telemetry record,

@@ -1,6 +1,6 @@
 """The engine's part of the SQL store: the signal inbox, leader leases, read queries.
 
-Batches are kept in the agent's own wire format (`engine_client`, `autorecover.signals/1`)
+Batches are kept in the agent's own wire format (`adapters.http.wire`, `autorecover.signals/1`)
 and deleted by the pass that records them. Lease expiry is kept as integer microseconds
 since the epoch, so both databases compare it exactly; replicas must keep their clocks in
 step (as for any lease), and the TTL should dwarf the skew between them.
@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from autorecover.adapters.http.engine_client import WireError, signal_from_dict, signal_to_dict
+from autorecover.adapters.http.wire import WireError, signal_from_dict, signal_to_dict
 from autorecover.adapters.store.base import Batch, Fence, Lease, LeaseLostError, NodeView
 from autorecover.adapters.store.sql import node_codec as codec
 from autorecover.adapters.store.sql.dialect import Db

@@ -9,7 +9,7 @@ verification), `job_handovers` (the outbox of nodes named to hardware recovery),
 `job_suspicion` and `job_events`. Migrations are numbered in their own
 `job_schema_migrations` table, so job and hardware schemas evolve without claiming each
 other's version numbers; on PostgreSQL an advisory lock keeps two replicas starting together
-from both migrating. The statements are rendered by the shared dialect (`sql_dialect`:
+from both migrating. The statements are rendered by the shared dialect (`dialect`:
 placeholders, `@serial@`), plus `@real@` here (SQLite's `REAL`, PostgreSQL's `DOUBLE
 PRECISION`: its `REAL` is single precision), so the SQLite rendering is the released one.
 
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from autorecover.adapters.http.engine_client import signal_from_dict, signal_to_dict
+from autorecover.adapters.http.wire import signal_from_dict, signal_to_dict
 from autorecover.adapters.store.base import Fence
 from autorecover.adapters.store.sql import job_codec as c
 from autorecover.adapters.store.sql.dialect import Db, Dialect, SqliteDb

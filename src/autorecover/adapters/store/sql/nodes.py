@@ -1,9 +1,9 @@
 """Hardware recovery's store in SQL, written once for SQLite and PostgreSQL (`StorePort`).
 
 Tables: nodes, transitions, actions (intended -> done | failed, or would-have in dry-run),
-signals, events, domain incidents and the breaker (`sql_schema`). One `commit` is one
+signals, events, domain incidents and the breaker (`schema`). One `commit` is one
 transaction: a pass's decisions land whole or not at all, before any action is executed.
-Times are stored as ISO 8601 text with their UTC offset (`controllers.codec`).
+Times are stored as ISO 8601 text with their UTC offset (`node_codec`).
 """
 
 from __future__ import annotations

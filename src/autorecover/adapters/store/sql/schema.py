@@ -3,7 +3,7 @@
 `schema_migrations` records every migration applied, so a store made by an older version is
 brought forward on open and the version can be read back. Migrations are append only: a
 released one is never edited (its SQLite rendering is what files in the field were made
-with). `@token@`s are rendered by the dialect (`sql_dialect`).
+with). `@token@`s are rendered by the dialect (`dialect`).
 """
 
 from __future__ import annotations
