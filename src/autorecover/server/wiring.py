@@ -20,14 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autorecover.adapters.fakes.journaled import (
-    Journal,
-    JournalDiagnostics,
-    JournalScheduler,
-    LogNotifier,
-)
+from autorecover.adapters.fakes.journaled import Journal, JournalDiagnostics, JournalScheduler
 from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
 from autorecover.adapters.local.scheduler import LocalScheduler
+from autorecover.adapters.notifiers import LogNotifier
 from autorecover.adapters.store.base import EngineStore, Fence
 from autorecover.controllers.hardware.controller import HardwareController
 from autorecover.controllers.hardware.ports import DiagnosticsPort, SchedulerPort
