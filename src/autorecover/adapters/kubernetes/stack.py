@@ -4,8 +4,8 @@
 node, pod and PyTorchJob informers (pods and jobs in the watched namespaces, or in all of
 them) and builds the ports on them: `nodes` (hardware recovery's scheduler), `jobs` (job
 recovery's scheduler), `diagnostics` (dcgmi diag pods), and `lease(namespace, name)` for
-leader election. `KubeSettings` and its flag parsers live in `settings.py`
-(no cluster client there).
+leader election. `open_stack` is the scheduler registry's way in (`adapters.schedulers`);
+`KubeSettings` and its flag parsers live in `settings.py` (no cluster client there).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from autorecover.adapters.kubernetes.nodes import KubeNodes
 from autorecover.adapters.kubernetes.settings import KubeSettings as KubeSettings
 from autorecover.adapters.kubernetes.settings import domain_labels_from as domain_labels_from
 from autorecover.adapters.kubernetes.settings import namespaces_from as namespaces_from
+from autorecover.adapters.notifiers import LogNotifier
+from autorecover.adapters.schedulers import SchedulerOptions, SchedulerStack
 from autorecover.controllers.ports import Clock
 from autorecover.domain.failure_domains import DomainKind, Topology
 from autorecover.domain.jobs.settings import SitePolicy
@@ -89,6 +91,26 @@ class KubeStack:
     def close(self) -> None:
         """Stop the informers and the session."""
         self.session.close()
+
+
+def open_stack(options: SchedulerOptions, clock: Clock, site: SitePolicy) -> SchedulerStack:
+    """`serve --scheduler kubernetes`: connect with `options.kube` and hand over the ports,
+    the failure domains as the node labels say now, and Leases for leader election."""
+    stack = KubeStack.connect(options.kube, clock, site)
+    try:
+        topology = stack.topology()
+    except Exception:
+        stack.close()
+        raise
+    return SchedulerStack(
+        nodes=stack.nodes,
+        diagnostics=stack.diagnostics,
+        notifier=LogNotifier(),
+        topology=topology,
+        jobs=stack.jobs,
+        leases=stack.lease,
+        close=stack.close,
+    )
 
 
 def topology_from(
