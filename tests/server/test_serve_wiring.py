@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.local.scheduler import LocalScheduler
+from autorecover.adapters.schedulers import SCHEDULERS
 from autorecover.server.policies import load_policies
-from autorecover.server.wiring import cluster_for
+from autorecover.server.wiring import CLUSTERS, cluster_for
 
 
 def test_fake_cluster_hosts_no_job_recovery() -> None:
@@ -49,5 +52,15 @@ def test_local_cluster_needs_its_options(kw: dict, message: str) -> None:  # typ
 
 
 def test_unknown_scheduler_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown scheduler"):
+    with pytest.raises(ValueError, match=r"unknown scheduler 'pbs' .*fake, local, kubernetes"):
         cluster_for("pbs", SystemClock(), load_policies([]), store_path=None, dry_run=True)
+
+
+def test_serve_offers_the_registry_s_schedulers_without_importing_their_clients() -> None:
+    assert tuple(SCHEDULERS) == CLUSTERS
+    code = (
+        "import sys, autorecover.server.wiring\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'lightkube', 'httpx2'}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -12,6 +12,8 @@ In a Kubernetes cluster, `ClusterLeaseLeadership` elects the leader on a
 and keeps the store's fencing: only the Lease's holder takes the store's lease, so commits
 are still checked against the store, the source of truth. A replica that lost the Lease
 stops at once; the next holder's store lease waits at most one TTL for the old one to end.
+The port such a lease implements, `ExternalLease`, is in `adapters.schedulers`: a scheduler's
+stack hands out its leases.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from autorecover.adapters.schedulers import ExternalLease
 from autorecover.adapters.store.base import EngineStore, Fence
 from autorecover.controllers.ports import Clock
 
@@ -126,32 +129,6 @@ class DbLeadership:
             self._store.release(self.name, self.holder)
         except Exception:  # shutting down: the lease runs out by itself
             log.exception("releasing the lease %s failed", self.name)
-
-
-class HeldLease(Protocol):
-    """An external lease as seen after a take-or-renew: its holder and expiry."""
-
-    @property
-    def holder(self) -> str | None:
-        """Who holds it (None: nobody)."""
-        ...
-
-    @property
-    def expires_at(self) -> datetime | None:
-        """When it runs out unless renewed."""
-        ...
-
-
-class ExternalLease(Protocol):
-    """A lease kept outside the store (a Kubernetes Lease)."""
-
-    def acquire(self, holder: str, now: datetime, ttl_s: float) -> HeldLease:
-        """Take or renew it if free, expired or ours; the lease as it now stands."""
-        ...
-
-    def release(self, holder: str) -> None:
-        """Give it up if ours."""
-        ...
 
 
 class ClusterLeaseLeadership:

@@ -1,17 +1,17 @@
 """Wiring the engine for `autorecover serve`: store, cluster ports, services, leadership.
 
-The cluster a serving engine acts on is chosen by name. `fake` is the journaled fake cluster
-(`adapters.journal_fakes`): for trying the engine out and the crash tests. `local` is the
-demonstration's `LocalScheduler` (`local_cluster`): real training processes on simulated
-nodes, serving both hardware recovery (cordon, drain, simulated reset and reboot) and job
-recovery (`sqlite_jobs` with the same scheduler). SEAM(scheduler): the Slurm adapter plugs in
-here, as another entry of `CLUSTERS`.
+The cluster a serving engine acts on is chosen by name from the scheduler registry
+(`adapters.schedulers`: `fake`, `local`, `kubernetes`; `CLUSTERS`), whose `open_stack` builds
+that scheduler's ports from one options record. `cluster_for` turns the stack into
+hardware recovery's `Cluster` and, when the scheduler has a jobs port, hosts job recovery
+on it. `fake_cluster` and `local_cluster` build the journaled fake and the demonstration's
+`LocalScheduler` for callers that wire an engine themselves (the tests, the demonstration).
 Job recovery (`controllers.jobs.JobRecoveryController`) is hosted by passing `jobs=` — e.g.
 `jobs_on(store_url, scheduler, ...)` (SQLite or PostgreSQL: its `job_` tables beside
 hardware's in the engine's database; or the engine's `memory://` store itself) with a scheduler
-that watches jobs (the local scheduler, Slurm); `sqlite_jobs(path, ...)` is the same on one
-SQLite file. Every job-recovery commit is fenced by the leader's lease, as hardware
-recovery's are (`FencedJobStore`).
+that watches jobs (the local scheduler, Kubernetes, Slurm); `sqlite_jobs(path, ...)` is the
+same on one SQLite file. Every job-recovery commit is fenced by the leader's lease, as
+hardware recovery's are (`FencedJobStore`).
 """
 
 from __future__ import annotations
@@ -20,14 +20,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autorecover.adapters.fakes.journaled import (
-    Journal,
-    JournalDiagnostics,
-    JournalScheduler,
-    LogNotifier,
-)
-from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
+from autorecover.adapters.kubernetes.settings import KubeSettings
 from autorecover.adapters.local.scheduler import LocalScheduler
+from autorecover.adapters.local.stack import local_stack
+from autorecover.adapters.notifiers import LogNotifier
+from autorecover.adapters.schedulers import (
+    SCHEDULERS,
+    ExternalLease,
+    SchedulerOptions,
+    SchedulerStack,
+    open_stack,
+)
 from autorecover.adapters.store.base import EngineStore, Fence
 from autorecover.controllers.hardware.controller import HardwareController
 from autorecover.controllers.hardware.ports import DiagnosticsPort, SchedulerPort
@@ -55,12 +58,7 @@ from autorecover.server.engine import Engine, EngineSettings
 from autorecover.server.fencing import FencedStore
 from autorecover.server.hosting import Hosted, HostedHardware, Service
 from autorecover.server.jobs_view import NO_JOBS, StoreJobsView
-from autorecover.server.leadership import (
-    ClusterLeaseLeadership,
-    DbLeadership,
-    ExternalLease,
-    Leadership,
-)
+from autorecover.server.leadership import ClusterLeaseLeadership, DbLeadership, Leadership
 from autorecover.server.policies import Policies
 
 
@@ -75,37 +73,26 @@ class Cluster:
     leases: Callable[[str, str], ExternalLease] | None = None  # (namespace, name) -> a Lease
     close: Callable[[], None] = lambda: None
 
+    @classmethod
+    def of(cls, stack: SchedulerStack) -> Cluster:
+        """Hardware recovery's part of a scheduler's stack."""
+        return cls(stack.nodes, stack.diagnostics, stack.notifier, stack.topology,
+                   stack.leases, stack.close)  # fmt: skip
+
+
+CLUSTERS = tuple(SCHEDULERS)  # the names `serve --scheduler` takes
+
 
 def fake_cluster(clock: Clock, state: Path | None = None, diagnostics_s: float = 0.0) -> Cluster:
     """The journaled fake cluster (its journal at `state`; in memory when None)."""
-    journal = Journal(state)
-    return Cluster(
-        JournalScheduler(clock, journal),
-        JournalDiagnostics(clock, journal, duration_s=diagnostics_s),
-        LogNotifier(),
-    )
+    options = SchedulerOptions(fake_state=state, diagnostics_s=diagnostics_s)
+    return Cluster.of(open_stack("fake", options, clock))
 
 
 def local_cluster(clock: Clock, scheduler: LocalScheduler, diagnostics_s: float = 0.0) -> Cluster:
     """The local scheduler's nodes: it cordons and drains them; diagnostics are simulated
-    (the journaled fake's, in memory, passing after `diagnostics_s`)."""
-    return Cluster(
-        scheduler, JournalDiagnostics(clock, Journal(None), duration_s=diagnostics_s), LogNotifier()
-    )
-
-
-CLUSTERS = ("fake", "local", "kubernetes")  # SEAM(scheduler): "slurm"
-
-
-def kubernetes_cluster(
-    settings: KubeSettings, clock: Clock, policies: Policies
-) -> tuple[Cluster, KubeStack]:
-    """The cluster the engine runs in (or its kubeconfig names): nodes, PyTorchJobs, DCGM
-    diagnostics in pods, and Leases for leader election."""
-    stack = KubeStack.connect(settings, clock, SitePolicy(base=policies.jobs))
-    cluster = Cluster(stack.nodes, stack.diagnostics, LogNotifier(), stack.topology(),
-                      leases=stack.lease, close=stack.close)  # fmt: skip
-    return cluster, stack
+    (passing after `diagnostics_s`)."""
+    return Cluster.of(local_stack(scheduler, clock, diagnostics_s))
 
 
 def cluster_for(
@@ -123,32 +110,30 @@ def cluster_for(
     kube: KubeSettings | None = None,
     jobs_settings: JobSettings | None = None,
 ) -> tuple[Cluster, JobsWiring | None]:
-    """The cluster `serve --scheduler KIND` acts on, and job recovery when it can be hosted:
-    on `store` (the engine's store URL, or its memory store; see `jobs_on`), or on the SQLite
-    file `store_path`."""
-    if kind == "fake":
-        return fake_cluster(clock, fake_state, diagnostics_s), None
-    if kind == "local":
-        if local_root is None or not local_nodes:
-            raise ValueError("--scheduler local needs --local-root and --local-nodes")
-        if store is None and store_path is None:
+    """The cluster `serve --scheduler KIND` acts on, and job recovery when its scheduler has
+    a jobs port: on `store` (the engine's store URL, or its memory store; see `jobs_on`), or
+    on the SQLite file `store_path`."""
+    options = SchedulerOptions(
+        fake_state=fake_state, diagnostics_s=diagnostics_s, local_root=local_root,
+        local_nodes=tuple(local_nodes), kube=kube or KubeSettings(),
+    )  # fmt: skip
+    stack = open_stack(kind, options, clock, SitePolicy(base=policies.jobs))
+    if stack.jobs is None:
+        return Cluster.of(stack), None
+    try:
+        if store is not None:
+            jobs = jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings)
+        elif store_path is not None:
+            jobs = sqlite_jobs(store_path, stack.jobs, clock, policies, dry_run, jobs_settings)
+        else:
             raise ValueError(
-                "--scheduler local hosts job recovery: it needs the engine's store "
+                f"--scheduler {kind} hosts job recovery: it needs the engine's store "
                 "(a URL or its memory store) or a SQLite file"
             )
-        scheduler = LocalScheduler(local_root, local_nodes, clock)
-        if store is not None:
-            jobs = jobs_on(store, scheduler, clock, policies, dry_run, jobs_settings)
-        else:
-            assert store_path is not None
-            jobs = sqlite_jobs(store_path, scheduler, clock, policies, dry_run, jobs_settings)
-        return local_cluster(clock, scheduler, diagnostics_s), jobs
-    if kind == "kubernetes":
-        if store is None:
-            raise ValueError("--scheduler kubernetes hosts job recovery: it needs the store URL")
-        cluster, stack = kubernetes_cluster(kube or KubeSettings(), clock, policies)
-        return cluster, jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings)
-    raise ValueError(f"unknown scheduler {kind!r} (expected one of {', '.join(CLUSTERS)})")
+    except BaseException:
+        stack.close()
+        raise
+    return Cluster.of(stack), jobs
 
 
 FencedCommit = Callable[[JobChanges, Fence], None]

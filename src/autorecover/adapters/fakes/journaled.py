@@ -10,22 +10,18 @@ replayed on open; a line cut short by a crash is an effect that never happened.
 from __future__ import annotations
 
 import json
-import logging
 import os
 from pathlib import Path
 from typing import Any
 
 from autorecover.adapters.fakes.cluster import (
     FakeDiagnostics,
-    FakeNotifier,
     FakeScheduler,
     Scripted,
 )
 from autorecover.adapters.store.sql import node_codec as codec
-from autorecover.controllers.ports import Alert, Clock, Provenance
+from autorecover.controllers.ports import Clock, Provenance
 from autorecover.domain.hardware.remediation import DiagnosticLevel, Verdict
-
-log = logging.getLogger(__name__)
 
 
 class Journal:
@@ -114,16 +110,6 @@ class JournalDiagnostics(FakeDiagnostics):
                 {"port": "diagnostics", "id": provenance.action_id, "node": node,
                  "level": level.value, "at": codec.when(at), "verdict": outcome.verdict.value}
             )  # fmt: skip
-
-
-class LogNotifier(FakeNotifier):
-    """Alerts go to the log (and are kept by id)."""
-
-    def alert(self, alert: Alert) -> None:
-        """Log one alert."""
-        if alert.id not in self.alerts:
-            log.warning("ALERT %s %s: %s", alert.id, alert.node, alert.summary)
-        super().alert(alert)
 
 
 def effects(path: Path) -> dict[str, int]:

@@ -24,6 +24,7 @@ from lightkube.resources.core_v1 import Node, Pod
 from autorecover.adapters.host.dcgm import DcgmError, parse_diag_json
 from autorecover.adapters.kubernetes.client import KubeSession, api_code, mapped
 from autorecover.adapters.kubernetes.names import valid_namespace, valid_node_name
+from autorecover.adapters.kubernetes.settings import DCGM_IMAGE as DCGM_IMAGE
 from autorecover.controllers.ports import Clock, Provenance
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 from autorecover.domain.hardware.remediation import DiagnosticLevel, DiagnosticResult, Verdict
@@ -31,7 +32,6 @@ from autorecover.domain.hardware.remediation import DiagnosticLevel, DiagnosticR
 LABEL = "autorecover.io/diagnostic"  # persisted: the level, on every diagnostic pod
 ACTION = "autorecover.io/action"
 NODE = "autorecover.io/node"
-DCGM_IMAGE = "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04"
 RUNS = {DiagnosticLevel.QUICK: "1", DiagnosticLevel.LOAD: "3"}
 TIMEOUT_S = {DiagnosticLevel.QUICK: 600.0, DiagnosticLevel.LOAD: 3600.0}
 _FAILED = frozenset({"fail", "failed", "error"})

@@ -4,21 +4,21 @@
 node, pod and PyTorchJob informers (pods and jobs in the watched namespaces, or in all of
 them) and builds the ports on them: `nodes` (hardware recovery's scheduler), `jobs` (job
 recovery's scheduler), `diagnostics` (dcgmi diag pods), and `lease(namespace, name)` for
-leader election.
+leader election. `open_stack` is the scheduler registry's way in (`adapters.schedulers`);
+`KubeSettings` and its flag parsers live in `settings.py` (no cluster client there).
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lightkube.resources.core_v1 import Node, Pod
 
 from autorecover.adapters.kubernetes.client import KubeSession, load_config
-from autorecover.adapters.kubernetes.diagnostics import DCGM_IMAGE, KubeDiagnostics
+from autorecover.adapters.kubernetes.diagnostics import KubeDiagnostics
 from autorecover.adapters.kubernetes.events import EventRecorder
 from autorecover.adapters.kubernetes.informers import Informer, Informers
 from autorecover.adapters.kubernetes.jobs import KubeJobs, PyTorchJob
@@ -26,27 +26,18 @@ from autorecover.adapters.kubernetes.leases import KubeLease
 from autorecover.adapters.kubernetes.logs import LogSpool
 from autorecover.adapters.kubernetes.names import valid_namespace
 from autorecover.adapters.kubernetes.nodes import KubeNodes
+
+# Re-exported: callers that build the settings from flags have always found them here.
+from autorecover.adapters.kubernetes.settings import KubeSettings as KubeSettings
+from autorecover.adapters.kubernetes.settings import domain_labels_from as domain_labels_from
+from autorecover.adapters.kubernetes.settings import namespaces_from as namespaces_from
+from autorecover.adapters.notifiers import LogNotifier
+from autorecover.adapters.schedulers import SchedulerOptions, SchedulerStack
 from autorecover.controllers.ports import Clock
 from autorecover.domain.failure_domains import DomainKind, Topology
 from autorecover.domain.jobs.settings import SitePolicy
 
 SYNC_S = 60.0
-
-
-@dataclass(frozen=True, slots=True)
-class KubeSettings:
-    """How the engine talks to its cluster (from `serve`'s flags and the Helm values)."""
-
-    kubeconfig: Path | None = None  # None: in-cluster service account, then ~/.kube/config
-    namespaces: tuple[str, ...] = ()  # where jobs are watched; () = every namespace
-    taint_effect: str = "NoSchedule"  # "NoExecute" when running pods must leave at once
-    diagnostics_namespace: str = "default"  # where dcgmi diag pods run (the engine's own)
-    dcgm_image: str = DCGM_IMAGE
-    spool: Path | None = None  # where pod logs are spooled (a temporary folder when None)
-    instance: str = "autorecover"  # `reportingInstance` of our Events: the replica's name
-    # (domain kind, node label): which label names each node's rack, NVLink domain, IB leaf.
-    # GPU feature discovery labels a multi-node NVLink domain `nvidia.com/gpu.clique`.
-    domain_labels: tuple[tuple[str, str], ...] = (("nvlink", "nvidia.com/gpu.clique"),)
 
 
 class KubeStack:
@@ -102,9 +93,24 @@ class KubeStack:
         self.session.close()
 
 
-def namespaces_from(text: str | None) -> tuple[str, ...]:
-    """`a,b` (the Helm chart's AUTORECOVER_NAMESPACES) as validated namespace names."""
-    return tuple(valid_namespace(n.strip()) for n in (text or "").split(",") if n.strip())
+def open_stack(options: SchedulerOptions, clock: Clock, site: SitePolicy) -> SchedulerStack:
+    """`serve --scheduler kubernetes`: connect with `options.kube` and hand over the ports,
+    the failure domains as the node labels say now, and Leases for leader election."""
+    stack = KubeStack.connect(options.kube, clock, site)
+    try:
+        topology = stack.topology()
+    except Exception:
+        stack.close()
+        raise
+    return SchedulerStack(
+        nodes=stack.nodes,
+        diagnostics=stack.diagnostics,
+        notifier=LogNotifier(),
+        topology=topology,
+        jobs=stack.jobs,
+        leases=stack.lease,
+        close=stack.close,
+    )
 
 
 def topology_from(
@@ -122,15 +128,3 @@ def topology_from(
         if mine and meta.get("name"):
             found[meta["name"]] = mine
     return Topology.from_labels(found)
-
-
-def domain_labels_from(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    """`KIND=LABEL` flags (`rack=topology.kubernetes.io/rack`) as pairs; a clear error."""
-    out = []
-    for item in items:
-        kind, sep, label = item.partition("=")
-        if not sep or not label or kind not in {k.value for k in DomainKind}:
-            allowed = ", ".join(k.value for k in DomainKind)
-            raise ValueError(f"--domain-label {item!r}: expected KIND=LABEL, KIND one of {allowed}")
-        out.append((kind, label))
-    return tuple(out)
