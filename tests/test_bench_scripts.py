@@ -1,7 +1,8 @@
-"""Smoke test of the benchmark scripts: the log generator and the scanning side of the bench.
+"""Smoke test of the benchmark scripts: the log generator, the scanning side of the bench, and
+how the CLI bench reads `python -X importtime`.
 
-No timing is asserted here; `scripts/bench_scan.py` measures, this only checks that what it
-measures is sound.
+No timing is asserted here; `scripts/bench_scan.py` and `scripts/bench_cli.py` measure, this
+only checks that what they measure is sound.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ def gen() -> ModuleType:
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
     return _load("bench_scan")
+
+
+@pytest.fixture(scope="module")
+def bench_cli() -> ModuleType:
+    return _load("bench_cli")
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +149,38 @@ def test_grep_counts_the_lines_the_prefilter_selects(
     )
     assert out.returncode in (0, 1), out.stderr
     assert int(out.stdout) == expected
+
+
+IMPORTTIME = """\
+import time: self [us] | cumulative | imported package
+import time:       120 |        120 |     _io
+import time:      1500 |      46700 |   click
+import time:       900 |       1300 |     fastapi.routing
+import time:      2000 |      80000 | autorecover.cli.main
+Traceback: not an importtime line
+"""
+
+
+def test_cli_bench_reads_importtime(bench_cli: ModuleType) -> None:
+    costs = bench_cli.parse_importtime(IMPORTTIME)
+    assert [(c.module, c.self_us, c.cumulative_us, c.depth) for c in costs] == [
+        ("_io", 120, 120, 2),
+        ("click", 1500, 46700, 1),
+        ("fastapi.routing", 900, 1300, 2),
+        ("autorecover.cli.main", 2000, 80000, 0),
+    ]
+    assert bench_cli.heavy_imported(costs) == ["fastapi"]
+    assert bench_cli.heavy_imported(bench_cli.parse_importtime("")) == []
+
+
+def test_cli_bench_caches_bytecode_outside_the_tree(
+    bench_cli: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    as_is = bench_cli.child_env(None)
+    assert as_is["PYTHONDONTWRITEBYTECODE"] == "1" and "PYTHONPYCACHEPREFIX" not in as_is
+    assert bench_cli.bytecode(as_is) == "not written"
+    cached = bench_cli.child_env("/tmp/pyc")
+    assert "PYTHONDONTWRITEBYTECODE" not in cached and cached["PYTHONPYCACHEPREFIX"] == "/tmp/pyc"
+    assert bench_cli.bytecode(cached) == "cached"

@@ -15,7 +15,7 @@ JOB = "train"
 def run_demo(*args: str, timeout: float = 90.0) -> subprocess.CompletedProcess[str]:
     """`autorecover demo ARGS` in its own process; a hang fails the test, never the suite."""
     return subprocess.run(
-        [sys.executable, "-m", "autorecover.cli.demo", *args],
+        [sys.executable, "-m", "autorecover", "demo", *args],
         capture_output=True, text=True, timeout=timeout, check=False,
     )  # fmt: skip
 

@@ -115,6 +115,18 @@ def test_re_and_hyperscan_prefilters_agree(catalog: Catalog) -> None:
     assert fast == slow
 
 
+def test_prefilters_agree_on_chunks_dense_with_telemetry(catalog: Catalog) -> None:
+    """After a chunk crowded with telemetry records Hyperscan runs its anchors-only pass,
+    compiled on first use: it finds what `re` finds."""
+    pytest.importorskip("hyperscan")
+    step = '{"telemetry":"autorecover/1","ts":"2026-03-02T11:30:00Z","event":"step","step":7}'
+    data = ("\n".join([step, XID79, step, "[rank1]: ValueError: bad", step] * 20) + "\n").encode()
+    fast = scan(Scanner(catalog, engine="hyperscan"), data, Source.LOGS, chunk=600)
+    slow = scan(Scanner(catalog, engine="re"), data, Source.LOGS, chunk=600)
+    assert fast == slow
+    assert len(fast.findings) >= 20 and fast.activity.progress_records == 60
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=4000), st.sampled_from([7, 64, 4096]))
 def test_never_crashes_on_arbitrary_bytes(scanner: Scanner, data: bytes, chunk: int) -> None:

@@ -13,7 +13,7 @@ import uvicorn
 from click.testing import CliRunner
 
 from autorecover.adapters.store.sqlite import SqliteStore
-from autorecover.cli.engine import incident_cmd, incidents_cmd, jobs_cmd, nodes_cmd, table
+from autorecover.cli.views import incident_cmd, incidents_cmd, jobs_cmd, nodes_cmd, table
 from autorecover.server.app import create_app
 from server.support import Fleet, Replica, document, free_port, xid79
 

@@ -3,49 +3,34 @@
 Exit status of `check`: 0 healthy, 1 unhealthy (the drain reason is printed), 2 a usage error,
 3 the check could not be set up (a malformed catalog or thresholds file). A probe that cannot
 read its interface does not make the node unhealthy; `--json` shows each probe's status.
+
+The probes, NVML, the engine client and Slurm are imported when a mode runs, not when
+`autorecover` starts.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
-import platform
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from autorecover.adapters.host.agent_state import StateFile
-from autorecover.adapters.host.nvml import PynvmlBackend, record
-from autorecover.adapters.host.nvml_snapshots import SnapshotError
-from autorecover.adapters.http.engine_client import signals_url
-from autorecover.adapters.slurm import SlurmScheduler
-from autorecover.agent.checking import check_once
-from autorecover.agent.probing import NodeProbe, valid_node
-from autorecover.agent.reports import drain_reason, report_to_dict
-from autorecover.agent.thresholds import ThresholdError, Thresholds, load_thresholds, parse_document
-from autorecover.agent.wiring import (
-    DEFAULT_INTERVALS_S,
-    KERNEL_SOURCES,
-    AgentConfig,
-    build_agent,
-    build_probes,
-)
-from autorecover.controllers.ports import PermanentError, Provenance, TransientError
-from autorecover.domain.catalog import (
-    Catalog,
-    CatalogError,
-    build_catalog,
-    builtin_documents,
-)
-from autorecover.domain.catalog import parse_document as parse_catalog
-from autorecover.domain.signals import HealthReport, Probe
+from autorecover.cli.deferred import Deferred, DeferredChoice
+from autorecover.domain.signals import Probe
+
+if TYPE_CHECKING:
+    from autorecover.agent.probing import NodeProbe
+    from autorecover.agent.thresholds import Thresholds
+    from autorecover.agent.wiring import AgentConfig
+    from autorecover.domain.catalog import Catalog
+    from autorecover.domain.signals import HealthReport
 
 EXIT_HEALTHY, EXIT_UNHEALTHY, EXIT_SETUP = 0, 1, 3
 DEFAULT_STATE_DIR = Path("/var/lib/autorecover/agent")
@@ -55,6 +40,11 @@ class SetupError(click.ClickException):
     """The agent cannot be set up; exit 3 so that it is not mistaken for an unhealthy node."""
 
     exit_code = EXIT_SETUP
+
+
+def _pairs(every: Mapping[Probe, float]) -> tuple[str, ...]:
+    """Intervals as `--interval` spells them: PROBE=SECONDS."""
+    return tuple(f"{p}={s:g}" for p, s in every.items())
 
 
 def _options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -76,7 +66,7 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--kernel-source",
-            type=click.Choice(KERNEL_SOURCES),
+            type=DeferredChoice("autorecover.agent.wiring:KERNEL_SOURCES"),
             default="kmsg",
             show_default=True,
             help="Where the kernel log comes from.",
@@ -155,6 +145,11 @@ def check_cmd(
     once: bool, as_json: bool, dcgm_diag_level: int | None, drain: bool, **opts: Any
 ) -> None:
     """Check this node once: exit 0 if healthy, 1 if not (with a one-line drain reason)."""
+    from autorecover.adapters.host.agent_state import StateFile
+    from autorecover.agent.checking import check_once
+    from autorecover.agent.reports import drain_reason, report_to_dict
+    from autorecover.controllers.ports import PermanentError, TransientError
+
     config = _config(opts, diag_level=dcgm_diag_level, follow=False)
     catalog, thresholds = _knowledge(opts)
     probes = _build(config, catalog, thresholds)
@@ -178,8 +173,10 @@ def check_cmd(
     "--interval",
     "intervals",
     multiple=True,
-    help="PROBE=SECONDS, e.g. nvml=10 (repeatable). Defaults: "
-    + ", ".join(f"{p}={s:g}" for p, s in DEFAULT_INTERVALS_S.items()),
+    type=str,
+    default=Deferred("autorecover.agent.wiring:DEFAULT_INTERVALS_S", _pairs),
+    show_default=True,
+    help="PROBE=SECONDS, e.g. nvml=10 (repeatable; a probe not named keeps its default).",
 )
 @click.option("--buffer", type=click.IntRange(1), default=10_000, show_default=True)
 @click.option("--batch-size", type=click.IntRange(1), default=500, show_default=True)
@@ -194,6 +191,14 @@ def run_cmd(
     **opts: Any,
 ) -> None:
     """Run the agent: poll the probes and send signals to the engine until stopped."""
+    import logging
+
+    from autorecover.adapters.host.agent_state import StateFile
+    from autorecover.adapters.host.nvml_snapshots import SnapshotError
+    from autorecover.adapters.http.engine_client import signals_url
+    from autorecover.agent.thresholds import ThresholdError
+    from autorecover.agent.wiring import build_agent
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     config = _config(opts, diag_level=None, follow=True)
     catalog, thresholds = _knowledge(opts)
@@ -229,6 +234,8 @@ def run_cmd(
 @click.option("--interval-s", type=click.FloatRange(0), default=15.0, show_default=True)
 def record_nvml_cmd(out: Path, samples: int, interval_s: float) -> None:
     """Record what NVML sees now as a replayable fixture (run it on a GPU node)."""
+    from autorecover.adapters.host.nvml import PynvmlBackend, record
+
     gap = threading.Event()
 
     def pause() -> None:
@@ -243,6 +250,11 @@ def record_nvml_cmd(out: Path, samples: int, interval_s: float) -> None:
 
 
 def _config(opts: dict[str, Any], *, diag_level: int | None, follow: bool) -> AgentConfig:
+    import platform
+
+    from autorecover.agent.probing import valid_node
+    from autorecover.agent.wiring import AgentConfig
+
     node = opts["node"] or platform.node().split(".")[0]
     if not valid_node(node):
         raise click.BadParameter(f"{node!r} is not a valid node name", param_hint="--node")
@@ -263,6 +275,10 @@ def _config(opts: dict[str, Any], *, diag_level: int | None, follow: bool) -> Ag
 
 
 def _knowledge(opts: dict[str, Any]) -> tuple[Catalog, Thresholds]:
+    from autorecover.agent.thresholds import ThresholdError, load_thresholds, parse_document
+    from autorecover.domain.catalog import CatalogError, build_catalog, builtin_documents
+    from autorecover.domain.catalog import parse_document as parse_catalog
+
     try:
         docs = builtin_documents()
         for path in _catalog_paths(opts["catalogs"]):
@@ -293,6 +309,10 @@ def _read(path: Path) -> str:
 
 
 def _build(config: AgentConfig, catalog: Catalog, thresholds: Thresholds) -> list[NodeProbe]:
+    from autorecover.adapters.host.nvml_snapshots import SnapshotError
+    from autorecover.agent.thresholds import ThresholdError
+    from autorecover.agent.wiring import build_probes
+
     try:
         return build_probes(config, catalog, thresholds)
     except (SnapshotError, ThresholdError, ValueError) as exc:
@@ -300,6 +320,8 @@ def _build(config: AgentConfig, catalog: Catalog, thresholds: Thresholds) -> lis
 
 
 def _intervals(values: tuple[str, ...]) -> dict[Probe, float]:
+    from autorecover.agent.wiring import DEFAULT_INTERVALS_S
+
     every = dict(DEFAULT_INTERVALS_S)
     for value in values:
         name, _, seconds = value.partition("=")
@@ -313,6 +335,10 @@ def _intervals(values: tuple[str, ...]) -> dict[Probe, float]:
 
 def drain_in_slurm(report: HealthReport) -> None:
     """Drain the node with the report's reason (`autorecover: hc-<node>-<time> <why>`)."""
+    from autorecover.adapters.slurm import SlurmScheduler
+    from autorecover.agent.reports import drain_reason
+    from autorecover.controllers.ports import Provenance
+
     at = report.at
     why = drain_reason(report).removeprefix("autorecover ")
     provenance = Provenance(

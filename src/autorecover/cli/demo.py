@@ -4,7 +4,8 @@
     autorecover demo inject xid79 --node node-1    # ... like this
     autorecover demo --scenario all                # scripted: every fault, then a summary
 
-Until `cli/main.py` carries it, the same command runs as `python -m autorecover.cli.demo`.
+The demo (its simulated cluster, the engine, the training job) is imported when the command
+runs, not when `autorecover` starts.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from autorecover.demo.faults import KINDS, inject
-from autorecover.demo.scenarios import SCENARIOS, Outcome, run_scenario
-from autorecover.demo.stack import JOB, Demo, DemoSettings
-from autorecover.demo.view import Watcher, format_breakdown
+from autorecover.cli.deferred import DeferredChoice
+
+if TYPE_CHECKING:
+    from autorecover.demo.scenarios import Outcome
+    from autorecover.demo.stack import DemoSettings
 
 DEFAULT_DIR = Path(tempfile.gettempdir()) / "autorecover-demo"
 
@@ -28,7 +31,7 @@ DEFAULT_DIR = Path(tempfile.gettempdir()) / "autorecover-demo"
 @click.group(invoke_without_command=True)
 @click.option(
     "--scenario",
-    type=click.Choice([*SCENARIOS, "all"]),
+    type=DeferredChoice("autorecover.demo.scenarios:SCENARIOS", extra=("all",)),
     default=None,
     help="run unattended: one fault, or every one, and exit with a summary",
 )
@@ -74,6 +77,9 @@ def demo(
     Without --scenario it runs until Ctrl-C; inject faults with `autorecover demo inject`."""
     if ctx.invoked_subcommand is not None:
         return
+    from autorecover.demo.scenarios import SCENARIOS, run_scenario
+    from autorecover.demo.stack import DemoSettings
+
     settings = DemoSettings(nodes=nodes, job_nodes=nodes - 1, step_s=0.03 / speed)
     if resume_s is not None:  # the kill-and-restart test: the engine again, on the same store
         _resume(directory / scenario if scenario else directory, settings, resume_s)
@@ -92,6 +98,8 @@ def demo(
 
 
 def _summary(outcomes: list[Outcome]) -> bool:
+    from autorecover.demo.view import format_breakdown
+
     click.echo(click.style("\n=== summary ===", bold=True))
     for o in outcomes:
         mark = click.style("ok  ", fg="green") if o.ok else click.style("FAIL", fg="red")
@@ -103,6 +111,10 @@ def _summary(outcomes: list[Outcome]) -> bool:
 
 
 def _live(directory: Path, settings: DemoSettings) -> None:
+    from autorecover.demo.faults import KINDS
+    from autorecover.demo.stack import JOB, Demo
+    from autorecover.demo.view import Watcher, format_breakdown
+
     demo_ = Demo(directory, settings)
     watch = Watcher(demo_)
     try:
@@ -124,6 +136,9 @@ def _live(directory: Path, settings: DemoSettings) -> None:
 
 
 def _resume(directory: Path, settings: DemoSettings, seconds: float) -> None:
+    from autorecover.demo.stack import Demo
+    from autorecover.demo.view import Watcher
+
     demo_ = Demo(directory, settings)
     watch = Watcher(demo_)
     deadline = time.monotonic() + seconds
@@ -137,18 +152,16 @@ def _resume(directory: Path, settings: DemoSettings, seconds: float) -> None:
 
 
 @demo.command("inject")
-@click.argument("kind", type=click.Choice(KINDS))
+@click.argument("kind", type=DeferredChoice("autorecover.demo.faults:KINDS"))
 @click.option("--node", required=True, help="the simulated node, e.g. node-1")
 @click.option(
     "--dir", "directory", type=click.Path(path_type=Path), default=DEFAULT_DIR, show_default=True
 )
 def inject_command(kind: str, node: str, directory: Path) -> None:
     """Inject a fault on a node of a running demo."""
+    from autorecover.demo.faults import inject
+
     try:
         click.echo(inject(directory.resolve(), kind, node))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from exc
-
-
-if __name__ == "__main__":
-    demo()

@@ -1,58 +1,25 @@
-"""`autorecover serve` and the views people read from a running engine.
+"""`autorecover serve`: the engine, hardware and job recovery on one store, the signal
+intake and the HTTP API (docs/engine.md). `cli/views.py` reads what it serves.
 
-`serve` runs the engine: hardware recovery (and job recovery, once wired) on one store, the
-signal intake, the HTTP API. `nodes`, `jobs`, `incidents` and `incident ID` read that API
-(`--engine`, default http://127.0.0.1:8080) and print tables, or `--json` for machines.
+The server, uvicorn, the stores and the cluster clients are imported when `serve` runs, not
+when `autorecover` starts.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
-from autorecover.adapters.clock import SystemClock
-from autorecover.adapters.http.engine_api import DEFAULT_ENGINE, EngineApi, EngineApiError, quoted
-from autorecover.adapters.kubernetes.diagnostics import DCGM_IMAGE
-from autorecover.adapters.kubernetes.stack import (
-    KubeSettings,
-    domain_labels_from,
-    namespaces_from,
-)
-from autorecover.adapters.store.url import (
-    DEFAULT_STORE_URL,
-    StoreUrlError,
-    open_store,
-    redact,
-)
-from autorecover.controllers.jobs.controller import JobSettings
-from autorecover.controllers.ports import PermanentError, TransientError
-from autorecover.server.engine import EngineSettings
-from autorecover.server.leadership import LEASE_NAME
-from autorecover.server.policies import load_policies
-from autorecover.server.serving import parse_listen, serve
-from autorecover.server.wiring import CLUSTERS, build_engine, cluster_for
-
-engine_option = click.option(
-    "--engine",
-    "engine_url",
-    default=DEFAULT_ENGINE,
-    envvar="AUTORECOVER_ENGINE",
-    show_default=True,
-    help="The engine's base URL (also AUTORECOVER_ENGINE).",
-)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
+from autorecover.cli.deferred import Deferred, DeferredChoice
 
 
 @click.command("serve")
 @click.option(
     "--store",
     "store_url",
-    default=DEFAULT_STORE_URL,
+    type=str,
+    default=Deferred("autorecover.adapters.store.url:DEFAULT_STORE_URL"),
     envvar="AUTORECOVER_STORE",
     show_default=True,
     help="sqlite:///PATH, postgresql://... or memory://.",
@@ -68,7 +35,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
 )
 @click.option(
     "--scheduler",
-    type=click.Choice(CLUSTERS),
+    type=DeferredChoice("autorecover.server.wiring:CLUSTERS"),
     default="fake",
     show_default=True,
     help="The cluster to act on.",
@@ -142,7 +109,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
 )
 @click.option(
     "--lease-name",
-    default=LEASE_NAME,
+    type=str,
+    default=Deferred("autorecover.server.leadership:LEASE_NAME"),
     show_default=True,
     help="With --leadership kubernetes: the Lease's name.",
 )
@@ -178,7 +146,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, 
 )
 @click.option(
     "--dcgm-image",
-    default=DCGM_IMAGE,
+    type=str,
+    default=Deferred("autorecover.adapters.kubernetes.diagnostics:DCGM_IMAGE"),
     show_default=True,
     help="With --scheduler kubernetes: the image diagnostic pods run dcgmi diag from.",
 )
@@ -204,6 +173,22 @@ def serve_cmd(
     spool_dir: Path | None, log_level: str,
 ) -> None:  # fmt: skip
     """Run the engine: recovery controllers, signal intake and the HTTP API."""
+    import logging
+
+    from autorecover.adapters.clock import SystemClock
+    from autorecover.adapters.kubernetes.stack import (
+        KubeSettings,
+        domain_labels_from,
+        namespaces_from,
+    )
+    from autorecover.adapters.store.url import StoreUrlError, open_store, redact
+    from autorecover.controllers.jobs.controller import JobSettings
+    from autorecover.controllers.ports import PermanentError, TransientError
+    from autorecover.server.engine import EngineSettings
+    from autorecover.server.policies import load_policies
+    from autorecover.server.serving import parse_listen, serve
+    from autorecover.server.wiring import build_engine, cluster_for
+
     logging.basicConfig(
         level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -261,119 +246,3 @@ def serve_cmd(
         serve(engine, host, port, log_level)
     finally:
         cluster.close()  # the Kubernetes session's watches and loop; nothing for the others
-
-
-def _read(engine_url: str, path: str) -> Any:
-    try:
-        return EngineApi(engine_url).get(path)
-    except EngineApiError as exc:
-        raise click.ClickException(str(exc)) from None
-
-
-def table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
-    """Left-aligned columns, two spaces apart."""
-    rows = [tuple(header), *[tuple(r) for r in rows]]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-    return "\n".join(lines)
-
-
-def _when(value: str | None) -> str:
-    return (value or "-")[:19].replace("T", " ")
-
-
-def _view(
-    path: str, header: Sequence[str], row: Callable[[Any], Sequence[str]], empty: str
-) -> Callable[..., None]:
-    @engine_option
-    @json_option
-    def command(engine_url: str, as_json: bool) -> None:
-        found = _read(engine_url, path)
-        if as_json:
-            click.echo(json.dumps(found, indent=2))
-        elif not found:
-            click.echo(empty)
-        else:
-            click.echo(table([row(x) for x in found], header))
-
-    return command
-
-
-nodes_cmd = click.command("nodes", help="Every node hardware recovery knows: state and why.")(
-    _view(
-        "/api/v1/nodes",
-        ("NODE", "STATE", "SINCE", "LAST SEEN", "REASON"),
-        lambda n: (n["name"], n["state"], _when(n["since"]), _when(n["last_seen"]), n["reason"]),
-        "no nodes yet",
-    )
-)
-jobs_cmd = click.command("jobs", help="Jobs job recovery watches: restarts, causes, exclusions.")(
-    _view(
-        "/api/v1/jobs",
-        ("JOB", "RESTARTS", "LAST CAUSE", "LAST ACTION", "EXCLUDED", "OPEN INCIDENTS"),
-        lambda j: (
-            j["job"],
-            str(j["restarts"]),
-            j["last_cause"] or "-",
-            j["last_action"] or "-",
-            ",".join(j["exclusions"]) or "-",
-            ",".join(j["open_incidents"]) or "-",
-        ),
-        "no jobs yet",
-    )
-)
-incidents_cmd = click.command("incidents", help="Every incident, hardware and job, oldest first.")(
-    _view(
-        "/api/v1/incidents",
-        ("INCIDENT", "SOURCE", "CAUSE", "STATE", "OPENED", "NODES", "SUMMARY"),
-        lambda i: (
-            i["id"],
-            i["source"],
-            i["cause"],
-            i["state"],
-            _when(i["opened_at"]),
-            ",".join(i["nodes"]) or "-",
-            i["summary"],
-        ),
-        "no incidents",
-    )
-)
-
-
-@click.command("incident")
-@click.argument("incident_id")
-@engine_option
-@json_option
-def incident_cmd(incident_id: str, engine_url: str, as_json: bool) -> None:
-    """One incident: what, where, the evidence and the timeline."""
-    found = _read(engine_url, f"/api/v1/incidents/{quoted(incident_id)}")
-    if as_json:
-        click.echo(json.dumps(found, indent=2))
-        return
-    click.echo(click.style(found["id"], bold=True) + f"  ({found['source']} {found['kind']})")
-    click.echo(f"  cause:   {found['cause']}   state: {found['state']}")
-    click.echo(f"  nodes:   {', '.join(found['nodes']) or '-'}")
-    click.echo(f"  opened:  {_when(found['opened_at'])}   updated: {_when(found['updated_at'])}")
-    click.echo(f"  summary: {found['summary']}")
-    click.echo("  evidence:")
-    for line in found["evidence"] or ["(none recorded)"]:
-        click.echo(f"    {line}")
-    click.echo("  timeline:")
-    for e in found["timeline"]:
-        where = f" {e['node']}" if e["node"] else ""
-        click.echo(f"    {_when(e['at'])}  {e['what']}{where}: {e['text']}")
-
-
-ENGINE_COMMANDS = (serve_cmd, nodes_cmd, jobs_cmd, incidents_cmd, incident_cmd)
-
-
-@click.group("engine")
-def engine_group() -> None:
-    """The engine and its views (`python -m autorecover.cli.engine`; also in `autorecover`)."""
-
-
-for _command in ENGINE_COMMANDS:
-    engine_group.add_command(_command)
-
-if __name__ == "__main__":
-    engine_group()

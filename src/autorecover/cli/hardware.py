@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from autorecover.adapters.clock import SystemClock
-from autorecover.adapters.store.sqlite import SqliteStore
-from autorecover.domain.hardware.lifecycle import mermaid
-from autorecover.domain.hardware.policy import Rule
-from autorecover.domain.hardware.policy_loading import PolicyError, load_policy
+if TYPE_CHECKING:
+    from autorecover.domain.hardware.policy import Rule
 
 
 @click.group("hardware")
@@ -28,6 +26,8 @@ def hardware_group() -> None:
 )
 def policy_cmd(files: tuple[Path, ...]) -> None:
     """Print the merged hardware policy: what each signal and node action leads to."""
+    from autorecover.domain.hardware.policy_loading import PolicyError, load_policy
+
     try:
         policy = load_policy([(str(p), p.read_text(encoding="utf-8")) for p in files])
     except (PolicyError, OSError) as exc:
@@ -48,6 +48,8 @@ def policy_cmd(files: tuple[Path, ...]) -> None:
 @hardware_group.command("lifecycle")
 def lifecycle_cmd() -> None:
     """Print the node lifecycle as a mermaid diagram, generated from the transition table."""
+    from autorecover.domain.hardware.lifecycle import mermaid
+
     click.echo(mermaid(), nl=False)
 
 
@@ -60,6 +62,9 @@ def lifecycle_cmd() -> None:
 )
 def status_cmd(db: Path) -> None:
     """Every node the store tracks: state, since when, why, and the breaker."""
+    from autorecover.adapters.clock import SystemClock
+    from autorecover.adapters.store.sqlite import SqliteStore
+
     store = SqliteStore(db)
     try:
         snap = store.load(removals_since=SystemClock().now())

@@ -40,11 +40,15 @@ class HyperscanPrefilter:
         import hyperscan  # optional accelerator, imported only when wanted
 
         self.markers = markers
+        self._anchors = anchors
         self._n_anchors = len(anchors)
         self._shift = max(1, (len(anchors) + len(markers)).bit_length())
         self._mask = (1 << self._shift) - 1
-        self._db = self._compile(hyperscan, anchors, ())
-        self._db_markers = self._compile(hyperscan, anchors, markers) if markers else self._db
+        # Compiled now, so that a bad anchor fails here; every file's first chunk uses it.
+        self._db_markers = self._compile(hyperscan, anchors, markers)
+        # The anchors alone serve only chunks dense with markers and `ends`: compiled on first
+        # use, which a short run (`autorecover explain` on a bundle) often never makes.
+        self._db_anchors: Any = None if markers else self._db_markers
 
     @staticmethod
     def _compile(hs: Any, anchors: list[tuple[bytes, bool]], markers: tuple[bytes, ...]) -> Any:
@@ -57,6 +61,13 @@ class HyperscanPrefilter:
             flags=[hs.HS_FLAG_CASELESS if ci else 0 for _, ci in anchors] + [0] * len(markers),
         )
         return db
+
+    def _anchor_db(self) -> Any:
+        if self._db_anchors is None:
+            import hyperscan
+
+            self._db_anchors = self._compile(hyperscan, self._anchors, ())
+        return self._db_anchors
 
     def ends(self, data: bytes) -> list[int]:
         """Offsets just past each anchor occurrence."""
@@ -88,7 +99,7 @@ class HyperscanPrefilter:
             def on_anchor(id_: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
                 packed.append((end << shift) | id_)
 
-            self._db.scan(data, match_event_handler=on_anchor)
+            self._anchor_db().scan(data, match_event_handler=on_anchor)
             markers = None
         packed.sort()  # Hyperscan reports by end offset already; this makes it certain
         mask = self._mask

@@ -49,7 +49,7 @@ class EngineProcess:
         self.url = f"http://127.0.0.1:{free_port()}"
         self.log = (tmp / "engine.log").open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "autorecover.cli.engine", "serve",
+            [sys.executable, "-m", "autorecover", "serve",
              "--scheduler", "kubernetes", "--kubeconfig", str(kube.cluster.kubeconfig),
              "--namespaces", kube.namespace, "--leadership", "kubernetes",
              "--lease-namespace", kube.namespace, "--lease-name", "autorecover-engine",

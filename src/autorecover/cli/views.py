@@ -1,0 +1,134 @@
+"""`autorecover nodes|jobs|incidents|incident ID`: what a running engine sees and did.
+
+Each reads the engine's HTTP API (`--engine`, default http://127.0.0.1:8080) and prints a
+table, or `--json` for machines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from autorecover.cli.deferred import Deferred
+
+engine_option = click.option(
+    "--engine",
+    "engine_url",
+    type=str,
+    default=Deferred("autorecover.adapters.http.engine_api:DEFAULT_ENGINE"),
+    envvar="AUTORECOVER_ENGINE",
+    show_default=True,
+    help="The engine's base URL (also AUTORECOVER_ENGINE).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
+
+
+def _read(engine_url: str, path: str) -> Any:
+    from autorecover.adapters.http.engine_api import EngineApi, EngineApiError
+
+    try:
+        return EngineApi(engine_url).get(path)
+    except EngineApiError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def table(rows: Sequence[Sequence[str]], header: Sequence[str]) -> str:
+    """Left-aligned columns, two spaces apart."""
+    rows = [tuple(header), *[tuple(r) for r in rows]]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def _when(value: str | None) -> str:
+    return (value or "-")[:19].replace("T", " ")
+
+
+def _view(
+    path: str, header: Sequence[str], row: Callable[[Any], Sequence[str]], empty: str
+) -> Callable[..., None]:
+    @engine_option
+    @json_option
+    def command(engine_url: str, as_json: bool) -> None:
+        found = _read(engine_url, path)
+        if as_json:
+            click.echo(json.dumps(found, indent=2))
+        elif not found:
+            click.echo(empty)
+        else:
+            click.echo(table([row(x) for x in found], header))
+
+    return command
+
+
+nodes_cmd = click.command("nodes", help="Every node hardware recovery knows: state and why.")(
+    _view(
+        "/api/v1/nodes",
+        ("NODE", "STATE", "SINCE", "LAST SEEN", "REASON"),
+        lambda n: (n["name"], n["state"], _when(n["since"]), _when(n["last_seen"]), n["reason"]),
+        "no nodes yet",
+    )
+)
+jobs_cmd = click.command("jobs", help="Jobs job recovery watches: restarts, causes, exclusions.")(
+    _view(
+        "/api/v1/jobs",
+        ("JOB", "RESTARTS", "LAST CAUSE", "LAST ACTION", "EXCLUDED", "OPEN INCIDENTS"),
+        lambda j: (
+            j["job"],
+            str(j["restarts"]),
+            j["last_cause"] or "-",
+            j["last_action"] or "-",
+            ",".join(j["exclusions"]) or "-",
+            ",".join(j["open_incidents"]) or "-",
+        ),
+        "no jobs yet",
+    )
+)
+incidents_cmd = click.command("incidents", help="Every incident, hardware and job, oldest first.")(
+    _view(
+        "/api/v1/incidents",
+        ("INCIDENT", "SOURCE", "CAUSE", "STATE", "OPENED", "NODES", "SUMMARY"),
+        lambda i: (
+            i["id"],
+            i["source"],
+            i["cause"],
+            i["state"],
+            _when(i["opened_at"]),
+            ",".join(i["nodes"]) or "-",
+            i["summary"],
+        ),
+        "no incidents",
+    )
+)
+
+
+@click.command("incident")
+@click.argument("incident_id")
+@engine_option
+@json_option
+def incident_cmd(incident_id: str, engine_url: str, as_json: bool) -> None:
+    """One incident: what, where, the evidence and the timeline."""
+    from autorecover.adapters.http.engine_api import quoted
+
+    found = _read(engine_url, f"/api/v1/incidents/{quoted(incident_id)}")
+    if as_json:
+        click.echo(json.dumps(found, indent=2))
+        return
+    click.echo(click.style(found["id"], bold=True) + f"  ({found['source']} {found['kind']})")
+    click.echo(f"  cause:   {found['cause']}   state: {found['state']}")
+    click.echo(f"  nodes:   {', '.join(found['nodes']) or '-'}")
+    click.echo(f"  opened:  {_when(found['opened_at'])}   updated: {_when(found['updated_at'])}")
+    click.echo(f"  summary: {found['summary']}")
+    click.echo("  evidence:")
+    for line in found["evidence"] or ["(none recorded)"]:
+        click.echo(f"    {line}")
+    click.echo("  timeline:")
+    for e in found["timeline"]:
+        where = f" {e['node']}" if e["node"] else ""
+        click.echo(f"    {_when(e['at'])}  {e['what']}{where}: {e['text']}")
+
+
+VIEWS = (nodes_cmd, jobs_cmd, incidents_cmd, incident_cmd)
