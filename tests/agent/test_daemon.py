@@ -16,9 +16,9 @@ from autorecover.adapters.host.kernel_follow import KmsgSource
 from autorecover.adapters.http.engine_client import EngineClient
 from autorecover.adapters.http.wire import signal_from_dict
 from autorecover.agent.daemon import Agent, Scheduled
-from autorecover.agent.kernel_probe import KernelProbe
-from autorecover.agent.kernel_reading import KernelReader
-from autorecover.agent.probing import ProbeResult, ProbeStatus
+from autorecover.agent.probes.base import ProbeResult, ProbeStatus
+from autorecover.agent.probes.kernel import KernelProbe
+from autorecover.agent.probes.kernel_reading import KernelReader
 from autorecover.agent.sending import Outbox
 from autorecover.agent.thresholds import load_thresholds
 from autorecover.agent.wiring import AgentConfig, build_agent

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.support import T0
-from autorecover.agent.probing import ProbeResult, ProbeStatus
+from autorecover.agent.probes.base import ProbeResult, ProbeStatus
 from autorecover.agent.reports import drain_reason, health_report, report_to_dict
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe

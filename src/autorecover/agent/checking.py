@@ -14,7 +14,7 @@ from typing import Any
 
 from autorecover.adapters.host.agent_state import StateFile
 from autorecover.agent.daemon import poll_safely
-from autorecover.agent.probing import NodeProbe, ProbeResult
+from autorecover.agent.probes.base import NodeProbe, ProbeResult
 from autorecover.agent.reports import health_report
 from autorecover.domain.signals import HealthReport
 

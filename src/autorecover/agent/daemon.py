@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from autorecover.adapters.host.agent_state import StateFile
-from autorecover.agent.probing import NodeProbe, ProbeResult, ProbeStatus
+from autorecover.agent.probes.base import NodeProbe, ProbeResult, ProbeStatus
 from autorecover.agent.sending import Outbox
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from autorecover.adapters.http.wire import signal_to_dict
-from autorecover.agent.probing import ProbeResult, effective_action
+from autorecover.agent.probes.base import ProbeResult, effective_action
 from autorecover.domain.records import NodeAction, action_rank
 from autorecover.domain.signals import HealthReport, NodeSignal
 

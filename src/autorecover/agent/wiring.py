@@ -21,15 +21,15 @@ from autorecover.adapters.host.nvml import PynvmlBackend
 from autorecover.adapters.host.nvml_snapshots import NvmlBackend, ReplayBackend
 from autorecover.adapters.http.engine_client import EngineClient
 from autorecover.agent.daemon import Agent, Scheduled
-from autorecover.agent.dcgm_probe import DcgmProbe
-from autorecover.agent.ib_probe import InfinibandProbe
-from autorecover.agent.kernel_probe import KernelProbe, LineSource
-from autorecover.agent.kernel_reading import KernelReader
-from autorecover.agent.nvml_probe import NvmlProbe
-from autorecover.agent.pcie_probe import PcieProbe
-from autorecover.agent.probing import NodeProbe
+from autorecover.agent.probes.base import NodeProbe
+from autorecover.agent.probes.dcgm import DcgmProbe
+from autorecover.agent.probes.infiniband import InfinibandProbe
+from autorecover.agent.probes.kernel import KernelProbe, LineSource
+from autorecover.agent.probes.kernel_reading import KernelReader
+from autorecover.agent.probes.nvml import NvmlProbe
+from autorecover.agent.probes.pcie import PcieProbe
+from autorecover.agent.probes.storms import StormFolder
 from autorecover.agent.sending import Outbox
-from autorecover.agent.storms import StormFolder
 from autorecover.agent.thresholds import Thresholds
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.signals import Probe

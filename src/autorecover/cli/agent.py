@@ -26,7 +26,7 @@ from autorecover.cli.deferred import Deferred, DeferredChoice
 from autorecover.domain.signals import Probe
 
 if TYPE_CHECKING:
-    from autorecover.agent.probing import NodeProbe
+    from autorecover.agent.probes.base import NodeProbe
     from autorecover.agent.thresholds import Thresholds
     from autorecover.agent.wiring import AgentConfig
     from autorecover.domain.catalog import Catalog
@@ -252,7 +252,7 @@ def record_nvml_cmd(out: Path, samples: int, interval_s: float) -> None:
 def _config(opts: dict[str, Any], *, diag_level: int | None, follow: bool) -> AgentConfig:
     import platform
 
-    from autorecover.agent.probing import valid_node
+    from autorecover.agent.probes.base import valid_node
     from autorecover.agent.wiring import AgentConfig
 
     node = opts["node"] or platform.node().split(".")[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from autorecover.adapters.store.sqlite import SqliteJobStore
-from autorecover.agent.probing import NodeProbe
+from autorecover.agent.probes.base import NodeProbe
 from autorecover.controllers.hardware.controller import HardwareController
 from autorecover.controllers.jobs.controller import JobRecoveryController, deliver_handovers
 from autorecover.controllers.ports import Clock

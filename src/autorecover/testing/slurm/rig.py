@@ -30,7 +30,7 @@ from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.fakes.cluster import FakeDiagnostics, FakeNotifier
 from autorecover.adapters.slurm.jobs import SlurmJobs
 from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
-from autorecover.agent.probing import NodeProbe
+from autorecover.agent.probes.base import NodeProbe
 from autorecover.agent.thresholds import load_thresholds
 from autorecover.agent.wiring import AgentConfig, build_probes
 from autorecover.controllers.hardware.controller import HardwareController

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from autorecover.adapters.host.dcgm import DcgmError, Dcgmi, DcgmUnavailableError, DiagResult
-from autorecover.agent.probing import ProbeResult, ProbeStatus, make_signal
+from autorecover.agent.probes.base import ProbeResult, ProbeStatus, make_signal
 from autorecover.agent.thresholds import Meaning, Thresholds
 from autorecover.domain.records import Blame, NodeAction, action_rank
 from autorecover.domain.signals import NodeSignal, Probe

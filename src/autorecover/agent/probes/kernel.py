@@ -12,9 +12,9 @@ from autorecover.adapters.host.kernel_log import (
     KernelLogError,
     cursor_from_dict,
 )
-from autorecover.agent.kernel_reading import KernelReader, StampedLine
-from autorecover.agent.probing import ProbeResult, ProbeStatus
-from autorecover.agent.storms import StormFolder
+from autorecover.agent.probes.base import ProbeResult, ProbeStatus
+from autorecover.agent.probes.kernel_reading import KernelReader, StampedLine
+from autorecover.agent.probes.storms import StormFolder
 from autorecover.domain.signals import Probe
 from autorecover.parsing.lines import parse_line
 

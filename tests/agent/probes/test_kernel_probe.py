@@ -6,10 +6,10 @@ from pathlib import Path
 
 from agent.support import FIXTURES, T0, at
 from autorecover.adapters.host.kernel_follow import FileSource, KmsgSource
-from autorecover.agent.kernel_probe import KernelProbe
-from autorecover.agent.kernel_reading import KernelReader, StampedLine, normalize_pci
-from autorecover.agent.probing import ProbeStatus, effective_action
-from autorecover.agent.storms import StormFolder
+from autorecover.agent.probes.base import ProbeStatus, effective_action
+from autorecover.agent.probes.kernel import KernelProbe
+from autorecover.agent.probes.kernel_reading import KernelReader, StampedLine, normalize_pci
+from autorecover.agent.probes.storms import StormFolder
 from autorecover.domain.catalog import Catalog, build_catalog, builtin_documents
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import Probe
@@ -156,7 +156,7 @@ def test_missing_log_is_unavailable(tmp_path: Path, catalog: Catalog) -> None:
 
 
 def test_nvml_xid_events_share_the_catalog(catalog: Catalog, scanner: Scanner) -> None:
-    from autorecover.agent.kernel_reading import XidEvent
+    from autorecover.agent.probes.kernel_reading import XidEvent
 
     reader = KernelReader(catalog, scanner)
     [sig] = reader.read_xid_events("n1", [XidEvent("00000000:5D:00.0", 79, T0)], T0)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent.support import at
-from autorecover.agent.probing import ProbeStatus
-from autorecover.agent.sysfs_probe import SysfsProbe
+from autorecover.agent.probes.base import ProbeStatus
+from autorecover.agent.probes.sysfs import SysfsProbe
 from autorecover.agent.thresholds import Thresholds
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.signals import NodeSignal, Probe

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.support import NODES, at, ib_port
-from autorecover.agent.ib_probe import InfinibandProbe
-from autorecover.agent.probing import ProbeStatus
+from autorecover.agent.probes.base import ProbeStatus
+from autorecover.agent.probes.infiniband import InfinibandProbe
 from autorecover.agent.thresholds import Thresholds, load_thresholds
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.records import NodeAction

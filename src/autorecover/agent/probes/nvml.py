@@ -14,10 +14,10 @@ from autorecover.adapters.host.nvml_snapshots import (
     NvmlErrorKind,
     NvmlSnapshot,
 )
-from autorecover.agent.counters import CounterTracker, breach_signal
-from autorecover.agent.kernel_reading import KernelReader, XidEvent, normalize_pci
-from autorecover.agent.probing import ProbeResult, ProbeStatus, make_signal
-from autorecover.agent.storms import StormFolder
+from autorecover.agent.probes.base import ProbeResult, ProbeStatus, make_signal
+from autorecover.agent.probes.counters import CounterTracker, breach_signal
+from autorecover.agent.probes.kernel_reading import KernelReader, XidEvent, normalize_pci
+from autorecover.agent.probes.storms import StormFolder
 from autorecover.agent.thresholds import Meaning, Thresholds
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.records import Blame, NodeAction

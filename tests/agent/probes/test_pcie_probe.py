@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.support import NODES, at, pci_device
-from autorecover.agent.pcie_probe import PcieProbe
-from autorecover.agent.probing import ProbeStatus
+from autorecover.agent.probes.base import ProbeStatus
+from autorecover.agent.probes.pcie import PcieProbe
 from autorecover.agent.thresholds import Thresholds, load_thresholds
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.records import NodeAction

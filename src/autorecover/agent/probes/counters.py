@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from autorecover.agent.probing import make_signal
+from autorecover.agent.probes.base import make_signal
 from autorecover.agent.thresholds import CounterRule, Kind, Meaning
 from autorecover.domain.signals import NodeSignal
 

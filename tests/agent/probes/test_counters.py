@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from agent.support import at
-from autorecover.agent.counters import Breach, CounterTracker
+from autorecover.agent.probes.counters import Breach, CounterTracker
 from autorecover.agent.thresholds import CounterRule, Kind
 from autorecover.domain.records import NodeAction
 from autorecover.domain.signals import Probe

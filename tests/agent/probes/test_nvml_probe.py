@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from agent.support import FIXTURES, at
 from autorecover.adapters.host.nvml_snapshots import NvmlErrorKind, NvmlSnapshot, ReplayBackend
-from autorecover.agent.nvml_probe import NvmlProbe
-from autorecover.agent.probing import ProbeStatus
+from autorecover.agent.probes.base import ProbeStatus
+from autorecover.agent.probes.nvml import NvmlProbe
 from autorecover.agent.thresholds import Thresholds
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.records import Blame, NodeAction

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from autorecover.agent.probing import MAX_TEXT
+from autorecover.agent.probes.base import MAX_TEXT
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.context import in_context
 from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction, Source

@@ -12,8 +12,8 @@ from autorecover.adapters.host.dcgm import (
     DcgmUnavailableError,
     RecordedRunner,
 )
-from autorecover.agent.dcgm_probe import DcgmProbe, slug
-from autorecover.agent.probing import ProbeStatus, effective_action
+from autorecover.agent.probes.base import ProbeStatus, effective_action
+from autorecover.agent.probes.dcgm import DcgmProbe, slug
 from autorecover.agent.thresholds import Thresholds
 from autorecover.domain.records import Blame, NodeAction
 

@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
-from autorecover.agent.counters import CounterTracker, breach_signal
-from autorecover.agent.probing import ProbeResult, ProbeStatus
+from autorecover.agent.probes.base import ProbeResult, ProbeStatus
+from autorecover.agent.probes.counters import CounterTracker, breach_signal
 from autorecover.agent.thresholds import Meaning, Thresholds
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.signals import NodeSignal, Probe

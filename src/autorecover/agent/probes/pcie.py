@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from autorecover.adapters.host.pcie import PciDevice, PcieUnavailableError, read_devices
-from autorecover.agent.probing import make_signal
-from autorecover.agent.sysfs_probe import SysfsProbe
+from autorecover.agent.probes.base import make_signal
+from autorecover.agent.probes.sysfs import SysfsProbe
 from autorecover.domain.signals import NodeSignal, Probe
 
 
