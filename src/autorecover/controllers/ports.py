@@ -15,6 +15,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
 
+from autorecover.domain.alerts import Alert as Alert  # re-exported: the port speaks it
+
 
 class TransientError(Exception):
     """The port could not act now; the action stays intended and is retried."""
@@ -44,23 +46,13 @@ class Provenance:
     incident: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Alert:
-    """Something a person must look at."""
-
-    id: str
-    at: datetime
-    summary: str
-    node: str = ""
-    incident: str | None = None
-    evidence: tuple[str, ...] = ()
-
-
 class Notifier(Protocol):
-    """Tell people; idempotent by alert id."""
+    """Tell people. An alert fires until it is sent again resolved (`ends_at` set); a firing
+    alert may be sent again and again (Alertmanager forgets one nobody repeats), so receivers
+    deduplicate by id. Must not block: delivery happens elsewhere."""
 
     def alert(self, alert: Alert) -> None:
-        """Send one alert (again if asked again: the receiver deduplicates by id)."""
+        """Send one alert, firing or resolved (again if asked again)."""
         ...
 
 

@@ -205,16 +205,18 @@ class FakeDiagnostics:
 
 
 class FakeNotifier:
-    """Alerts kept by id; `calls` counts every send, retries included."""
+    """Alerts kept by id (firing ones in `alerts`, resolutions in `resolved`); `calls` counts
+    every send, retries and repeats included."""
 
     def __init__(self) -> None:
         self.alerts: dict[str, Alert] = {}
+        self.resolved: dict[str, Alert] = {}
         self.calls: Counter[str] = Counter()
 
     def alert(self, alert: Alert) -> None:
-        """Keep the alert (once per id)."""
+        """Keep the alert (once per id and status)."""
         self.calls[alert.id] += 1
-        self.alerts.setdefault(alert.id, alert)
+        (self.resolved if alert.resolved else self.alerts).setdefault(alert.id, alert)
 
 
 __all__ = [
