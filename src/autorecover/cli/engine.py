@@ -8,10 +8,15 @@ when `autorecover` starts.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from autorecover.cli.deferred import Deferred, DeferredChoice
+
+if TYPE_CHECKING:
+    from autorecover.controllers.ports import Clock
+    from autorecover.server.alerting import Alerting
 
 
 @click.command("serve")
@@ -158,6 +163,32 @@ from autorecover.cli.deferred import Deferred, DeferredChoice
     help="With --scheduler kubernetes: where pod logs are spooled (default: a temp folder).",
 )
 @click.option(
+    "--alertmanager-url",
+    "alertmanager_urls",
+    multiple=True,
+    help="Send alerts to this Alertmanager (http(s)://HOST:PORT[/prefix]); repeatable: "
+    "name every peer of an Alertmanager cluster.",
+)
+@click.option(
+    "--alert-webhook",
+    "alert_webhooks",
+    multiple=True,
+    help="POST each alert's firing and resolved message as JSON to this URL; repeatable.",
+)
+@click.option(
+    "--alert-webhook-secret-file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    default=None,
+    help="Sign webhook bodies with HMAC-SHA256 under the key in this file.",
+)
+@click.option(
+    "--alert-out-of-service-s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=86_400.0,
+    show_default=True,
+    help="Alert on a node out of service longer than this.",
+)
+@click.option(
     "--log-level",
     default="info",
     show_default=True,
@@ -171,6 +202,8 @@ def serve_cmd(
     leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
     namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
     spool_dir: Path | None, log_level: str,
+    alertmanager_urls: tuple[str, ...], alert_webhooks: tuple[str, ...],
+    alert_webhook_secret_file: Path | None, alert_out_of_service_s: float,
 ) -> None:  # fmt: skip
     """Run the engine: recovery controllers, signal intake and the HTTP API."""
     import logging
@@ -228,15 +261,19 @@ def serve_cmd(
             kube=kube,
             jobs_settings=JobSettings(settle_s=settle_s),
         )
+        alerting = _alerting(
+            clock, dry_run, alertmanager_urls, alert_webhooks, alert_webhook_secret_file,
+            alert_out_of_service_s,
+        )  # fmt: skip
         cluster_lease = None
         if leadership == "kubernetes":
             if cluster.leases is None:
                 raise ValueError("--leadership kubernetes needs --scheduler kubernetes")
             cluster_lease = cluster.leases(lease_namespace, lease_name)
-    except (ValueError, StoreUrlError, TransientError, PermanentError) as exc:
+    except (ValueError, OSError, StoreUrlError, TransientError, PermanentError) as exc:
         raise click.ClickException(str(exc)) from None
     engine = build_engine(store, clock, cluster, loaded, settings, replica=replica, jobs=jobs,
-                          cluster_lease=cluster_lease)  # fmt: skip
+                          cluster_lease=cluster_lease, alerting=alerting)  # fmt: skip
     click.echo(
         f"autorecover engine on http://{listen} store={redact(store_url)} "
         f"replica={engine.leadership.holder}{' dry-run' if dry_run else ''}",
@@ -246,3 +283,25 @@ def serve_cmd(
         serve(engine, host, port, log_level)
     finally:
         cluster.close()  # the Kubernetes session's watches and loop; nothing for the others
+
+
+def _alerting(
+    clock: Clock, dry_run: bool, alertmanagers: tuple[str, ...], webhooks: tuple[str, ...],
+    secret_file: Path | None, out_of_service_s: float,
+) -> Alerting:  # fmt: skip
+    """Where `serve`'s alerts go (ValueError names a bad URL or an empty secret)."""
+    from datetime import timedelta
+
+    from autorecover.domain.alerts import AlertSettings
+    from autorecover.server.alerting import AlertConfig, open_alerting
+
+    secret = None
+    if secret_file is not None:
+        secret = secret_file.read_bytes().strip()
+        if not secret:
+            raise ValueError(f"--alert-webhook-secret-file {secret_file}: the file is empty")
+    settings = AlertSettings(
+        out_of_service_budget=timedelta(seconds=out_of_service_s), dry_run=dry_run
+    )
+    config = AlertConfig(alertmanagers, webhooks, secret, settings)
+    return open_alerting(config, clock)

@@ -13,6 +13,7 @@ from typing import Literal
 
 from autorecover.adapters.store.base import EngineStore
 from autorecover.controllers.ports import Clock
+from autorecover.server.alerting import Alerting
 from autorecover.server.hosting import Service
 from autorecover.server.intake import Intake
 from autorecover.server.jobs_view import NO_JOBS, JobsView
@@ -57,6 +58,7 @@ class Engine:
         metrics: EngineMetrics | None = None,
         background: bool = True,
         owns_store: bool = False,
+        alerting: Alerting | None = None,
     ) -> None:
         self.store, self.clock, self.leadership = store, clock, leadership
         self.settings = s = settings or EngineSettings()
@@ -64,6 +66,9 @@ class Engine:
         self.jobs = jobs
         self.metrics = metrics or EngineMetrics()
         self.metrics.watch_store(store, lambda: leadership.fence() is not None, jobs)
+        self.alerting = alerting
+        if alerting is not None:
+            self.metrics.watch_alerts(alerting, lambda: leadership.fence() is not None)
         self.intake = Intake(
             store, clock, self.metrics, max_waiting=s.max_waiting,
             max_in_flight=s.max_in_flight, retry_after_s=s.retry_after_s,
@@ -89,6 +94,8 @@ class Engine:
             self.runner.stop()
         else:
             self.leadership.release()
+        if self.alerting is not None:
+            self.alerting.close()
         if self._owns_store:
             self.store.close()
 

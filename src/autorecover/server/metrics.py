@@ -3,8 +3,9 @@
 What the store knows is read from the store at scrape time, so every replica — leader or
 standby, freshly restarted or not — reports the same fleet: nodes by state, the breaker,
 waiting batches, incidents by cause and the recovery-time histogram (folded in
-incrementally from the transitions table, so a scrape reads only what is new). What only
-this process knows is counted here: intake outcomes, pass durations and failures.
+incrementally from the transitions table, so a scrape reads only what is new) and when each
+node now out of service left it. What only this process knows is counted here: intake
+outcomes, pass durations and failures, the alerts firing and their delivery.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from prometheus_client.registry import Collector
 
 from autorecover.adapters.store.base import EngineStore
 from autorecover.domain.hardware.lifecycle import NodeState
+from autorecover.server.alerting import Alerting
 from autorecover.server.jobs_view import NO_JOBS, JobsView
 
 RECOVERY_BUCKETS_S = (60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 14400.0, 43200.0, 86400.0)
@@ -93,6 +95,13 @@ class StoreCollector(Collector):
             causes.update(("jobs", i.cause) for i in self._jobs.incidents())
             for (source, cause), count in sorted(causes.items()):
                 incidents.add_metric([source, cause], count)
+            out_since = GaugeMetricFamily(
+                "autorecover_node_out_since_timestamp_seconds",
+                "When each node now out of service left it (Unix time); only nodes out.",
+                labels=["node"],
+            )
+            for node, at in sorted(self._left.items()):
+                out_since.add_metric([node], at.timestamp())
             recovery = HistogramMetricFamily(
                 "autorecover_recovery_seconds",
                 "From a node leaving service to its return, by hardware recovery.",
@@ -101,6 +110,7 @@ class StoreCollector(Collector):
             )
         yield incidents
         yield recovery
+        yield out_since
 
     def _observe(self, seconds: float) -> None:
         i = next((i for i, b in enumerate(RECOVERY_BUCKETS_S) if seconds <= b), -1)
@@ -113,6 +123,49 @@ class StoreCollector(Collector):
             total += count
             out.append(("+Inf" if bound == float("inf") else repr(bound), float(total)))
         return out
+
+
+class AlertsCollector(Collector):
+    """The alerting pass's findings (on the leader) and each receiver's delivery counts."""
+
+    def __init__(self, alerting: Alerting, leading: Callable[[], bool]) -> None:
+        self._alerting, self._leading = alerting, leading
+
+    def collect(self) -> Iterator[Metric]:
+        """Alerts firing by name, the out-of-service budget, the senders' counts."""
+        firing = GaugeMetricFamily(
+            "autorecover_alerts_firing",
+            "Alerts firing, by alertname, as the leader's last alerting pass derived them.",
+            labels=["alertname"],
+        )
+        if self._leading():
+            for name, count in sorted(Tally(a.name for a in self._alerting.firing).items()):
+                firing.add_metric([str(name)], count)
+        yield firing
+        yield GaugeMetricFamily(
+            "autorecover_out_of_service_budget_seconds",
+            "How long a node may stay out of service before it is alerted on.",
+            value=self._alerting.config.settings.out_of_service_budget.total_seconds(),
+        )
+        stats = self._alerting.stats()
+        for field, kind, text in _SENDER_METRICS:
+            family: CounterMetricFamily | GaugeMetricFamily = (
+                CounterMetricFamily(f"autorecover_alerts_{field}", text, labels=["receiver"])
+                if kind == "counter"
+                else GaugeMetricFamily(f"autorecover_alerts_{field}", text, labels=["receiver"])
+            )
+            for s in stats:
+                family.add_metric([s.receiver], getattr(s, field))
+            yield family
+
+
+_SENDER_METRICS = (
+    ("sent", "counter", "Alert messages delivered, by receiver."),
+    ("failed", "counter", "Alert messages given up (refused, or retries spent), by receiver."),
+    ("dropped", "counter", "Alert messages dropped because the receiver's outbox was full."),
+    ("retries", "counter", "Deliveries tried again after a receiver was away, by receiver."),
+    ("queued", "gauge", "Alert messages waiting to be delivered, by receiver."),
+)
 
 
 class EngineMetrics:
@@ -148,6 +201,10 @@ class EngineMetrics:
     ) -> None:
         """Also report what the store (and job recovery's store) knows."""
         self.registry.register(StoreCollector(store, leading, jobs))
+
+    def watch_alerts(self, alerting: Alerting, leading: Callable[[], bool]) -> None:
+        """Also report the alerts firing and how their delivery goes."""
+        self.registry.register(AlertsCollector(alerting, leading))
 
     def intake(self, outcome: str, signals: int = 0) -> None:
         """Count one intake request."""

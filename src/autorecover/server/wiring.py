@@ -54,6 +54,7 @@ from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.domain.jobs.decisions import JobHistory
 from autorecover.domain.jobs.settings import SitePolicy
+from autorecover.server.alerting import Alerting, alerts_service
 from autorecover.server.engine import Engine, EngineSettings
 from autorecover.server.fencing import FencedStore
 from autorecover.server.hosting import Hosted, HostedHardware, Service
@@ -339,13 +340,18 @@ def build_engine(
     background: bool = True,
     owns_store: bool = True,
     cluster_lease: ExternalLease | None = None,
+    alerting: Alerting | None = None,
 ) -> Engine:
-    """The engine with hardware recovery (and job recovery, when wired) on one store."""
+    """The engine with hardware recovery (and job recovery, when wired) on one store, and
+    the alerting pass when `alerting` names where alerts go (`server.alerting.open_alerting`)."""
     services = [
         hardware_service(store, cluster, clock, policies, settings, jobs.outbox if jobs else None)
     ]
     if jobs is not None:
         services.append(jobs_service(jobs, settings))
+    if alerting is not None:
+        jobs_store = jobs.store if jobs is not None else None
+        services.append(alerts_service(store, alerting, clock, cluster.topology, jobs_store))
     db = DbLeadership(store, clock, replica, ttl_s=settings.lease_ttl_s)
     leadership: Leadership = (
         db if cluster_lease is None else ClusterLeaseLeadership(cluster_lease, db, clock)
@@ -354,5 +360,5 @@ def build_engine(
         store=store, clock=clock, leadership=leadership,
         services=services, settings=settings, policies=policies,
         jobs=StoreJobsView(jobs.store) if jobs else NO_JOBS, background=background,
-        owns_store=owns_store,
+        owns_store=owns_store, alerting=alerting,
     )  # fmt: skip
