@@ -64,6 +64,14 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
         "engine": {"extraArgs": ["--tick-s", "2"]},
         "agent": {"extraArgs": ["--skip", "dcgm"]},
     },
+    "alerting": {
+        "alerting": {
+            "alertmanagers": ["http://am-0.monitoring:9093", "http://am-1.monitoring:9093"],
+            "webhooks": ["https://hooks.example/autorecover"],
+            "webhookSecret": {"existingSecret": "ar-hooks"},
+        },
+        "prometheusRules": {"enabled": True, "labels": {"release": "prom"}},
+    },
 }
 
 # (apiGroup, resource, verb): what the engine is granted, and why (docs/deployment.md).
@@ -140,8 +148,8 @@ def test_helm_every_manifest_validates_against_kubernetes(
     rendered = chart(values)
     assert rendered.manifests
     for manifest in rendered.manifests:
-        if manifest["kind"] == "ServiceMonitor":
-            continue  # a CRD kubernetes_validate has no schema for: checked by hand below
+        if manifest["kind"] in ("ServiceMonitor", "PrometheusRule"):
+            continue  # CRDs kubernetes_validate has no schema for: checked by hand
         name = f"{manifest['kind']}/{manifest['metadata']['name']}"
         try:
             kubernetes_validate.validate(manifest, KUBE_VERSION, strict=True)
@@ -339,7 +347,7 @@ def test_helm_engine_flags_are_ones_serve_accepts(
     chart: Callable[[dict[str, Any]], Rendered],
 ) -> None:
     known = {opt for p in serve_cmd.params for opt in p.opts}
-    for name in ("defaults", "acting", "policies"):
+    for name in ("defaults", "acting", "policies", "alerting"):
         args = argv(chart(VALUE_SETS[name]).one("Deployment", ENGINE))
         used = {a for a in args[2:] if a.startswith("--")}
         assert used <= known, f"serve has no {sorted(used - known)}"

@@ -166,6 +166,7 @@ if TYPE_CHECKING:
     "--alertmanager-url",
     "alertmanager_urls",
     multiple=True,
+    envvar="AUTORECOVER_ALERTMANAGER_URLS",
     help="Send alerts to this Alertmanager (http(s)://HOST:PORT[/prefix]); repeatable: "
     "name every peer of an Alertmanager cluster.",
 )
@@ -173,7 +174,9 @@ if TYPE_CHECKING:
     "--alert-webhook",
     "alert_webhooks",
     multiple=True,
-    help="POST each alert's firing and resolved message as JSON to this URL; repeatable.",
+    envvar="AUTORECOVER_ALERT_WEBHOOKS",
+    help="POST each alert's firing and resolved message as JSON to this URL; repeatable "
+    "(or space-separated in AUTORECOVER_ALERT_WEBHOOKS, for URLs that are secrets).",
 )
 @click.option(
     "--alert-webhook-secret-file",
