@@ -48,12 +48,14 @@ def test_helm_alert_receivers_and_the_signing_key_reach_serve(helm: Path) -> Non
         "webhooks": ["https://hooks.example/ar"],
         "webhookSecret": {"existingSecret": "ar-hooks", "key": "hmac"},
         "outOfServiceBudgetS": 7200,
+        "externalUrl": "https://autorecover.example",
     }
     deployment = engine(rendered(helm, {"alerting": alerting}))
     args = argv(deployment)
     assert flag_values(args, "--alertmanager-url") == alerting["alertmanagers"]
     assert flag_values(args, "--alert-webhook") == ["https://hooks.example/ar"]
     assert flag_values(args, "--alert-out-of-service-s") == ["7200"]
+    assert flag_values(args, "--external-url") == ["https://autorecover.example"]
     [path] = flag_values(args, "--alert-webhook-secret-file")
     spec = deployment["spec"]["template"]["spec"]
     [volume] = [v for v in spec["volumes"] if v["name"] == "alerting"]
@@ -69,7 +71,7 @@ def test_helm_no_receivers_configured_sends_nothing_but_the_log(helm: Path) -> N
     deployment = engine(rendered(helm, {}))
     args = argv(deployment)
     assert not flag_values(args, "--alertmanager-url") and not flag_values(args, "--alert-webhook")
-    assert "--alert-webhook-secret-file" not in args
+    assert "--alert-webhook-secret-file" not in args and "--external-url" not in args
     assert flag_values(args, "--alert-out-of-service-s") == ["86400"]
     assert not [
         v for v in deployment["spec"]["template"]["spec"]["volumes"] if v["name"] == "alerting"

@@ -94,6 +94,9 @@ def test_dry_run_marks_every_alert_and_links_point_at_the_api() -> None:
     alerts = firing(facts, T0, settings)
     assert all(a.labels()["dry_run"] == "true" for a in alerts)
     assert alerts[1].link == "https://ar.example/api/v1/nodes/n1"
+    job = JobFact("team/llm", "team/llm#2/failure", 2, T0, "stopped")
+    [stopped] = firing(Facts(jobs=(job,)), T0, settings)
+    assert stopped.link == "https://ar.example/api/v1/incidents/team/llm%232/failure"
 
 
 def test_the_same_facts_give_the_same_alerts() -> None:

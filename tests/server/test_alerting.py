@@ -174,5 +174,7 @@ def test_serve_refuses_a_bad_receiver_url_or_an_empty_secret_naming_the_flag(
             "--alert-webhook-secret-file", str(empty)]  # fmt: skip
     refused = runner.invoke(serve_cmd, args)
     assert refused.exit_code != 0 and "the file is empty" in refused.output
+    link = runner.invoke(serve_cmd, ["--store", "memory://", "--external-url", "ar.example"])
+    assert link.exit_code != 0 and "--external-url 'ar.example'" in link.output
     zero = runner.invoke(serve_cmd, ["--store", "memory://", "--alert-out-of-service-s", "0"])
     assert zero.exit_code == 2 and "--alert-out-of-service-s" in zero.output

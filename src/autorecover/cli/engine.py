@@ -185,6 +185,12 @@ if TYPE_CHECKING:
     help="Sign webhook bodies with HMAC-SHA256 under the key in this file.",
 )
 @click.option(
+    "--external-url",
+    default="",
+    help="The engine's API as people reach it (https://autorecover.example): alerts link "
+    "to their node or incident under it.",
+)
+@click.option(
     "--alert-out-of-service-s",
     type=click.FloatRange(min=0, min_open=True),
     default=86_400.0,
@@ -206,7 +212,7 @@ def serve_cmd(
     namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
     spool_dir: Path | None, log_level: str,
     alertmanager_urls: tuple[str, ...], alert_webhooks: tuple[str, ...],
-    alert_webhook_secret_file: Path | None, alert_out_of_service_s: float,
+    alert_webhook_secret_file: Path | None, alert_out_of_service_s: float, external_url: str,
 ) -> None:  # fmt: skip
     """Run the engine: recovery controllers, signal intake and the HTTP API."""
     import logging
@@ -266,7 +272,7 @@ def serve_cmd(
         )
         alerting = _alerting(
             clock, dry_run, alertmanager_urls, alert_webhooks, alert_webhook_secret_file,
-            alert_out_of_service_s,
+            alert_out_of_service_s, external_url,
         )  # fmt: skip
         cluster_lease = None
         if leadership == "kubernetes":
@@ -290,11 +296,12 @@ def serve_cmd(
 
 def _alerting(
     clock: Clock, dry_run: bool, alertmanagers: tuple[str, ...], webhooks: tuple[str, ...],
-    secret_file: Path | None, out_of_service_s: float,
+    secret_file: Path | None, out_of_service_s: float, external_url: str,
 ) -> Alerting:  # fmt: skip
     """Where `serve`'s alerts go (ValueError names a bad URL or an empty secret)."""
     from datetime import timedelta
 
+    from autorecover.adapters.alerting.posting import check_url
     from autorecover.domain.alerts import AlertSettings
     from autorecover.server.alerting import AlertConfig, open_alerting
 
@@ -303,8 +310,11 @@ def _alerting(
         secret = secret_file.read_bytes().strip()
         if not secret:
             raise ValueError(f"--alert-webhook-secret-file {secret_file}: the file is empty")
+    if external_url:
+        check_url(external_url, "--external-url")
     settings = AlertSettings(
-        out_of_service_budget=timedelta(seconds=out_of_service_s), dry_run=dry_run
-    )
+        out_of_service_budget=timedelta(seconds=out_of_service_s), dry_run=dry_run,
+        link=external_url,
+    )  # fmt: skip
     config = AlertConfig(alertmanagers, webhooks, secret, settings)
     return open_alerting(config, clock)

@@ -55,6 +55,15 @@ class Facts:
     latest_attempts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
 
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+
+
+def _path(text: str) -> str:
+    """Percent-encoded for a URL path (an incident id's `#` would end the path)."""
+    out = (c if c in _UNRESERVED else "".join(f"%{b:02X}" for b in c.encode()) for c in text)
+    return "".join(out)
+
+
 def _stamp(at: datetime) -> str:
     return f"{at:%Y%m%dT%H%M%S.%fZ}"
 
@@ -71,7 +80,7 @@ def firing(facts: Facts, now: datetime, settings: AlertSettings) -> tuple[Alert,
     out: list[Alert] = []
     for n in facts.nodes:
         where = ",".join(sorted(n.domains))
-        link = f"{base}/api/v1/nodes/{n.node}" if base else ""
+        link = f"{base}/api/v1/nodes/{_path(n.node)}" if base else ""
         if n.state is NodeState.NEEDS_ATTENTION:
             out.append(
                 Alert(
@@ -121,7 +130,8 @@ def firing(facts: Facts, now: datetime, settings: AlertSettings) -> tuple[Alert,
                 f"{AlertName.DOMAIN_INCIDENT}/{i.id}", i.opened_at,
                 f"failure domain {i.domain}: {len(i.nodes)} nodes faulted together", "", i.id,
                 name=AlertName.DOMAIN_INCIDENT, severity=Severity.CRITICAL,
-                domain=str(i.domain), link=f"{base}/api/v1/incidents/{i.id}" if base else "",
+                domain=str(i.domain),
+                link=f"{base}/api/v1/incidents/{_path(i.id)}" if base else "",
                 description=f"One incident for a person (a PDU, a switch, a leaf): {nodes}",
                 dry_run=dry,
             )
@@ -135,7 +145,7 @@ def firing(facts: Facts, now: datetime, settings: AlertSettings) -> tuple[Alert,
             Alert(
                 f"{name}/{j.incident}", j.at, f"job {j.job} {what}: {j.why}", "", j.incident,
                 name=name, severity=Severity.WARNING, job=j.job,
-                link=f"{base}/api/v1/incidents/{j.incident}" if base else "",
+                link=f"{base}/api/v1/incidents/{_path(j.incident)}" if base else "",
                 description=(
                     f"Attempt {j.attempt} on {', '.join(j.nodes) or 'no nodes'}; autorecover "
                     "will not restart it: a person decides."
