@@ -76,6 +76,14 @@ def test_kubernetes_the_charts_rbac_is_what_the_engine_needs(kube: KubeHarness) 
         {},
         {"dryRun": False, "taintEffect": "NoExecute", "agent": {"kernelSource": "journal"}},
         {"policies": {"site.toml": "[breaker]\nmax_nodes = 8\n"}, "engine": {"replicas": 3}},
+        {
+            "alerting": {
+                "alertmanagers": ["http://am.monitoring:9093"],
+                "webhooks": ["https://hooks.example/ar"],
+                "webhookSecret": {"existingSecret": "ar-hooks"},
+                "externalUrl": "https://ar.example",
+            }
+        },
     ],
 )
 def test_kubernetes_the_real_api_server_admits_every_chart_manifest(
