@@ -55,6 +55,13 @@ def test_a_node_for_a_person_long_out_has_both_alerts() -> None:
     ]  # fmt: skip
 
 
+def test_the_budget_reads_as_people_write_it() -> None:
+    for seconds, text in ((86400, "24h"), (5400, "90min"), (2, "2s")):
+        settings = AlertSettings(out_of_service_budget=timedelta(seconds=seconds))
+        [a] = firing(Facts(nodes=(node(NodeState.QUARANTINED),)), T0 + 30 * HOUR, settings)
+        assert f"longer than {text} " in a.summary
+
+
 def test_a_healthy_node_alerts_nothing() -> None:
     assert names(Facts(nodes=(node(NodeState.HEALTHY),)), T0 + 100 * HOUR) == []
 

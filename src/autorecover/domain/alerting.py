@@ -68,9 +68,14 @@ def _stamp(at: datetime) -> str:
     return f"{at:%Y%m%dT%H%M%S.%fZ}"
 
 
-def _hours(span: timedelta) -> str:
-    hours = span.total_seconds() / 3600
-    return f"{hours:g}h"
+def _span(span: timedelta) -> str:
+    """A budget as people write it: 24h, 90min, 45s."""
+    seconds = span.total_seconds()
+    if seconds % 3600 == 0:
+        return f"{seconds / 3600:g}h"
+    if seconds % 60 == 0:
+        return f"{seconds / 60:g}min"
+    return f"{seconds:g}s"
 
 
 def firing(facts: Facts, now: datetime, settings: AlertSettings) -> tuple[Alert, ...]:
@@ -97,7 +102,7 @@ def firing(facts: Facts, now: datetime, settings: AlertSettings) -> tuple[Alert,
             )  # fmt: skip
         over = n.out_since + settings.out_of_service_budget
         if n.state is not NodeState.HEALTHY and now >= over:
-            budget = _hours(settings.out_of_service_budget)
+            budget = _span(settings.out_of_service_budget)
             out.append(
                 Alert(
                     f"{AlertName.NODE_OUT_TOO_LONG}/{n.node}/{_stamp(n.out_since)}", over,
