@@ -52,3 +52,34 @@ def test_a_store_error_while_renewing_lets_the_lease_run_out() -> None:
     lead = DbLeadership(Broken(), clock, "a", ttl_s=15)
     lead.renew()  # logged, not raised
     assert lead.fence() is None and lead.leader() is None
+
+
+@pytest.mark.parametrize("phase_s", [0.0, 0.7, 2.5, 4.9])
+def test_a_standby_takes_over_one_ttl_after_the_last_renewal(phase_s: float) -> None:
+    """A leader killed right after renewing is replaced within TTL + slack, whatever the
+    standby's phase (before: up to TTL + renew_s, ~16-19 s for a 15 s lease)."""
+    clock = FakeClock()
+    store = MemoryEngineStore()
+    lead = DbLeadership(store, clock, "a", ttl_s=15)
+    standby = DbLeadership(store, clock, "b", ttl_s=15)
+    lead.renew()  # its last renewal: killed now
+    killed = clock.now()
+    clock.advance(phase_s)
+    while True:
+        standby.renew()
+        if standby.fence() is not None:
+            break
+        wait = standby.next_renew_s()
+        assert 0.05 <= wait <= standby.renew_s
+        clock.advance(wait)
+    taken_after = (clock.now() - killed).total_seconds()
+    assert 15.0 <= taken_after <= 15.0 + 0.1
+
+
+def test_a_leader_and_a_lone_replica_renew_every_renew_s() -> None:
+    clock = FakeClock()
+    store = MemoryEngineStore()
+    lead = DbLeadership(store, clock, "a", ttl_s=15)
+    assert lead.next_renew_s() == lead.renew_s  # nothing seen yet
+    lead.renew()
+    assert lead.next_renew_s() == lead.renew_s  # its own lease: the usual rhythm

@@ -41,7 +41,13 @@ class Leadership(Protocol):
     holder: str  # this replica's name
 
     def renew(self) -> None:
-        """Take or renew the lease (called every `renew_s`)."""
+        """Take or renew the lease (called every `next_renew_s()`)."""
+        ...
+
+    def next_renew_s(self) -> float:
+        """How long until the next `renew` is worth making: `renew_s` while leading or while
+        nobody's expiry is known; a standby tries again just after the lease it saw runs out,
+        so a dead leader is replaced one TTL after its last renewal, not up to `renew_s` later."""
         ...
 
     def fence(self) -> Fence | None:
@@ -88,6 +94,7 @@ class DbLeadership:
         self.margin = timedelta(seconds=ttl_s / 5 if margin_s is None else margin_s)
         self._held: _Held | None = None
         self._leader: str | None = None
+        self._others_until: datetime | None = None  # another holder's expiry, as last seen
 
     def renew(self) -> None:
         """Take or renew the lease; a store error leaves the old lease to run out by itself."""
@@ -98,6 +105,7 @@ class DbLeadership:
             log.exception("renewing the lease %s failed", self.name)
             return
         was = self._held
+        self._others_until = None if lease.holder == self.holder else lease.expires_at
         if lease.holder == self.holder:
             fence = Fence(self.name, self.holder, lease.term)
             self._held = _Held(fence, lease.expires_at - self.margin)
@@ -108,6 +116,10 @@ class DbLeadership:
             if was is not None:
                 log.warning("%s lost the lease to %s", self.holder, lease.holder)
         self._leader = lease.holder
+
+    def next_renew_s(self) -> float:
+        """`renew_s`, or sooner: just after another holder's lease runs out."""
+        return _until_expiry(self._others_until, self._clock.now(), self.renew_s)
 
     def fence(self) -> Fence | None:
         """Our fence while the lease holds (with the margin)."""
@@ -140,6 +152,7 @@ class ClusterLeaseLeadership:
         self.ttl_s, self.renew_s = db.ttl_s, db.renew_s
         self._until: datetime | None = None  # stop acting here (the Lease's expiry less margin)
         self._leader: str | None = None
+        self._others_until: datetime | None = None  # another holder's expiry, as last seen
 
     def renew(self) -> None:
         """Renew the external lease; while it is ours, take or renew the store's too."""
@@ -150,6 +163,8 @@ class ClusterLeaseLeadership:
             log.exception("renewing the cluster lease failed")
             return
         self._leader = seen.holder
+        theirs = seen.holder is not None and seen.holder != self.holder
+        self._others_until = seen.expires_at if theirs else None
         if seen.holder == self.holder and seen.expires_at is not None:
             self._until = seen.expires_at - self._db.margin
             self._db.renew()
@@ -158,6 +173,10 @@ class ClusterLeaseLeadership:
                 log.warning("%s lost the cluster lease to %s", self.holder, seen.holder)
             self._until = None
             self._db.release()
+
+    def next_renew_s(self) -> float:
+        """`renew_s`, or sooner: just after another holder's Lease runs out."""
+        return _until_expiry(self._others_until, self._clock.now(), self.renew_s)
 
     def fence(self) -> Fence | None:
         """The store's fence while both leases are ours."""
@@ -179,3 +198,16 @@ class ClusterLeaseLeadership:
             self._lease.release(self.holder)
         except Exception:  # shutting down: the lease runs out by itself
             log.exception("releasing the cluster lease failed")
+
+
+TAKEOVER_SLACK_S = 0.05  # try this long after the seen expiry (the store compares exactly)
+MIN_RENEW_S = 0.05
+
+
+def _until_expiry(until: datetime | None, now: datetime, renew_s: float) -> float:
+    """Seconds to wait before the next try: just past `until` when that is sooner than
+    `renew_s` (never less than `MIN_RENEW_S`: no busy loop on a lease already past)."""
+    if until is None:
+        return renew_s
+    wait = (until - now).total_seconds() + TAKEOVER_SLACK_S
+    return max(MIN_RENEW_S, min(renew_s, wait))

@@ -125,8 +125,10 @@ class Runner:
         """Run on threads until `stop()`."""
         self._stop.clear()
         self.leadership.renew()
-        targets = [("lease", self.leadership.renew, self.renew_s)]
-        targets += [(loop.service.name, loop.step, self.poll_s) for loop in self.loops]
+        targets: list[tuple[str, Callable[[], None], Callable[[], float]]] = [
+            ("lease", self.leadership.renew, self._next_renew_s)
+        ]
+        targets += [(loop.service.name, loop.step, self._poll_s) for loop in self.loops]
         for name, step, every in targets:
             thread = threading.Thread(
                 target=self._forever, args=(step, every), name=f"autorecover-{name}", daemon=True
@@ -134,13 +136,21 @@ class Runner:
             thread.start()
             self._threads.append(thread)
 
-    def _forever(self, step: Callable[[], None], every_s: float) -> None:
+    def _poll_s(self) -> float:
+        return self.poll_s
+
+    def _next_renew_s(self) -> float:
+        # The lease loop renews every `renew_s`, and a standby sooner: just after the lease
+        # it saw runs out (a killed leader is replaced one TTL after its last renewal).
+        return min(self.renew_s, self.leadership.next_renew_s())
+
+    def _forever(self, step: Callable[[], None], every_s: Callable[[], float]) -> None:
         while not self._stop.is_set():
             try:
                 step()
             except Exception:  # the loop must outlive any one round
                 log.exception("runner round failed")
-            self._stop.wait(every_s)
+            self._stop.wait(every_s())
 
     def stop(self, timeout_s: float = 30.0) -> None:
         """Finish the passes under way, then give the lease up."""
