@@ -76,6 +76,11 @@ def test_kubernetes_the_charts_rbac_is_what_the_engine_needs(kube: KubeHarness) 
         {},
         {"dryRun": False, "taintEffect": "NoExecute", "agent": {"kernelSource": "journal"}},
         {"policies": {"site.toml": "[breaker]\nmax_nodes = 8\n"}, "engine": {"replicas": 3}},
+        {
+            "auth": {"tokens": "# hashes only\n"},
+            "tls": {"secretName": "ar-engine-tls"},
+            "networkPolicy": {"extraFrom": [{"podSelector": {"matchLabels": {"app": "cli"}}}]},
+        },
     ],
 )
 def test_kubernetes_the_real_api_server_admits_every_chart_manifest(
@@ -92,4 +97,4 @@ def test_kubernetes_the_real_api_server_admits_every_chart_manifest(
             manifest["metadata"].setdefault("namespace", ns)
         kube.cluster.apply(manifest, dry_run=True)  # validated and admitted, nothing stored
         kinds.add(manifest["kind"])
-    assert {"Deployment", "DaemonSet", "Service", "ClusterRole", "Role"} <= kinds
+    assert {"Deployment", "DaemonSet", "Service", "ClusterRole", "Role", "NetworkPolicy"} <= kinds

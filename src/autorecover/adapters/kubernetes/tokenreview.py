@@ -75,7 +75,8 @@ class TokenReviewer:
         self._monotonic = monotonic
         self._lock = threading.Lock()
         self._cache: OrderedDict[bytes, tuple[float, ReviewedUser | None]] = OrderedDict()
-        self._pods: OrderedDict[str, str] = OrderedDict()  # pod uid -> node (pods stay put)
+        # (namespace, name, uid) -> node: a pod never moves; a new pod of that name has a new uid
+        self._pods: OrderedDict[tuple[str, str, str], str] = OrderedDict()
         self.reviews = 0  # calls to the API server, for tests and metrics
 
     @classmethod
@@ -127,9 +128,10 @@ class TokenReviewer:
     def pod_node(self, namespace: str, name: str, uid: str) -> str | None:
         """The node the pod `namespace/name` with this uid is bound to; None when it is gone,
         is another pod of that name, or is not scheduled yet."""
+        key = (namespace, name, uid)
         with self._lock:
-            if uid in self._pods:
-                return self._pods[uid]
+            if key in self._pods:
+                return self._pods[key]
 
         async def get() -> Pod:
             return await self.session.client.get(Pod, name, namespace=namespace)
@@ -150,7 +152,7 @@ class TokenReviewer:
         node = pod.spec.nodeName
         if node:
             with self._lock:
-                self._pods[uid] = node
+                self._pods[key] = node
                 while len(self._pods) > self.max_entries:
                     self._pods.popitem(last=False)
         return node or None
