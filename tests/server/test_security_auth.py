@@ -14,6 +14,7 @@ from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.cli.engine import serve_cmd
 from autorecover.server.auth import (
     ANONYMOUS,
+    DEFAULT_ROLE,
     TABLE,
     Auth,
     Caller,
@@ -263,3 +264,20 @@ def test_security_insecure_mode_is_anonymous_with_every_role(fleet: Fleet, tmp_p
     answer = client.post(SIGNALS, json=mixed)
     assert answer.status_code == 422 and answer.json()["detail"][0]["loc"][-1] == "node"
     assert client.get("/api/v1/nodes").status_code == 200
+
+
+def test_security_docs_show_the_table_as_it_is() -> None:
+    """docs/security.md's table of who needs what is this module's TABLE, row for row."""
+    doc = (Path(__file__).parents[2] / "docs" / "security.md").read_text()
+    groups: list[tuple[str, list[str], str]] = []
+    for rule in TABLE:
+        methods = "any other" if not rule.methods else ", ".join(sorted(rule.methods, key=len))
+        role = rule.role.value if rule.role else "nothing"
+        if groups and groups[-1][0] == methods and groups[-1][2] == role:
+            groups[-1][1].append(rule.path)
+        else:
+            groups.append((methods, [rule.path], role))
+    rows = [f"| {m} | {', '.join(f'`{p}`' for p in paths)} | {role}" for m, paths, role in groups]
+    rows.append(f"| any | anything else | {DEFAULT_ROLE.value}")
+    for row in rows:
+        assert row in doc, row
