@@ -100,6 +100,17 @@ def test_security_an_agent_reports_only_for_its_own_node(fleet: Fleet, replica: 
     assert n1.post(SIGNALS, json=document("n1", clock=fleet.clock)).status_code == 202
 
 
+def test_security_an_agents_malformed_batch_is_still_a_422(fleet: Fleet, replica: Replica) -> None:
+    """Authorization comes first, then the intake's validation names the field."""
+    agent = fleet.client(replica, fleet.tokens.agent("n1"))
+    broken = agent.post(SIGNALS, content=b"{not json", headers={"Content-Type": "application/json"})
+    assert broken.status_code == 422
+    no_node = agent.post(SIGNALS, json={"signals": []})
+    assert no_node.status_code == 422 and no_node.json()["detail"][0]["loc"] == ["body", "node"]
+    assert replica.client.post(SIGNALS, content=b"[]").status_code == 422  # the rig's agent
+    untouched(fleet, replica)
+
+
 @pytest.mark.parametrize("role", [Role.OPERATOR, Role.VIEWER, Role.EVIDENCE])
 def test_security_only_agents_post_signals(fleet: Fleet, replica: Replica, role: Role) -> None:
     client = fleet.client(replica, fleet.tokens.add(f"someone-{role}", role))
