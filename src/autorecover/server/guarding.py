@@ -46,15 +46,8 @@ class AuthMiddleware:
         path = route_path(scope)
         authorization = _header(scope, b"authorization")
         if isinstance(authorization, list):
-            await _refuse(
-                send,
-                Refusal(
-                    401,
-                    "more than one Authorization header",
-                    {"WWW-Authenticate": 'Bearer realm="autorecover", error="invalid_request"'},
-                ),
-            )
-            return  # fmt: skip
+            await _refuse(scope, send, _TWO_HEADERS)
+            return
         tls = scope.get("extensions", {}).get("tls") or {}
         cert = tls.get("client_cert_name") or None
         try:
@@ -66,14 +59,15 @@ class AuthMiddleware:
                 result = self.auth.check(method, path, authorization, cert)
         except TransientError as exc:
             log.warning("cannot authenticate now: %s", exc)
-            await _refuse(send, Refusal(503, f"cannot authenticate now: {exc}",
-                                        {"Retry-After": str(RETRY_AFTER_S)}))  # fmt: skip
+            unavailable = Refusal(503, f"cannot authenticate now: {exc}",
+                                  {"Retry-After": str(RETRY_AFTER_S)})  # fmt: skip
+            await _refuse(scope, send, unavailable)
             return
         if result is None:  # an open path
             await self.app(scope, receive, send)
             return
         if isinstance(result, Refusal):
-            await _refuse(send, result)
+            await _refuse(scope, send, result)
             return
         state = scope.setdefault("state", {})
         state["caller"] = result.name
@@ -105,7 +99,14 @@ def _header(scope: Scope, name: bytes) -> str | list[str] | None:
     return found[0] if len(found) == 1 else found
 
 
-async def _refuse(send: Send, refusal: Refusal) -> None:
+_TWO_HEADERS = Refusal(401, "more than one Authorization header", {
+    "WWW-Authenticate": 'Bearer realm="autorecover", error="invalid_request"'})  # fmt: skip
+
+
+async def _refuse(scope: Scope, send: Send, refusal: Refusal) -> None:
+    if scope["type"] == "websocket":  # no WebSocket routes today; refuse one all the same
+        await send({"type": "websocket.close", "code": 1008, "reason": refusal.detail[:120]})
+        return
     body = json.dumps({"detail": refusal.detail}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.lower().encode(), v.encode("latin-1")) for k, v in refusal.headers.items()]
