@@ -14,14 +14,29 @@ from click.testing import CliRunner
 
 from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.cli.views import incident_cmd, incidents_cmd, jobs_cmd, nodes_cmd, table
-from autorecover.server.app import create_app
+from autorecover.server.tokens import Role
 from server.support import Fleet, Replica, document, free_port, xid79
+
+Served = tuple[str, Replica]
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Replica]]:
-    """An engine with one quarantined node, served by uvicorn on a free loopback port."""
-    fleet = Fleet()
+def fleet() -> Fleet:
+    return Fleet()
+
+
+@pytest.fixture
+def token_file(fleet: Fleet, tmp_path: Path) -> Path:
+    """The rig operator's token, in a file as a person keeps it."""
+    path = tmp_path / "operator.token"
+    path.write_text(fleet.tokens.operator + "\n")
+    return path
+
+
+@pytest.fixture
+def served(fleet: Fleet, tmp_path: Path) -> Iterator[Served]:
+    """An engine with one quarantined node, served by uvicorn on a free loopback port; the
+    views read it with `--token-file` (AUTORECOVER_TOKEN_FILE)."""
     replica = fleet.replica(SqliteStore(tmp_path / "engine.db"), "a")
     replica.step()
     replica.client.post(
@@ -29,7 +44,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Replica]]:
     )
     fleet.advance(1, replica)
     port = free_port()
-    config = uvicorn.Config(create_app(replica.engine), host="127.0.0.1", port=port,
+    config = uvicorn.Config(fleet.app(replica.engine), host="127.0.0.1", port=port,
                             lifespan="off", log_level="warning")  # fmt: skip
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -43,9 +58,14 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Replica]]:
     thread.join(10)
 
 
-def test_views_render_tables_and_json(served: tuple[str, Replica]) -> None:
+def runner_with(token_file: Path | None) -> CliRunner:
+    return CliRunner(env={"AUTORECOVER_TOKEN_FILE": str(token_file) if token_file else None,
+                          "AUTORECOVER_TOKEN": None})  # fmt: skip
+
+
+def test_views_render_tables_and_json(served: Served, token_file: Path) -> None:
     url, _ = served
-    runner = CliRunner()
+    runner = runner_with(token_file)
     nodes = runner.invoke(nodes_cmd, ["--engine", url])
     assert nodes.exit_code == 0, nodes.output
     header, row = nodes.output.splitlines()
@@ -68,9 +88,11 @@ def test_views_render_tables_and_json(served: tuple[str, Replica]) -> None:
     ]
 
 
-def test_an_unknown_incident_and_an_absent_engine_are_errors(served: tuple[str, Replica]) -> None:
+def test_an_unknown_incident_and_an_absent_engine_are_errors(
+    served: Served, token_file: Path
+) -> None:
     url, _ = served
-    runner = CliRunner()
+    runner = runner_with(token_file)
     missing = runner.invoke(incident_cmd, ["hw/nope", "--engine", url])
     assert missing.exit_code == 1 and "404" in missing.output
     away = runner.invoke(nodes_cmd, ["--engine", f"http://127.0.0.1:{free_port()}"])
@@ -79,3 +101,34 @@ def test_an_unknown_incident_and_an_absent_engine_are_errors(served: tuple[str, 
 
 def test_table_aligns_columns() -> None:
     assert table([("a", "bb"), ("ccc", "d")], ("X", "Y")) == "X    Y\na    bb\nccc  d"
+
+
+def test_security_views_without_a_token_are_refused_with_a_hint(served: Served) -> None:
+    url, _ = served
+    refused = runner_with(None).invoke(nodes_cmd, ["--engine", url])
+    assert refused.exit_code == 1
+    assert "401" in refused.output and "--token-file" in refused.output
+
+
+def test_security_a_viewer_sees_states_but_no_evidence(
+    served: Served, fleet: Fleet, tmp_path: Path
+) -> None:
+    url, _ = served
+    viewer = tmp_path / "viewer.token"
+    viewer.write_text(fleet.tokens.add("dashboard", Role.VIEWER))
+    runner = CliRunner(env={"AUTORECOVER_TOKEN_FILE": None, "AUTORECOVER_TOKEN": None})
+    nodes = json.loads(
+        runner.invoke(nodes_cmd, ["--engine", url, "--json", "--token-file", str(viewer)]).output
+    )
+    assert nodes[0]["state"] == "quarantined" and nodes[0]["evidence"] == []
+    incident_id = json.loads(
+        runner.invoke(
+            incidents_cmd, ["--engine", url, "--json", "--token-file", str(viewer)]
+        ).output
+    )[0]["id"]
+    one = runner.invoke(incident_cmd, [incident_id, "--engine", url, "--token-file", str(viewer)])
+    assert one.exit_code == 1 and "403" in one.output and "evidence role" in one.output
+    # The token itself may come from AUTORECOVER_TOKEN instead of a file.
+    by_env = CliRunner(env={"AUTORECOVER_TOKEN_FILE": None,
+                            "AUTORECOVER_TOKEN": fleet.tokens.operator})  # fmt: skip
+    assert by_env.invoke(incident_cmd, [incident_id, "--engine", url]).exit_code == 0

@@ -21,6 +21,7 @@ from autorecover.cli.agent import run_cmd as agent_run_cmd
 from autorecover.cli.engine import serve_cmd
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 from autorecover.server.policies import load_policies
+from autorecover.server.tokens import Role
 from deploy.rendering import (
     KUBE_VERSION,
     NAMESPACE,
@@ -72,6 +73,17 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
         },
         "prometheusRules": {"enabled": True, "labels": {"release": "prom"}},
     },
+    # Authentication and its network (test_security_helm_chart.py tests what they render).
+    "tokens-and-tls": {
+        "auth": {"tokens": "# no tokens yet\n", "kubernetes": {"roles": ["group:sre=operator"]}},
+        "tls": {"secretName": "ar-engine-tls"},
+        "serviceMonitor": {"enabled": True, "authorization": {"secretName": "ar-prometheus"}},
+    },
+    "tokens-only": {
+        "agent": {"enabled": False},
+        "auth": {"kubernetes": {"enabled": False}, "existingSecret": "ar-tokens"},
+        "networkPolicy": {"monitoringNamespaces": []},
+    },
 }
 
 # (apiGroup, resource, verb): what the engine is granted, and why (docs/deployment.md).
@@ -81,6 +93,8 @@ CLUSTER_GRANTS = {
     *(("", "pods", v) for v in ("get", "list", "watch")),
     ("", "pods/eviction", "create"),
     ("events.k8s.io", "events", "create"),
+    # Agents' ServiceAccount tokens are checked with TokenReview (auth.kubernetes.enabled).
+    ("authentication.k8s.io", "tokenreviews", "create"),
 }
 WORKLOAD_GRANTS = {
     ("", "pods", "delete"),
@@ -290,7 +304,7 @@ def test_helm_rbac_create_false_renders_no_roles(
 
 
 @pytest.mark.parametrize("values", VALUE_SETS.values(), ids=VALUE_SETS.keys())
-def test_helm_agent_has_no_api_permissions_and_no_token(
+def test_helm_agent_has_no_api_permissions_and_no_api_token(
     chart: Callable[[dict[str, Any]], Rendered], values: dict[str, Any]
 ) -> None:
     rendered = chart(values)
@@ -305,6 +319,14 @@ def test_helm_agent_has_no_api_permissions_and_no_token(
     spec = rendered.one("DaemonSet", AGENT)["spec"]["template"]["spec"]
     assert spec["serviceAccountName"] == AGENT
     assert spec["automountServiceAccountToken"] is False
+    # Its one token is for the engine's audience, which the API server refuses.
+    tokens = [
+        source["serviceAccountToken"]
+        for v in spec["volumes"]
+        for source in v.get("projected", {}).get("sources", [])
+        if "serviceAccountToken" in source
+    ]
+    assert [t["audience"] for t in tokens] == ["autorecover"]
     assert not spec.get("hostNetwork") and not spec.get("hostPID") and not spec.get("hostIPC")
 
 
@@ -347,7 +369,7 @@ def test_helm_engine_flags_are_ones_serve_accepts(
     chart: Callable[[dict[str, Any]], Rendered],
 ) -> None:
     known = {opt for p in serve_cmd.params for opt in p.opts}
-    for name in ("defaults", "acting", "policies", "alerting"):
+    for name in ("defaults", "acting", "policies", "alerting", "tokens-and-tls", "tokens-only"):
         args = argv(chart(VALUE_SETS[name]).one("Deployment", ENGINE))
         used = {a for a in args[2:] if a.startswith("--")}
         assert used <= known, f"serve has no {sorted(used - known)}"
@@ -454,9 +476,15 @@ def test_helm_engine_answers_on_the_probed_paths(
     engine = chart(VALUE_SETS["service-monitor"]).one("Deployment", ENGINE)
     probed = [container(engine)[p]["httpGet"]["path"] for p in ("livenessProbe", "readinessProbe")]
     scraped = chart(VALUE_SETS["service-monitor"]).one("ServiceMonitor")["spec"]["endpoints"]
-    replica = Fleet().replica(open_store("memory://"), "a")
-    for path in [*probed, *(e["path"] for e in scraped)]:
-        assert replica.client.get(path).status_code == 200, path
+    fleet = Fleet()
+    replica = fleet.replica(open_store("memory://"), "a")
+    kubelet = fleet.client(replica, None)  # probes carry no credentials
+    for path in probed:
+        assert kubelet.get(path).status_code == 200, path
+    prometheus = fleet.client(replica, fleet.tokens.add("prometheus", Role.VIEWER))
+    for path in (e["path"] for e in scraped):
+        assert prometheus.get(path).status_code == 200, path
+        assert kubelet.get(path).status_code == 401, path
 
 
 # --- the agent -------------------------------------------------------------------------------
@@ -555,7 +583,7 @@ def test_helm_agent_flags_are_ones_agent_run_accepts(
     chart: Callable[[dict[str, Any]], Rendered],
 ) -> None:
     known = {opt for p in agent_run_cmd.params for opt in p.opts}
-    for name in ("defaults", "journal", "extra-args"):
+    for name in ("defaults", "journal", "extra-args", "tokens-and-tls"):
         args = argv(chart(VALUE_SETS[name]).one("DaemonSet", AGENT))
         used = {a for a in args[3:] if a.startswith("--")}
         assert used <= known, f"agent run has no {sorted(used - known)}"

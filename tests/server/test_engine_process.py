@@ -20,14 +20,28 @@ from typing import Any
 import pytest
 
 from autorecover.adapters.fakes.journaled import effects
+from autorecover.adapters.http.credentials import ClientCredentials
 from autorecover.adapters.http.engine_client import EngineClient
 from autorecover.adapters.http.wire import batch_document
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
+from autorecover.server.tokens import Role, entry_text, new_token, token_hash
 from server.support import free_port
 
 DEADLINE_S = 60.0  # every wait is bounded; a healthy run needs a fraction of this
 ROOMY = "[breaker]\nmax_fraction = 1.0\nmax_out_fraction = 1.0\n"
+OPERATOR = new_token()
+AGENTS = {node: new_token() for node in ("n1", "n2")}
+
+
+def tokens_file(tmp: Path) -> Path:
+    """The engine's tokens file: an operator, and an agent for each node (hashes only)."""
+    path = tmp / "tokens.toml"
+    path.write_text(
+        entry_text("ops", {Role.OPERATOR}, None, token_hash(OPERATOR))
+        + "".join(entry_text(node, {Role.AGENT}, node, token_hash(t)) for node, t in AGENTS.items())
+    )
+    return path  # fmt: skip
 
 
 def _xid79(node: str) -> dict[str, Any]:
@@ -50,12 +64,15 @@ class Engine:
              "--store", f"sqlite:///{tmp / 'engine.db'}", "--listen", f"127.0.0.1:{port}",
              "--policy", str(tmp / "policy.toml"), "--fake-state", str(tmp / "cluster.jsonl"),
              "--fake-diagnostics-s", "1.0", "--tick-s", "0.2", "--intake-s", "0.2",
-             "--lease-ttl-s", "2", "--log-level", "warning"],
+             "--lease-ttl-s", "2", "--log-level", "warning",
+             "--tokens-file", str(tokens_file(tmp))],
             stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
 
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url + path, timeout=5) as r:
+        request = urllib.request.Request(self.url + path,
+                                         headers={"Authorization": f"Bearer {OPERATOR}"})  # fmt: skip
+        with urllib.request.urlopen(request, timeout=5) as r:
             return json.loads(r.read())
 
     def until(self, what: str, check: Callable[[], bool]) -> None:
@@ -88,10 +105,13 @@ def test_kill_9_mid_recovery_loses_no_signal_and_repeats_no_action(tmp_path: Pat
     first = Engine(tmp_path, free_port())
     try:
         first.until("the first engine to lead", first.leading)
-        client = EngineClient(first.url)  # the node agent's own client and wire format
-        client.post(_xid79("n1"))
+
+        def agent(node: str) -> EngineClient:  # the node agent's own client and wire format
+            return EngineClient(first.url, credentials=ClientCredentials(token=AGENTS[node]))
+
+        agent("n1").post(_xid79("n1"))
         first.until("n1 in diagnosis", lambda: first.state("n1") == "diagnosing")
-        client.post(_xid79("n2"))  # acknowledged (202) ...
+        agent("n2").post(_xid79("n2"))  # acknowledged (202) ...
     finally:
         first.kill()  # ... and the engine dies at once, wherever it was
     second = Engine(tmp_path, free_port())

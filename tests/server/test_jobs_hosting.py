@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi.testclient import TestClient
-
 from autorecover.adapters.fakes.cluster import FakeNotifier
 from autorecover.adapters.fakes.jobs import FakeJobScheduler
 from autorecover.adapters.http.engine_api import quoted
@@ -15,9 +13,8 @@ from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
 from autorecover.controllers.jobs.controller import JobRecoveryController
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.jobs.policy import JobPolicy
-from autorecover.server.app import create_app
 from autorecover.server.wiring import JobsWiring, build_engine
-from server.support import SETTINGS, Fleet, document, roomy, xid79
+from server.support import SETTINGS, Fleet, RigClient, document, roomy, xid79
 
 NODES = ["n0", "n1", "n2", "n3"]
 NCCL_TIMEOUT = (
@@ -45,7 +42,7 @@ def test_a_hardware_fault_is_seen_by_both_services_through_the_store(tmp_path: P
         store, fleet.clock, fleet.cluster, roomy(), SETTINGS, replica="a", jobs=wiring,
         background=False, owns_store=False,
     )  # fmt: skip
-    client = TestClient(create_app(engine))
+    client = RigClient(fleet.app(engine), fleet.tokens)
     jobs.submit("train", NODES)
     engine.step()
     assert [loop.hosted is not None for loop in engine.loops] == [True, True]

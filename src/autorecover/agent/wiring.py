@@ -19,6 +19,7 @@ from autorecover.adapters.host.kernel_follow import FileSource, KmsgSource, boot
 from autorecover.adapters.host.kernel_journal import JournalSource
 from autorecover.adapters.host.nvml import PynvmlBackend
 from autorecover.adapters.host.nvml_snapshots import NvmlBackend, ReplayBackend
+from autorecover.adapters.http.credentials import ClientCredentials
 from autorecover.adapters.http.engine_client import EngineClient
 from autorecover.agent.daemon import Agent, Scheduled
 from autorecover.agent.probes.base import NodeProbe
@@ -152,6 +153,7 @@ def build_agent(
     thresholds: Thresholds,
     *,
     engine_url: str,
+    credentials: ClientCredentials | None = None,
     state_file: StateFile | None,
     intervals: Mapping[Probe, float] = DEFAULT_INTERVALS_S,
     buffer: int = 10_000,
@@ -161,7 +163,7 @@ def build_agent(
     """The daemon: every enabled probe on its interval, feeding an outbox to the engine."""
     outbox = Outbox(
         node=config.node,
-        client=EngineClient(engine_url),
+        client=EngineClient(engine_url, credentials=credentials),
         capacity=buffer,
         batch_size=batch_size,
         heartbeat_s=heartbeat_s,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from autorecover.cli.credentials import credential_options, credentials_from
 from autorecover.cli.deferred import Deferred, DeferredChoice
 from autorecover.domain.signals import Probe
 
@@ -181,6 +182,7 @@ def check_cmd(
 @click.option("--buffer", type=click.IntRange(1), default=10_000, show_default=True)
 @click.option("--batch-size", type=click.IntRange(1), default=500, show_default=True)
 @click.option("--heartbeat-s", type=click.FloatRange(1), default=60.0, show_default=True)
+@credential_options
 @_options
 def run_cmd(
     engine: str,
@@ -188,6 +190,10 @@ def run_cmd(
     buffer: int,
     batch_size: int,
     heartbeat_s: float,
+    token_file: Path | None,
+    ca_file: Path | None,
+    client_cert: Path | None,
+    client_key: Path | None,
     **opts: Any,
 ) -> None:
     """Run the agent: poll the probes and send signals to the engine until stopped."""
@@ -208,12 +214,14 @@ def run_cmd(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--engine") from None
     state_dir = opts["state_dir"] or DEFAULT_STATE_DIR
+    credentials = credentials_from(token_file, ca_file, client_cert, client_key)
     try:
         agent = build_agent(
             config,
             catalog,
             thresholds,
             engine_url=engine,
+            credentials=credentials,
             state_file=StateFile(state_dir / "agent-state.json"),
             intervals=every,
             buffer=buffer,

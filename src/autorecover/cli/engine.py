@@ -17,6 +17,7 @@ from autorecover.cli.deferred import Deferred, DeferredChoice
 if TYPE_CHECKING:
     from autorecover.controllers.ports import Clock
     from autorecover.server.alerting import Alerting
+    from autorecover.server.serving import TlsFiles
 
 
 @click.command("serve")
@@ -198,6 +199,47 @@ if TYPE_CHECKING:
     help="Alert on a node out of service longer than this.",
 )
 @click.option(
+    "--tokens-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    envvar="AUTORECOVER_TOKENS_FILE",
+    help="Bearer tokens (TOML, SHA-256 hashes only; `autorecover token new`), re-read when "
+    "it changes (docs/security.md).",
+)
+@click.option(
+    "--kube-auth",
+    is_flag=True,
+    help="Check Kubernetes ServiceAccount tokens with TokenReview (roles by --kube-role).",
+)
+@click.option(
+    "--kube-role",
+    "kube_roles",
+    multiple=True,
+    help="With --kube-auth: SUBJECT=ROLE[,ROLE], SUBJECT being serviceaccount:NS:NAME, "
+    "group:NAME or user:NAME (repeatable).",
+)
+@click.option(
+    "--kube-audience",
+    default="autorecover",
+    show_default=True,
+    help="With --kube-auth: the audience tokens must be issued for.",
+)
+@click.option("--tls-cert", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="Serve HTTPS with this certificate (PEM; with --tls-key).")  # fmt: skip
+@click.option("--tls-key", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="The certificate's private key (PEM).")  # fmt: skip
+@click.option(
+    "--tls-client-ca",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Mutual TLS: verify client certificates signed by this CA; a certificate's CN is "
+    "an agent's node (use a CA for agents only).",
+)
+@click.option(
+    "--insecure-no-auth",
+    is_flag=True,
+    help="No authentication: everyone may do everything. Local trials only: listens on "
+    "loopback only.",
+)
+@click.option(
     "--log-level",
     default="info",
     show_default=True,
@@ -210,7 +252,9 @@ def serve_cmd(
     intake_s: float, lease_ttl_s: float, max_waiting: int, replica: str | None,
     leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
     namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
-    spool_dir: Path | None, log_level: str,
+    spool_dir: Path | None, tokens_file: Path | None, kube_auth: bool,
+    kube_roles: tuple[str, ...], kube_audience: str, tls_cert: Path | None,
+    tls_key: Path | None, tls_client_ca: Path | None, insecure_no_auth: bool, log_level: str,
     alertmanager_urls: tuple[str, ...], alert_webhooks: tuple[str, ...],
     alert_webhook_secret_file: Path | None, alert_out_of_service_s: float, external_url: str,
 ) -> None:  # fmt: skip
@@ -227,8 +271,9 @@ def serve_cmd(
     from autorecover.controllers.jobs.controller import JobSettings
     from autorecover.controllers.ports import PermanentError, TransientError
     from autorecover.server.engine import EngineSettings
+    from autorecover.server.identities import open_auth
     from autorecover.server.policies import load_policies
-    from autorecover.server.serving import parse_listen, serve
+    from autorecover.server.serving import check_listen, parse_listen, serve
     from autorecover.server.wiring import build_engine, cluster_for
 
     logging.basicConfig(
@@ -236,9 +281,20 @@ def serve_cmd(
     )
     try:
         host, port = parse_listen(listen)
+        tls = _tls_files(tls_cert, tls_key, tls_client_ca)
+        auth, close_auth = open_auth(
+            tokens_file=tokens_file, kube=kube_auth, kube_roles=kube_roles,
+            kube_audiences=(kube_audience,), kubeconfig=kubeconfig,
+            client_certs=tls_client_ca is not None, insecure=insecure_no_auth,
+        )  # fmt: skip
+        check_listen(host, auth)
+    except (ValueError, OSError, TransientError) as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
         loaded = load_policies([(str(p), p.read_text(encoding="utf-8")) for p in policies])
         store = open_store(store_url)
     except (ValueError, OSError, StoreUrlError) as exc:
+        close_auth()
         raise click.ClickException(str(exc)) from None
     clock = SystemClock()
     settings = EngineSettings(
@@ -280,18 +336,22 @@ def serve_cmd(
                 raise ValueError("--leadership kubernetes needs --scheduler kubernetes")
             cluster_lease = cluster.leases(lease_namespace, lease_name)
     except (ValueError, OSError, StoreUrlError, TransientError, PermanentError) as exc:
+        close_auth()
         raise click.ClickException(str(exc)) from None
     engine = build_engine(store, clock, cluster, loaded, settings, replica=replica, jobs=jobs,
                           cluster_lease=cluster_lease, alerting=alerting)  # fmt: skip
+    scheme = "https" if tls else "http"
     click.echo(
-        f"autorecover engine on http://{listen} store={redact(store_url)} "
-        f"replica={engine.leadership.holder}{' dry-run' if dry_run else ''}",
+        f"autorecover engine on {scheme}://{listen} store={redact(store_url)} "
+        f"replica={engine.leadership.holder}{' dry-run' if dry_run else ''}"
+        f"{' NO AUTHENTICATION (--insecure-no-auth)' if insecure_no_auth else ''}",
         err=True,
     )
     try:
-        serve(engine, host, port, log_level)
+        serve(engine, host, port, log_level, auth=auth, tls=tls)
     finally:
         cluster.close()  # the Kubernetes session's watches and loop; nothing for the others
+        close_auth()
 
 
 def _alerting(
@@ -318,3 +378,15 @@ def _alerting(
     )  # fmt: skip
     config = AlertConfig(alertmanagers, webhooks, secret, settings)
     return open_alerting(config, clock)
+
+
+def _tls_files(cert: Path | None, key: Path | None, client_ca: Path | None) -> TlsFiles | None:
+    from autorecover.server.serving import TlsFiles
+
+    if (cert is None) != (key is None):
+        raise ValueError("--tls-cert and --tls-key go together")
+    if cert is None or key is None:
+        if client_ca is not None:
+            raise ValueError("--tls-client-ca needs --tls-cert and --tls-key")
+        return None
+    return TlsFiles(cert, key, client_ca)

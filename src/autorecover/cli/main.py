@@ -15,6 +15,7 @@ from autorecover.cli.demo import demo
 from autorecover.cli.engine import serve_cmd
 from autorecover.cli.explain import catalog_group, explain_cmd
 from autorecover.cli.hardware import hardware_group
+from autorecover.cli.token import token_group
 from autorecover.cli.views import VIEWS
 
 
@@ -37,3 +38,4 @@ def main() -> None:
 
 for _command in (explain_cmd, catalog_group, agent_group, hardware_group, demo, serve_cmd, *VIEWS):
     main.add_command(_command)
+main.add_command(token_group)

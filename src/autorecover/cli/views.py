@@ -1,18 +1,24 @@
 """`autorecover nodes|jobs|incidents|incident ID`: what a running engine sees and did.
 
 Each reads the engine's HTTP API (`--engine`, default http://127.0.0.1:8080) and prints a
-table, or `--json` for machines.
+table, or `--json` for machines. Credentials (docs/security.md): a bearer token from
+`--token-file` or AUTORECOVER_TOKEN (the token itself, kept out of the command line), the CA
+to verify an https engine by (`--ca-file`), a client certificate (`--client-cert`/`--client-key`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from autorecover.cli.credentials import credential_options, credentials_from
 from autorecover.cli.deferred import Deferred
+
+if TYPE_CHECKING:
+    from autorecover.adapters.http.credentials import ClientCredentials
 
 engine_option = click.option(
     "--engine",
@@ -26,11 +32,11 @@ engine_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON, for machines.")
 
 
-def _read(engine_url: str, path: str) -> Any:
+def _read(engine_url: str, path: str, credentials: ClientCredentials) -> Any:
     from autorecover.adapters.http.engine_api import EngineApi, EngineApiError
 
     try:
-        return EngineApi(engine_url).get(path)
+        return EngineApi(engine_url, credentials=credentials).get(path)
     except EngineApiError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -52,8 +58,9 @@ def _view(
 ) -> Callable[..., None]:
     @engine_option
     @json_option
-    def command(engine_url: str, as_json: bool) -> None:
-        found = _read(engine_url, path)
+    @credential_options
+    def command(engine_url: str, as_json: bool, **creds: Any) -> None:
+        found = _read(engine_url, path, credentials_from(**creds))
         if as_json:
             click.echo(json.dumps(found, indent=2))
         elif not found:
@@ -109,11 +116,12 @@ incidents_cmd = click.command("incidents", help="Every incident, hardware and jo
 @click.argument("incident_id")
 @engine_option
 @json_option
-def incident_cmd(incident_id: str, engine_url: str, as_json: bool) -> None:
+@credential_options
+def incident_cmd(incident_id: str, engine_url: str, as_json: bool, **creds: Any) -> None:
     """One incident: what, where, the evidence and the timeline."""
     from autorecover.adapters.http.engine_api import quoted
 
-    found = _read(engine_url, f"/api/v1/incidents/{quoted(incident_id)}")
+    found = _read(engine_url, f"/api/v1/incidents/{quoted(incident_id)}", credentials_from(**creds))
     if as_json:
         click.echo(json.dumps(found, indent=2))
         return

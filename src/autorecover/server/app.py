@@ -11,13 +11,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Query, Response
+from fastapi import FastAPI, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from autorecover import __version__
 from autorecover.controllers.ports import ActionStatus
 from autorecover.server import views
+from autorecover.server.auth import Auth, foreign_nodes
 from autorecover.server.engine import Engine
+from autorecover.server.guarding import caller_of, guard
 from autorecover.server.intake import Invalid, Kept
 from autorecover.server.policies import policies_json
 from autorecover.server.schemas import (
@@ -37,11 +39,14 @@ _REFUSED: dict[int | str, dict[str, Any]] = {
     429: {"model": Problem, "description": "The inbox is full: retry after Retry-After."},
     503: {"model": Problem, "description": "Busy or the store is away: retry after Retry-After."},
 }
+_NOT_YOURS: dict[int | str, dict[str, Any]] = {
+    403: {"model": Problem, "description": "An agent may report for its own node only."}
+}
 _MISSING: dict[int | str, dict[str, Any]] = {404: {"model": Problem, "description": "Unknown."}}
 
 
-def create_app(engine: Engine) -> FastAPI:
-    """The ASGI app for one engine."""
+def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
+    """The ASGI app for one engine; every request passes `auth` (server/auth.py)."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -59,9 +64,17 @@ def create_app(engine: Engine) -> FastAPI:
     )
     store = engine.store
 
-    @app.post(f"{API}/signals", status_code=202, response_model=Accepted, responses=_REFUSED)
-    def post_signals(batch: BatchIn) -> Any:
+    @app.post(f"{API}/signals", status_code=202, response_model=Accepted,
+              responses={**_REFUSED, **_NOT_YOURS})  # fmt: skip
+    def post_signals(batch: BatchIn, request: Request) -> Any:
         """Take a batch of signals from a node agent (format autorecover.signals/1)."""
+        caller = caller_of(request.state)  # an agent: the auth table lets no one else here
+        nodes = [batch.node, *(s.node for s in batch.signals)]
+        foreign = foreign_nodes(caller, nodes) if caller else sorted(set(nodes))
+        if foreign:  # an agent reports for its own node only; refused before anything is kept
+            who = caller.name if caller else "an unidentified caller"
+            return JSONResponse({"detail": f"{who} may not report for {', '.join(foreign)}"},
+                                status_code=403)  # fmt: skip
         result = engine.intake.take(batch)
         if isinstance(result, Kept):
             return Accepted(batch=result.batch, signals=result.signals, waiting=result.waiting)
@@ -141,4 +154,5 @@ def create_app(engine: Engine) -> FastAPI:
         """Prometheus metrics (text exposition format)."""
         return Response(engine.metrics.render(), media_type="text/plain; version=0.0.4")
 
+    guard(app, auth)
     return app

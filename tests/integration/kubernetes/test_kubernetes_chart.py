@@ -82,7 +82,10 @@ def test_kubernetes_the_charts_rbac_is_what_the_engine_needs(kube: KubeHarness) 
                 "webhooks": ["https://hooks.example/ar"],
                 "webhookSecret": {"existingSecret": "ar-hooks"},
                 "externalUrl": "https://ar.example",
-            }
+            },
+            "auth": {"tokens": "# hashes only\n"},
+            "tls": {"secretName": "ar-engine-tls"},
+            "networkPolicy": {"extraFrom": [{"podSelector": {"matchLabels": {"app": "cli"}}}]},
         },
     ],
 )
@@ -100,4 +103,4 @@ def test_kubernetes_the_real_api_server_admits_every_chart_manifest(
             manifest["metadata"].setdefault("namespace", ns)
         kube.cluster.apply(manifest, dry_run=True)  # validated and admitted, nothing stored
         kinds.add(manifest["kind"])
-    assert {"Deployment", "DaemonSet", "Service", "ClusterRole", "Role"} <= kinds
+    assert {"Deployment", "DaemonSet", "Service", "ClusterRole", "Role", "NetworkPolicy"} <= kinds

@@ -15,14 +15,32 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from autorecover.adapters.http.credentials import ClientCredentials
 from autorecover.adapters.http.engine_client import EngineClient
 from autorecover.adapters.kubernetes.leases import KubeLease
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
+from autorecover.server.tokens import Role, entry_text, new_token, token_hash
 from autorecover.testing.kubernetes.harness import KubeHarness
 from server.support import document, free_port, xid79
 
 DEADLINE_S = 60.0
 ROOMY = "[breaker]\nmax_fraction = 1.0\nmax_out_fraction = 1.0\n"
+OPERATOR = new_token()
+AGENTS: dict[str, str] = {}  # node -> its agent's token
+
+
+def tokens_file(kube: KubeHarness, tmp: Path) -> Path:
+    """An operator's token and one agent token per node (hashes only)."""
+    for node in kube.cluster.node_names:
+        AGENTS.setdefault(node, new_token())
+    path = tmp / "tokens.toml"
+    path.write_text(
+        entry_text("ops", {Role.OPERATOR}, None, token_hash(OPERATOR))
+        + "".join(
+            entry_text(f"agent-{n}", {Role.AGENT}, n, token_hash(t)) for n, t in AGENTS.items()
+        )
+    )
+    return path  # fmt: skip
 
 
 def _until(proc: subprocess.Popen[bytes], what: str, check: Callable[[], Any]) -> Any:
@@ -58,13 +76,19 @@ class EngineProcess:
              "--policy", str(tmp / "policy.toml"), "--spool-dir", str(tmp / "spool"),
              "--tick-s", "0.2", "--intake-s", "0.2", "--lease-ttl-s", "3",
              "--log-level", "warning", "--domain-label", "rack=topology.kubernetes.io/zone",
-             *extra],
+             "--tokens-file", str(tokens_file(kube, tmp)), *extra],
             stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
 
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url + path, timeout=5) as r:
+        request = urllib.request.Request(self.url + path,
+                                         headers={"Authorization": f"Bearer {OPERATOR}"})  # fmt: skip
+        with urllib.request.urlopen(request, timeout=5) as r:
             return json.loads(r.read())
+
+    def agent(self, node: str) -> EngineClient:
+        """The node agent's own client, with its node's token."""
+        return EngineClient(self.url, credentials=ClientCredentials(token=AGENTS[node]))
 
     def until(self, what: str, check: Callable[[], Any]) -> Any:
         return _until(self.proc, what, check)
@@ -92,7 +116,7 @@ def test_kubernetes_engine_process_recovers_a_pytorchjob_and_leads_on_a_lease(
         first = kube.placement()
         bad = first["train-worker-0"]
         # The node agent on `bad` reports the XID ... and the rank dies with its GPU.
-        EngineClient(engine.url).post(document(bad, xid79(bad, clock), clock=clock))
+        engine.agent(bad).post(document(bad, xid79(bad, clock), clock=clock))
         kube.fail_pod("train-worker-0")
 
         second = kube.placement(attempt=1, timeout_s=DEADLINE_S)
@@ -121,7 +145,7 @@ def test_kubernetes_engine_dry_run_records_what_it_would_do_and_touches_nothing(
         kube.submit(workers=3)
         first = kube.placement()
         bad = first["train-worker-0"]
-        EngineClient(engine.url).post(document(bad, xid79(bad, clock), clock=clock))
+        engine.agent(bad).post(document(bad, xid79(bad, clock), clock=clock))
         kube.fail_pod("train-worker-0")
 
         would = engine.until("the would-have cordon recorded", lambda: [
@@ -154,7 +178,7 @@ def test_kubernetes_engine_killed_mid_requeue_converges_on_restart(
         kube.submit(workers=3)
         placed = kube.placement()
         bad = placed["train-worker-2"]
-        EngineClient(first.url).post(document(bad, xid79(bad, clock), clock=clock))
+        first.agent(bad).post(document(bad, xid79(bad, clock), clock=clock))
         kube.fail_pod("train-worker-2")
         # The moment the requeue's first write lands on the job, the engine dies.
         notes = lambda: kube.job()["metadata"].get("annotations", {})  # noqa: E731

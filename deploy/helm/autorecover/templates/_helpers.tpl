@@ -60,7 +60,33 @@ app.kubernetes.io/component: agent
 
 {{/* The engine's in-cluster URL, which the agents send their signals to. */}}
 {{- define "autorecover.engine.url" -}}
-{{- printf "http://%s.%s.svc:%v" (include "autorecover.engine.name" .) .Release.Namespace .Values.service.port }}
+{{- printf "%s://%s.%s.svc:%v" (include "autorecover.engine.scheme" .) (include "autorecover.engine.name" .) .Release.Namespace .Values.service.port }}
+{{- end }}
+
+{{- define "autorecover.engine.scheme" -}}
+{{- if .Values.tls.secretName }}https{{ else }}http{{ end }}
+{{- end }}
+
+{{/* The Secret and key of the tokens file; empty when there is none. Checks the auth values. */}}
+{{- define "autorecover.tokens.secretName" -}}
+{{- if and .Values.auth.tokens .Values.auth.existingSecret }}
+{{- fail "set auth.tokens or auth.existingSecret, not both" }}
+{{- end }}
+{{- if and .Values.agent.enabled (not .Values.auth.kubernetes.enabled) }}
+{{- fail "agent.enabled needs auth.kubernetes.enabled: agents prove their node with their pod's ServiceAccount token" }}
+{{- end }}
+{{- if not (or .Values.auth.kubernetes.enabled .Values.auth.tokens .Values.auth.existingSecret) }}
+{{- fail "the engine authenticates every call: enable auth.kubernetes or give a tokens file (auth.tokens or auth.existingSecret)" }}
+{{- end }}
+{{- if .Values.auth.existingSecret }}
+{{- .Values.auth.existingSecret }}
+{{- else if .Values.auth.tokens }}
+{{- printf "%s-tokens" (include "autorecover.fullname" . | trunc 56 | trimSuffix "-") }}
+{{- end }}
+{{- end }}
+
+{{- define "autorecover.tokens.secretKey" -}}
+{{- if .Values.auth.existingSecret }}{{ .Values.auth.existingSecretKey }}{{ else }}tokens.toml{{ end }}
 {{- end }}
 
 {{/* The Secret and key the store URL is read from (the engine reads AUTORECOVER_STORE). */}}
@@ -128,4 +154,10 @@ needed: docs/deployment.md, "RBAC".
 - apiGroups: [events.k8s.io]
   resources: [events]
   verbs: [create]
+{{- if .Values.auth.kubernetes.enabled }}
+# Agents' ServiceAccount tokens are checked with TokenReview (their pod's node: pods get, above).
+- apiGroups: [authentication.k8s.io]
+  resources: [tokenreviews]
+  verbs: [create]
+{{- end }}
 {{- end }}

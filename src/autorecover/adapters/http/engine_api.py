@@ -1,4 +1,8 @@
-"""Reading the engine's HTTP API (for the CLI views), stdlib urllib; errors mapped once."""
+"""Reading the engine's HTTP API (for the CLI views), stdlib urllib; errors mapped once.
+
+Requests carry the caller's credentials (`credentials.py`): a bearer token, the CA to verify
+an https engine by, a client certificate.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from typing import Any
+
+from autorecover.adapters.http.credentials import ClientCredentials, CredentialsError
 
 DEFAULT_ENGINE = "http://127.0.0.1:8080"
 
@@ -22,18 +28,30 @@ class EngineApiError(Exception):
 class EngineApi:
     """GETs JSON documents from an engine."""
 
-    def __init__(self, base_url: str = DEFAULT_ENGINE, timeout_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        base_url: str = DEFAULT_ENGINE,
+        timeout_s: float = 10.0,
+        credentials: ClientCredentials | None = None,
+    ) -> None:
         parsed = urllib.parse.urlsplit(base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise EngineApiError(f"engine URL must be http(s)://host[:port], not {base_url!r}")
         self.base = base_url.rstrip("/")
         self.timeout_s = timeout_s
+        self.credentials = credentials or ClientCredentials()
 
     def get(self, path: str) -> Any:
         """The JSON document at `path` (e.g. `/api/v1/nodes`)."""
         url = self.base + path
         try:
-            with urllib.request.urlopen(url, timeout=self.timeout_s) as response:  # noqa: S310 - scheme checked
+            request = urllib.request.Request(url, headers=self.credentials.headers())  # noqa: S310 - scheme checked
+            context = self.credentials.ssl_context()
+        except CredentialsError as exc:
+            raise EngineApiError(str(exc)) from None
+        try:
+            opened = urllib.request.urlopen(request, timeout=self.timeout_s, context=context)  # noqa: S310 - scheme checked
+            with opened as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as exc:
             body = exc.read(4096).decode("utf-8", "replace")
@@ -42,12 +60,18 @@ class EngineApi:
                 detail = json.loads(body).get("detail", body)
             except (ValueError, AttributeError):
                 detail = body
-            raise EngineApiError(f"{url}: {exc.code} {detail}", exc.code) from None
+            hint = _HINTS.get(exc.code, "")
+            raise EngineApiError(f"{url}: {exc.code} {detail}{hint}", exc.code) from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             raise EngineApiError(f"{url}: engine unreachable: {reason}") from None
         except ValueError as exc:
             raise EngineApiError(f"{url}: not JSON: {exc}") from None
+
+
+_HINTS = {
+    401: " (give a token: --token-file or AUTORECOVER_TOKEN; docs/security.md)",
+}
 
 
 def quoted(segment: str) -> str:

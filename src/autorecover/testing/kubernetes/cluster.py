@@ -400,6 +400,7 @@ _PLURALS = {
     "PriorityClass": "priorityclasses", "Queue": "queues",
     "Deployment": "deployments", "DaemonSet": "daemonsets", "Service": "services",
     "ConfigMap": "configmaps", "PodDisruptionBudget": "poddisruptionbudgets",
+    "NetworkPolicy": "networkpolicies",
     "ValidatingWebhookConfiguration": "validatingwebhookconfigurations",
     "CustomResourceDefinition": "customresourcedefinitions",
 }  # fmt: skip
