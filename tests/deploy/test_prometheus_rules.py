@@ -10,16 +10,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from fastapi.testclient import TestClient
 
 from autorecover.adapters.fakes.cluster import FakeClock
 from autorecover.adapters.store.memory_engine import MemoryEngineStore
 from autorecover.server.alerting import AlertConfig, open_alerting
-from autorecover.server.app import create_app
 from autorecover.server.wiring import build_engine, fake_cluster
 from autorecover.testing.alertmanager import RigError, ensure_installed, promtool
 from deploy.rendering import CHART
-from server.support import SETTINGS, roomy
+from server.support import SETTINGS, rig_client, roomy
 
 RULES = CHART / "rules" / "autorecover.rules.yaml"
 RULE_TESTS = Path(__file__).parent / "prometheus" / "autorecover.rules.test.yaml"
@@ -79,7 +77,7 @@ def test_every_metric_the_rules_read_is_exported_by_the_engine() -> None:
         background=False, alerting=alerting,
     )  # fmt: skip
     engine.step()
-    exported = TestClient(create_app(engine)).get("/metrics").text
+    exported = rig_client(engine).get("/metrics").text
     engine.stop()
     families = set(re.findall(r"^# TYPE (autorecover_\w+) ", exported, re.MULTILINE))
     samples = set(re.findall(r"^(autorecover_\w+)", exported, re.MULTILINE))

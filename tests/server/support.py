@@ -175,3 +175,10 @@ class Fleet:
         self.clock.advance(seconds)
         for r in replicas:
             r.step()
+
+
+def rig_client(engine: Engine) -> RigClient:
+    """A client of `engine`'s app on a fresh rig token table: it calls as an operator, and
+    posts a signal batch as its node's agent."""
+    tokens = RigTokens()
+    return RigClient(create_app(engine, auth=tokens.auth()), tokens)

@@ -9,8 +9,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from fastapi.testclient import TestClient
-
 from autorecover.adapters.fakes.cluster import FakeClock, FakeNotifier
 from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.controllers.hardware.controller import HardwareController
@@ -18,12 +16,11 @@ from autorecover.domain.alerts import AlertName, AlertSettings
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 from autorecover.server.alerting import AlertConfig, Alerting, open_alerting
-from autorecover.server.app import create_app
 from autorecover.server.engine import Engine
 from autorecover.server.hosting import HostedHardware
 from autorecover.server.policies import Policies
 from autorecover.server.wiring import build_engine, fake_cluster
-from server.support import SETTINGS, document, roomy, xid79
+from server.support import SETTINGS, document, rig_client, roomy, xid79
 
 
 def inspect(node: str, clock: FakeClock) -> NodeSignal:
@@ -55,9 +52,7 @@ class Rig:
     def post(self, engine: Engine, *signals: NodeSignal) -> None:
         for s in signals:
             doc = document(s.node, s, clock=self.clock)
-            assert (
-                TestClient(create_app(engine)).post("/api/v1/signals", json=doc).status_code == 202
-            )
+            assert rig_client(engine).post("/api/v1/signals", json=doc).status_code == 202
 
     def run(self, seconds: float, *engines: Engine, every: float = 10) -> None:
         for _ in range(int(seconds / every)):
@@ -148,7 +143,7 @@ def test_metrics_show_alerts_firing_the_budget_and_delivery(tmp_path: Path) -> N
     engine.step()
     rig.post(engine, xid79("n1", rig.clock))
     rig.run(20, engine)
-    text = TestClient(create_app(engine)).get("/metrics").text
+    text = rig_client(engine).get("/metrics").text
     assert 'autorecover_alerts_firing{alertname="AutorecoverNodeOutOfServiceTooLong"} 1.0' in text
     assert "autorecover_out_of_service_budget_seconds 5.0" in text
     assert 'autorecover_node_out_since_timestamp_seconds{node="n1"}' in text
@@ -166,15 +161,16 @@ def test_serve_refuses_a_bad_receiver_url_or_an_empty_secret_naming_the_flag(
     from autorecover.cli.engine import serve_cmd
 
     runner = CliRunner()
-    bad = runner.invoke(serve_cmd, ["--store", "memory://", "--alertmanager-url", "am:9093"])
+    base = ["--store", "memory://", "--insecure-no-auth"]  # auth is not what is tested here
+    bad = runner.invoke(serve_cmd, [*base, "--alertmanager-url", "am:9093"])
     assert bad.exit_code != 0 and "--alertmanager-url 'am:9093'" in bad.output
     empty = tmp_path / "secret"
     empty.write_text("\n")
-    args = ["--store", "memory://", "--alert-webhook", "https://hooks.example/ar",
+    args = [*base, "--alert-webhook", "https://hooks.example/ar",
             "--alert-webhook-secret-file", str(empty)]  # fmt: skip
     refused = runner.invoke(serve_cmd, args)
     assert refused.exit_code != 0 and "the file is empty" in refused.output
-    link = runner.invoke(serve_cmd, ["--store", "memory://", "--external-url", "ar.example"])
+    link = runner.invoke(serve_cmd, [*base, "--external-url", "ar.example"])
     assert link.exit_code != 0 and "--external-url 'ar.example'" in link.output
-    zero = runner.invoke(serve_cmd, ["--store", "memory://", "--alert-out-of-service-s", "0"])
+    zero = runner.invoke(serve_cmd, [*base, "--alert-out-of-service-s", "0"])
     assert zero.exit_code == 2 and "--alert-out-of-service-s" in zero.output

@@ -10,8 +10,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from fastapi.testclient import TestClient
-
 from autorecover.adapters.alerting.alertmanager import AlertmanagerDelivery
 from autorecover.adapters.alerting.sending import Outbox, QueuedNotifier
 from autorecover.adapters.clock import SystemClock
@@ -23,11 +21,10 @@ from autorecover.domain.alerts import AlertName, AlertSettings, Severity
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 from autorecover.server.alerting import AlertConfig, open_alerting
-from autorecover.server.app import create_app
 from autorecover.server.hosting import HostedHardware
 from autorecover.server.wiring import build_engine, fake_cluster
 from autorecover.testing.alertmanager import Alertmanager, WebhookSink
-from server.support import SETTINGS, document, roomy
+from server.support import SETTINGS, document, rig_client, roomy
 
 
 def until(found: Callable[[], Any], what: str, timeout_s: float = 20.0) -> Any:
@@ -138,7 +135,7 @@ def test_the_engine_alerts_alertmanager_and_resolves_on_release(
         text="NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.",
     )  # fmt: skip
     doc = document("n1", signal, clock=clock)
-    assert TestClient(create_app(engine)).post("/api/v1/signals", json=doc).status_code == 202
+    assert rig_client(engine).post("/api/v1/signals", json=doc).status_code == 202
     for _ in range(6):
         clock.advance(10)
         engine.step()
