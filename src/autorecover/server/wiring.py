@@ -354,5 +354,5 @@ def build_engine(
         store=store, clock=clock, leadership=leadership,
         services=services, settings=settings, policies=policies,
         jobs=StoreJobsView(jobs.store) if jobs else NO_JOBS, background=background,
-        owns_store=owns_store,
+        owns_store=owns_store, topology=cluster.topology,
     )  # fmt: skip

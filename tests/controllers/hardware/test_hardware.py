@@ -70,7 +70,7 @@ def test_a_person_releases_a_node_and_it_is_validated_before_returning(rig: Rig)
     rig.report(rig.signal("n2", "ib.port_down", NodeAction.INSPECT))
     rig.settle()
     assert rig.controller.node("n2").state is NA
-    rig.controller.release("n2", "alice", "reseated the cable")
+    rig.controller.release("n2", "alice", "reseated the cable", validate=True)
     rig.settle()
     assert rig.controller.node("n2").state is H
     last = rig.store.transitions("n2")[-2]

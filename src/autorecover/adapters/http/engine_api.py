@@ -1,4 +1,5 @@
-"""Reading the engine's HTTP API (for the CLI views), stdlib urllib; errors mapped once."""
+"""The engine's HTTP API for the CLI (its views and operator controls), stdlib urllib;
+errors mapped once."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ class EngineApiError(Exception):
 
 
 class EngineApi:
-    """GETs JSON documents from an engine."""
+    """GETs JSON documents from an engine, and sends it operator requests."""
 
     def __init__(self, base_url: str = DEFAULT_ENGINE, timeout_s: float = 10.0) -> None:
         parsed = urllib.parse.urlsplit(base_url)
@@ -31,9 +32,22 @@ class EngineApi:
 
     def get(self, path: str) -> Any:
         """The JSON document at `path` (e.g. `/api/v1/nodes`)."""
-        url = self.base + path
+        return self._call(urllib.request.Request(self.base + path))  # noqa: S310 - scheme checked
+
+    def send(self, method: str, path: str, body: Any) -> Any:
+        """`method` (POST, PUT, DELETE) a JSON body to `path`; the JSON answer."""
+        request = urllib.request.Request(  # noqa: S310 - the scheme is checked in __init__
+            self.base + path,
+            data=json.dumps(body).encode("utf-8"),
+            method=method,
+            headers={"Content-Type": "application/json"},
+        )
+        return self._call(request)
+
+    def _call(self, request: urllib.request.Request) -> Any:
+        url = request.full_url
         try:
-            with urllib.request.urlopen(url, timeout=self.timeout_s) as response:  # noqa: S310 - scheme checked
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:  # noqa: S310 - scheme checked
                 return json.loads(response.read())
         except urllib.error.HTTPError as exc:
             body = exc.read(4096).decode("utf-8", "replace")

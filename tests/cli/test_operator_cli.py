@@ -1,0 +1,91 @@
+"""The operator controls from the command line, against a running engine over HTTP."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import uvicorn
+from click.testing import CliRunner, Result
+
+from autorecover.adapters.store.sqlite import SqliteStore
+from autorecover.cli.main import main
+from autorecover.server.app import create_app
+from server.support import Fleet, Replica, document, free_port
+from server.test_operator_api import port_down
+
+
+@dataclass
+class Served:
+    url: str
+    fleet: Fleet
+    replica: Replica
+
+    def run(self, *args: str) -> Result:
+        return CliRunner().invoke(main, [*args, "--engine", self.url])
+
+    def step(self) -> None:
+        self.fleet.advance(1, self.replica)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    """An engine with node n1 in needs_attention, served by uvicorn on a loopback port."""
+    fleet = Fleet()
+    replica = fleet.replica(SqliteStore(tmp_path / "engine.db"), "a")
+    replica.step()
+    signal = port_down("n1", fleet.clock)
+    replica.client.post("/api/v1/signals", json=document("n1", signal, clock=fleet.clock))
+    for _ in range(6):
+        fleet.advance(10, replica)
+    port = free_port()
+    config = uvicorn.Config(create_app(replica.engine), host="127.0.0.1", port=port,
+                            lifespan="off", log_level="warning")  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:  # bounded wait for the socket, not a sleep-for-effect
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.01)
+    yield Served(f"http://127.0.0.1:{port}", fleet, replica)
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_node_release_from_the_command_line_is_recorded_and_acted_on(served: Served) -> None:
+    node = served.replica.client.get("/api/v1/nodes/n1").json()
+    assert node["state"] == "needs_attention"
+    released = served.run("node", "release", "n1", "--why", "reseated", "--request-id", "cli-1")
+    assert released.exit_code == 0, released.output
+    assert released.output.startswith("release n1: recorded, pending")
+    assert "request cli-1, by anonymous" in released.output
+    served.step()
+    node = served.replica.client.get("/api/v1/nodes/n1").json()
+    assert node["state"] == "healthy" and node["audit"][0]["source"] == "127.0.0.1"
+    audit = served.run("audit", "--target", "n1")
+    assert audit.exit_code == 0, audit.output
+    header, row = audit.output.splitlines()
+    assert header.split() == ["AT", "KIND", "TARGET", "BY", "FROM", "STATUS", "WHY"]
+    assert row.split()[2:8] == ["release", "n1", "anonymous", "127.0.0.1", "done", "reseated"]
+    again = served.run("node", "release", "n1", "--why", "again", "--json")
+    assert again.exit_code == 0 and json.loads(again.output)["status"] == "pending"
+    served.step()
+    refused = served.run("audit", "--json")
+    assert json.loads(refused.output)[-1]["result"] == "n1 is healthy: nothing to release"
+
+
+def test_a_control_without_why_or_engine_is_a_clear_error(served: Served) -> None:
+    no_why = served.run("node", "release", "n1")
+    assert no_why.exit_code == 2 and "--why" in no_why.output
+    unknown = served.run("node", "release", "n404", "--why", "x")
+    assert unknown.exit_code == 1 and "404" in unknown.output and "n404" in unknown.output
+    away = CliRunner().invoke(
+        main, ["node", "release", "n1", "--why", "x", "--engine", f"http://127.0.0.1:{free_port()}"]
+    )
+    assert away.exit_code == 1 and "unreachable" in away.output

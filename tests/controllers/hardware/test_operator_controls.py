@@ -1,0 +1,161 @@
+"""Operator requests as hardware recovery's passes act on them, with the fakes: release from
+any state of ours, maintenance of nodes and failure domains, breaker resets, paused acting, and
+a person's uncordon read as intent. The requests reach the controller through the store."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from autorecover.adapters.fakes.cluster import FakeScheduler
+from autorecover.adapters.store.memory import MemoryStore
+from autorecover.adapters.store.sqlite import SqliteStore
+from autorecover.controllers.hardware.ports import StorePort
+from autorecover.controllers.ports import ActionStatus
+from autorecover.controllers.requests import Control, OperatorRequest, RequestStatus
+from autorecover.domain.hardware.lifecycle import ActionKind, NodeState
+from autorecover.domain.hardware.policy_loading import merged
+from autorecover.domain.records import NodeAction
+from controllers.hardware.rig import ROOMY, Rig
+
+H, S, Q, NA = (
+    NodeState.HEALTHY,
+    NodeState.SUSPECT,
+    NodeState.QUARANTINED,
+    NodeState.NEEDS_ATTENTION,
+)
+_ids = itertools.count(1)
+
+
+def ask(rig: Rig, kind: Control, target: str = "", why: str = "checked", **options: str) -> str:
+    """Record a request in the rig's store as the API would; its id."""
+    rid = f"r{next(_ids)}"
+    request = OperatorRequest(
+        rid, kind, target, "token:alice", why, "10.0.0.7", rig.clock.now(),
+        tuple(sorted(options.items())),
+    )  # fmt: skip
+    rig.store.submit(request)  # type: ignore[attr-defined]
+    return rid
+
+
+def request(rig: Rig, rid: str) -> OperatorRequest:
+    return next(r for r in rig.store.requests() if r.id == rid)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> StorePort:
+    return MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "state.db")
+
+
+@pytest.fixture
+def rig(store: StorePort) -> Rig:
+    return Rig([f"n{i}" for i in range(20)], store=store)
+
+
+def in_needs_attention(rig: Rig, node: str) -> None:
+    rig.report(rig.signal(node, "ib.port_down", NodeAction.INSPECT))
+    rig.settle()
+    assert rig.controller.node(node).state is NA
+
+
+# --- release ------------------------------------------------------------------------------
+
+
+def test_release_from_needs_attention_resumes_the_node_on_the_next_pass(rig: Rig) -> None:
+    in_needs_attention(rig, "n2")
+    assert not rig.scheduler.schedulable("n2")
+    rid = ask(rig, Control.RELEASE, "n2", "reseated the cable")
+    assert rig.controller.node("n2").state is NA  # nothing happens until a pass
+    rig.controller.tick()
+    assert rig.controller.node("n2").state is H and rig.scheduler.schedulable("n2")
+    last = rig.store.transitions("n2")[-1]
+    assert (last.frm, last.to, last.by, last.why) == (
+        NA, H, "token:alice", "released: reseated the cable",
+    )  # fmt: skip
+    resume = rig.store.actions("n2")[-1]
+    assert resume.action.kind is ActionKind.RESUME and resume.status is ActionStatus.DONE
+    assert resume.action.by == "token:alice"  # the provenance the scheduler is given
+    done = request(rig, rid)
+    assert done.status is RequestStatus.DONE and done.done_at == rig.clock.now()
+    assert any(
+        "release requested by token:alice from 10.0.0.7" in e.text for e in rig.store.events("n2")
+    )
+
+
+def test_release_with_validation_first_validates_a_node_from_needs_attention(rig: Rig) -> None:
+    in_needs_attention(rig, "n3")
+    ask(rig, Control.RELEASE, "n3", "replaced the GPU", validate="true")
+    rig.controller.tick()
+    assert rig.controller.node("n3").state is NodeState.VALIDATING
+    rig.settle()
+    assert rig.controller.node("n3").state is H
+
+
+def test_release_mid_ladder_drops_what_was_queued_and_returns_the_node() -> None:
+    policy = merged(ROOMY, {"rate": {"mutations_per_s": 0.001, "burst": 2}}, "test")
+    rig = Rig([f"n{i}" for i in range(4)], policy=policy)
+    rig.report(rig.signal("n1"))
+    assert rig.controller.node("n1").state is Q and rig.controller.waiting == 1  # drain waits
+    rid = ask(rig, Control.RELEASE, "n1", "false alarm: a test injection")
+    rig.clock.advance(1000)  # tokens for the resume
+    rig.controller.tick()
+    assert rig.controller.node("n1").state is H
+    by_kind = {a.action.kind: a for a in rig.store.actions("n1")}
+    assert by_kind[ActionKind.DRAIN].status is ActionStatus.FAILED
+    assert "superseded: n1 released by token:alice" in by_kind[ActionKind.DRAIN].result
+    assert [k for k, n, _ in rig.scheduler.log if n == "n1"] == ["cordon", "taint", "resume"]
+    assert rig.scheduler.schedulable("n1") and request(rig, rid).status is RequestStatus.DONE
+
+
+def test_release_of_a_healthy_or_unknown_node_is_refused_and_recorded(rig: Rig) -> None:
+    rig.report(rig.signal("n5", "xid.13", NodeAction.RESTART_APP))  # known, healthy
+    healthy = ask(rig, Control.RELEASE, "n5")
+    unknown = ask(rig, Control.RELEASE, "n404")
+    only_na = ask(rig, Control.RELEASE, "n5", validate="true")
+    rig.controller.tick()
+    assert request(rig, healthy).result == "n5 is healthy: nothing to release"
+    assert request(rig, unknown).result == "no node 'n404'"
+    assert request(rig, only_na).status is RequestStatus.REFUSED
+    assert rig.store.transitions("n5") == []
+
+
+def test_a_pending_release_survives_a_restart_and_is_acted_on_once(rig: Rig) -> None:
+    in_needs_attention(rig, "n4")
+    rid = ask(rig, Control.RELEASE, "n4", "cable reseated")
+    rig.restart()  # a new leader; `start` is its first pass
+    assert rig.controller.node("n4").state is H and request(rig, rid).status is RequestStatus.DONE
+    rig.restart()
+    rig.controller.tick()
+    releases = [t for t in rig.store.transitions("n4") if t.by == "token:alice"]
+    assert len(releases) == 1
+    assert all(count == 1 for count in rig.scheduler.effects.values())
+
+
+def test_in_dry_run_a_release_is_recorded_as_would_have() -> None:
+    rig = Rig([f"n{i}" for i in range(4)], dry_run=True)
+    rig.report(rig.signal("n1", "ib.port_down", NodeAction.INSPECT))
+    rig.settle()
+    assert rig.controller.node("n1").state is NA
+    ask(rig, Control.RELEASE, "n1", "trial")
+    rig.controller.tick()
+    assert rig.controller.node("n1").state is H
+    assert rig.store.actions("n1")[-1].status is ActionStatus.WOULD
+    assert rig.scheduler.log == []
+
+
+def test_the_controller_method_refuses_a_healthy_node_and_stays_usable(rig: Rig) -> None:
+    with pytest.raises(ValueError, match="no node"):
+        rig.controller.release("n1", "alice", "why")
+    rig.report(rig.signal("n1"))
+    assert rig.controller.node("n1").state is Q
+
+
+def test_the_fake_scheduler_keeps_a_persons_cordon_through_a_release(rig: Rig) -> None:
+    scheduler: FakeScheduler = rig.scheduler
+    in_needs_attention(rig, "n6")
+    scheduler.person_cordon("n6", "bob", "firmware")
+    ask(rig, Control.RELEASE, "n6", "ours is done; bob's stays")
+    rig.controller.tick()
+    assert set(scheduler.nodes["n6"].cordoned_by) == {"bob"}

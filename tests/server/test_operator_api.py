@@ -1,0 +1,158 @@
+"""Operator controls through the served app: each is recorded with who, when, why and from
+where, reaches the leader through the store, and shows in the node's and incident's history."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import Request, Response
+from fastapi.testclient import TestClient
+
+from autorecover.adapters.fakes.cluster import FakeClock, FakeScheduler
+from autorecover.adapters.store.sqlite import SqliteStore
+from autorecover.domain.records import Blame, NodeAction
+from autorecover.domain.signals import NodeSignal, Probe
+from autorecover.server.app import create_app
+from server.support import Fleet, Replica, document, xid79
+
+
+@pytest.fixture
+def fleet() -> Fleet:
+    return Fleet()
+
+
+@pytest.fixture
+def replica(fleet: Fleet, tmp_path: Path) -> Replica:
+    r = fleet.replica(SqliteStore(tmp_path / "engine.db"), "a")
+    r.step()
+    return r
+
+
+def as_caller(replica: Replica, who: str) -> TestClient:
+    """A client whose requests carry `who` as the authenticated caller (what auth sets)."""
+    app = create_app(replica.engine)
+
+    @app.middleware("http")
+    async def authenticated(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        request.state.caller = who
+        return await call_next(request)
+
+    return TestClient(app)
+
+
+def port_down(node: str, clock: FakeClock) -> NodeSignal:
+    return NodeSignal(
+        node, Probe.INFINIBAND, "ib.port_down", Blame.HARDWARE, 90, NodeAction.INSPECT,
+        clock.now(), text="mlx5_0 port 1 down",
+    )  # fmt: skip
+
+
+def post_signal(fleet: Fleet, replica: Replica, signal: NodeSignal) -> None:
+    answer = replica.client.post(
+        "/api/v1/signals", json=document(signal.node, signal, clock=fleet.clock)
+    )
+    assert answer.status_code == 202
+
+
+def needs_attention(fleet: Fleet, replica: Replica, node: str) -> None:
+    post_signal(fleet, replica, port_down(node, fleet.clock))
+    for _ in range(6):
+        fleet.advance(10, replica)
+    state = replica.client.get(f"/api/v1/nodes/{node}").json()["state"]
+    assert state == "needs_attention"
+
+
+def scheduler(fleet: Fleet) -> FakeScheduler:
+    found = fleet.cluster.scheduler  # type: ignore[union-attr]
+    assert isinstance(found, FakeScheduler)
+    return found
+
+
+def body(why: str = "checked", **more: Any) -> dict[str, Any]:
+    return {"why": why, **more}
+
+
+# --- release ------------------------------------------------------------------------------
+
+
+def test_release_from_needs_attention_via_api(fleet: Fleet, replica: Replica) -> None:
+    needs_attention(fleet, replica, "n1")
+    assert not scheduler(fleet).schedulable("n1")
+    alice = as_caller(replica, "token:alice")
+    answer = alice.post(
+        "/api/v1/nodes/n1/release", json=body("reseated the IB cable", request_id="rel-1")
+    )
+    assert answer.status_code == 202, answer.text
+    pending = answer.json()
+    assert (pending["status"], pending["kind"], pending["target"]) == ("pending", "release", "n1")
+    assert (pending["by"], pending["source"]) == ("token:alice", "testclient")
+    fleet.advance(1, replica)  # the leader's next pass acts on it
+    node = replica.client.get("/api/v1/nodes/n1").json()
+    assert node["state"] == "healthy" and scheduler(fleet).schedulable("n1")
+    last = node["transitions"][-1]
+    assert (last["from_state"], last["to_state"], last["by"]) == (
+        "needs_attention", "healthy", "token:alice",
+    )  # fmt: skip
+    assert last["why"] == "released: reseated the IB cable"
+    assert node["actions"][-1]["kind"] == "resume" and node["actions"][-1]["status"] == "done"
+    [audit] = node["audit"]
+    assert (audit["id"], audit["status"], audit["why"]) == (
+        "rel-1",
+        "done",
+        "reseated the IB cable",
+    )
+    assert audit["at"] and audit["done_at"] and audit["source"] == "testclient"
+    assert replica.client.get("/api/v1/requests/rel-1").json()["status"] == "done"
+    [incident] = replica.client.get("/api/v1/incidents").json()
+    detail = replica.client.get(f"/api/v1/incidents/{incident['id']}").json()
+    assert [a["id"] for a in detail["audit"]] == ["rel-1"]
+    assert any(e["what"] == "operator release" for e in detail["timeline"])
+
+
+def test_a_release_sent_twice_with_one_request_id_is_one_request(
+    fleet: Fleet, replica: Replica
+) -> None:
+    needs_attention(fleet, replica, "n2")
+    first = replica.client.post("/api/v1/nodes/n2/release", json=body(request_id="same"))
+    again = replica.client.post("/api/v1/nodes/n2/release", json=body(request_id="same"))
+    assert first.json() == again.json() and first.json()["by"] == "anonymous"
+    other = replica.client.post("/api/v1/breaker/reset", json=body(request_id="same"))
+    assert other.status_code == 409 and "same" in other.json()["detail"]
+    fleet.advance(1, replica)
+    ours = [t for t in replica.client.get("/api/v1/nodes/n2").json()["transitions"]]
+    assert sum(t["why"].startswith("released") for t in ours) == 1
+
+
+def test_any_replica_takes_the_release_and_the_leader_acts(fleet: Fleet, tmp_path: Path) -> None:
+    leader = fleet.replica(SqliteStore(tmp_path / "engine.db"), "a")
+    standby = fleet.replica(SqliteStore(tmp_path / "engine.db"), "b")
+    leader.step()
+    standby.step()
+    assert leader.leading and not standby.leading
+    needs_attention(fleet, leader, "n3")
+    answer = standby.client.post("/api/v1/nodes/n3/release", json=body("via the standby"))
+    assert answer.status_code == 202
+    fleet.advance(1, leader, standby)
+    assert leader.client.get("/api/v1/nodes/n3").json()["state"] == "healthy"
+
+
+def test_release_needs_a_why_and_a_known_node(fleet: Fleet, replica: Replica) -> None:
+    post_signal(fleet, replica, xid79("n4", fleet.clock))
+    fleet.advance(1, replica)
+    missing = replica.client.post("/api/v1/nodes/n4/release", json={})
+    assert missing.status_code == 422 and missing.json()["detail"][0]["loc"] == ["body", "why"]
+    empty = replica.client.post("/api/v1/nodes/n4/release", json=body(""))
+    assert empty.status_code == 422
+    bad_id = replica.client.post("/api/v1/nodes/n4/release", json=body(request_id="a b"))
+    assert bad_id.status_code == 422 and "request_id" in bad_id.json()["detail"][0]["loc"]
+    unknown = replica.client.post("/api/v1/nodes/n404/release", json=body())
+    assert unknown.status_code == 404 and "n404" in unknown.json()["detail"]
+    from_quarantine = replica.client.post("/api/v1/nodes/n4/release", json=body("not a fault"))
+    assert from_quarantine.status_code == 202
+    fleet.advance(1, replica)
+    assert replica.client.get("/api/v1/nodes/n4").json()["state"] == "healthy"
