@@ -89,3 +89,22 @@ def test_a_control_without_why_or_engine_is_a_clear_error(served: Served) -> Non
         main, ["node", "release", "n1", "--why", "x", "--engine", f"http://127.0.0.1:{free_port()}"]
     )
     assert away.exit_code == 1 and "unreachable" in away.output
+
+
+def test_maintenance_from_the_command_line(served: Served) -> None:
+    start = served.run("maintenance", "start", "rack:r7", "--why", "PDU swap")
+    assert start.exit_code == 0, start.output
+    assert start.output.startswith("maintenance_on rack:r7: done")
+    listed = served.run("maintenance", "list")
+    _header, row = listed.output.splitlines()
+    assert row.split()[2:5] == ["maintenance_on", "rack:r7", "anonymous"]
+    assert "PDU swap" in row
+    node = served.run("maintenance", "start", "n1", "--why", "BIOS", "--json")
+    assert json.loads(node.output)["target"] == "node:n1"
+    end = served.run("maintenance", "end", "rack:r7", "--why", "swapped")
+    assert end.exit_code == 0 and "done: ended what was set by anonymous" in end.output
+    never = served.run("maintenance", "end", "rack:r7", "--why", "twice")
+    assert never.exit_code == 1 and "refused: it was not on" in never.output
+    bad = served.run("maintenance", "start", "row:1", "--why", "x")
+    assert bad.exit_code == 1 and "422" in bad.output and "SCOPE" in bad.output
+    assert "node:n1" in served.run("maintenance", "list").output

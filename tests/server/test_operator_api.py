@@ -13,9 +13,11 @@ from fastapi.testclient import TestClient
 
 from autorecover.adapters.fakes.cluster import FakeClock, FakeScheduler
 from autorecover.adapters.store.sqlite import SqliteStore
+from autorecover.domain.failure_domains import Topology
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 from autorecover.server.app import create_app
+from autorecover.server.wiring import Cluster, fake_cluster
 from server.support import Fleet, Replica, document, xid79
 
 
@@ -156,3 +158,68 @@ def test_release_needs_a_why_and_a_known_node(fleet: Fleet, replica: Replica) ->
     assert from_quarantine.status_code == 202
     fleet.advance(1, replica)
     assert replica.client.get("/api/v1/nodes/n4").json()["state"] == "healthy"
+
+
+# --- maintenance --------------------------------------------------------------------------
+
+
+def racked(tmp_path: Path) -> tuple[Fleet, Replica]:
+    """An engine whose fake cluster has racks r0 (n0-n3) and r1 (n4-n7)."""
+    clock = FakeClock()
+    bare = fake_cluster(clock)
+    topology = Topology.from_labels({f"n{i}": {"rack": f"r{i // 4}"} for i in range(8)})
+    fleet = Fleet(clock, Cluster(bare.scheduler, bare.diagnostics, bare.notifier, topology))
+    replica = fleet.replica(SqliteStore(tmp_path / "engine.db"), "a")
+    replica.step()
+    return fleet, replica
+
+
+def test_maintenance_of_a_rack_via_api_keeps_the_engine_off_and_out_again(tmp_path: Path) -> None:
+    fleet, replica = racked(tmp_path)
+    bob = as_caller(replica, "token:bob")
+    put = bob.put("/api/v1/maintenance/rack:r0", json=body("PDU swap", request_id="m-1"))
+    assert put.status_code == 200, put.text
+    assert (put.json()["status"], put.json()["target"], put.json()["by"]) == (
+        "done", "rack:r0", "token:bob",
+    )  # fmt: skip
+    [held] = replica.client.get("/api/v1/maintenance").json()
+    assert held["id"] == "m-1" and held["why"] == "PDU swap"
+    for node in ("n1", "n5"):
+        post_signal(fleet, replica, xid79(node, fleet.clock))
+    fleet.advance(1, replica)
+    n1 = replica.client.get("/api/v1/nodes/n1").json()
+    assert n1["state"] == "healthy" and n1["signals"][0]["signal"] == "xid.79"
+    assert n1["maintenance"]["target"] == "rack:r0" and n1["actions"] == []
+    assert replica.client.get("/api/v1/nodes/n5").json()["state"] == "quarantined"
+    assert scheduler(fleet).schedulable("n1")
+    assert "autorecover_maintenance_targets 1.0" in replica.client.get("/metrics").text
+    end = bob.request(
+        "DELETE", "/api/v1/maintenance/rack:r0", json=body("swapped", request_id="m-2")
+    )
+    assert end.status_code == 200 and end.json()["status"] == "done"
+    assert replica.client.get("/api/v1/maintenance").json() == []
+    again = bob.request("DELETE", "/api/v1/maintenance/rack:r0", json=body("twice"))
+    assert again.json()["status"] == "refused" and again.json()["result"] == "it was not on"
+    fleet.clock.advance(120)
+    post_signal(fleet, replica, xid79("n1", fleet.clock))
+    fleet.advance(1, replica)
+    transitions = replica.client.get("/api/v1/nodes/n1").json()["transitions"]
+    assert transitions[0]["to_state"] == "quarantined"  # looked after again
+    audit = replica.client.get("/api/v1/audit", params={"target": "rack:r0"}).json()
+    assert [(a["kind"], a["status"]) for a in audit] == [
+        ("maintenance_on", "done"), ("maintenance_off", "done"), ("maintenance_off", "refused"),
+    ]  # fmt: skip
+
+
+def test_maintenance_of_one_node_and_a_bad_target(fleet: Fleet, replica: Replica) -> None:
+    put = replica.client.put("/api/v1/maintenance/n7", json=body("reseat DIMMs"))
+    assert put.status_code == 200 and put.json()["target"] == "node:n7"
+    post_signal(fleet, replica, xid79("n7", fleet.clock))
+    fleet.advance(1, replica)
+    detail = replica.client.get("/api/v1/nodes/n7").json()
+    assert detail["state"] == "healthy" and detail["maintenance"]["why"] == "reseat DIMMs"
+    assert [a["kind"] for a in detail["audit"]] == ["maintenance_on"]
+    bad = replica.client.put("/api/v1/maintenance/row:r9", json=body())
+    assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["path", "target"]
+    no_why = replica.client.put("/api/v1/maintenance/n7", json={"why": ""})
+    assert no_why.status_code == 422

@@ -18,7 +18,8 @@ from autorecover.controllers.requests import Control, OperatorRequest, RequestSt
 from autorecover.domain.hardware.lifecycle import ActionKind, NodeState
 from autorecover.domain.hardware.policy_loading import merged
 from autorecover.domain.records import NodeAction
-from controllers.hardware.rig import ROOMY, Rig
+from autorecover.domain.signals import NodeSignal
+from controllers.hardware.rig import ROOMY, Rig, rack_topology
 
 H, S, Q, NA = (
     NodeState.HEALTHY,
@@ -38,6 +39,13 @@ def ask(rig: Rig, kind: Control, target: str = "", why: str = "checked", **optio
     )  # fmt: skip
     rig.store.submit(request)  # type: ignore[attr-defined]
     return rid
+
+
+def signals_of(rig: Rig, node: str) -> list[NodeSignal]:
+    """The node's recorded signals, from either store."""
+    if isinstance(rig.store, MemoryStore):
+        return [s for s in rig.store.signals if s.node == node]
+    return rig.store.node_signals(node)  # type: ignore[attr-defined,no-any-return]
 
 
 def request(rig: Rig, rid: str) -> OperatorRequest:
@@ -159,3 +167,62 @@ def test_the_fake_scheduler_keeps_a_persons_cordon_through_a_release(rig: Rig) -
     ask(rig, Control.RELEASE, "n6", "ours is done; bob's stays")
     rig.controller.tick()
     assert set(scheduler.nodes["n6"].cordoned_by) == {"bob"}
+
+
+# --- maintenance --------------------------------------------------------------------------
+
+
+def test_a_node_in_maintenance_is_left_alone_and_its_signals_still_recorded(rig: Rig) -> None:
+    ask(rig, Control.MAINTENANCE_ON, "node:n1", "BIOS update")
+    rig.report(rig.signal("n1"), rig.signal("n2"))
+    assert rig.controller.node("n1").state is H and rig.controller.node("n2").state is Q
+    assert rig.store.transitions("n1") == [] and rig.store.actions("n1") == []
+    assert [s.signal for s in signals_of(rig, "n1")] == ["xid.79"]
+    assert [n for _, n, _ in rig.scheduler.log] == ["n2", "n2", "n2"]
+    snap = rig.store.load(rig.clock.now() - rig.policy.breaker.window)
+    assert [n for n, _ in snap.removals] == ["n2"]  # nothing counted for n1
+    ask(rig, Control.MAINTENANCE_OFF, "node:n1", "done")
+    rig.clock.advance(120)
+    rig.report(rig.signal("n1"))
+    assert rig.controller.node("n1").state is Q
+
+
+def test_a_node_we_hold_out_waits_where_it_is_while_in_maintenance() -> None:
+    rig = Rig([f"n{i}" for i in range(4)])
+    rig.diagnostics.duration_s = 30
+    rig.report(rig.signal("n1"))
+    rig.clock.advance(10)
+    rig.controller.tick()
+    assert rig.controller.node("n1").state is NodeState.DIAGNOSING
+    ask(rig, Control.MAINTENANCE_ON, "node:n1", "a person looks at it")
+    for _ in range(5):
+        rig.clock.advance(60)
+        rig.controller.tick()
+        rig.controller.reconcile()
+    assert rig.controller.node("n1").state is NodeState.DIAGNOSING  # frozen: hands off
+    ask(rig, Control.MAINTENANCE_OFF, "node:n1", "back to you")
+    rig.settle(until=lambda: rig.controller.node("n1").state is H)
+
+
+def test_maintenance_of_a_rack_keeps_hands_off_its_nodes_and_their_cordons() -> None:
+    rig = Rig([f"n{i}" for i in range(16)], topology=rack_topology(16, per_rack=4))
+    ask(rig, Control.MAINTENANCE_ON, "rack:r0", "PDU swap")
+    rig.scheduler.cordon("n2", _prov("old/1"))  # ours, with no record: an orphan, but r0's
+    rig.report(*(rig.signal(f"n{i}") for i in range(0, 4)), rig.signal("n5"))
+    assert rig.states([f"n{i}" for i in range(4)]) == dict.fromkeys(
+        [f"n{i}" for i in range(4)], "healthy"
+    )
+    assert rig.controller.node("n5").state is Q
+    assert not any(i.domain.name == "r0" for i in rig.store.incidents.values())  # type: ignore[attr-defined]
+    rig.controller.reconcile()
+    assert "autorecover" in rig.scheduler.nodes["n2"].cordoned_by  # not touched
+    ask(rig, Control.MAINTENANCE_OFF, "rack:r0", "PDU swapped")
+    rig.controller.reconcile()
+    assert rig.scheduler.schedulable("n2")  # the orphan is ours to clean up again
+
+
+def _prov(action_id: str):  # type: ignore[no-untyped-def]
+    from autorecover.adapters.fakes.cluster import START
+    from autorecover.controllers.ports import Provenance
+
+    return Provenance(action_id, "autorecover", "old", START)
