@@ -108,3 +108,14 @@ def test_maintenance_from_the_command_line(served: Served) -> None:
     bad = served.run("maintenance", "start", "row:1", "--why", "x")
     assert bad.exit_code == 1 and "422" in bad.output and "SCOPE" in bad.output
     assert "node:n1" in served.run("maintenance", "list").output
+
+
+def test_breaker_show_and_reset_from_the_command_line(served: Served) -> None:
+    shown = served.run("breaker", "show")
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.splitlines() == ["mode: live", "live: closed", "dry-run: closed"]
+    reset = served.run("breaker", "reset", "--why", "looked", "--wait", "0")
+    assert reset.exit_code == 0 and "reset_breaker: recorded, pending" in reset.output
+    served.step()
+    audit = json.loads(served.run("audit", "--json").output)
+    assert (audit[-1]["status"], audit[-1]["result"]) == ("refused", "the breaker is not tripped")

@@ -4,6 +4,7 @@ where, reaches the leader through the store, and shows in the node's and inciden
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,8 @@ from autorecover.domain.failure_domains import Topology
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 from autorecover.server.app import create_app
-from autorecover.server.wiring import Cluster, fake_cluster
-from server.support import Fleet, Replica, document, xid79
+from autorecover.server.wiring import Cluster, build_engine, fake_cluster
+from server.support import SETTINGS, Fleet, Replica, document, roomy, xid79
 
 
 @pytest.fixture
@@ -223,3 +224,90 @@ def test_maintenance_of_one_node_and_a_bad_target(fleet: Fleet, replica: Replica
     assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["path", "target"]
     no_why = replica.client.put("/api/v1/maintenance/n7", json={"why": ""})
     assert no_why.status_code == 422
+
+
+# --- the breaker --------------------------------------------------------------------------
+
+
+def tight_replica(
+    fleet: Fleet, path: Path, name: str = "a", dry_run: bool = False, max_nodes: int = 2
+) -> Replica:
+    """An engine whose breaker trips after `max_nodes` removals an hour (on `path`)."""
+    policies = roomy()
+    hardware = policies.hardware
+    hardware = replace(hardware, breaker=replace(hardware.breaker, max_nodes=max_nodes))
+    assert fleet.cluster is not None
+    engine = build_engine(
+        SqliteStore(path), fleet.clock, fleet.cluster, replace(policies, hardware=hardware),
+        replace(SETTINGS, dry_run=dry_run), replica=name, background=False, owns_store=True,
+    )  # fmt: skip
+    replica = Replica(engine, TestClient(create_app(engine)))
+    replica.step()
+    return replica
+
+
+def faults(fleet: Fleet, replica: Replica, *nodes: str) -> None:
+    for node in nodes:
+        post_signal(fleet, replica, xid79(node, fleet.clock))
+    fleet.advance(1, replica)
+
+
+def test_breaker_reset_via_api(fleet: Fleet, tmp_path: Path) -> None:
+    first = tight_replica(fleet, tmp_path / "engine.db")
+    faults(fleet, first, "n1", "n2", "n3")
+    assert first.client.get("/api/v1/breaker").json()["live"]["tripped"]
+    first.engine.stop()  # a restart: the breaker latches across it
+    fleet.clock.advance(3700)  # past the window and the hold: only the latch holds nodes now
+    replica = tight_replica(fleet, tmp_path / "engine.db", "b")
+    breaker = replica.client.get("/api/v1/breaker").json()
+    assert breaker["mode"] == "live" and breaker["live"]["tripped"]
+    assert "nodes taken out" in breaker["live"]["reason"] and not breaker["dry_run"]["tripped"]
+    faults(fleet, replica, "n4")
+    assert replica.client.get("/api/v1/nodes/n4").json()["state"] == "healthy"  # refused
+    carol = as_caller(replica, "token:carol")
+    answer = carol.post(
+        "/api/v1/breaker/reset", json=body("a bad cable batch, replaced", request_id="brk-1")
+    )
+    assert answer.status_code == 202 and answer.json()["status"] == "pending"
+    fleet.advance(1, replica)
+    live = replica.client.get("/api/v1/breaker").json()["live"]
+    assert not live["tripped"] and live["reset_by"] == "token:carol"
+    assert live["reset_why"] == "a bad cable batch, replaced (brk-1)" and live["reset_at"]
+    assert "autorecover_breaker_tripped 0.0" in replica.client.get("/metrics").text
+    assert replica.client.get("/api/v1/requests/brk-1").json()["status"] == "done"
+    faults(fleet, replica, "n5")
+    assert replica.client.get("/api/v1/nodes/n5").json()["transitions"][0]["to_state"] == (
+        "quarantined"
+    )
+    [entry] = replica.client.get("/api/v1/audit", params={"target": ""}).json()
+    assert (entry["kind"], entry["by"], entry["source"]) == (
+        "reset_breaker", "token:carol", "testclient",
+    )  # fmt: skip
+    replica.engine.stop()
+
+
+def test_dry_run_trial_then_live_with_the_breaker_closed(fleet: Fleet, tmp_path: Path) -> None:
+    trial = tight_replica(fleet, tmp_path / "engine.db", dry_run=True)
+    faults(fleet, trial, "n1", "n2", "n3")  # two would-have removals; n3 held, trips it
+    breaker = trial.client.get("/api/v1/breaker").json()
+    assert breaker["mode"] == "dry_run"
+    assert breaker["dry_run"]["tripped"] and not breaker["live"]["tripped"]
+    metrics = trial.client.get("/metrics").text
+    assert "autorecover_dry_run_breaker_tripped 1.0" in metrics
+    assert "autorecover_breaker_tripped 0.0" in metrics
+    assert scheduler(fleet).log == []  # a trial touches nothing
+    for _ in range(10):
+        fleet.advance(10, trial)  # the would-have ladders end
+    trial.engine.stop()
+    # Going live on the same store, within the hour: the live breaker is closed and counts
+    # only live removals. n3's fault was real and is still held: it goes out now, then n5 and
+    # n6 — three live removals, the limit; counting the trial's two would have tripped at n5.
+    live = tight_replica(fleet, tmp_path / "engine.db", "b", max_nodes=3)
+    assert not live.client.get("/api/v1/breaker").json()["live"]["tripped"]
+    faults(fleet, live, "n5", "n6")
+    for node in ("n3", "n5", "n6"):
+        transitions = live.client.get(f"/api/v1/nodes/{node}").json()["transitions"]
+        assert transitions[-1]["from_state"] == "healthy", node
+        assert not scheduler(fleet).schedulable(node), node
+    assert not live.client.get("/api/v1/breaker").json()["live"]["tripped"]
+    live.engine.stop()

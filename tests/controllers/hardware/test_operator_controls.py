@@ -15,11 +15,12 @@ from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.controllers.hardware.ports import StorePort
 from autorecover.controllers.ports import ActionStatus
 from autorecover.controllers.requests import Control, OperatorRequest, RequestStatus
+from autorecover.domain.hardware.breaker import CLOSED
 from autorecover.domain.hardware.lifecycle import ActionKind, NodeState
 from autorecover.domain.hardware.policy_loading import merged
 from autorecover.domain.records import NodeAction
 from autorecover.domain.signals import NodeSignal
-from controllers.hardware.rig import ROOMY, Rig, rack_topology
+from controllers.hardware.rig import ROOMY, Rig, rack_topology, tight
 
 H, S, Q, NA = (
     NodeState.HEALTHY,
@@ -226,3 +227,66 @@ def _prov(action_id: str):  # type: ignore[no-untyped-def]
     from autorecover.controllers.ports import Provenance
 
     return Provenance(action_id, "autorecover", "old", START)
+
+
+# --- the breaker --------------------------------------------------------------------------
+
+
+def tripped_rig(store: StorePort, dry_run: bool = False) -> Rig:
+    rig = Rig([f"n{i}" for i in range(100)], policy=tight(max_nodes=2), store=store,
+              dry_run=dry_run)  # fmt: skip
+    rig.report(*(rig.signal(f"n{i}") for i in range(3)))
+    assert rig.controller.breaker.tripped
+    return rig
+
+
+def test_a_breaker_reset_request_closes_it_and_the_state_shows_who(store: StorePort) -> None:
+    rig = tripped_rig(store)
+    rig.clock.advance(3700)  # the window and n2's hold are over; the breaker still latches
+    rig.report(rig.signal("n3"))
+    assert rig.controller.node("n3").state is H
+    rid = ask(rig, Control.RESET_BREAKER, "", "checked: a bad batch of cables, now fixed")
+    rig.restart()  # the request waits in the store for whichever controller leads next
+    breaker = rig.controller.breaker
+    assert not breaker.tripped and request(rig, rid).status is RequestStatus.DONE
+    assert (breaker.reset_by, breaker.reset_at) == ("token:alice", rig.clock.now())
+    assert breaker.reset_why == f"checked: a bad batch of cables, now fixed ({rid})"
+    assert rig.store.load(rig.clock.now()).breaker == breaker  # recorded
+    assert any(e.text.startswith("breaker reset:") for e in rig.store.events(""))
+    rig.report(rig.signal("n4"))
+    assert rig.controller.node("n4").state is Q  # quarantines are allowed again
+
+
+def test_a_reset_of_a_closed_breaker_is_refused(rig: Rig) -> None:
+    rid = ask(rig, Control.RESET_BREAKER, "", "just in case")
+    rig.controller.tick()
+    assert (request(rig, rid).status, request(rig, rid).result) == (
+        RequestStatus.REFUSED, "the breaker is not tripped",
+    )  # fmt: skip
+
+
+def test_a_dry_run_trial_trips_only_its_own_breaker_and_live_starts_closed(
+    store: StorePort,
+) -> None:
+    rig = tripped_rig(store, dry_run=True)
+    loaded = store.load(rig.clock.now())
+    assert loaded.dry_run_breaker.tripped and not loaded.breaker.tripped
+    assert rig.scheduler.log == []
+    rig.settle()  # the would-have ladder ends; the would-have breaker stays tripped
+    rig.dry_run = False
+    rig.restart()  # going live on the same store
+    assert not rig.controller.breaker.tripped
+    rig.report(rig.signal("n50"), rig.signal("n51"))  # the trial's removals do not count
+    assert rig.states(["n50", "n51"]) == {"n50": "quarantined", "n51": "quarantined"}
+    assert [k for k, n, _ in rig.scheduler.log if n == "n50"] == ["cordon", "taint", "drain"]
+    assert store.load(rig.clock.now()).dry_run_breaker.tripped  # kept apart, for the record
+
+
+def test_in_dry_run_a_reset_closes_the_would_have_breaker(store: StorePort) -> None:
+    rig = tripped_rig(store, dry_run=True)
+    rig.clock.advance(3700)  # past the window and the hold: nothing trips it again at once
+    ask(rig, Control.RESET_BREAKER, "", "trial reviewed")
+    rig.controller.tick()
+    loaded = store.load(rig.clock.now())
+    assert not loaded.dry_run_breaker.tripped and loaded.dry_run_breaker.reset_by == "token:alice"
+    assert loaded.breaker == CLOSED
