@@ -119,3 +119,14 @@ def test_breaker_show_and_reset_from_the_command_line(served: Served) -> None:
     served.step()
     audit = json.loads(served.run("audit", "--json").output)
     assert (audit[-1]["status"], audit[-1]["result"]) == ("refused", "the breaker is not tripped")
+
+
+def test_pause_and_resume_from_the_command_line(served: Served) -> None:
+    assert served.run("acting", "status").output.splitlines()[0] == "acting: active"
+    paused = served.run("acting", "pause", "--why", "change freeze")
+    assert paused.exit_code == 0 and paused.output.startswith("pause_acting: done")
+    status = served.run("acting", "status").output.splitlines()
+    assert status[0].startswith("acting: PAUSED by anonymous") and "change freeze" in status[0]
+    resumed = served.run("acting", "resume", "--why", "over")
+    assert resumed.exit_code == 0 and "ended what was set by anonymous" in resumed.output
+    assert served.run("acting", "status", "--json").output.count('"paused": false') == 1

@@ -311,3 +311,31 @@ def test_dry_run_trial_then_live_with_the_breaker_closed(fleet: Fleet, tmp_path:
         assert not scheduler(fleet).schedulable(node), node
     assert not live.client.get("/api/v1/breaker").json()["live"]["tripped"]
     live.engine.stop()
+
+
+# --- pause and resume ---------------------------------------------------------------------
+
+
+def test_pause_and_resume_all_acting_via_api(fleet: Fleet, replica: Replica) -> None:
+    erin = as_caller(replica, "token:erin")
+    paused = erin.post("/api/v1/acting/pause", json=body("change freeze", request_id="p-1"))
+    assert paused.status_code == 200 and paused.json()["status"] == "done"
+    acting = replica.client.get("/api/v1/acting").json()
+    assert acting["paused"] and acting["request"]["by"] == "token:erin"
+    ready = replica.client.get("/readyz").json()
+    assert ready["acting"] == "paused" and ready["status"] == "ok"
+    assert "autorecover_acting_paused 1.0" in replica.client.get("/metrics").text
+    post_signal(fleet, replica, xid79("n1", fleet.clock))
+    fleet.advance(1, replica)
+    node = replica.client.get("/api/v1/nodes/n1").json()
+    assert node["state"] == "healthy" and node["held"] == "quarantine"
+    assert node["events"][-1]["text"].startswith("acting paused: held healthy -> quarantined")
+    assert scheduler(fleet).log == []
+    resumed = erin.post("/api/v1/acting/resume", json=body("freeze over"))
+    assert resumed.json()["status"] == "done" and "token:erin" in resumed.json()["result"]
+    assert replica.client.get("/readyz").json()["acting"] == "active"
+    fleet.advance(10, replica)
+    assert replica.client.get("/api/v1/nodes/n1").json()["transitions"][0]["to_state"] == (
+        "quarantined"
+    )
+    assert not scheduler(fleet).schedulable("n1")

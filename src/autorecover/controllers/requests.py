@@ -13,7 +13,7 @@ Both recovery services read these records; neither imports the other.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -172,6 +172,16 @@ def controls_of(switches: Mapping[str, OperatorRequest]) -> Controls:
         if key.startswith("maintenance/")
     }
     return Controls(switches.get(PAUSED), MappingProxyType(maintenance))
+
+
+def stopped_jobs(settled: Iterable[tuple[str, Control]]) -> frozenset[str]:
+    """Jobs whose latest done retry-or-stop request (given in order) was a stop: job recovery
+    leaves them alone until a person asks for a retry."""
+    last: dict[str, Control] = {}
+    for job, kind in settled:
+        if kind in JOB_CONTROLS:
+            last[job] = kind
+    return frozenset(job for job, kind in last.items() if kind is Control.STOP_JOB)
 
 
 class OperatorPort(Protocol):

@@ -50,6 +50,7 @@ from autorecover.controllers.jobs.records import (
     TimelineMark,
 )
 from autorecover.controllers.ports import Clock, Notifier
+from autorecover.controllers.requests import Control, Controls, OperatorRequest
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.domain.jobs.decisions import JobHistory
@@ -187,6 +188,14 @@ class FencedJobStore:
         """Recorded events, oldest first."""
         return self._store.events(job)
 
+    def controls(self) -> Controls:
+        """The operator's switches in force."""
+        return self._store.controls()
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """Requests about jobs not yet settled, oldest first."""
+        return self._store.pending_requests(kinds)
+
 
 def jobs_on(
     store: str | EngineStore,
@@ -213,7 +222,7 @@ def jobs_on(
 
         return _wired(sql, sql, sql, sql_commit, scheduler, clock, policies, dry_run, settings)
     if isinstance(store, MemoryStore):
-        engine, memory = store, MemoryJobStore()
+        engine, memory = store, MemoryJobStore(controls=store.controls)
 
         def memory_commit(changes: JobChanges, fence: Fence) -> None:
             # In memory the check and the commit are two steps: memory is for trying out.

@@ -237,11 +237,11 @@ def test_sqlite_and_memory_agree(tmp_path: Path) -> None:
 def test_the_schema_is_versioned_and_migrated_once(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     store = SqliteJobStore(path)
-    assert store.schema_version() == len(JOB_MIGRATIONS) == 1
+    assert store.schema_version() == len(JOB_MIGRATIONS) == 2
     store.commit(_changes()[0])
     store.close()
     again = SqliteJobStore(path)
-    assert again.schema_version() == 1 and again.history("j") == HISTORY
+    assert again.schema_version() == 2 and again.history("j") == HISTORY
     again.close()
 
 
@@ -264,7 +264,7 @@ def test_it_shares_a_file_with_hardware_recovery_and_reads_its_signals(tmp_path:
     assert [(s.node, s.probe) for s in found] == [("n2", Probe.KERNEL), ("n2", Probe.JOB)]
     assert found[0].text == "NVRM: Xid 79" and found[0].node_action is NodeAction.REBOOT
     jobs.commit(_changes()[0])
-    assert hardware.schema_version() >= 1 and jobs.schema_version() == 1
+    assert hardware.schema_version() >= 1 and jobs.schema_version() == len(JOB_MIGRATIONS)
     hardware.close()
     jobs.close()
 

@@ -290,3 +290,53 @@ def test_in_dry_run_a_reset_closes_the_would_have_breaker(store: StorePort) -> N
     loaded = store.load(rig.clock.now())
     assert not loaded.dry_run_breaker.tripped and loaded.dry_run_breaker.reset_by == "token:alice"
     assert loaded.breaker == CLOSED
+
+
+# --- pause and resume ---------------------------------------------------------------------
+
+
+def test_while_paused_decisions_are_held_and_nothing_is_executed(rig: Rig) -> None:
+    rig.scheduler.cordon("n9", _prov("orphan/1"))  # ours, with no record: reconcile's work
+    ask(rig, Control.PAUSE_ACTING, "", "change freeze")
+    rig.report(rig.signal("n1"))
+    rig.clock.advance(10)
+    rig.report(rig.signal("n1", "xid.48", NodeAction.RESET_GPU))
+    rig.controller.tick()
+    rig.controller.reconcile()
+    node = rig.controller.node("n1")
+    assert node.state is H and node.held is not None  # held, like a breaker refusal
+    assert rig.store.transitions("n1") == [] and len(rig.scheduler.log) == 1  # the orphan
+    held = [e.text for e in rig.store.events("n1")]
+    assert held == ["acting paused: held healthy -> quarantined: quarantine: xid.79"]  # once
+    assert "autorecover" in rig.scheduler.nodes["n9"].cordoned_by  # reconcile waits too
+    assert rig.store.load(rig.clock.now()).removals == []  # nothing counted
+    ask(rig, Control.RESUME_ACTING, "", "freeze over")
+    rig.clock.advance(10)
+    rig.controller.tick()
+    assert rig.controller.node("n1").state is Q  # the held removal goes ahead
+    rig.controller.reconcile()
+    assert rig.scheduler.schedulable("n9")
+
+
+def test_while_paused_what_was_recorded_waits_and_the_ladder_stays_put() -> None:
+    policy = merged(ROOMY, {"rate": {"mutations_per_s": 0.001, "burst": 2}}, "test")
+    rig = Rig([f"n{i}" for i in range(4)], policy=policy)
+    rig.report(rig.signal("n1"))
+    assert rig.controller.waiting == 1  # the drain waits for a token
+    ask(rig, Control.PAUSE_ACTING, "", "investigating")
+    rig.clock.advance(1000)  # tokens enough, but acting is paused
+    rig.controller.tick()
+    assert [k for k, n, _ in rig.scheduler.log] == ["cordon", "taint"]
+    assert rig.controller.node("n1").state is Q and rig.controller.waiting == 1
+    ask(rig, Control.RESUME_ACTING, "", "done")
+    rig.controller.tick()
+    assert [k for k, n, _ in rig.scheduler.log] == ["cordon", "taint", "drain"]
+
+
+def test_a_pause_is_read_by_a_running_controller_without_a_restart(store: StorePort) -> None:
+    rig = Rig([f"n{i}" for i in range(4)], store=store)
+    rig.controller.tick()
+    ask(rig, Control.PAUSE_ACTING, "", "freeze")
+    rig.report(rig.signal("n2"))
+    assert rig.controller.controls.paused is not None
+    assert rig.controller.node("n2").state is H and rig.scheduler.log == []
