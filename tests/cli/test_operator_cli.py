@@ -130,3 +130,14 @@ def test_pause_and_resume_from_the_command_line(served: Served) -> None:
     resumed = served.run("acting", "resume", "--why", "over")
     assert resumed.exit_code == 0 and "ended what was set by anonymous" in resumed.output
     assert served.run("acting", "status", "--json").output.count('"paused": false') == 1
+
+
+def test_acknowledge_from_the_command_line_shows_in_the_incident(served: Served) -> None:
+    incident = served.replica.client.get("/api/v1/incidents").json()[0]["id"]
+    acked = served.run("acknowledge", incident, "--why", "ticket HW-7")
+    assert acked.exit_code == 0, acked.output
+    assert acked.output.startswith(f"acknowledge {incident}: done")
+    shown = served.run("incident", incident)
+    assert "operator acknowledge: anonymous from 127.0.0.1: ticket HW-7 [done]" in shown.output
+    missing = served.run("acknowledge", "hw/none", "--why", "x")
+    assert missing.exit_code == 1 and "404" in missing.output

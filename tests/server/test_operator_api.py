@@ -339,3 +339,27 @@ def test_pause_and_resume_all_acting_via_api(fleet: Fleet, replica: Replica) -> 
         "quarantined"
     )
     assert not scheduler(fleet).schedulable("n1")
+
+
+# --- acknowledging ------------------------------------------------------------------------
+
+
+def test_acknowledging_an_incident_is_recorded_and_shown(fleet: Fleet, replica: Replica) -> None:
+    post_signal(fleet, replica, xid79("n1", fleet.clock))
+    fleet.advance(1, replica)
+    [incident] = replica.client.get("/api/v1/incidents").json()
+    frank = as_caller(replica, "token:frank")
+    path = f"/api/v1/incidents/{incident['id']}/acknowledge"
+    answer = frank.post(path, json=body("on it: ticket HW-1234", request_id="ack-1"))
+    assert answer.status_code == 200, answer.text
+    assert (answer.json()["status"], answer.json()["target"]) == ("done", incident["id"])
+    detail = replica.client.get(f"/api/v1/incidents/{incident['id']}").json()
+    [ack] = detail["audit"]
+    assert (ack["kind"], ack["by"], ack["why"]) == (
+        "acknowledge", "token:frank", "on it: ticket HW-1234",
+    )  # fmt: skip
+    [mark] = [e for e in detail["timeline"] if e["what"] == "operator acknowledge"]
+    assert mark["text"] == "token:frank from testclient: on it: ticket HW-1234 [done]"
+    missing = frank.post("/api/v1/incidents/hw/none/acknowledge", json=body())
+    assert missing.status_code == 404 and "hw/none" in missing.json()["detail"]
+    assert frank.post(path, json={}).status_code == 422

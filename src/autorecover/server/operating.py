@@ -1,4 +1,5 @@
-"""Operator controls over HTTP: release, maintenance, the breaker, pausing, acknowledgements.
+"""Operator controls over HTTP: release, maintenance, the breaker, pausing, acknowledgements,
+retrying and stopping a job's recovery.
 
 Every control is a non-GET route under /api/v1 taking a JSON body with a required `why` and
 an optional `request_id`. The handler decides nothing and touches no cluster: it records the
@@ -28,6 +29,7 @@ from autorecover.controllers.requests import (
     RequestStatus,
     maintenance_target,
 )
+from autorecover.server import views
 from autorecover.server.engine import Engine
 from autorecover.server.schemas import (
     ActingOut,
@@ -150,6 +152,17 @@ def add_operator_routes(app: FastAPI, engine: Engine) -> None:
     def resume_acting(body: ControlIn, http: Request) -> JSONResponse:
         """Resume acting: the next pass executes what waits and decides what was held."""
         return answer(store.submit, new(http, Control.RESUME_ACTING, "", body))
+
+    @router.post(
+        "/incidents/{incident:path}/acknowledge", response_model=RequestOut, responses=_ANSWERS
+    )
+    def acknowledge(incident: str, body: ControlIn, http: Request) -> JSONResponse:
+        """Acknowledge an incident (hardware or job): a person has it. Recorded, and shown in
+        the incident's audit and timeline."""
+        found = views.hardware_incident(store, incident) or engine.jobs.incident(incident)
+        if found is None:
+            raise HTTPException(404, f"no incident {incident!r}")
+        return answer(store.submit, new(http, Control.ACKNOWLEDGE, incident, body))
 
     @router.get("/requests/{request_id}", response_model=RequestOut, responses=_ANSWERS)
     def get_request(request_id: str) -> RequestOut:
