@@ -17,7 +17,7 @@ from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.cli.main import main
 from autorecover.server.app import create_app
 from server.support import Fleet, Replica, document, free_port
-from server.test_operator_api import port_down
+from server.test_operator_api import an_application_error, port_down, with_jobs
 
 
 @dataclass
@@ -43,6 +43,21 @@ def served(tmp_path: Path) -> Iterator[Served]:
     replica.client.post("/api/v1/signals", json=document("n1", signal, clock=fleet.clock))
     for _ in range(6):
         fleet.advance(10, replica)
+    yield from serve(fleet, replica)
+
+
+@pytest.fixture
+def served_jobs(tmp_path: Path) -> Iterator[Served]:
+    """An engine hosting job recovery, with job `train` stopped for an application error."""
+    fleet = Fleet()
+    replica, jobs = with_jobs(fleet, tmp_path)
+    an_application_error(fleet, replica, jobs)
+    yield from serve(fleet, replica)
+    replica.engine.stop()
+
+
+def serve(fleet: Fleet, replica: Replica) -> Iterator[Served]:
+    """The replica's app served by uvicorn on a free loopback port, while the test runs."""
     port = free_port()
     config = uvicorn.Config(create_app(replica.engine), host="127.0.0.1", port=port,
                             lifespan="off", log_level="warning")  # fmt: skip
@@ -141,3 +156,41 @@ def test_acknowledge_from_the_command_line_shows_in_the_incident(served: Served)
     assert "operator acknowledge: anonymous from 127.0.0.1: ticket HW-7 [done]" in shown.output
     missing = served.run("acknowledge", "hw/none", "--why", "x")
     assert missing.exit_code == 1 and "404" in missing.output
+
+
+def test_job_retry_and_stop_from_the_command_line(served_jobs: Served) -> None:
+    retried = served_jobs.run("job", "retry", "train", "--why", "image fixed")
+    assert retried.exit_code == 0 and retried.output.startswith("retry_job train: recorded")
+    served_jobs.fleet.advance(10, served_jobs.replica)
+    stopped = served_jobs.run("job", "stop", "train", "--why", "debugging", "--json")
+    assert json.loads(stopped.output)["kind"] == "stop_job"
+    served_jobs.fleet.advance(10, served_jobs.replica)
+    audit = json.loads(served_jobs.run("audit", "--target", "train", "--json").output)
+    assert [(a["kind"], a["status"]) for a in audit] == [
+        ("retry_job", "done"), ("stop_job", "done"),
+    ]  # fmt: skip
+    unknown = served_jobs.run("job", "retry", "nope", "--why", "x")
+    assert unknown.exit_code == 0  # recorded; job recovery's pass refuses it
+    served_jobs.fleet.advance(10, served_jobs.replica)
+    last = json.loads(served_jobs.run("audit", "--json").output)[-1]
+    assert (last["status"], last["result"]) == (
+        "refused", "job 'nope' is not watched by job recovery",
+    )  # fmt: skip
+
+
+def test_wait_follows_a_pending_request_until_the_leader_settles_it(served: Served) -> None:
+    done = threading.Event()
+
+    def leader() -> None:  # the leader's passes, while the command waits
+        while not done.wait(0.05):
+            served.step()
+
+    thread = threading.Thread(target=leader, daemon=True)
+    thread.start()
+    try:
+        released = served.run("node", "release", "n1", "--why", "reseated", "--wait", "10")
+    finally:
+        done.set()
+        thread.join(10)
+    assert released.exit_code == 0, released.output
+    assert released.output.startswith("release n1: done (request ")

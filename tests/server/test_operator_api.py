@@ -13,12 +13,14 @@ from fastapi import Request, Response
 from fastapi.testclient import TestClient
 
 from autorecover.adapters.fakes.cluster import FakeClock, FakeScheduler
+from autorecover.adapters.fakes.jobs import FakeJobScheduler
+from autorecover.adapters.http.engine_api import quoted
 from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.domain.failure_domains import Topology
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 from autorecover.server.app import create_app
-from autorecover.server.wiring import Cluster, build_engine, fake_cluster
+from autorecover.server.wiring import Cluster, build_engine, fake_cluster, jobs_on
 from server.support import SETTINGS, Fleet, Replica, document, roomy, xid79
 
 
@@ -363,3 +365,78 @@ def test_acknowledging_an_incident_is_recorded_and_shown(fleet: Fleet, replica: 
     missing = frank.post("/api/v1/incidents/hw/none/acknowledge", json=body())
     assert missing.status_code == 404 and "hw/none" in missing.json()["detail"]
     assert frank.post(path, json={}).status_code == 422
+
+
+# --- a job's recovery: retry and stop -----------------------------------------------------
+
+MODULE_NOT_FOUND = "ModuleNotFoundError: No module named 'flash_attn.flash_attention'\n"
+
+
+def with_jobs(fleet: Fleet, tmp_path: Path) -> tuple[Replica, FakeJobScheduler]:
+    """An engine hosting job recovery on its SQLite file, over a fake job scheduler."""
+    db = tmp_path / "engine.db"
+    jobs = FakeJobScheduler(fleet.clock, ["n0", "n1", "n2", "n3"])
+    wiring = jobs_on(f"sqlite:///{db}", jobs, fleet.clock, roomy(), dry_run=False)
+    assert fleet.cluster is not None
+    engine = build_engine(
+        SqliteStore(db), fleet.clock, fleet.cluster, roomy(), SETTINGS, replica="a",
+        jobs=wiring, background=False, owns_store=True,
+    )  # fmt: skip
+    replica = Replica(engine, TestClient(create_app(engine)))
+    replica.step()
+    return replica, jobs
+
+
+def an_application_error(fleet: Fleet, replica: Replica, jobs: FakeJobScheduler) -> None:
+    """A job fails for a reason no retry fixes: job recovery decides to stop it."""
+    jobs.submit("train", ["n0", "n1"])
+    fleet.advance(10, replica)
+    for node in ("n0", "n1"):
+        jobs.write("train", node, MODULE_NOT_FOUND)
+    jobs.fail("train", {"n0": 1, "n1": 1})
+    fleet.advance(10, replica)
+    fleet.advance(10, replica)
+
+
+def test_retry_and_stop_a_jobs_recovery_via_api(fleet: Fleet, tmp_path: Path) -> None:
+    replica, jobs = with_jobs(fleet, tmp_path)
+    an_application_error(fleet, replica, jobs)
+    assert [k for k, _, _ in jobs.log] == ["stop"]
+    grace = as_caller(replica, "token:grace")
+    answer = grace.post("/api/v1/jobs/train/retry", json=body("image fixed", request_id="rt-1"))
+    assert answer.status_code == 202 and answer.json()["status"] == "pending"
+    assert [k for k, _, _ in jobs.log] == ["stop"]  # the API never calls the cluster
+    fleet.advance(10, replica)  # job recovery's pass acts on it
+    assert [k for k, _, _ in jobs.log] == ["stop", "requeue"]
+    done = replica.client.get("/api/v1/requests/rt-1").json()
+    assert (done["status"], done["by"], done["kind"]) == ("done", "token:grace", "retry_job")
+    [incident] = replica.client.get("/api/v1/incidents").json()
+    detail = replica.client.get(f"/api/v1/incidents/{quoted(incident['id'])}").json()
+    assert [a["id"] for a in detail["audit"]] == ["rt-1"]
+    assert any(e["what"] == "operator retry_job" for e in detail["timeline"])
+    stop = grace.post("/api/v1/jobs/train/stop", json=body("the user debugs it", request_id="st-1"))
+    assert stop.status_code == 202
+    fleet.advance(10, replica)
+    [job] = replica.client.get("/api/v1/jobs").json()
+    assert job["recovery"] == "stopped"
+    audit = replica.client.get("/api/v1/audit", params={"target": "train"}).json()
+    assert [(a["id"], a["status"]) for a in audit] == [("rt-1", "done"), ("st-1", "done")]
+    replica.engine.stop()
+
+
+def test_a_pause_holds_job_recovery_too(fleet: Fleet, tmp_path: Path) -> None:
+    replica, jobs = with_jobs(fleet, tmp_path)
+    replica.client.post("/api/v1/acting/pause", json=body("freeze"))
+    an_application_error(fleet, replica, jobs)
+    assert jobs.log == []  # decided and recorded, not executed
+    [action] = [a for a in replica.client.get("/api/v1/jobs").json()[0]["attempts"]]
+    assert action["action"] == "stop"
+    replica.client.post("/api/v1/acting/resume", json=body("go"))
+    fleet.advance(10, replica)
+    assert [k for k, _, _ in jobs.log] == ["stop"]
+    replica.engine.stop()
+
+
+def test_job_controls_without_job_recovery_are_404(replica: Replica) -> None:
+    answer = replica.client.post("/api/v1/jobs/train/retry", json=body())
+    assert answer.status_code == 404 and "not hosted" in answer.json()["detail"]

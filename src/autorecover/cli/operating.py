@@ -295,6 +295,47 @@ def acknowledge_cmd(
     _control(engine_url, "POST", path, body, as_json)
 
 
+@click.group("job")
+def job_group() -> None:
+    """One job's recovery: retry it now, or stop recovering it."""
+
+
+def _job(kind: str, job: str, why: str, request_id: str | None, wait_s: float, engine_url: str,
+         as_json: bool) -> None:  # fmt: skip
+    from autorecover.adapters.http.engine_api import quoted
+
+    body = {"why": why, "request_id": request_id}
+    _control(engine_url, "POST", f"/api/v1/jobs/{quoted(job)}/{kind}", body, as_json, wait_s)
+
+
+@job_group.command("retry")
+@click.argument("job")
+@why_option
+@request_option
+@wait_option
+@engine_option
+@json_option
+def job_retry_cmd(
+    job: str, why: str, request_id: str | None, wait_s: float, engine_url: str, as_json: bool
+) -> None:
+    """Requeue JOB now (its exclusions kept, no budget spent); recover it again if stopped."""
+    _job("retry", job, why, request_id, wait_s, engine_url, as_json)
+
+
+@job_group.command("stop")
+@click.argument("job")
+@why_option
+@request_option
+@wait_option
+@engine_option
+@json_option
+def job_stop_cmd(
+    job: str, why: str, request_id: str | None, wait_s: float, engine_url: str, as_json: bool
+) -> None:
+    """Stop recovering JOB: job recovery leaves it alone until a retry is asked for."""
+    _job("stop", job, why, request_id, wait_s, engine_url, as_json)
+
+
 @click.command("audit")
 @click.option("--target", default=None, help="Only requests about this node, incident or job.")
 @click.option("--limit", type=click.IntRange(1, 10_000), default=100, show_default=True)
@@ -312,4 +353,7 @@ def audit_cmd(target: str | None, limit: int, engine_url: str, as_json: bool) ->
     click.echo(_requests_table(found, "no operator requests yet"))
 
 
-CONTROLS = (node_group, maintenance_group, breaker_group, acting_group, acknowledge_cmd, audit_cmd)
+CONTROLS = (
+    node_group, maintenance_group, breaker_group, acting_group, acknowledge_cmd, job_group,
+    audit_cmd,
+)  # fmt: skip

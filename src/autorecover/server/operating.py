@@ -31,6 +31,7 @@ from autorecover.controllers.requests import (
 )
 from autorecover.server import views
 from autorecover.server.engine import Engine
+from autorecover.server.jobs_view import NotHostedError
 from autorecover.server.schemas import (
     ActingOut,
     BreakersOut,
@@ -164,6 +165,29 @@ def add_operator_routes(app: FastAPI, engine: Engine) -> None:
             raise HTTPException(404, f"no incident {incident!r}")
         return answer(store.submit, new(http, Control.ACKNOWLEDGE, incident, body))
 
+    def job_request(http: Request, kind: Control, job: str, body: ControlIn) -> JSONResponse:
+        try:
+            return answer(engine.jobs.submit, new(http, kind, job, body))
+        except NotHostedError as exc:
+            raise HTTPException(404, str(exc)) from None
+
+    @router.post(
+        "/jobs/{job:path}/retry", status_code=202, response_model=RequestOut, responses=_ANSWERS
+    )
+    def retry_job(job: str, body: ControlIn, http: Request) -> JSONResponse:
+        """Requeue a job now (keeping its exclusions; no budget spent), and recover it again
+        if it was stopped: job recovery's next pass does it, with its provenance, dry-run and
+        rate limit."""
+        return job_request(http, Control.RETRY_JOB, job, body)
+
+    @router.post(
+        "/jobs/{job:path}/stop", status_code=202, response_model=RequestOut, responses=_ANSWERS
+    )
+    def stop_job(job: str, body: ControlIn, http: Request) -> JSONResponse:
+        """Stop recovering a job: job recovery's next pass drops what it had queued for it,
+        closes its incident, and leaves the job alone until a retry is asked for."""
+        return job_request(http, Control.STOP_JOB, job, body)
+
     @router.get("/requests/{request_id}", response_model=RequestOut, responses=_ANSWERS)
     def get_request(request_id: str) -> RequestOut:
         """One operator request: pending, done or refused, and why."""
@@ -206,7 +230,7 @@ class _Routes:
 
 
 def _audit(engine: Engine, target: str | None, limit: int) -> list[OperatorRequest]:
-    found = engine.store.requests(target, limit=limit)
+    found = engine.store.requests(target, limit=limit) + engine.jobs.requests(target, limit)
     return sorted(found, key=lambda r: r.at)[-limit:]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from autorecover.adapters.kubernetes.settings import KubeSettings
 from autorecover.adapters.local.scheduler import LocalScheduler
@@ -58,7 +59,7 @@ from autorecover.domain.jobs.settings import SitePolicy
 from autorecover.server.engine import Engine, EngineSettings
 from autorecover.server.fencing import FencedStore
 from autorecover.server.hosting import Hosted, HostedHardware, Service
-from autorecover.server.jobs_view import NO_JOBS, StoreJobsView
+from autorecover.server.jobs_view import NO_JOBS, JobRequests, StoreJobsView
 from autorecover.server.leadership import ClusterLeaseLeadership, DbLeadership, Leadership
 from autorecover.server.policies import Policies
 
@@ -151,6 +152,7 @@ class JobsWiring:
     build: Callable[[], JobRecoveryController]
     fenced: Callable[[Fence], JobRecoveryController] | None = None
     commit_fenced: FencedCommit | None = None
+    requests: JobRequests | None = None  # where people's retries and stops are recorded
 
 
 class FencedJobStore:
@@ -255,8 +257,12 @@ def sqlite_jobs(
     return _wired(store, store, store, commit, scheduler, clock, policies, dry_run, settings)
 
 
+class _RequestingJobStore(JobStorePort, JobRequests, Protocol):
+    """Job recovery's store that also keeps people's requests about jobs (SQL, memory)."""
+
+
 def _wired(
-    store: JobStorePort,
+    store: _RequestingJobStore,
     outbox: HandoverOutbox,
     signals: SignalSource,
     fenced_commit: FencedCommit,
@@ -280,6 +286,7 @@ def _wired(
         lambda: controller(store),
         lambda fence: controller(FencedJobStore(store, fenced_commit, fence)),
         fenced_commit,
+        store,
     )
 
 
@@ -362,6 +369,6 @@ def build_engine(
     return Engine(
         store=store, clock=clock, leadership=leadership,
         services=services, settings=settings, policies=policies,
-        jobs=StoreJobsView(jobs.store) if jobs else NO_JOBS, background=background,
+        jobs=StoreJobsView(jobs.store, jobs.requests) if jobs else NO_JOBS, background=background,
         owns_store=owns_store, topology=cluster.topology,
     )  # fmt: skip
