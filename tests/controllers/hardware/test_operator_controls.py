@@ -12,6 +12,7 @@ import pytest
 from autorecover.adapters.fakes.cluster import FakeScheduler
 from autorecover.adapters.store.memory import MemoryStore
 from autorecover.adapters.store.sqlite import SqliteStore
+from autorecover.controllers.hardware.controller import SOMEONE
 from autorecover.controllers.hardware.ports import StorePort
 from autorecover.controllers.ports import ActionStatus
 from autorecover.controllers.requests import Control, OperatorRequest, RequestStatus
@@ -340,3 +341,60 @@ def test_a_pause_is_read_by_a_running_controller_without_a_restart(store: StoreP
     rig.report(rig.signal("n2"))
     assert rig.controller.controls.paused is not None
     assert rig.controller.node("n2").state is H and rig.scheduler.log == []
+
+
+# --- a person's uncordon ------------------------------------------------------------------
+
+
+def test_a_persons_uncordon_is_read_as_intent_recorded_and_not_fought(rig: Rig) -> None:
+    rig.diagnostics.duration_s = 3600  # the node stays in diagnosis
+    rig.report(rig.signal("n3"))
+    rig.clock.advance(10)
+    rig.controller.tick()
+    assert rig.controller.node("n3").state is NodeState.DIAGNOSING
+    rig.clock.advance(60)
+    rig.scheduler.person_uncordon("n3", "autorecover", by="kubernetes-admin")  # kubectl uncordon
+    rig.controller.reconcile()
+    node = rig.controller.node("n3")
+    assert node.state is H
+    last = rig.store.transitions("n3")[-1]
+    assert (last.frm, last.to, last.by) == (NodeState.DIAGNOSING, H, SOMEONE)
+    assert "uncordoned by kubernetes-admin" in last.why
+    [event] = [e for e in rig.store.events("n3") if "outside autorecover" in e.text]
+    assert "the scheduler shows: uncordoned by kubernetes-admin" in event.text
+    assert "not re-cordoned" in event.text
+    assert rig.scheduler.nodes["n3"].taints == {}  # the resume lifted our taint too
+    rig.controller.reconcile()
+    rig.controller.tick()
+    assert rig.scheduler.schedulable("n3") and rig.controller.node("n3").state is H
+
+
+def test_a_suspects_uncordon_by_a_person_returns_it_too(rig: Rig) -> None:
+    rig.report(rig.signal("n8", "nvml.thermal_slowdown", NodeAction.MONITOR))
+    assert rig.controller.node("n8").state is S
+    rig.clock.advance(31)
+    rig.scheduler.person_uncordon("n8", "autorecover", by="ops")
+    rig.controller.reconcile()
+    assert rig.controller.node("n8").state is H and rig.scheduler.schedulable("n8")
+
+
+def test_a_cordon_our_own_reboot_lifted_is_restored(rig: Rig) -> None:
+    rig.report(rig.signal("n4"))
+    rig.settle(until=lambda: rig.controller.node("n4").state is NodeState.VALIDATING)
+    rig.diagnostics.duration_s = 3600  # the validation runs on
+    assert rig.scheduler.nodes["n4"].reboots == 1
+    rig.clock.advance(60)
+    rig.scheduler.person_uncordon("n4", "autorecover")  # as Slurm's nextstate=RESUME does
+    rig.controller.reconcile()
+    assert rig.controller.node("n4").state is NodeState.VALIDATING
+    assert "autorecover" in rig.scheduler.nodes["n4"].cordoned_by
+
+
+def test_in_dry_run_a_missing_cordon_is_never_read_as_a_persons_release() -> None:
+    rig = Rig([f"n{i}" for i in range(4)], dry_run=True)
+    rig.diagnostics.duration_s = 3600
+    rig.report(rig.signal("n1", "ib.port_down", NodeAction.INSPECT))
+    rig.clock.advance(120)
+    rig.controller.reconcile()
+    assert rig.controller.node("n1").state is not H
+    assert all(t.by != SOMEONE for t in rig.store.transitions("n1"))

@@ -11,9 +11,9 @@ recorded as would-have and nothing is executed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from autorecover.controllers.counting import RemovalWindow, TokenBucket
 from autorecover.controllers.hardware.correlating import Changed, Correlator
@@ -24,6 +24,7 @@ from autorecover.controllers.hardware.ports import (
     Changes,
     DiagnosticsPort,
     Event,
+    SchedulerNode,
     SchedulerPort,
     StorePort,
 )
@@ -48,7 +49,13 @@ from autorecover.controllers.requests import (
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.domain.hardware.breaker import CLOSED, Admission, BreakerState, BreakerView
 from autorecover.domain.hardware.decisions import decide, release
-from autorecover.domain.hardware.lifecycle import FLEET, Action, ActionKind, NodeState
+from autorecover.domain.hardware.lifecycle import (
+    FLEET,
+    OUT_OF_SERVICE,
+    Action,
+    ActionKind,
+    NodeState,
+)
 from autorecover.domain.hardware.policy import HardwarePolicy, SignalClass
 from autorecover.domain.hardware.records import (
     NOTHING_SEEN,
@@ -60,6 +67,12 @@ from autorecover.domain.hardware.records import (
 from autorecover.domain.signals import HealthReport, NodeSignal
 
 _HEALTHY = NodeState.HEALTHY
+SOMEONE = "a person, via the scheduler"  # `by` of a release read from a lifted cordon
+# Our cordon gone this long after we set it is a person's doing, not a scheduler view that
+# has yet to show our write (an informer's cache, a `sinfo` read under way).
+UNCORDON_GRACE = timedelta(seconds=30)
+_PUTS_OUT = frozenset({ActionKind.CORDON, ActionKind.TAINT, ActionKind.DRAIN})
+_CORDONING = _PUTS_OUT | {ActionKind.RESUME, ActionKind.REBOOT}  # a reboot may return it
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,11 +335,54 @@ class HardwareController:
             cordoned = {n: v for n, v in cordoned.items() if not self._maintained(n)}
             records = {n: r for n, r in self._records.items() if not self._maintained(n)}
         else:
-            records = self._records
+            records = dict(self._records)
+        for node, view in self._uncordoned_by_people(records, cordoned, now).items():
+            # A person lifted our cordon: their intent, recorded and not fought.
+            shows = view.shows or "schedulable, no cordon of ours"
+            why = f"our cordon was lifted outside autorecover (the scheduler shows: {shows})"
+            changes.events.append(
+                Event(node, now, SOMEONE, f"{why}: read as a person's release, not re-cordoned")
+            )
+            self._take(release(records.pop(node), now, SOMEONE, why), changes, now)
         for action in reconcile(records, cordoned, self._queue.pending, self.name, now):
             changes.events.append(Event(action.node, now, self.name, action.why))
             self._record(action, changes)
         return 0
+
+    def _uncordoned_by_people(
+        self, records: dict[str, NodeRecord], cordoned: Mapping[str, SchedulerNode], now: datetime
+    ) -> dict[str, SchedulerNode]:
+        """Nodes we hold out whose cordon of ours is gone though we never lifted it: the last
+        of our actions that put it out or let it back (a resume, a reboot that returns it) is
+        done and put it out, long enough ago for the scheduler's view to show it."""
+        if self.dry_run:
+            return {}  # nothing of ours was ever on the scheduler
+        gone = [
+            n
+            for n, r in records.items()
+            if r.state in OUT_OF_SERVICE
+            and n not in self._queue.pending
+            and self.name not in (cordoned[n].cordoned_by if n in cordoned else ())
+        ]
+        found = [n for n in gone if self._lifted_by_someone(n, now)]
+        if not found:
+            return {}
+        try:
+            views = self._scheduler.observe(found)
+        except (TransientError, PermanentError):
+            return {}  # not sure what the scheduler shows: the next reconcile looks again
+        return {n: views[n] for n in found if n in views}
+
+    def _lifted_by_someone(self, node: str, now: datetime) -> bool:
+        last = None
+        for record in self._store.actions(node):
+            if record.status is ActionStatus.DONE and record.action.kind in _CORDONING:
+                last = record
+        return (
+            last is not None
+            and last.action.kind in _PUTS_OUT
+            and now - last.updated_at >= UNCORDON_GRACE
+        )
 
     # --- inside a pass ---------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ class SchedulerNode:
     cordoned_by: frozenset[str] = frozenset()  # ours and people's: a person's cordon is theirs
     taints: frozenset[str] = frozenset()
     running_jobs: int = 0
+    shows: str = ""  # the scheduler's own words for the node (state, reason, marks), if any
 
 
 class SchedulerPort(Protocol):
