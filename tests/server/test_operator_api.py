@@ -419,6 +419,7 @@ def test_retry_and_stop_a_jobs_recovery_via_api(fleet: Fleet, tmp_path: Path) ->
     fleet.advance(10, replica)
     [job] = replica.client.get("/api/v1/jobs").json()
     assert job["recovery"] == "stopped"
+    assert job["events"][-1].startswith("recovery stopped by token:grace from testclient (st-1)")
     audit = replica.client.get("/api/v1/audit", params={"target": "train"}).json()
     assert [(a["id"], a["status"]) for a in audit] == [("rt-1", "done"), ("st-1", "done")]
     replica.engine.stop()

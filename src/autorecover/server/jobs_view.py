@@ -110,10 +110,13 @@ class StoreJobsView:
     def jobs(self) -> list[dict[str, Any]]:
         """Every job with its attempts, exclusions and open incidents."""
         snap = self._store.load()
+        notes: dict[str, list[str]] = {}
+        for e in self._store.events():
+            notes.setdefault(e.job, []).append(e.text)
         open_by_job: dict[str, list[str]] = {}
         for i in snap.incidents:
             open_by_job.setdefault(i.job, []).append(i.id)
-        names = sorted(set(snap.histories) | set(open_by_job) | set(snap.stopped))
+        names = sorted(set(snap.histories) | set(open_by_job) | set(snap.stopped) | set(notes))
         out = []
         for job in names:
             history = snap.histories.get(job)
@@ -128,6 +131,7 @@ class StoreJobsView:
                     "exclusions": sorted({e.node for e in history.exclusions} if history else ()),
                     "open_incidents": open_by_job.get(job, []),
                     "attempts": as_json(list(attempts)),
+                    "events": notes.get(job, [])[-10:],  # e.g. a setting the ceilings lowered
                 }
             )
         return out

@@ -119,7 +119,9 @@ def cluster_for(
         fake_state=fake_state, diagnostics_s=diagnostics_s, local_root=local_root,
         local_nodes=tuple(local_nodes), kube=kube or KubeSettings(),
     )  # fmt: skip
-    stack = open_stack(kind, options, clock, SitePolicy(base=policies.jobs))
+    stack = open_stack(
+        kind, options, clock, SitePolicy(base=policies.jobs, ceilings=policies.job_ceilings)
+    )
     if stack.jobs is None:
         return Cluster.of(stack), None
     try:
@@ -278,6 +280,7 @@ def _wired(
         return JobRecoveryController(
             on, scheduler, signals, clock, policies.jobs, catalog, dry_run,
             notifier=LogNotifier(), settings=settings or JobSettings(),
+            ceilings=policies.job_ceilings,
         )  # fmt: skip
 
     return JobsWiring(

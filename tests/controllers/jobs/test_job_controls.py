@@ -12,10 +12,12 @@ import pytest
 from autorecover.adapters.store.memory import MemoryStore
 from autorecover.adapters.store.memory_jobs import MemoryJobStore
 from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
+from autorecover.controllers.jobs.controller import JobRecoveryController
 from autorecover.controllers.jobs.records import IncidentPhase, JobActionKind
 from autorecover.controllers.ports import ActionStatus
 from autorecover.controllers.requests import Control, OperatorRequest, RequestStatus
-from controllers.jobs.rig import MODULE_NOT_FOUND, NCCL_TIMEOUT, JobRig
+from autorecover.domain.jobs.policy import ceilings_from
+from controllers.jobs.rig import CATALOG, MODULE_NOT_FOUND, NCCL_TIMEOUT, SCANNER, JobRig
 
 _ids = itertools.count(1)
 
@@ -175,3 +177,28 @@ def _fail_transiently(rig: JobRig) -> None:
     for rank, node in enumerate(rig.on()):
         rig.scheduler.write("train", node, NCCL_TIMEOUT.format(rank=rank) + "\n")
     rig.fail()
+
+
+# --- ceilings -----------------------------------------------------------------------------
+
+
+def test_a_jobs_own_budget_above_the_sites_ceiling_is_clamped_and_recorded(
+    stores: Stores,
+) -> None:
+    rig = JobRig(store=stores.jobs)
+    rig.controller = JobRecoveryController(
+        rig.store, rig.scheduler, rig.signals, rig.clock, rig.policy, CATALOG,
+        notifier=rig.notifier, settings=rig.settings, scanner=SCANNER,
+        ceilings=ceilings_from({"user_restarts": 1}, "site.toml"),
+    )  # fmt: skip
+    rig.submit(user_restarts=50)  # the job asks for 50 retries of unknown causes
+    for _ in range(3):
+        rig.steps(count=2)
+        rig.fail()  # exit 1, nothing in the output: cause unknown
+        rig.run(passes=3, step_s=30)
+    kinds = [k for k, _, _ in rig.scheduler.log]
+    assert kinds == ["requeue", "stop"]  # one retry, the ceiling, not fifty
+    stop = rig.controller.history("train").attempts[-1]
+    assert stop.action.value == "stop"
+    notes = [e.text for e in rig.store.events("train") if "ceiling" in e.text]
+    assert notes == ["fake job train: user_restarts=50 asked, site ceiling 1: clamped"]  # once

@@ -57,7 +57,7 @@ from autorecover.domain.catalog import Catalog
 from autorecover.domain.context import Window
 from autorecover.domain.jobs.decisions import JobHistory
 from autorecover.domain.jobs.health import Assessment, Condition, HealthThresholds, assess
-from autorecover.domain.jobs.policy import JobPolicy, PolicyError
+from autorecover.domain.jobs.policy import NO_CEILINGS, Ceilings, JobPolicy, PolicyError
 from autorecover.domain.records import Finding
 from autorecover.domain.signals import NodeSignal
 from autorecover.parsing.scanning import Scanner
@@ -108,8 +108,10 @@ class JobRecoveryController:
         settings: JobSettings | None = None,
         hooks: JobHooks = NO_JOB_HOOKS,
         scanner: Scanner | None = None,
+        ceilings: Ceilings = NO_CEILINGS,
     ) -> None:
         self._store, self._scheduler, self._signals = store, scheduler, signals_source
+        self._ceilings = ceilings  # the site's cap on what a job's own settings ask for
         self._clock, self._policy, self.dry_run = clock, policy, dry_run
         self.settings = settings or JobSettings()
         self._scanner = scanner or Scanner(catalog)
@@ -369,8 +371,13 @@ class JobRecoveryController:
     def _policy_for(self, w: WatchedJob, now: datetime, changes: JobChanges) -> JobPolicy | None:
         if not w.overrides:
             return self._policy
+        overrides, clamped = self._ceilings.clamp(w.overrides)
+        for note in clamped:  # recorded once per job and value
+            text = f"{w.origin or 'job settings'}: {note}"
+            key = f"{w.job}/ceiling/{note}"[:500]
+            changes.events.append(JobEvent(w.job, now, self.settings.name, text, key))
         try:
-            return self._policy.merged(w.overrides, w.origin or f"job {w.job}")
+            return self._policy.merged(overrides, w.origin or f"job {w.job}")
         except PolicyError as exc:
             text = f"policy overrides refused, job not watched: {exc}"
             key = f"{w.job}/policy-error/{exc}"[:500]
