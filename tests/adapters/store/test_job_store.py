@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autorecover.adapters.store.base import Fence, LeaseLostError
+from autorecover.adapters.store.base import ConflictError, Fence, LeaseLostError
 from autorecover.adapters.store.memory_jobs import MemoryJobStore, MemorySignals
 from autorecover.adapters.store.sql.jobs import JOB_MIGRATIONS
 from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
@@ -30,6 +30,7 @@ from autorecover.controllers.jobs.records import (
     TimelineMark,
 )
 from autorecover.controllers.ports import ActionStatus, Outcome
+from autorecover.controllers.requests import Control, OperatorRequest, RequestStatus, Settled
 from autorecover.domain.jobs.decisions import Attempt, Budget, Exclusion, JobHistory
 from autorecover.domain.jobs.suspicion import Mark
 from autorecover.domain.records import Action, Blame, Cause, Evidence, NodeAction, Source, Verdict
@@ -305,3 +306,26 @@ def test_memory_signals_are_a_live_view_of_a_list() -> None:
     assert [s.at for s in source.signals(["n2"], T0, T0 + timedelta(hours=1))] == [
         T0, T0 + timedelta(seconds=1),
     ]  # fmt: skip
+
+
+def test_requests_about_jobs_are_kept_settled_once_and_a_stop_is_read_back(
+    store: SqliteJobStore | MemoryJobStore,
+) -> None:
+    def ask(rid: str, kind: Control, job: str = "j") -> OperatorRequest:
+        return store.submit(OperatorRequest(rid, kind, job, "token:dave", "why", "10.0.0.9", T0))
+
+    assert ask("r1", Control.STOP_JOB).status is RequestStatus.PENDING
+    assert ask("r1", Control.STOP_JOB) == store.requests("j")[0]  # a retry of the same id
+    with pytest.raises(ConflictError):
+        ask("r1", Control.RETRY_JOB)
+    ask("r2", Control.RETRY_JOB, "k")
+    assert [r.id for r in store.pending_requests(frozenset({Control.STOP_JOB}))] == ["r1"]
+    store.commit(JobChanges(T0, settled=[Settled("r1", RequestStatus.DONE, T0)]))
+    store.commit(JobChanges(T0, settled=[Settled("r1", RequestStatus.REFUSED, T0, "late")]))
+    assert store.requests("j")[0].status is RequestStatus.DONE
+    assert store.load().stopped == frozenset({"j"})
+    ask("r3", Control.RETRY_JOB)
+    store.commit(JobChanges(T0, settled=[Settled("r3", RequestStatus.DONE, T0)]))
+    assert store.load().stopped == frozenset()  # a retry ends the stop
+    assert [r.id for r in store.requests()] == ["r1", "r2", "r3"]
+    assert store.controls().paused is None  # no engine tables here: no switches

@@ -211,7 +211,8 @@ class SqlJobStore:
                 (job, int(attempt))
                 for job, attempt in self._rows(
                     "SELECT job, attempt FROM job_incidents WHERE kind IN ('failure', 'hang') "
-                    "UNION SELECT job, attempt FROM job_actions WHERE id LIKE 'operator/%'"
+                    "UNION SELECT job, attempt FROM job_actions WHERE id LIKE ?",
+                    ("operator/%",),  # a parameter: psycopg reads a literal % as a placeholder
                 )
             )
             episodes = {
