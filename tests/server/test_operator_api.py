@@ -441,3 +441,15 @@ def test_a_pause_holds_job_recovery_too(fleet: Fleet, tmp_path: Path) -> None:
 def test_job_controls_without_job_recovery_are_404(replica: Replica) -> None:
     answer = replica.client.post("/api/v1/jobs/train/retry", json=body())
     assert answer.status_code == 404 and "not hosted" in answer.json()["detail"]
+
+
+def test_text_a_database_cannot_keep_is_a_422_not_a_500(fleet: Fleet, replica: Replica) -> None:
+    nul = replica.client.post("/api/v1/breaker/reset", json=body("a\x00b"))
+    assert nul.status_code == 422 and nul.json()["detail"][0]["loc"] == ["body", "why"]
+    for path in ("/api/v1/nodes/n%001/release", "/api/v1/incidents/hw%00x/acknowledge",
+                 "/api/v1/jobs/j%00/retry"):  # fmt: skip
+        answer = replica.client.post(path, json=body())
+        assert answer.status_code == 422, (path, answer.text)
+    assert replica.client.get("/api/v1/audit", params={"target": "a\x00"}).status_code == 422
+    long = replica.client.post("/api/v1/breaker/reset", json=body("x" * 1001))
+    assert long.status_code == 422

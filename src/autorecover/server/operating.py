@@ -70,6 +70,7 @@ def add_operator_routes(app: FastAPI, engine: Engine) -> None:
         body: ControlIn,
         options: tuple[tuple[str, str], ...] = (),
     ) -> OperatorRequest:
+        _text(target)
         return OperatorRequest(
             body.request_id or uuid.uuid4().hex, kind, target, caller(http), body.why,
             http.client.host if http.client else "", engine.clock.now(), options,
@@ -87,6 +88,7 @@ def add_operator_routes(app: FastAPI, engine: Engine) -> None:
         return JSONResponse(request_out(stored).model_dump(mode="json"), status_code=status)
 
     def known_node(name: str) -> None:
+        _text(name)
         if not any(v.record.node == name for v in store.node_views()):
             raise HTTPException(404, f"no node {name!r}")
 
@@ -160,6 +162,7 @@ def add_operator_routes(app: FastAPI, engine: Engine) -> None:
     def acknowledge(incident: str, body: ControlIn, http: Request) -> JSONResponse:
         """Acknowledge an incident (hardware or job): a person has it. Recorded, and shown in
         the incident's audit and timeline."""
+        _text(incident)
         found = views.hardware_incident(store, incident) or engine.jobs.incident(incident)
         if found is None:
             raise HTTPException(404, f"no incident {incident!r}")
@@ -191,6 +194,7 @@ def add_operator_routes(app: FastAPI, engine: Engine) -> None:
     @router.get("/requests/{request_id}", response_model=RequestOut, responses=_ANSWERS)
     def get_request(request_id: str) -> RequestOut:
         """One operator request: pending, done or refused, and why."""
+        _text(request_id, "request_id")
         found = next((r for r in _audit(engine, None, 100_000) if r.id == request_id), None)
         if found is None:
             raise HTTPException(404, f"no request {request_id!r}")
@@ -201,6 +205,7 @@ def add_operator_routes(app: FastAPI, engine: Engine) -> None:
         target: str | None = None, limit: int = Query(100, ge=1, le=10_000)
     ) -> list[RequestOut]:
         """Every operator request (who, when, why, from where, how it ended), newest last."""
+        _text(target or "", "target", "query")
         return [request_out(r) for r in _audit(engine, target, limit)]
 
 
@@ -232,6 +237,14 @@ class _Routes:
 def _audit(engine: Engine, target: str | None, limit: int) -> list[OperatorRequest]:
     found = engine.store.requests(target, limit=limit) + engine.jobs.requests(target, limit)
     return sorted(found, key=lambda r: r.at)[-limit:]
+
+
+def _text(text: str, field: str = "target", where: str = "path") -> None:
+    """A path or query value the store can keep: no NUL (PostgreSQL refuses it in text)."""
+    if "\x00" in text:
+        raise HTTPException(
+            422, [{"loc": [where, field], "msg": "must not contain NUL", "type": "value_error"}]
+        )
 
 
 def _target(text: str) -> str:

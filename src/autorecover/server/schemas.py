@@ -185,13 +185,14 @@ class Problem(BaseModel):
 # --- operator controls -------------------------------------------------------------------------
 
 REQUEST_ID = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$"
+NO_NUL = r"^[^\x00]*$"  # text a database keeps as text (PostgreSQL refuses NUL)
 
 
 class ControlIn(BaseModel):
     """What every operator control takes: why (recorded in the audit), and a request id that
     makes a retry of the same call the same request."""
 
-    why: str = Field(min_length=1, max_length=1000)
+    why: str = Field(min_length=1, max_length=1000, pattern=NO_NUL)
     request_id: str | None = Field(default=None, pattern=REQUEST_ID)
 
 
