@@ -414,6 +414,13 @@ def test_retry_and_stop_a_jobs_recovery_via_api(fleet: Fleet, tmp_path: Path) ->
     detail = replica.client.get(f"/api/v1/incidents/{quoted(incident['id'])}").json()
     assert [a["id"] for a in detail["audit"]] == ["rt-1"]
     assert any(e["what"] == "operator retry_job" for e in detail["timeline"])
+    ack = grace.post(
+        f"/api/v1/incidents/{quoted(incident['id'])}/acknowledge",
+        json=body("mine", request_id="a-1"),
+    )
+    assert ack.status_code == 200 and ack.json()["status"] == "done"
+    detail = replica.client.get(f"/api/v1/incidents/{quoted(incident['id'])}").json()
+    assert [a["id"] for a in detail["audit"]] == ["rt-1", "a-1"]  # a job incident's, too
     stop = grace.post("/api/v1/jobs/train/stop", json=body("the user debugs it", request_id="st-1"))
     assert stop.status_code == 202
     fleet.advance(10, replica)
