@@ -44,6 +44,7 @@ def only_one_acts(open_store: Open) -> None:
     assert all(count == 1 for count in effects.values())
     assert b.client.get("/readyz").json() == {
         "status": "ok", "role": "standby", "replica": "b", "leader": "a", "detail": "",
+        "acting": "active",
     }  # fmt: skip
     assert a.client.get("/readyz").json()["role"] == "leader"
 

@@ -15,6 +15,7 @@ from autorecover.cli.demo import demo
 from autorecover.cli.engine import serve_cmd
 from autorecover.cli.explain import catalog_group, explain_cmd
 from autorecover.cli.hardware import hardware_group
+from autorecover.cli.operating import CONTROLS
 from autorecover.cli.token import token_group
 from autorecover.cli.views import VIEWS
 
@@ -33,9 +34,12 @@ def main() -> None:
       autorecover agent check --once    is this GPU node healthy (Slurm HealthCheckProgram)
       autorecover serve                 run the engine: hardware and job recovery, HTTP API
       autorecover nodes | incidents     what the engine sees and did, and why
+      autorecover node release NODE --why TEXT   hand a node back (every control is audited)
     """
 
 
 for _command in (explain_cmd, catalog_group, agent_group, hardware_group, demo, serve_cmd, *VIEWS):
     main.add_command(_command)
 main.add_command(token_group)
+for _command in CONTROLS:
+    main.add_command(_command)

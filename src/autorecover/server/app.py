@@ -21,6 +21,7 @@ from autorecover.server.auth import Auth, foreign_nodes
 from autorecover.server.engine import Engine
 from autorecover.server.guarding import caller_of, guard
 from autorecover.server.intake import Invalid, Kept
+from autorecover.server.operating import add_operator_routes
 from autorecover.server.policies import policies_json
 from autorecover.server.schemas import (
     Accepted,
@@ -98,7 +99,7 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
         view = next((v for v in store.node_views() if v.record.node == name), None)
         if view is None:
             raise HTTPException(404, f"no node {name!r}")
-        return views.node_detail(store, view)
+        return views.node_detail(store, view, topology=engine.topology)
 
     @app.get(f"{API}/actions", response_model=list[ActionOut])
     def get_actions(
@@ -134,7 +135,9 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
         found = views.hardware_incident(store, incident) or engine.jobs.incident(incident)
         if found is None:
             raise HTTPException(404, f"no incident {incident!r}")
-        return found
+        return views.with_audit(store, found)
+
+    add_operator_routes(app, engine)
 
     @app.get("/healthz", response_model=Health)
     def healthz() -> Health:

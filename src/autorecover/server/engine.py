@@ -13,6 +13,7 @@ from typing import Literal
 
 from autorecover.adapters.store.base import EngineStore
 from autorecover.controllers.ports import Clock
+from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.server.alerting import Alerting
 from autorecover.server.hosting import Service
 from autorecover.server.intake import Intake
@@ -59,8 +60,10 @@ class Engine:
         background: bool = True,
         owns_store: bool = False,
         alerting: Alerting | None = None,
+        topology: Topology = NO_TOPOLOGY,
     ) -> None:
         self.store, self.clock, self.leadership = store, clock, leadership
+        self.topology = topology  # the failure domains, as hardware recovery sees them
         self.settings = s = settings or EngineSettings()
         self.policies = policies or load_policies()
         self.jobs = jobs
@@ -105,13 +108,16 @@ class Engine:
             "leader" if self.leadership.fence() is not None else "standby"
         )
         status: Literal["ok", "unavailable"] = "ok"
+        acting: Literal["active", "paused"] = "active"
         detail = ""
         if check_store:
             try:
                 self.store.ping()
+                if self.store.controls().paused is not None:
+                    acting = "paused"
             except Exception as exc:  # readiness reports any failure, whatever its kind
                 status, detail = "unavailable", f"store: {exc}"
         return Health(
             status=status, role=role, replica=self.leadership.holder,
-            leader=self.leadership.leader(), detail=detail,
+            leader=self.leadership.leader(), detail=detail, acting=acting,
         )  # fmt: skip

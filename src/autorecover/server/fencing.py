@@ -13,6 +13,7 @@ from datetime import datetime
 
 from autorecover.adapters.store.base import EngineStore, Fence
 from autorecover.controllers.hardware.ports import ActionRecord, Changes, Event, Snapshot
+from autorecover.controllers.requests import Control, Controls, OperatorRequest
 from autorecover.domain.hardware.lifecycle import Transition
 
 
@@ -58,3 +59,11 @@ class FencedStore:
     def events(self, node: str | None = None) -> list[Event]:
         """Recorded events, oldest first."""
         return self._store.events(node)
+
+    def controls(self) -> Controls:
+        """The operator's switches in force."""
+        return self._store.controls()
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """Operator requests of these kinds not yet settled, oldest first."""
+        return self._store.pending_requests(kinds)

@@ -4,8 +4,9 @@ A `Service` knows how to build its controller under a leader's fence; the runner
 built controller's passes on their intervals and throws it away after any failure (the
 controllers' own rule: memory may be ahead of the store, the store is the truth). Hardware
 recovery also takes the inbox in: each intake pass feeds the waiting agent batches to
-`HardwareController.ingest`, whose first commit consumes them (`FencedStore`), and delivers
-job recovery's hand-overs of suspect nodes when job recovery is hosted too.
+`HardwareController.ingest`, whose first commit consumes them (`FencedStore`), acts on
+people's requests waiting in the store (`HardwareController.operate`), and delivers job
+recovery's hand-overs of suspect nodes when job recovery is hosted too.
 """
 
 from __future__ import annotations
@@ -92,8 +93,10 @@ class HostedHardware:
         batches = self._store.take(INTAKE_BATCHES)
         if batches:
             self._view.consuming([b.id for b in batches])
-            self.controller.ingest(reports(batches))
+            self.controller.ingest(reports(batches))  # people's requests are acted on too
             self._view.settle(self._clock.now())
+        else:
+            self.controller.operate()  # people's requests, when there are any
         handed = 0
         if self._handovers is not None:
             handed = deliver_handovers(self._handovers, self.controller.ingest, self._clock.now())

@@ -7,12 +7,15 @@ and stay stable either way.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, Protocol
 
 from autorecover.controllers.jobs.ports import JobStorePort
 from autorecover.controllers.jobs.records import OPEN, JobIncident
+from autorecover.controllers.requests import OperatorRequest
 from autorecover.server.policies import as_json
 from autorecover.server.schemas import IncidentDetail, IncidentOut, TimelineEntry
+from autorecover.server.views import request_mark, request_out
 
 
 class JobsView(Protocol):
@@ -30,6 +33,19 @@ class JobsView(Protocol):
         """One job incident with evidence and timeline; None when unknown."""
         ...
 
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Record a person's request about a job (retry, stop) for job recovery's next pass;
+        `NotHostedError` when job recovery does not run here."""
+        ...
+
+    def requests(self, target: str | None = None, limit: int = 1000) -> list[OperatorRequest]:
+        """People's requests about jobs (or one job), oldest first."""
+        ...
+
+
+class NotHostedError(LookupError):
+    """Job recovery is not hosted by this engine."""
+
 
 class NoJobs:
     """Job recovery is not hosted: no jobs, no job incidents."""
@@ -46,23 +62,61 @@ class NoJobs:
         """Unknown."""
         return None
 
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Nobody to act on it."""
+        raise NotHostedError("job recovery is not hosted by this engine")
+
+    def requests(self, target: str | None = None, limit: int = 1000) -> list[OperatorRequest]:
+        """None."""
+        return []
+
 
 NO_JOBS = NoJobs()
+
+
+class JobRequests(Protocol):
+    """Where people's requests about jobs are kept: job recovery's store."""
+
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Record a request once per id."""
+        ...
+
+    def requests(
+        self, target: str | None = None, targets: Collection[str] = (), limit: int = 1000
+    ) -> list[OperatorRequest]:
+        """Requests about a job, oldest first."""
+        ...
 
 
 class StoreJobsView:
     """Jobs and job incidents read from job recovery's store."""
 
-    def __init__(self, store: JobStorePort) -> None:
+    def __init__(self, store: JobStorePort, requests: JobRequests | None = None) -> None:
         self._store = store
+        self._requests = requests
+
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Record a person's request about a job, for job recovery's next pass."""
+        if self._requests is None:
+            raise NotHostedError("job recovery's store here keeps no requests")
+        return self._requests.submit(request)
+
+    def requests(self, target: str | None = None, limit: int = 1000) -> list[OperatorRequest]:
+        """People's requests about jobs (or one job), oldest first."""
+        if self._requests is None:
+            return []
+        return self._requests.requests(target, limit=limit)
 
     def jobs(self) -> list[dict[str, Any]]:
         """Every job with its attempts, exclusions and open incidents."""
         snap = self._store.load()
+        notes: dict[str, list[str]] = {}
+        for e in self._store.events():
+            notes.setdefault(e.job, []).append(e.text)
         open_by_job: dict[str, list[str]] = {}
         for i in snap.incidents:
             open_by_job.setdefault(i.job, []).append(i.id)
-        names = sorted(set(snap.histories) | set(open_by_job))
+        names = sorted(set(snap.histories) | set(open_by_job) | set(snap.stopped) | set(notes))
         out = []
         for job in names:
             history = snap.histories.get(job)
@@ -70,12 +124,14 @@ class StoreJobsView:
             out.append(
                 {
                     "job": job,
+                    "recovery": "stopped" if job in snap.stopped else "on",
                     "restarts": len(attempts),
                     "last_cause": str(attempts[-1].cause) if attempts else None,
                     "last_action": str(attempts[-1].action) if attempts else None,
                     "exclusions": sorted({e.node for e in history.exclusions} if history else ()),
                     "open_incidents": open_by_job.get(job, []),
                     "attempts": as_json(list(attempts)),
+                    "events": notes.get(job, [])[-10:],  # e.g. a setting the ceilings lowered
                 }
             )
         return out
@@ -103,8 +159,13 @@ class StoreJobsView:
                           text=f"{a.action.kind} {a.action.job}: {a.action.why}")
             for a in self._store.actions(found.job) if a.action.incident == incident
         ]  # fmt: skip
+        asked = [r for r in self.requests(found.job) if r.at >= found.opened_at]
+        timeline += [request_mark(r) for r in asked]
         timeline.sort(key=lambda e: e.at)
-        return IncidentDetail(**_incident(found).model_dump(), evidence=evidence, timeline=timeline)
+        return IncidentDetail(
+            **_incident(found).model_dump(), evidence=evidence, timeline=timeline,
+            audit=[request_out(r) for r in asked],
+        )  # fmt: skip
 
 
 def _incident(i: JobIncident) -> IncidentOut:

@@ -65,6 +65,22 @@ class StoreCollector(Collector):
             value=1 if breaker.tripped else 0,
         )
         yield GaugeMetricFamily(
+            "autorecover_dry_run_breaker_tripped",
+            "1 while dry-run's would-have breaker is tripped (the live one is not touched).",
+            value=1 if self._store.breaker_state(dry_run=True).tripped else 0,
+        )
+        controls = self._store.controls()
+        yield GaugeMetricFamily(
+            "autorecover_acting_paused",
+            "1 while a person has paused all acting (decisions held, nothing executed).",
+            value=int(controls.paused is not None),
+        )
+        yield GaugeMetricFamily(
+            "autorecover_maintenance_targets",
+            "Nodes and failure domains a person holds in maintenance (hands off).",
+            value=len(controls.maintenance),
+        )
+        yield GaugeMetricFamily(
             "autorecover_intake_waiting",
             "Agent batches acknowledged and not yet recorded by a pass.",
             value=self._store.waiting(),

@@ -130,6 +130,8 @@ class NodeDetail(NodeOut):
     actions: list[ActionOut]
     events: list[EventOut]
     signals: list[SignalOut]
+    audit: list[RequestOut] = Field(default_factory=list)  # people's requests about it
+    maintenance: RequestOut | None = None  # the request holding it (or its domain) in maintenance
 
 
 class IncidentOut(BaseModel):
@@ -160,6 +162,7 @@ class IncidentDetail(IncidentOut):
 
     evidence: list[str]
     timeline: list[TimelineEntry]
+    audit: list[RequestOut] = Field(default_factory=list)  # acknowledgements, releases, ...
 
 
 class Health(BaseModel):
@@ -170,9 +173,77 @@ class Health(BaseModel):
     replica: str
     leader: str | None
     detail: str = ""
+    acting: Literal["active", "paused"] = "active"  # a person may pause all acting
 
 
 class Problem(BaseModel):
     """An error."""
 
     detail: Any
+
+
+# --- operator controls -------------------------------------------------------------------------
+
+REQUEST_ID = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$"
+NO_NUL = r"^[^\x00]*$"  # text a database keeps as text (PostgreSQL refuses NUL)
+
+
+class ControlIn(BaseModel):
+    """What every operator control takes: why (recorded in the audit), and a request id that
+    makes a retry of the same call the same request."""
+
+    why: str = Field(min_length=1, max_length=1000, pattern=NO_NUL)
+    request_id: str | None = Field(default=None, pattern=REQUEST_ID)
+
+
+class ReleaseIn(ControlIn):
+    """Release a node: back to service at once, or (from needs_attention) validated first."""
+
+    validate_first: bool = False
+
+
+class RequestOut(BaseModel):
+    """An operator request and how it ended: the audit record."""
+
+    id: str
+    kind: str
+    target: str
+    by: str
+    why: str
+    source: str
+    at: datetime
+    options: dict[str, str]
+    status: Literal["pending", "done", "refused"]
+    done_at: datetime | None
+    result: str
+
+
+class BreakerOut(BaseModel):
+    """One circuit breaker: tripped since when and why, and who reset it last."""
+
+    tripped: bool
+    tripped_at: datetime | None
+    reason: str
+    reset_by: str
+    reset_at: datetime | None
+    reset_why: str
+
+
+class BreakersOut(BaseModel):
+    """The live breaker, and the would-have breaker a dry-run counts against."""
+
+    mode: Literal["live", "dry_run"]
+    live: BreakerOut
+    dry_run: BreakerOut
+
+
+class ActingOut(BaseModel):
+    """Whether the engine acts, and who paused it."""
+
+    paused: bool
+    request: RequestOut | None
+    maintenance: list[RequestOut]
+
+
+NodeDetail.model_rebuild()  # they name `RequestOut`, defined after them
+IncidentDetail.model_rebuild()

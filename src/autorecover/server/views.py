@@ -11,16 +11,20 @@ from collections.abc import Sequence
 
 from autorecover.adapters.store.base import EngineStore, NodeView
 from autorecover.controllers.hardware.ports import ActionRecord, Event
-from autorecover.domain.failure_domains import DomainIncident
+from autorecover.controllers.requests import Control, OperatorRequest
+from autorecover.domain.failure_domains import NO_TOPOLOGY, DomainIncident, Topology
+from autorecover.domain.hardware.breaker import BreakerState
 from autorecover.domain.hardware.lifecycle import NodeState, Transition
 from autorecover.domain.signals import NodeSignal
 from autorecover.server.schemas import (
     ActionOut,
+    BreakerOut,
     EventOut,
     IncidentDetail,
     IncidentOut,
     NodeDetail,
     NodeOut,
+    RequestOut,
     SignalOut,
     TimelineEntry,
     TransitionOut,
@@ -37,16 +41,66 @@ def node_out(view: NodeView) -> NodeOut:
     )  # fmt: skip
 
 
-def node_detail(store: EngineStore, view: NodeView, limit: int = 100) -> NodeDetail:
-    """A node with its latest transitions, actions, events and signals."""
+def node_detail(
+    store: EngineStore, view: NodeView, limit: int = 100, topology: Topology = NO_TOPOLOGY
+) -> NodeDetail:
+    """A node with its latest transitions, actions, events, signals and people's requests."""
     name = view.record.node
+    domains = tuple(str(d) for d in topology.of(name))
+    held = store.controls().in_maintenance(name, domains)
     return NodeDetail(
         **node_out(view).model_dump(),
         transitions=[transition_out(t) for t in store.transitions(name)[-limit:]],
         actions=[action_out(a) for a in store.actions(name)[-limit:]],
         events=[event_out(e) for e in store.events(name)[-limit:]],
         signals=[signal_out(s) for s in store.node_signals(name, limit)],
+        audit=[request_out(r) for r in store.requests(targets=(name, f"node:{name}"), limit=limit)],
+        maintenance=request_out(held) if held is not None else None,
     )
+
+
+def with_audit(store: EngineStore, detail: IncidentDetail) -> IncidentDetail:
+    """An incident with people's requests about it (acknowledgements) and, for a hardware
+    incident, about its nodes since it opened (releases), in its audit and timeline."""
+    found = {r.id: r for r in store.requests(detail.id)}
+    if detail.source == "hardware" and detail.nodes:
+        for r in store.requests(targets=detail.nodes):
+            if r.at >= detail.opened_at:
+                found[r.id] = r
+    listed = {a.id for a in detail.audit}
+    new = sorted((r for r in found.values() if r.id not in listed), key=lambda r: r.at)
+    if not new:
+        return detail
+    timeline = sorted([*detail.timeline, *map(request_mark, new)], key=lambda e: e.at)
+    audit = sorted([*detail.audit, *map(request_out, new)], key=lambda r: r.at)
+    return detail.model_copy(update={"timeline": timeline, "audit": audit})
+
+
+def request_mark(r: OperatorRequest) -> TimelineEntry:
+    """A request as a moment of an incident's timeline."""
+    how = f"{r.status}: {r.result}" if r.result else str(r.status)
+    node = r.target.removeprefix("node:") if r.kind is not Control.ACKNOWLEDGE else ""
+    return TimelineEntry(
+        at=r.at, what=f"operator {r.kind}", node=node,
+        text=f"{r.by} from {r.source or 'unknown'}: {r.why} [{how}]",
+    )  # fmt: skip
+
+
+def request_out(r: OperatorRequest) -> RequestOut:
+    """One operator request as the API shows it."""
+    return RequestOut(
+        id=r.id, kind=r.kind.value, target=r.target, by=r.by, why=r.why, source=r.source,
+        at=r.at, options=dict(r.options), status=r.status.value, done_at=r.done_at,
+        result=r.result,
+    )  # fmt: skip
+
+
+def breaker_out(b: BreakerState) -> BreakerOut:
+    """One breaker as the API shows it."""
+    return BreakerOut(
+        tripped=b.tripped, tripped_at=b.tripped_at, reason=b.reason, reset_by=b.reset_by,
+        reset_at=b.reset_at, reset_why=b.reset_why,
+    )  # fmt: skip
 
 
 def transition_out(t: Transition) -> TransitionOut:

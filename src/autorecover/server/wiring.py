@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from autorecover.adapters.kubernetes.settings import KubeSettings
 from autorecover.adapters.local.scheduler import LocalScheduler
@@ -50,6 +51,7 @@ from autorecover.controllers.jobs.records import (
     TimelineMark,
 )
 from autorecover.controllers.ports import Clock, Notifier
+from autorecover.controllers.requests import Control, Controls, OperatorRequest
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.domain.jobs.decisions import JobHistory
@@ -58,7 +60,7 @@ from autorecover.server.alerting import Alerting, alerts_service
 from autorecover.server.engine import Engine, EngineSettings
 from autorecover.server.fencing import FencedStore
 from autorecover.server.hosting import Hosted, HostedHardware, Service
-from autorecover.server.jobs_view import NO_JOBS, StoreJobsView
+from autorecover.server.jobs_view import NO_JOBS, JobRequests, StoreJobsView
 from autorecover.server.leadership import ClusterLeaseLeadership, DbLeadership, Leadership
 from autorecover.server.policies import Policies
 
@@ -118,7 +120,9 @@ def cluster_for(
         fake_state=fake_state, diagnostics_s=diagnostics_s, local_root=local_root,
         local_nodes=tuple(local_nodes), kube=kube or KubeSettings(),
     )  # fmt: skip
-    stack = open_stack(kind, options, clock, SitePolicy(base=policies.jobs))
+    stack = open_stack(
+        kind, options, clock, SitePolicy(base=policies.jobs, ceilings=policies.job_ceilings)
+    )
     if stack.jobs is None:
         return Cluster.of(stack), None
     try:
@@ -151,6 +155,7 @@ class JobsWiring:
     build: Callable[[], JobRecoveryController]
     fenced: Callable[[Fence], JobRecoveryController] | None = None
     commit_fenced: FencedCommit | None = None
+    requests: JobRequests | None = None  # where people's retries and stops are recorded
 
 
 class FencedJobStore:
@@ -188,6 +193,14 @@ class FencedJobStore:
         """Recorded events, oldest first."""
         return self._store.events(job)
 
+    def controls(self) -> Controls:
+        """The operator's switches in force."""
+        return self._store.controls()
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """Requests about jobs not yet settled, oldest first."""
+        return self._store.pending_requests(kinds)
+
 
 def jobs_on(
     store: str | EngineStore,
@@ -214,7 +227,7 @@ def jobs_on(
 
         return _wired(sql, sql, sql, sql_commit, scheduler, clock, policies, dry_run, settings)
     if isinstance(store, MemoryStore):
-        engine, memory = store, MemoryJobStore()
+        engine, memory = store, MemoryJobStore(controls=store.controls)
 
         def memory_commit(changes: JobChanges, fence: Fence) -> None:
             # In memory the check and the commit are two steps: memory is for trying out.
@@ -247,8 +260,12 @@ def sqlite_jobs(
     return _wired(store, store, store, commit, scheduler, clock, policies, dry_run, settings)
 
 
+class _RequestingJobStore(JobStorePort, JobRequests, Protocol):
+    """Job recovery's store that also keeps people's requests about jobs (SQL, memory)."""
+
+
 def _wired(
-    store: JobStorePort,
+    store: _RequestingJobStore,
     outbox: HandoverOutbox,
     signals: SignalSource,
     fenced_commit: FencedCommit,
@@ -264,6 +281,7 @@ def _wired(
         return JobRecoveryController(
             on, scheduler, signals, clock, policies.jobs, catalog, dry_run,
             notifier=LogNotifier(), settings=settings or JobSettings(),
+            ceilings=policies.job_ceilings,
         )  # fmt: skip
 
     return JobsWiring(
@@ -272,6 +290,7 @@ def _wired(
         lambda: controller(store),
         lambda fence: controller(FencedJobStore(store, fenced_commit, fence)),
         fenced_commit,
+        store,
     )
 
 
@@ -359,6 +378,6 @@ def build_engine(
     return Engine(
         store=store, clock=clock, leadership=leadership,
         services=services, settings=settings, policies=policies,
-        jobs=StoreJobsView(jobs.store) if jobs else NO_JOBS, background=background,
-        owns_store=owns_store, alerting=alerting,
+        jobs=StoreJobsView(jobs.store, jobs.requests) if jobs else NO_JOBS, background=background,
+        owns_store=owns_store, alerting=alerting, topology=cluster.topology,
     )  # fmt: skip

@@ -87,3 +87,19 @@ def test_condition_names_the_incident_and_the_action() -> None:
     assert cond["type"] == marks.CONDITION and cond["status"] == "True"
     assert "hw/gpu-01/1" in cond["message"] and PROV.action_id in cond["message"]
     assert cond["lastTransitionTime"] == "2026-11-30T01:02:03Z"
+
+
+def test_kubectl_uncordon_of_our_cordon_shows_as_lifted_outside_autorecover() -> None:
+    ours = apply(node(), marks.cordon_patch(node(), PROV, "autorecover"))
+    ours = apply(ours, marks.taint_patch(ours, QUARANTINE_TAINT, "NoSchedule", PROV, "autorecover"))
+    held = marks.scheduler_node(ours, "autorecover")
+    assert held.cordoned_by == {"autorecover"} and held.shows.startswith("unschedulable")
+    uncordoned = apply(ours, {"spec": {"unschedulable": None}})  # what kubectl uncordon does
+    view = marks.scheduler_node(uncordoned, "autorecover")
+    assert view.cordoned_by == frozenset()
+    assert view.shows == (
+        f"schedulable, {marks.CORDONED_BY}=autorecover still set: uncordoned outside "
+        f"autorecover, taints {QUARANTINE_TAINT}"
+    )
+    back = apply(uncordoned, marks.resume_patch(uncordoned, "autorecover"))
+    assert not back["spec"].get("taints") and not back["spec"].get("unschedulable")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autorecover.adapters.store.base import Fence, LeaseLostError
+from autorecover.adapters.store.base import ConflictError, Fence, LeaseLostError
 from autorecover.adapters.store.memory_jobs import MemoryJobStore, MemorySignals
 from autorecover.adapters.store.sql.jobs import JOB_MIGRATIONS
 from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
@@ -30,6 +30,7 @@ from autorecover.controllers.jobs.records import (
     TimelineMark,
 )
 from autorecover.controllers.ports import ActionStatus, Outcome
+from autorecover.controllers.requests import Control, OperatorRequest, RequestStatus, Settled
 from autorecover.domain.jobs.decisions import Attempt, Budget, Exclusion, JobHistory
 from autorecover.domain.jobs.suspicion import Mark
 from autorecover.domain.records import Action, Blame, Cause, Evidence, NodeAction, Source, Verdict
@@ -237,11 +238,11 @@ def test_sqlite_and_memory_agree(tmp_path: Path) -> None:
 def test_the_schema_is_versioned_and_migrated_once(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     store = SqliteJobStore(path)
-    assert store.schema_version() == len(JOB_MIGRATIONS) == 1
+    assert store.schema_version() == len(JOB_MIGRATIONS) == 2
     store.commit(_changes()[0])
     store.close()
     again = SqliteJobStore(path)
-    assert again.schema_version() == 1 and again.history("j") == HISTORY
+    assert again.schema_version() == 2 and again.history("j") == HISTORY
     again.close()
 
 
@@ -264,7 +265,7 @@ def test_it_shares_a_file_with_hardware_recovery_and_reads_its_signals(tmp_path:
     assert [(s.node, s.probe) for s in found] == [("n2", Probe.KERNEL), ("n2", Probe.JOB)]
     assert found[0].text == "NVRM: Xid 79" and found[0].node_action is NodeAction.REBOOT
     jobs.commit(_changes()[0])
-    assert hardware.schema_version() >= 1 and jobs.schema_version() == 1
+    assert hardware.schema_version() >= 1 and jobs.schema_version() == len(JOB_MIGRATIONS)
     hardware.close()
     jobs.close()
 
@@ -305,3 +306,26 @@ def test_memory_signals_are_a_live_view_of_a_list() -> None:
     assert [s.at for s in source.signals(["n2"], T0, T0 + timedelta(hours=1))] == [
         T0, T0 + timedelta(seconds=1),
     ]  # fmt: skip
+
+
+def test_requests_about_jobs_are_kept_settled_once_and_a_stop_is_read_back(
+    store: SqliteJobStore | MemoryJobStore,
+) -> None:
+    def ask(rid: str, kind: Control, job: str = "j") -> OperatorRequest:
+        return store.submit(OperatorRequest(rid, kind, job, "token:dave", "why", "10.0.0.9", T0))
+
+    assert ask("r1", Control.STOP_JOB).status is RequestStatus.PENDING
+    assert ask("r1", Control.STOP_JOB) == store.requests("j")[0]  # a retry of the same id
+    with pytest.raises(ConflictError):
+        ask("r1", Control.RETRY_JOB)
+    ask("r2", Control.RETRY_JOB, "k")
+    assert [r.id for r in store.pending_requests(frozenset({Control.STOP_JOB}))] == ["r1"]
+    store.commit(JobChanges(T0, settled=[Settled("r1", RequestStatus.DONE, T0)]))
+    store.commit(JobChanges(T0, settled=[Settled("r1", RequestStatus.REFUSED, T0, "late")]))
+    assert store.requests("j")[0].status is RequestStatus.DONE
+    assert store.load().stopped == frozenset({"j"})
+    ask("r3", Control.RETRY_JOB)
+    store.commit(JobChanges(T0, settled=[Settled("r3", RequestStatus.DONE, T0)]))
+    assert store.load().stopped == frozenset()  # a retry ends the stop
+    assert [r.id for r in store.requests()] == ["r1", "r2", "r3"]
+    assert store.controls().paused is None  # no engine tables here: no switches

@@ -309,14 +309,24 @@ def test_needs_attention_only_records() -> None:
 
 def test_a_person_releases_a_node_to_validation_or_straight_back() -> None:
     rec = at(NA, attempts=(Attempt(Step.REBOOT, START),), returns=(START,))
-    d = release(rec, START, "alice", "replaced GPU 3")
+    d = release(rec, START, "alice", "replaced GPU 3", validate=True)
     assert d.record.state is V and kinds(d) == [ActionKind.VALIDATE]
     assert d.record.attempts == () and d.record.returns == ()
     assert d.transition is not None and d.transition.by == "alice"
-    back = release(rec, START, "alice", "false alarm", validate=False)
+    back = release(rec, START, "alice", "false alarm")
     assert back.record.state is H and kinds(back) == [ActionKind.RESUME]
-    with pytest.raises(ValueError, match="only needs_attention"):
-        release(at(Q), START, "alice", "no")
+    with pytest.raises(ValueError, match="applies to needs_attention only"):
+        release(at(Q), START, "alice", "no", validate=True)
+    with pytest.raises(ValueError, match="nothing to release"):
+        release(at(H), START, "alice", "no")
+
+
+@pytest.mark.parametrize("state", [S, Q, D, R, V])
+def test_a_person_releases_a_node_from_any_state_of_ours_straight_back(state: NodeState) -> None:
+    d = release(at(state, held=SignalClass.QUARANTINE, held_since=START), START, "bob", "mine")
+    assert d.record.state is H and kinds(d) == [ActionKind.RESUME]
+    assert d.record.held is None and d.transition is not None
+    assert (d.transition.by, d.transition.why) == ("bob", "released: mine")
 
 
 @given(

@@ -15,6 +15,7 @@ from autorecover.domain.hardware.lifecycle import (
     LADDER,
     OUT_OF_SERVICE,
     PERSON_ONLY,
+    RELEASES,
     TRANSITIONS,
     ActionKind,
     LifecycleError,
@@ -62,16 +63,23 @@ def test_every_out_of_service_state_can_hand_over_to_a_person_in_one_step() -> N
 
 
 def test_only_a_person_takes_a_node_out_of_needs_attention() -> None:
-    assert {(a, b) for a, b in TRANSITIONS if a is NA} == PERSON_ONLY
+    assert {(a, b) for a, b in TRANSITIONS if a is NA} <= PERSON_ONLY
 
 
 def test_a_node_returns_to_healthy_only_after_validation_or_a_quiet_suspect_period() -> None:
-    into_healthy = {a for a, b in TRANSITIONS if b is H}
-    assert into_healthy == {NodeState.SUSPECT, NodeState.VALIDATING, NA}
+    into_healthy = {a for a, b in TRANSITIONS - PERSON_ONLY if b is H}
+    assert into_healthy == {NodeState.SUSPECT, NodeState.VALIDATING}
+
+
+def test_a_person_may_release_a_node_from_every_state_of_ours() -> None:
+    assert RELEASES <= TRANSITIONS
+    assert {a for a, b in RELEASES if b is H} == OUT_OF_SERVICE
+    assert {(a, b) for a, b in PERSON_ONLY if b is H} <= RELEASES
 
 
 def test_remediation_is_always_followed_by_validation() -> None:
-    assert {b for a, b in TRANSITIONS if a is NodeState.REMEDIATING} == {NodeState.VALIDATING, NA}
+    machine = TRANSITIONS - PERSON_ONLY
+    assert {b for a, b in machine if a is NodeState.REMEDIATING} == {NodeState.VALIDATING, NA}
 
 
 def test_no_self_loops_and_no_duplicate_edges() -> None:

@@ -48,6 +48,7 @@ class FakeNode:
     drained_at: datetime | None = None  # when a drain finishes moving jobs off
     reboots: int = 0
     resets: list[str | None] = field(default_factory=list)
+    uncordoned_by: str = ""  # who last lifted a cordon by hand, as the scheduler would show
 
 
 class FakeScheduler:
@@ -77,9 +78,11 @@ class FakeScheduler:
         prov = Provenance(f"person/{who}", who, why, self._clock.now())
         self._node(node).cordoned_by[who] = prov
 
-    def person_uncordon(self, node: str, who: str) -> None:
-        """A person removes a cordon (theirs, or ours by hand)."""
-        self._node(node).cordoned_by.pop(who, None)
+    def person_uncordon(self, node: str, who: str, by: str = "") -> None:
+        """A person (`by`) removes a cordon (theirs, or ours by hand: `who` is its owner)."""
+        state = self._node(node)
+        if state.cordoned_by.pop(who, None) is not None and by:
+            state.uncordoned_by = by
 
     def schedulable(self, node: str) -> bool:
         """True when nobody's cordon holds the node."""
@@ -148,7 +151,10 @@ class FakeScheduler:
         running = state.running_jobs
         if state.drained_at is not None and self._clock.now() >= state.drained_at:
             running = 0
-        return SchedulerNode(node, frozenset(state.cordoned_by), frozenset(state.taints), running)
+        shows = f"uncordoned by {state.uncordoned_by}" if state.uncordoned_by else ""
+        return SchedulerNode(
+            node, frozenset(state.cordoned_by), frozenset(state.taints), running, shows
+        )
 
 
 @dataclass(frozen=True, slots=True)

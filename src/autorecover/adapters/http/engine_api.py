@@ -1,4 +1,5 @@
-"""Reading the engine's HTTP API (for the CLI views), stdlib urllib; errors mapped once.
+"""The engine's HTTP API for the CLI (its views and operator controls), stdlib urllib; errors
+mapped once.
 
 Requests carry the caller's credentials (`credentials.py`): a bearer token, the CA to verify
 an https engine by, a client certificate.
@@ -26,7 +27,7 @@ class EngineApiError(Exception):
 
 
 class EngineApi:
-    """GETs JSON documents from an engine."""
+    """GETs JSON documents from an engine, and sends it operator requests."""
 
     def __init__(
         self,
@@ -43,9 +44,23 @@ class EngineApi:
 
     def get(self, path: str) -> Any:
         """The JSON document at `path` (e.g. `/api/v1/nodes`)."""
-        url = self.base + path
+        return self._call(urllib.request.Request(self.base + path))  # noqa: S310 - scheme checked
+
+    def send(self, method: str, path: str, body: Any) -> Any:
+        """`method` (POST, PUT, DELETE) a JSON body to `path`; the JSON answer."""
+        request = urllib.request.Request(  # noqa: S310 - the scheme is checked in __init__
+            self.base + path,
+            data=json.dumps(body).encode("utf-8"),
+            method=method,
+            headers={"Content-Type": "application/json"},
+        )
+        return self._call(request)
+
+    def _call(self, request: urllib.request.Request) -> Any:
+        url = request.full_url
         try:
-            request = urllib.request.Request(url, headers=self.credentials.headers())  # noqa: S310 - scheme checked
+            for name, value in self.credentials.headers().items():
+                request.add_header(name, value)
             context = self.credentials.ssl_context()
         except CredentialsError as exc:
             raise EngineApiError(str(exc)) from None

@@ -152,7 +152,13 @@ def scheduler_node(node: Node, owner: str, running: int = 0) -> SchedulerNode:
         else:
             owners.add(PERSON)
     keys = frozenset(str(t.get("key")) for t in taints(node) if t.get("key"))
-    return SchedulerNode(str(_meta(node).get("name", "")), frozenset(owners), keys, running)
+    shows = "unschedulable" if unschedulable(node) else "schedulable"
+    if not unschedulable(node) and have.get(CORDONED_BY) == owner:
+        # Our annotations stay, the cordon went: somebody ran `kubectl uncordon` (or edited it).
+        shows += f", {CORDONED_BY}={owner} still set: uncordoned outside autorecover"
+    if keys:
+        shows += f", taints {', '.join(sorted(keys))}"
+    return SchedulerNode(str(_meta(node).get("name", "")), frozenset(owners), keys, running, shows)
 
 
 def _rfc3339(at: datetime) -> str:

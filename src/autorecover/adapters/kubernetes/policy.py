@@ -104,10 +104,12 @@ def resolve_annotations(
             enabled = not site.opt_in and site.base.enabled
             return JobSettings(enabled, replace(site.base, enabled=enabled), Source.SITE)
         enabled = mode if mode is not None else not site.opt_in and site.base.enabled
-        policy = site.base.merged(dict(settings), ORIGIN)
+        policy, clamped = site.merged(dict(settings), ORIGIN)
     except (AnnotationError, PolicyError) as exc:
         return JobSettings(False, replace(site.base, enabled=False), Source.INVALID, str(exc))
-    return JobSettings(enabled, replace(policy, enabled=enabled), Source.ANNOTATION)
+    return JobSettings(
+        enabled, replace(policy, enabled=enabled), Source.ANNOTATION, clamped=clamped
+    )
 
 
 def job_settings(job: Mapping[str, Any], site: SitePolicy | None = None) -> JobSettings:

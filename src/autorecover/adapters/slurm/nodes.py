@@ -208,4 +208,8 @@ class SlurmScheduler:
             owners, taints = frozenset({self.owner}), frozenset({QUARANTINE_TAINT})
         elif out:
             owners = frozenset({node.reason_user or "slurm"})
-        return SchedulerNode(node.name, owners, taints, running.get(node.name, 0))
+        flags = "+".join(sorted(node.flags))
+        shows = f"state {node.state}{'+' + flags if flags else ''}"
+        if node.reason:
+            shows += f", reason {node.reason!r} by {node.reason_user or 'unknown'}"
+        return SchedulerNode(node.name, owners, taints, running.get(node.name, 0), shows)

@@ -113,7 +113,9 @@ def resolve(comment: str, site: SitePolicy | None = None) -> JobSettings:
         if asked is None:
             enabled = not site.opt_in and site.base.enabled
             return JobSettings(enabled, replace(site.base, enabled=enabled), Source.SITE)
-        policy = site.base.merged(dict(asked.settings), "job comment")
+        policy, clamped = site.merged(dict(asked.settings), "job comment")
     except (CommentError, PolicyError) as exc:
         return JobSettings(False, replace(site.base, enabled=False), Source.INVALID, str(exc))
-    return JobSettings(asked.enabled, replace(policy, enabled=asked.enabled), Source.COMMENT)
+    return JobSettings(
+        asked.enabled, replace(policy, enabled=asked.enabled), Source.COMMENT, clamped=clamped
+    )

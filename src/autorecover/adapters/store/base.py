@@ -10,12 +10,13 @@ Every SQL store (SQLite, PostgreSQL) and the memory store implement `EngineStore
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
 from autorecover.controllers.hardware.ports import ActionRecord, Changes, StorePort
+from autorecover.controllers.requests import OperatorRequest
 from autorecover.domain.failure_domains import DomainIncident
 from autorecover.domain.hardware.breaker import BreakerState
 from autorecover.domain.hardware.lifecycle import Transition
@@ -115,8 +116,20 @@ class EngineStore(StorePort, Protocol):
         """Every node with its record and last report, by name."""
         ...
 
-    def breaker_state(self) -> BreakerState:
-        """The circuit breaker as recorded."""
+    def breaker_state(self, dry_run: bool = False) -> BreakerState:
+        """The circuit breaker as recorded (or dry-run's would-have breaker)."""
+        ...
+
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Record an operator request once per id, with the switch it sets; as stored.
+        `ConflictError` when the id was used for another request."""
+        ...
+
+    def requests(
+        self, target: str | None = None, targets: Collection[str] = (), limit: int = 1000
+    ) -> list[OperatorRequest]:
+        """Operator requests (the audit) about a target, or any of `targets`, or all; the
+        latest `limit`, oldest first."""
         ...
 
     def node_signals(self, node: str, limit: int = 50) -> list[NodeSignal]:

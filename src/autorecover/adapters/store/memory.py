@@ -3,10 +3,21 @@ simulator (the engine's `memory://` store builds on it, `memory_engine.py`)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from dataclasses import replace
 from datetime import datetime
 
+from autorecover.adapters.store.base import ConflictError
 from autorecover.controllers.hardware.ports import ActionRecord, Changes, Event, Snapshot
 from autorecover.controllers.ports import ActionStatus
+from autorecover.controllers.requests import (
+    Control,
+    Controls,
+    OperatorRequest,
+    RequestStatus,
+    controls_of,
+    receive,
+)
 from autorecover.domain.failure_domains import DomainIncident
 from autorecover.domain.hardware.breaker import CLOSED, BreakerState
 from autorecover.domain.hardware.lifecycle import NodeState, Transition
@@ -31,6 +42,10 @@ class MemoryStore:
         self._events: list[Event] = []
         self.incidents: dict[str, DomainIncident] = {}
         self.breaker: BreakerState = CLOSED
+        self.dry_run_breaker: BreakerState = CLOSED  # dry-run's would-have breaker
+        self._dry: set[tuple[str, int]] = set()  # transitions recorded in dry-run
+        self._requests: dict[str, OperatorRequest] = {}  # operator requests, insertion-ordered
+        self.switches: dict[str, str] = {}  # switch -> the id of the request that set it
         self.commits = 0
 
     def load(self, removals_since: datetime) -> Snapshot:
@@ -48,12 +63,19 @@ class MemoryStore:
             ],
             breaker=self.breaker,
             incidents=[i for i in self.incidents.values() if i.closed_at is None],
-            removals=[
-                (t.node, t.at)
-                for t in self._transitions
-                if t.frm is NodeState.HEALTHY and t.at > removals_since
-            ],
+            removals=self._removals(removals_since, dry_run=False),
+            dry_run_breaker=self.dry_run_breaker,
+            dry_run_removals=self._removals(removals_since, dry_run=True),
         )
+
+    def _removals(self, since: datetime, dry_run: bool) -> list[tuple[str, datetime]]:
+        return [
+            (t.node, t.at)
+            for t in self._transitions
+            if t.frm is NodeState.HEALTHY
+            and t.at > since
+            and ((t.node, t.seq) in self._dry) == dry_run
+        ]
 
     def commit(self, changes: Changes) -> None:
         """Record one pass; checked first, so a bad pass changes nothing (like a rollback)."""
@@ -70,6 +92,8 @@ class MemoryStore:
         for t in changes.transitions:
             self._seqs.add((t.node, t.seq))
             self._transitions.append(t)
+            if changes.dry_run:
+                self._dry.add((t.node, t.seq))
         for a in changes.actions:
             self._actions.setdefault(a.action.id, a)
         for o in changes.outcomes:
@@ -80,7 +104,16 @@ class MemoryStore:
         for i in changes.incidents:
             self.incidents[i.id] = i
         if changes.breaker is not None:
-            self.breaker = changes.breaker
+            if changes.dry_run:
+                self.dry_run_breaker = changes.breaker
+            else:
+                self.breaker = changes.breaker
+        for settled in changes.settled:
+            found = self._requests.get(settled.request)
+            if found is not None and found.status is RequestStatus.PENDING:
+                self._requests[settled.request] = replace(
+                    found, status=settled.status, done_at=settled.at, result=settled.result
+                )
 
     def transitions(self, node: str | None = None) -> list[Transition]:
         """Recorded transitions, oldest first."""
@@ -93,3 +126,45 @@ class MemoryStore:
     def events(self, node: str | None = None) -> list[Event]:
         """Recorded events, oldest first."""
         return [e for e in self._events if node is None or e.node == node]
+
+    # --- operator requests -----------------------------------------------------------------
+
+    def controls(self) -> Controls:
+        """The operator's switches in force."""
+        return controls_of({k: self._requests[rid] for k, rid in self.switches.items()})
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """Operator requests of these kinds not yet settled, oldest first."""
+        return [
+            r
+            for r in self._requests.values()
+            if r.status is RequestStatus.PENDING and r.kind in kinds
+        ]
+
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Record an operator request once per id, with its switch; as stored."""
+        found = self._requests.get(request.id)
+        if found is not None:
+            if not found.same_as(request):
+                raise ConflictError(
+                    f"request id {request.id!r} was used for {found.kind} {found.target!r}"
+                )
+            return found
+        switches = {k: self._requests[rid] for k, rid in self.switches.items()}
+        stored, change = receive(request, switches)
+        if change is not None:
+            key, rid = change
+            if rid is None:
+                self.switches.pop(key, None)
+            else:
+                self.switches[key] = rid
+        self._requests[stored.id] = stored
+        return stored
+
+    def requests(
+        self, target: str | None = None, targets: Collection[str] = (), limit: int = 1000
+    ) -> list[OperatorRequest]:
+        """Operator requests about a target (or any of `targets`, or all), oldest first."""
+        names = {*([target] if target is not None else []), *targets}
+        found = [r for r in self._requests.values() if not names or r.target in names]
+        return found[-limit:]

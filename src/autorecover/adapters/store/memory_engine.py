@@ -8,12 +8,13 @@ semantics, including the fence check that makes a deposed leader's pass record n
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 
 from autorecover.adapters.store.base import Batch, Fence, Lease, LeaseLostError, NodeView
 from autorecover.adapters.store.memory import MemoryStore
 from autorecover.controllers.hardware.ports import ActionRecord, Changes, Event, Snapshot
+from autorecover.controllers.requests import Control, Controls, OperatorRequest
 from autorecover.domain.failure_domains import DomainIncident
 from autorecover.domain.hardware.breaker import BreakerState
 from autorecover.domain.hardware.lifecycle import Transition
@@ -140,10 +141,34 @@ class MemoryEngineStore(MemoryStore):
                 NodeView(self.nodes.get(n) or NodeRecord(n), self.last_seen.get(n)) for n in names
             ]
 
-    def breaker_state(self) -> BreakerState:
-        """The circuit breaker as recorded."""
+    def breaker_state(self, dry_run: bool = False) -> BreakerState:
+        """The circuit breaker as recorded (or dry-run's would-have breaker)."""
         with self._lock:
-            return self.breaker
+            return self.dry_run_breaker if dry_run else self.breaker
+
+    # --- operator requests, locked ---------------------------------------------------------
+
+    def controls(self) -> Controls:
+        """The operator's switches in force."""
+        with self._lock:
+            return super().controls()
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """Operator requests of these kinds not yet settled, oldest first."""
+        with self._lock:
+            return super().pending_requests(kinds)
+
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Record an operator request once per id, with its switch; as stored."""
+        with self._lock:
+            return super().submit(request)
+
+    def requests(
+        self, target: str | None = None, targets: Collection[str] = (), limit: int = 1000
+    ) -> list[OperatorRequest]:
+        """Operator requests about a target (or any of `targets`, or all), oldest first."""
+        with self._lock:
+            return super().requests(target, targets, limit)
 
     def node_signals(self, node: str, limit: int = 50) -> list[NodeSignal]:
         """The node's latest signals, oldest first."""

@@ -5,10 +5,11 @@ the same `MemoryJobStore` sees exactly what a restarted one would see in SQLite.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from autorecover.adapters.store.base import ConflictError
 from autorecover.controllers.jobs.records import (
     ACTED_ON,
     OPEN,
@@ -25,15 +26,27 @@ from autorecover.controllers.jobs.records import (
     TimelineMark,
 )
 from autorecover.controllers.ports import ActionStatus
+from autorecover.controllers.requests import (
+    JOB_CONTROLS,
+    NO_CONTROLS,
+    Control,
+    Controls,
+    OperatorRequest,
+    RequestStatus,
+    receive,
+    stopped_jobs,
+)
 from autorecover.domain.jobs.decisions import JobHistory
 from autorecover.domain.jobs.suspicion import Mark
 from autorecover.domain.signals import NodeSignal
 
 
 class MemoryJobStore:
-    """The job store in memory."""
+    """The job store in memory; `controls` reads the engine's switches (its memory store's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, controls: Callable[[], Controls] = lambda: NO_CONTROLS) -> None:
+        self._controls = controls
+        self._requests: dict[str, OperatorRequest] = {}  # insertion-ordered
         self._histories: dict[str, JobHistory] = {}
         self._incidents: dict[str, JobIncident] = {}
         self._timeline: dict[tuple[str, Stage], TimelineMark] = {}
@@ -65,11 +78,23 @@ class MemoryJobStore:
         return JobSnapshot(
             histories=dict(self._histories),
             incidents=tuple(i for i in incidents if i.phase in OPEN),
-            handled=frozenset((i.job, i.attempt) for i in incidents if i.kind in ACTED_ON),
+            handled=frozenset(
+                {(i.job, i.attempt) for i in incidents if i.kind in ACTED_ON}
+                | {
+                    (r.action.job, r.action.attempt)
+                    for r in self._actions.values()
+                    if r.action.id.startswith("operator/")  # a person's retry
+                }
+            ),
             episodes=episodes,
             pending=tuple(r for r in self._actions.values() if r.status is ActionStatus.INTENDED),
             verifying=tuple(verifying),
             suspicion=dict(self._suspicion),
+            stopped=stopped_jobs(
+                (r.target, r.kind)
+                for r in self._requests.values()
+                if r.status is RequestStatus.DONE and r.kind in JOB_CONTROLS
+            ),
         )
 
     def commit(self, changes: JobChanges) -> None:
@@ -107,6 +132,44 @@ class MemoryJobStore:
                 self._events.append(e)
                 if e.key is not None:
                     self._event_keys.add(e.key)
+        for settled in changes.settled:
+            found = self._requests.get(settled.request)
+            if found is not None and found.status is RequestStatus.PENDING:
+                self._requests[settled.request] = replace(
+                    found, status=settled.status, done_at=settled.at, result=settled.result
+                )
+
+    def controls(self) -> Controls:
+        """The engine's switches in force."""
+        return self._controls()
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """Requests about jobs not yet settled, oldest first."""
+        return [
+            r
+            for r in self._requests.values()
+            if r.status is RequestStatus.PENDING and r.kind in kinds
+        ]
+
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Record a request about a job once per id; as stored."""
+        found = self._requests.get(request.id)
+        if found is not None:
+            if not found.same_as(request):
+                raise ConflictError(
+                    f"request id {request.id!r} was used for {found.kind} {found.target!r}"
+                )
+            return found
+        stored, _ = receive(request, {})
+        self._requests[stored.id] = stored
+        return stored
+
+    def requests(
+        self, target: str | None = None, targets: Collection[str] = (), limit: int = 1000
+    ) -> list[OperatorRequest]:
+        """Requests about a job (or any of `targets`, or all), oldest first."""
+        names = {*([target] if target is not None else []), *targets}
+        return [r for r in self._requests.values() if not names or r.target in names][-limit:]
 
     def history(self, job: str) -> JobHistory:
         """A job's history."""

@@ -11,9 +11,9 @@ recorded as would-have and nothing is executed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from autorecover.controllers.counting import RemovalWindow, TokenBucket
 from autorecover.controllers.hardware.correlating import Changed, Correlator
@@ -24,6 +24,7 @@ from autorecover.controllers.hardware.ports import (
     Changes,
     DiagnosticsPort,
     Event,
+    SchedulerNode,
     SchedulerPort,
     StorePort,
 )
@@ -32,13 +33,29 @@ from autorecover.controllers.ports import (
     ActionStatus,
     Clock,
     Notifier,
+    Outcome,
     PermanentError,
     TransientError,
+)
+from autorecover.controllers.requests import (
+    HARDWARE_CONTROLS,
+    NO_CONTROLS,
+    Control,
+    Controls,
+    OperatorRequest,
+    RequestStatus,
+    Settled,
 )
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.domain.hardware.breaker import CLOSED, Admission, BreakerState, BreakerView
 from autorecover.domain.hardware.decisions import decide, release
-from autorecover.domain.hardware.lifecycle import FLEET, Action, ActionKind, NodeState
+from autorecover.domain.hardware.lifecycle import (
+    FLEET,
+    OUT_OF_SERVICE,
+    Action,
+    ActionKind,
+    NodeState,
+)
 from autorecover.domain.hardware.policy import HardwarePolicy, SignalClass
 from autorecover.domain.hardware.records import (
     NOTHING_SEEN,
@@ -50,6 +67,12 @@ from autorecover.domain.hardware.records import (
 from autorecover.domain.signals import HealthReport, NodeSignal
 
 _HEALTHY = NodeState.HEALTHY
+SOMEONE = "a person, via the scheduler"  # `by` of a release read from a lifted cordon
+# Our cordon gone this long after we set it is a person's doing, not a scheduler view that
+# has yet to show our write (an informer's cache, a `sinfo` read under way).
+UNCORDON_GRACE = timedelta(seconds=30)
+_PUTS_OUT = frozenset({ActionKind.CORDON, ActionKind.TAINT, ActionKind.DRAIN})
+_CORDONING = _PUTS_OUT | {ActionKind.RESUME, ActionKind.REBOOT}  # a reboot may return it
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +113,10 @@ class HardwareController:
         snap = store.load(now - policy.breaker.window)
         self._records: dict[str, NodeRecord] = dict(snap.nodes)
         self._queue = ActionQueue(snap.pending, snap.failed)
-        self._breaker = snap.breaker
+        # Dry-run counts against its own would-have breaker: a trial never trips the real one.
+        self._breaker = snap.dry_run_breaker if dry_run else snap.breaker
         self._removals = RemovalWindow(policy.breaker.window, topology)
-        for node, at in snap.removals:
+        for node, at in snap.dry_run_removals if dry_run else snap.removals:
             self._removals.add(node, at)
         self._correlator = Correlator(topology, policy.correlation, name, snap.incidents)
         since = now - policy.correlation.window
@@ -109,6 +133,8 @@ class HardwareController:
         self._idle = DecisionContext(policy, BreakerView(policy.breaker, CLOSED, 1), name)
         self._broken = False
         self._observer = Observer(scheduler, diagnostics, dry_run)
+        self._controls: Controls = NO_CONTROLS  # the operator's switches, read every pass
+        self._held_noted: set[str] = set()  # nodes whose held decision was noted this pause
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -141,41 +167,123 @@ class HardwareController:
         """Re-derive every node out of service from what the ports report now."""
         return self._pass(self._tick)
 
+    def operate(self) -> PassSummary | None:
+        """Act on people's requests waiting in the store, when there are any (the engine
+        asks on every intake pass, so a release does not wait for the next tick)."""
+        if self._broken or not self._store.pending_requests(HARDWARE_CONTROLS):
+            return None
+        return self._pass(lambda now, changes: 0)
+
     def reconcile(self) -> PassSummary:
         """Resume orphan cordons of ours; restore our cordons where records hold nodes out."""
         return self._pass(self._reconcile)
 
+    @property
+    def controls(self) -> Controls:
+        """The operator's switches as the last pass read them."""
+        return self._controls
+
     # --- people ----------------------------------------------------------------------------
 
-    def release(self, node: str, by: str, why: str, validate: bool = True) -> PassSummary:
-        """A person hands a node back from needs-attention: validated first unless told not."""
-        decision = release(self.node(node), self._clock.now(), by, why, validate)
+    def release(self, node: str, by: str, why: str, validate: bool = False) -> PassSummary:
+        """A person hands a node back from any state of ours: to service at once, or from
+        needs-attention through validation first. ValueError for a healthy node."""
 
         def hand_back(now: datetime, changes: Changes) -> int:
-            self._take(decision, changes, now)
+            refused = self._release(node, by, why, validate, now, changes)
+            if refused:
+                raise ValueError(refused)
             return 1
 
-        return self._pass(hand_back)
+        return self._pass(hand_back, check=lambda: self._refusal(node, validate))
 
     def reset_breaker(self, by: str, why: str) -> PassSummary:
         """A person closes the tripped breaker: new quarantines are allowed again."""
 
         def reset(now: datetime, changes: Changes) -> int:
-            changes.breaker = self._breaker = CLOSED
-            changes.events.append(Event(FLEET, now, by, f"breaker reset: {why}"))
+            self._reset(by, why, now, changes)
             return 0
 
         return self._pass(reset)
 
+    def _refusal(self, node: str, validate: bool) -> str | None:
+        """Why a release of this node cannot be done, or None."""
+        rec = self._records.get(node)
+        if rec is None:
+            return f"no node {node!r}"
+        if rec.state is _HEALTHY:
+            return f"{node} is healthy: nothing to release"
+        if validate and rec.state is not NodeState.NEEDS_ATTENTION:
+            return f"{node} is {rec.state}: validation first applies to needs_attention only"
+        return None
+
+    def _release(
+        self, node: str, by: str, why: str, validate: bool, now: datetime, changes: Changes
+    ) -> str | None:
+        refused = self._refusal(node, validate)
+        if refused:
+            return refused
+        # What the old state still had queued is moot: the node leaves it now.
+        for record in self._queue.drop(node):
+            result = f"superseded: {node} released by {by}"
+            changes.outcomes.append(Outcome(record.action.id, ActionStatus.FAILED, now, result))
+        self._take(release(self._records[node], now, by, why, validate), changes, now)
+        return None
+
+    def _reset(self, by: str, why: str, now: datetime, changes: Changes) -> str | None:
+        if not self._breaker.tripped:
+            return "the breaker is not tripped"
+        changes.breaker = self._breaker = self._breaker.reset(now, by, why)
+        changes.events.append(Event(FLEET, now, by, f"breaker reset: {why}"))
+        return None
+
+    def _operate(self, now: datetime, changes: Changes) -> None:
+        """The operator's switches for this pass, and the requests that wait for it."""
+        self._controls = self._store.controls()
+        if self._controls.paused is None:
+            self._held_noted.clear()
+        for request in self._store.pending_requests(HARDWARE_CONTROLS):
+            refused = self._request(request, now, changes)
+            status = RequestStatus.REFUSED if refused else RequestStatus.DONE
+            changes.settled.append(Settled(request.id, status, now, refused or ""))
+
+    def _request(self, r: OperatorRequest, now: datetime, changes: Changes) -> str | None:
+        where = f"{r.kind} requested by {r.by} from {r.source or 'unknown'} ({r.id}): {r.why}"
+        if r.kind is Control.RELEASE:
+            refused = self._release(
+                r.target, r.by, r.why, r.option("validate") == "true", now, changes
+            )
+            if not refused:
+                changes.events.append(Event(r.target, now, r.by, where))
+            return refused
+        if r.kind is Control.RESET_BREAKER:
+            return self._reset(r.by, f"{r.why} ({r.id})", now, changes)
+        return f"not a hardware recovery request: {r.kind}"  # pragma: no cover - filtered
+
+    def _maintained(self, node: str) -> bool:
+        """A person holds the node (or one of its domains) in maintenance: hands off."""
+        if not self._controls.maintenance:
+            return False
+        domains = tuple(str(d) for d in self._topology.of(node))
+        return self._controls.in_maintenance(node, domains) is not None
+
     # --- passes ----------------------------------------------------------------------------
 
-    def _pass(self, body: Callable[[datetime, Changes], int]) -> PassSummary:
-        """Run one pass; any exception leaves this controller unusable: build a fresh one."""
+    def _pass(
+        self,
+        body: Callable[[datetime, Changes], int],
+        check: Callable[[], str | None] | None = None,
+    ) -> PassSummary:
+        """Run one pass; any exception leaves this controller unusable: build a fresh one.
+        `check`, run first, may refuse the pass (ValueError) before anything changes."""
         if self._broken:
             raise RuntimeError("a pass failed: build a fresh controller on the same store")
+        if check is not None and (refused := check()):
+            raise ValueError(refused)
         now = self._clock.now()
         changes = Changes(now, self.dry_run)
         try:
+            self._operate(now, changes)
             decided = body(now, changes)
             return self._finish(now, changes, decided)
         except BaseException:
@@ -194,9 +302,11 @@ class HardwareController:
                 by_node.setdefault(report.node, []).append(report)
         self._removals.expire(now)
         faulted = []
-        for node, found in by_node.items():
-            changes.signals.extend(found)
-            if any(self._is_fault(s) for s in found):
+        for node, found in list(by_node.items()):
+            changes.signals.extend(found)  # recorded, maintenance or not
+            if self._maintained(node):
+                del by_node[node]  # hands off: nothing decided, nothing counted
+            elif any(self._is_fault(s) for s in found):
                 faulted.append(node)
         self._note(self._correlator.step(now, faulted), changes)
         active = [n for n in by_node if n in self._active]
@@ -208,21 +318,71 @@ class HardwareController:
     def _tick(self, now: datetime, changes: Changes) -> int:
         self._removals.expire(now)
         self._note(self._correlator.step(now, ()), changes)
-        nodes = sorted(self._active)
+        nodes = sorted(n for n in self._active if not self._maintained(n))
         seen = self._observer.observe(nodes, self._records, self._queue, now)
         for node in nodes:
             self._apply(node, (), now, seen[node], changes)
         return len(nodes)
 
     def _reconcile(self, now: datetime, changes: Changes) -> int:
+        if self._controls.paused is not None:
+            return 0  # acting is paused: nothing to repair until it resumes
         try:
             cordoned = self._scheduler.cordoned()
         except (TransientError, PermanentError):
             return 0  # nothing learned: the next reconcile tries again
-        for action in reconcile(self._records, cordoned, self._queue.pending, self.name, now):
+        if self._controls.maintenance:  # hands off what a person is working on
+            cordoned = {n: v for n, v in cordoned.items() if not self._maintained(n)}
+            records = {n: r for n, r in self._records.items() if not self._maintained(n)}
+        else:
+            records = dict(self._records)
+        for node, view in self._uncordoned_by_people(records, cordoned, now).items():
+            # A person lifted our cordon: their intent, recorded and not fought.
+            shows = view.shows or "schedulable, no cordon of ours"
+            why = f"our cordon was lifted outside autorecover (the scheduler shows: {shows})"
+            changes.events.append(
+                Event(node, now, SOMEONE, f"{why}: read as a person's release, not re-cordoned")
+            )
+            self._take(release(records.pop(node), now, SOMEONE, why), changes, now)
+        for action in reconcile(records, cordoned, self._queue.pending, self.name, now):
             changes.events.append(Event(action.node, now, self.name, action.why))
             self._record(action, changes)
         return 0
+
+    def _uncordoned_by_people(
+        self, records: dict[str, NodeRecord], cordoned: Mapping[str, SchedulerNode], now: datetime
+    ) -> dict[str, SchedulerNode]:
+        """Nodes we hold out whose cordon of ours is gone though we never lifted it: the last
+        of our actions that put it out or let it back (a resume, a reboot that returns it) is
+        done and put it out, long enough ago for the scheduler's view to show it."""
+        if self.dry_run:
+            return {}  # nothing of ours was ever on the scheduler
+        gone = [
+            n
+            for n, r in records.items()
+            if r.state in OUT_OF_SERVICE
+            and n not in self._queue.pending
+            and self.name not in (cordoned[n].cordoned_by if n in cordoned else ())
+        ]
+        found = [n for n in gone if self._lifted_by_someone(n, now)]
+        if not found:
+            return {}
+        try:
+            views = self._scheduler.observe(found)
+        except (TransientError, PermanentError):
+            return {}  # not sure what the scheduler shows: the next reconcile looks again
+        return {n: views[n] for n in found if n in views}
+
+    def _lifted_by_someone(self, node: str, now: datetime) -> bool:
+        last = None
+        for record in self._store.actions(node):
+            if record.status is ActionStatus.DONE and record.action.kind in _CORDONING:
+                last = record
+        return (
+            last is not None
+            and last.action.kind in _PUTS_OUT
+            and now - last.updated_at >= UNCORDON_GRACE
+        )
 
     # --- inside a pass ---------------------------------------------------------------------
 
@@ -257,8 +417,9 @@ class HardwareController:
         )
         incident = self._correlator.of(domains)
         return DecisionContext(
-            self._policy, view, self.name, domains, incident, seen, dry_run=self.dry_run
-        )
+            self._policy, view, self.name, domains, incident, seen, dry_run=self.dry_run,
+            paused=self._controls.paused is not None,
+        )  # fmt: skip
 
     def _take(self, decision: Decision, changes: Changes, now: datetime) -> None:
         rec = decision.record
@@ -280,6 +441,10 @@ class HardwareController:
             self._active.discard(node)
         for action in decision.actions:
             self._record(action, changes)
+        if decision.paused:  # a held decision is noted once a pause, not every pass
+            if node in self._held_noted:
+                return
+            self._held_noted.add(node)
         changes.events.extend(Event(node, now, self.name, note) for note in decision.notes)
         if decision.refusal is not None:
             first = before is None or before.held is None
@@ -289,7 +454,7 @@ class HardwareController:
         self, refusal: Admission, node: str, now: datetime, changes: Changes, first: bool
     ) -> None:
         if refusal.trips and not self._breaker.tripped:
-            self._breaker = BreakerState(now, refusal.reason)
+            self._breaker = self._breaker.trip(now, refusal.reason)
             changes.breaker = self._breaker
             why = f"circuit breaker tripped: {refusal.reason}; no new quarantines until reset"
             changes.events.append(Event(FLEET, now, self.name, why))
@@ -313,6 +478,8 @@ class HardwareController:
     def _finish(self, now: datetime, changes: Changes, decided: int = 0) -> PassSummary:
         if changes:
             self._store.commit(changes)  # recorded before executed: a crash converges
+        if self._controls.paused is not None:
+            return self._summary(changes, decided, 0)  # paused: recorded, nothing executed
         outcomes = self._queue.run(self._executor, lambda node: self.node(node).seq)
         if outcomes:
             self._store.commit(Changes(now, self.dry_run, outcomes=list(outcomes)))

@@ -124,6 +124,15 @@ class ActionQueue:
             self._queue[record.action.id] = record
             self.pending[record.action.node] += 1
 
+    def drop(self, node: str) -> list[ActionRecord]:
+        """Take the node's queued actions out (a person released it): the dropped records."""
+        dropped = [r for r in self._queue.values() if r.action.node == node]
+        for r in dropped:
+            del self._queue[r.action.id]
+        self.pending.pop(node, None)
+        self.failed.pop(node, None)
+        return dropped
+
     def run(self, executor: Executor, current_seq: Callable[[str], int]) -> tuple[Outcome, ...]:
         """Execute what is queued; drop what finished, remember failures of current states."""
         if not self._queue:

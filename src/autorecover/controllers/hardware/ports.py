@@ -13,8 +13,9 @@ from datetime import datetime
 from typing import Protocol
 
 from autorecover.controllers.ports import ActionStatus, Outcome, Provenance
+from autorecover.controllers.requests import Control, Controls, OperatorRequest, Settled
 from autorecover.domain.failure_domains import DomainIncident
-from autorecover.domain.hardware.breaker import BreakerState
+from autorecover.domain.hardware.breaker import CLOSED, BreakerState
 from autorecover.domain.hardware.lifecycle import Action, Transition
 from autorecover.domain.hardware.records import NodeRecord
 from autorecover.domain.hardware.remediation import DiagnosticLevel, DiagnosticResult
@@ -34,6 +35,7 @@ class SchedulerNode:
     cordoned_by: frozenset[str] = frozenset()  # ours and people's: a person's cordon is theirs
     taints: frozenset[str] = frozenset()
     running_jobs: int = 0
+    shows: str = ""  # the scheduler's own words for the node (state, reason, marks), if any
 
 
 class SchedulerPort(Protocol):
@@ -118,12 +120,14 @@ class Changes:
     outcomes: list[Outcome] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     incidents: list[DomainIncident] = field(default_factory=list)
-    breaker: BreakerState | None = None
+    breaker: BreakerState | None = None  # the live breaker, or in dry-run the would-have one
+    settled: list[Settled] = field(default_factory=list)  # operator requests acted on
 
     def __bool__(self) -> bool:
         return bool(
             self.records or self.seen or self.signals or self.transitions or self.actions
             or self.outcomes or self.events or self.incidents or self.breaker is not None
+            or self.settled
         )  # fmt: skip
 
 
@@ -137,6 +141,9 @@ class Snapshot:
     breaker: BreakerState
     incidents: Sequence[DomainIncident]  # open ones
     removals: Sequence[tuple[str, datetime]]  # nodes that left healthy since the asked time
+    # Dry-run keeps its own would-have breaker and removals: a trial never trips the real one.
+    dry_run_breaker: BreakerState = CLOSED
+    dry_run_removals: Sequence[tuple[str, datetime]] = ()
 
 
 class StorePort(Protocol):
@@ -160,4 +167,12 @@ class StorePort(Protocol):
 
     def events(self, node: str | None = None) -> list[Event]:
         """Recorded events, oldest first."""
+        ...
+
+    def controls(self) -> Controls:
+        """The operator's switches in force (read every pass)."""
+        ...
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """Operator requests of these kinds not yet settled, oldest first."""
         ...

@@ -3,8 +3,10 @@ missing where the record says the node is out.
 
 A node cordoned by us that the store says is healthy (with nothing pending) is an orphan —
 the NVSentinel pitfall of nodes left cordoned forever — and is resumed. A node the store has
-out of service whose cordon of ours is gone gets it back; a person returns a node through
-`release`, not by uncordoning it. Cordons by anybody else are theirs and are never touched.
+out of service whose cordon of ours is gone gets it back — unless a person lifted it
+(`kubectl uncordon`, `scontrol update State=RESUME`): the controller reads that as their
+intent, releases the node and leaves those out of `records` here. Cordons by anybody else
+are theirs and are never touched.
 """
 
 from __future__ import annotations

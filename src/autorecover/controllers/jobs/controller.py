@@ -32,6 +32,8 @@ from autorecover.controllers.jobs.records import (
     TERMINAL,
     IncidentKind,
     IncidentPhase,
+    JobAction,
+    JobActionKind,
     JobChanges,
     JobEvent,
     JobIncident,
@@ -43,12 +45,19 @@ from autorecover.controllers.jobs.records import (
 from autorecover.controllers.jobs.timelines import lost_work
 from autorecover.controllers.jobs.watching import READ_BYTES, AttemptWatch, News
 from autorecover.controllers.ports import Clock, Notifier, PermanentError, TransientError
+from autorecover.controllers.requests import (
+    JOB_CONTROLS,
+    Control,
+    OperatorRequest,
+    RequestStatus,
+    Settled,
+)
 from autorecover.domain.attribution import attribute
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.context import Window
 from autorecover.domain.jobs.decisions import JobHistory
 from autorecover.domain.jobs.health import Assessment, Condition, HealthThresholds, assess
-from autorecover.domain.jobs.policy import JobPolicy, PolicyError
+from autorecover.domain.jobs.policy import NO_CEILINGS, Ceilings, JobPolicy, PolicyError
 from autorecover.domain.records import Finding
 from autorecover.domain.signals import NodeSignal
 from autorecover.parsing.scanning import Scanner
@@ -99,8 +108,10 @@ class JobRecoveryController:
         settings: JobSettings | None = None,
         hooks: JobHooks = NO_JOB_HOOKS,
         scanner: Scanner | None = None,
+        ceilings: Ceilings = NO_CEILINGS,
     ) -> None:
         self._store, self._scheduler, self._signals = store, scheduler, signals_source
+        self._ceilings = ceilings  # the site's cap on what a job's own settings ask for
         self._clock, self._policy, self.dry_run = clock, policy, dry_run
         self.settings = settings or JobSettings()
         self._scanner = scanner or Scanner(catalog)
@@ -111,6 +122,8 @@ class JobRecoveryController:
         self._patience = Patience(self.settings.verify_timeout_s, self.settings.verify_retries)
         self._watches: dict[str, AttemptWatch] = {}
         self._broken = False
+        self._paused = False  # a person paused all acting: decide and record, execute nothing
+        self._held_noted: set[str] = set()  # actions noted as held in this pause
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -136,10 +149,15 @@ class JobRecoveryController:
         now = self._clock.now()
         changes = JobChanges(now)
         try:
+            self._paused = self._store.controls().paused is not None
+            if not self._paused:
+                self._held_noted.clear()
             try:
                 jobs = list(self._scheduler.watched())
             except _PORT_ERRORS:
                 jobs = None  # nothing learned: recorded actions still run, the next pass looks
+            if jobs is not None:
+                self._operate(jobs, now, changes)
             opened = sum(self._job(w, now, changes) for w in jobs or ())
             if jobs is not None:
                 listed = {w.job for w in jobs}
@@ -151,7 +169,49 @@ class JobRecoveryController:
             self._broken = True  # memory may now be ahead of the store; the store is the truth
             raise
 
+    # --- people's requests -----------------------------------------------------------------
+
+    def _operate(self, jobs: Sequence[WatchedJob], now: datetime, changes: JobChanges) -> None:
+        """Retries and stops people asked for, settled in this pass's transaction."""
+        by_job = {w.job: w for w in jobs}
+        for r in self._store.pending_requests(JOB_CONTROLS):
+            refused = self._request(r, by_job.get(r.target), now, changes)
+            status = RequestStatus.REFUSED if refused else RequestStatus.DONE
+            changes.settled.append(Settled(r.id, status, now, refused or ""))
+
+    def _request(
+        self, r: OperatorRequest, w: WatchedJob | None, now: datetime, changes: JobChanges
+    ) -> str | None:
+        ledger = self._ledger
+        if w is None:
+            return f"job {r.target!r} is not watched by job recovery"
+        who = f"{r.by} from {r.source or 'unknown'} ({r.id}): {r.why}"
+        key = f"request/{r.id}"
+        if r.kind is Control.STOP_JOB:
+            if r.target in ledger.stopped:
+                return f"job recovery already leaves {r.target} alone"
+            ledger.stopped.add(r.target)
+            ledger.supersede(r.target, f"request {r.id}: recovery stopped", now, changes)
+            text = f"recovery stopped by {who}: job recovery leaves the job alone"
+            changes.events.append(JobEvent(r.target, now, r.by, text, key))
+            return None
+        # A retry: requeue now, keeping the job's exclusions; it spends no budget.
+        s = w.status
+        ledger.stopped.discard(r.target)
+        ledger.supersede(r.target, f"request {r.id}: retry", now, changes)
+        ledger.handled.add((s.job, s.attempt))
+        exclude = ledger.history(s.job).excluded(now)
+        action = JobAction(
+            f"operator/{r.id}/{JobActionKind.REQUEUE}", s.job, JobActionKind.REQUEUE, now, r.by,
+            f"retry requested: {r.why}", (), None, exclude, 0.0, s.attempt,
+        )  # fmt: skip
+        ledger.record(action, self.dry_run, changes)
+        changes.events.append(JobEvent(s.job, now, r.by, f"retry requested by {who}", key))
+        return None
+
     def _job(self, w: WatchedJob, now: datetime, changes: JobChanges) -> int:
+        if w.job in self._ledger.stopped:
+            return 0  # a person told job recovery to leave it alone
         policy = self._policy_for(w, now, changes)
         if policy is None or not policy.enabled:
             return 0
@@ -286,9 +346,18 @@ class JobRecoveryController:
     # --- executing ---------------------------------------------------------------------------
 
     def _finish(self, now: datetime, changes: JobChanges, jobs: int, opened: int) -> JobPassSummary:
+        queue = self._ledger.queue
+        if self._paused:  # recorded, held: each held action noted once a pause
+            for record in queue.values():
+                a = record.action
+                if a.id not in self._held_noted:
+                    self._held_noted.add(a.id)
+                    text = f"acting paused: {a.kind} ({a.id}) held until acting resumes"
+                    changes.events.append(JobEvent(a.job, now, self.settings.name, text))
         if changes:
             self._store.commit(changes)  # recorded before executed: a crash converges
-        queue = self._ledger.queue
+        if self._paused:
+            return JobPassSummary(jobs, opened, len(changes.actions), 0, len(queue))
         outcomes = self._executor.run(list(queue.values())) if queue else ()
         if outcomes:
             after = JobChanges(now, outcomes=list(outcomes))
@@ -302,8 +371,13 @@ class JobRecoveryController:
     def _policy_for(self, w: WatchedJob, now: datetime, changes: JobChanges) -> JobPolicy | None:
         if not w.overrides:
             return self._policy
+        overrides, clamped = self._ceilings.clamp(w.overrides)
+        for note in clamped:  # recorded once per job and value
+            text = f"{w.origin or 'job settings'}: {note}"
+            key = f"{w.job}/ceiling/{note}"[:500]
+            changes.events.append(JobEvent(w.job, now, self.settings.name, text, key))
         try:
-            return self._policy.merged(w.overrides, w.origin or f"job {w.job}")
+            return self._policy.merged(overrides, w.origin or f"job {w.job}")
         except PolicyError as exc:
             text = f"policy overrides refused, job not watched: {exc}"
             key = f"{w.job}/policy-error/{exc}"[:500]

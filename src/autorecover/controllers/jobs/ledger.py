@@ -50,6 +50,7 @@ class Ledger:
             r.action.incident or "": r for r in snap.verifying
         }
         self.suspicion = Suspicion(half_life_s, dict(snap.suspicion))
+        self.stopped: set[str] = set(snap.stopped)  # a person said: leave these jobs alone
         self._marked: set[tuple[str, Stage]] = set()
 
     def history(self, job: str) -> JobHistory:

@@ -28,6 +28,7 @@ from autorecover.controllers.jobs.records import (
     WatchedJob,
 )
 from autorecover.controllers.ports import Provenance
+from autorecover.controllers.requests import Control, Controls, OperatorRequest
 from autorecover.domain.jobs.decisions import JobHistory
 from autorecover.domain.signals import NodeSignal
 
@@ -101,6 +102,14 @@ class JobStorePort(Protocol):
 
     def events(self, job: str | None = None) -> list[JobEvent]:
         """Recorded events, oldest first."""
+        ...
+
+    def controls(self) -> Controls:
+        """The operator's switches in force (acting paused?), read every pass."""
+        ...
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """People's requests about jobs (retry, stop) not yet settled, oldest first."""
         ...
 
 

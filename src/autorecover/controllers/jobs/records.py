@@ -14,6 +14,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from autorecover.controllers.ports import ActionStatus, Outcome
+from autorecover.controllers.requests import Settled
 from autorecover.domain.jobs.decisions import Budget, JobHistory
 from autorecover.domain.jobs.suspicion import Mark
 from autorecover.domain.records import Action, Verdict
@@ -266,11 +267,13 @@ class JobChanges:
     handovers: list[Handover] = field(default_factory=list)
     suspicion: dict[str, Mark] = field(default_factory=dict)
     events: list[JobEvent] = field(default_factory=list)
+    settled: list[Settled] = field(default_factory=list)  # operator requests acted on
 
     def __bool__(self) -> bool:
         return bool(
             self.histories or self.incidents or self.timeline or self.actions or self.outcomes
             or self.verifications or self.handovers or self.suspicion or self.events
+            or self.settled
         )  # fmt: skip
 
 
@@ -285,3 +288,4 @@ class JobSnapshot:
     pending: tuple[JobActionRecord, ...] = ()  # intended, in the order recorded
     verifying: tuple[JobActionRecord, ...] = ()  # requeues done, not yet verified
     suspicion: Mapping[str, Mark] = field(default_factory=dict)
+    stopped: frozenset[str] = frozenset()  # jobs a person told job recovery to leave alone

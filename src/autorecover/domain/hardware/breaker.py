@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from types import MappingProxyType
 
@@ -36,15 +36,27 @@ class BreakerLimits:
 
 @dataclass(frozen=True, slots=True)
 class BreakerState:
-    """Whether the breaker is tripped, since when and why; latched until a person resets it."""
+    """Whether the breaker is tripped, since when and why; latched until a person resets it.
+    The last reset (who, when, why) stays on the state, tripped again or not."""
 
     tripped_at: datetime | None = None
     reason: str = ""
+    reset_by: str = ""
+    reset_at: datetime | None = None
+    reset_why: str = ""
 
     @property
     def tripped(self) -> bool:
         """True while new quarantines are refused."""
         return self.tripped_at is not None
+
+    def trip(self, at: datetime, reason: str) -> BreakerState:
+        """Tripped now, for this reason (the last reset is kept)."""
+        return replace(self, tripped_at=at, reason=reason)
+
+    def reset(self, at: datetime, by: str, why: str) -> BreakerState:
+        """Closed by a person."""
+        return BreakerState(None, "", by, at, why)
 
 
 CLOSED = BreakerState()

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from autorecover.domain.hardware.breaker import admit
 from autorecover.domain.hardware.lifecycle import (
-    PERSON_ONLY,
+    RELEASES,
     Action,
     ActionKind,
     NodeState,
@@ -73,7 +73,23 @@ def decide(
     rec = replace(record, marks=marks) if marks is not record.marks else record
     if found.evidence:
         rec = replace(rec, evidence=(*rec.evidence, *found.evidence)[-EVIDENCE_LINES:])
-    return _HANDLERS[rec.state](rec, found, now, ctx)
+    decision = _HANDLERS[rec.state](rec, found, now, ctx)
+    if ctx.paused and (decision.transition is not None or decision.actions):
+        return _held_by_pause(rec, decision, now)
+    return decision
+
+
+def _held_by_pause(rec: NodeRecord, decision: Decision, now: datetime) -> Decision:
+    """Acting is paused: the decision is noted as held and nothing moves. A removal it wanted
+    is held like one the breaker refused, so it goes ahead once acting resumes (within
+    `hold`); the ladder waits where it is, its deadlines running."""
+    t = decision.transition
+    what = f"{t.frm} -> {t.to}: {t.why}" if t else ", ".join(a.kind for a in decision.actions)
+    if t is not None and t.frm in (NodeState.HEALTHY, _S) and t.to in (_S, NodeState.QUARANTINED):
+        cls = SignalClass.QUARANTINE if t.to is NodeState.QUARANTINED else SignalClass.SUSPECT
+        held = cls if rec.held is None else strongest(rec.held, cls)
+        rec = replace(rec, held=held, held_since=rec.held_since if rec.held else now)
+    return Decision(rec, notes=(f"acting paused: held {what}",), paused=True)
 
 
 def _classify(
@@ -333,12 +349,18 @@ _HANDLERS: dict[NodeState, Callable[[NodeRecord, _Found, datetime, DecisionConte
 
 
 def release(
-    record: NodeRecord, now: datetime, by: str, why: str, validate: bool = True
+    record: NodeRecord, now: datetime, by: str, why: str, validate: bool = False
 ) -> Decision:
-    """A person hands a node back: validate it first (default) or return it at once."""
+    """A person hands a node back from any state of ours: to service at once (our cordon
+    and taint lifted by `resume`), or, from needs-attention, through validation first."""
     to = NodeState.VALIDATING if validate else NodeState.HEALTHY
-    if (record.state, to) not in PERSON_ONLY:
-        raise ValueError(f"{record.node} is {record.state}: only needs_attention can be released")
+    if record.state is NodeState.HEALTHY:
+        raise ValueError(f"{record.node} is healthy: nothing to release")
+    if (record.state, to) not in RELEASES:
+        raise ValueError(
+            f"{record.node} is {record.state}: validation first applies to needs_attention only"
+        )
     kinds = [ActionKind.VALIDATE] if validate else [ActionKind.RESUME]
     fresh = {"attempts": (), "returns": (), "wanted": None, "step": None}
+    fresh |= {"held": None, "held_since": None}
     return move(record, to, now, by, f"released: {why}", kinds, **fresh)

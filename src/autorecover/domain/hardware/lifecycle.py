@@ -48,15 +48,26 @@ EDGES: tuple[tuple[NodeState, NodeState, str], ...] = (
     (_V, _NA, "failed, no step left"),
     (_NA, _V, "repaired (person)"),
     (_NA, _H, "returned (person)"),
+    (_Q, _H, "released (person)"),
+    (_D, _H, "released (person)"),
+    (_R, _H, "released (person)"),
 )
 
 TRANSITIONS: frozenset[tuple[NodeState, NodeState]] = frozenset((a, b) for a, b, _ in EDGES)
 
-# Only a person may take a node out of their hands; `decide` never does.
-PERSON_ONLY: frozenset[tuple[NodeState, NodeState]] = frozenset({(_NA, _V), (_NA, _H)})
+# Only a person may make these moves (`release`); `decide` never does.
+PERSON_ONLY: frozenset[tuple[NodeState, NodeState]] = frozenset(
+    {(_NA, _V), (_NA, _H), (_Q, _H), (_D, _H), (_R, _H)}
+)
 
 # States in which the node is cordoned by us and must stay tracked until it returns.
 OUT_OF_SERVICE: frozenset[NodeState] = frozenset(NodeState) - {_H}
+
+# What a person's release may do: any state of ours straight back to service, or a node in
+# their hands through validation first.
+RELEASES: frozenset[tuple[NodeState, NodeState]] = frozenset(
+    {(s, _H) for s in OUT_OF_SERVICE} | {(_NA, _V)}
+)
 # States of the remediation ladder: each has a deadline, so none can hold a node forever.
 LADDER: frozenset[NodeState] = frozenset({_Q, _D, _R, _V})
 

@@ -73,6 +73,7 @@ class DecisionContext:
     incident: DomainIncident | None = None  # an open incident of one of the node's domains
     observation: Observation = NOTHING_SEEN
     dry_run: bool = False  # diagnostics are SKIPPED and drains assumed
+    paused: bool = False  # a person paused all acting: decisions are held, nothing moves
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,7 @@ class Decision:
     notes: tuple[str, ...] = ()
     removal: bool = False  # the node left healthy: counts against the breaker
     refusal: Admission | None = None  # the breaker said no
+    paused: bool = False  # held because acting is paused (its note is said once a pause)
 
 
 def move(

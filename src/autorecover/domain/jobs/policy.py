@@ -2,15 +2,18 @@
 
 The built-in policy ships as `domain/data/job-policy.toml`; sites override it with TOML of the
 same shape (merged by field), and a job may carry its own overrides (a Slurm comment or a
-Kubernetes annotation, parsed by the adapters into the same field names).
+Kubernetes annotation, parsed by the adapters into the same field names). A site caps what a
+job may ask for with `Ceilings` (`[job.ceilings]` in a site policy): a job's value above its
+ceiling is lowered to it, and the clamp is said, never silent.
 """
 
 from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
 
@@ -87,3 +90,65 @@ def policy_from_toml(text: str, origin: str, base: JobPolicy | None = None) -> J
     if not isinstance(table, dict):
         raise PolicyError(f"{origin}: [job] must be a table")
     return (base or JobPolicy()).merged(table, origin)
+
+
+_NUMERIC = {
+    f.name: type(getattr(JobPolicy(), f.name))
+    for f in fields(JobPolicy)
+    if not isinstance(getattr(JobPolicy(), f.name), bool)
+}  # the fields a ceiling may cap: whole numbers, numbers, lists of numbers
+
+
+@dataclass(frozen=True, slots=True)
+class Ceilings:
+    """The most a job's own settings may ask for, per numeric field of the policy."""
+
+    limits: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    def clamp(self, asked: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """A job's overrides with values above their ceiling lowered to it, and one note per
+        clamp (`user_restarts=50 asked, site ceiling 5: clamped`). Values of the wrong kind are
+        left for `JobPolicy.merged` to refuse."""
+        out, notes = dict(asked), []
+        for name, limit in self.limits.items():
+            value = out.get(name)
+            if isinstance(value, bool) or value is None:
+                continue
+            if isinstance(value, int | float) and value > limit:
+                out[name] = int(limit) if _NUMERIC[name] is int else float(limit)
+            elif isinstance(value, list | tuple) and all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in value
+            ):
+                if not any(v > limit for v in value):
+                    continue
+                out[name] = tuple(min(float(v), limit) for v in value)
+            else:
+                continue
+            notes.append(f"{name}={_text(value)} asked, site ceiling {_text(limit)}: clamped")
+        return out, tuple(notes)
+
+
+NO_CEILINGS = Ceilings()
+
+
+def ceilings_from(table: Mapping[str, Any], origin: str, base: Ceilings = NO_CEILINGS) -> Ceilings:
+    """`[job.ceilings]` of a site policy merged by key onto `base`; errors name the field."""
+    limits = dict(base.limits)
+    for name, raw in table.items():
+        if name not in _NUMERIC:
+            raise PolicyError(
+                f"{origin}: [job.ceilings] field {name!r}: not a numeric job setting "
+                f"(allowed: {', '.join(sorted(_NUMERIC))})"
+            )
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
+            raise PolicyError(f"{origin}: [job.ceilings] field {name!r}: must be a number >= 0")
+        if _NUMERIC[name] is int and raw != int(raw):
+            raise PolicyError(f"{origin}: [job.ceilings] field {name!r}: must be a whole number")
+        limits[name] = float(raw)
+    return Ceilings(MappingProxyType(limits))
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return "/".join(_text(v) for v in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)

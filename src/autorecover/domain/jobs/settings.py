@@ -18,11 +18,12 @@ shared too.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from typing import Any
 
-from autorecover.domain.jobs.policy import JobPolicy
+from autorecover.domain.jobs.policy import NO_CEILINGS, Ceilings, JobPolicy
 
 _KEY = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _NUMBER = re.compile(r"\d{1,9}(?:\.\d{1,6})?")  # 15 digits: exact through a float
@@ -112,10 +113,17 @@ class Source(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class SitePolicy:
-    """The site-wide default: whether jobs that say nothing are in, and the base policy."""
+    """The site-wide default: whether jobs that say nothing are in, the base policy, and the
+    ceilings on what a job's own settings may ask for."""
 
     opt_in: bool = True  # True: only jobs that ask for autorecover
     base: JobPolicy = field(default_factory=JobPolicy)
+    ceilings: Ceilings = NO_CEILINGS
+
+    def merged(self, asked: Mapping[str, Any], origin: str) -> tuple[JobPolicy, tuple[str, ...]]:
+        """The base policy with a job's settings, clamped to the ceilings; the clamps said."""
+        capped, clamped = self.ceilings.clamp(asked)
+        return self.base.merged(capped, origin), clamped
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,3 +134,4 @@ class JobSettings:
     policy: JobPolicy
     source: Source
     error: str | None = None
+    clamped: tuple[str, ...] = ()  # settings the site's ceilings lowered

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 
 from autorecover.adapters.http.wire import WireError, signal_from_dict, signal_to_dict
@@ -19,8 +19,9 @@ from autorecover.adapters.store.sql import node_codec as codec
 from autorecover.adapters.store.sql.dialect import Db
 from autorecover.adapters.store.sql.nodes import SqlStore, _action_record, _transition
 from autorecover.controllers.hardware.ports import ActionRecord, Changes
+from autorecover.controllers.requests import OperatorRequest
 from autorecover.domain.failure_domains import DomainIncident
-from autorecover.domain.hardware.breaker import CLOSED, BreakerState
+from autorecover.domain.hardware.breaker import BreakerState
 from autorecover.domain.hardware.lifecycle import Transition
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
@@ -169,12 +170,21 @@ class SqlEngineStore(SqlStore):
             for row in rows
         ]
 
-    def breaker_state(self) -> BreakerState:
-        """The circuit breaker as recorded."""
-        rows = self._rows("SELECT tripped_at, reason FROM breaker")
-        if not rows or not rows[0][0]:
-            return CLOSED
-        return BreakerState(codec.parse_when(rows[0][0]), rows[0][1])
+    def breaker_state(self, dry_run: bool = False) -> BreakerState:
+        """The circuit breaker as recorded (or dry-run's would-have breaker)."""
+        return self._breaker(dry_run)
+
+    # --- operator requests -----------------------------------------------------------------
+
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Record an operator request once per id (its switch with it); as stored."""
+        return self._requests.submit(request, switches=True)
+
+    def requests(
+        self, target: str | None = None, targets: Collection[str] = (), limit: int = 1000
+    ) -> list[OperatorRequest]:
+        """Operator requests about a target (or any of `targets`, or all), oldest first."""
+        return self._requests.find(target, targets, limit)
 
     def node_signals(self, node: str, limit: int = 50) -> list[NodeSignal]:
         """The node's latest signals, oldest first (details are kept only on the wire)."""

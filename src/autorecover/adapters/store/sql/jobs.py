@@ -21,7 +21,7 @@ hardware recovery's `commit_pass` does, so a deposed leader's pass records nothi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -30,6 +30,7 @@ from autorecover.adapters.store.base import Fence
 from autorecover.adapters.store.sql import job_codec as c
 from autorecover.adapters.store.sql.dialect import Db, Dialect, SqliteDb
 from autorecover.adapters.store.sql.engine import check_fence
+from autorecover.adapters.store.sql.operating import RequestTable
 from autorecover.adapters.store.url import StoreUrlError, redact, sqlite_path
 from autorecover.controllers.jobs.records import (
     Handover,
@@ -46,6 +47,14 @@ from autorecover.controllers.jobs.records import (
     TimelineMark,
 )
 from autorecover.controllers.ports import ActionStatus
+from autorecover.controllers.requests import (
+    NO_CONTROLS,
+    Control,
+    Controls,
+    OperatorRequest,
+    controls_of,
+    stopped_jobs,
+)
 from autorecover.domain.jobs.decisions import JobHistory
 from autorecover.domain.jobs.suspicion import Mark
 from autorecover.domain.records import Blame, NodeAction
@@ -89,6 +98,19 @@ JOB_MIGRATIONS: tuple[tuple[int, str, str], ...] = (
             text TEXT NOT NULL, key TEXT UNIQUE);
         """,
     ),
+    (
+        2,
+        "operator requests about jobs (retry, stop): the audit job recovery settles",
+        """
+        CREATE TABLE job_requests (
+            seq @serial@, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, target TEXT NOT NULL,
+            by TEXT NOT NULL, why TEXT NOT NULL, source TEXT NOT NULL, at TEXT NOT NULL,
+            options TEXT NOT NULL, status TEXT NOT NULL, done_at TEXT,
+            result TEXT NOT NULL DEFAULT '');
+        CREATE INDEX job_requests_target ON job_requests (target);
+        CREATE INDEX job_requests_status ON job_requests (status);
+        """,
+    ),
 )
 
 _INCIDENT_COLUMNS = (
@@ -109,6 +131,10 @@ _REAL = {"sqlite": "REAL", "postgresql": "DOUBLE PRECISION"}
 _HAS_SIGNALS = {
     "sqlite": "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'signals'",
     "postgresql": "SELECT 1 WHERE to_regclass('signals') IS NOT NULL",
+}
+_HAS_SWITCHES = {
+    "sqlite": "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'operator_switches'",
+    "postgresql": "SELECT 1 WHERE to_regclass('operator_switches') IS NOT NULL",
 }
 
 
@@ -149,6 +175,10 @@ class SqlJobStore:
     def __init__(self, db: Db) -> None:
         self._db = db
         migrate_jobs(db)
+        render_ = db.dialect.render
+        self._requests = RequestTable(db, "job_requests", render_)
+        self._engine_requests = RequestTable(db, "operator_requests", render_)
+        self._switches = False  # the engine's switches table seen (it is never dropped)
 
     def close(self) -> None:
         """Close the connection."""
@@ -176,10 +206,13 @@ class SqlJobStore:
             incidents = self._incidents(
                 "WHERE phase NOT IN ('closed', 'failed') ORDER BY opened_at, id"
             )
+            # Acted on: by an incident, or by a person's retry (`operator/<request>/requeue`).
             handled = frozenset(
                 (job, int(attempt))
                 for job, attempt in self._rows(
-                    "SELECT job, attempt FROM job_incidents WHERE kind IN ('failure', 'hang')"
+                    "SELECT job, attempt FROM job_incidents WHERE kind IN ('failure', 'hang') "
+                    "UNION SELECT job, attempt FROM job_actions WHERE id LIKE ?",
+                    ("operator/%",),  # a parameter: psycopg reads a literal % as a placeholder
                 )
             )
             episodes = {
@@ -195,6 +228,10 @@ class SqlJobStore:
             }
             pending = tuple(self._actions("WHERE status = 'intended' ORDER BY seq"))
             verifying = tuple(self._records(_UNVERIFIED))
+            settled = self._rows(
+                "SELECT target, kind FROM job_requests WHERE status = 'done' "
+                "AND kind IN ('retry_job', 'stop_job') ORDER BY seq"
+            )
         return JobSnapshot(
             histories=histories,
             incidents=tuple(_oldest_first(incidents)),
@@ -203,6 +240,7 @@ class SqlJobStore:
             pending=pending,
             verifying=verifying,
             suspicion=suspicion,
+            stopped=stopped_jobs((job, Control(kind)) for job, kind in settled),
         )
 
     def commit(self, changes: JobChanges, *, fence: Fence | None = None) -> None:
@@ -270,6 +308,34 @@ class SqlJobStore:
             "ON CONFLICT DO NOTHING",
             [(e.job, c.when(e.at), e.by, e.text, e.key) for e in changes.events],
         )
+        self._requests.settle(changes.settled)
+
+    # --- operator requests ---------------------------------------------------------------------
+
+    def controls(self) -> Controls:
+        """The engine's switches in force (acting paused?), read from its tables in this
+        database; none when the database has no engine store."""
+        if not self._switches:
+            if not self._db.execute(_HAS_SWITCHES[self._db.dialect.name]):
+                return NO_CONTROLS
+            self._switches = True
+        return controls_of(self._engine_requests.switches())
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """Requests about jobs not yet settled, oldest first."""
+        return self._requests.pending(kinds)
+
+    def submit(self, request: OperatorRequest) -> OperatorRequest:
+        """Record a request about a job once per id; as stored (`ConflictError` when the id
+        was used for another request)."""
+        return self._requests.submit(request)
+
+    def requests(
+        self, target: str | None = None, targets: Collection[str] = (), limit: int = 1000
+    ) -> list[OperatorRequest]:
+        """Requests about a job (or any of `targets`, or all), the latest `limit`, oldest
+        first."""
+        return self._requests.find(target, targets, limit)
 
     # --- reading -------------------------------------------------------------------------------
 

@@ -13,9 +13,11 @@ from typing import Any
 
 from autorecover.adapters.store.sql import node_codec as codec
 from autorecover.adapters.store.sql.dialect import Db
+from autorecover.adapters.store.sql.operating import RequestTable
 from autorecover.adapters.store.sql.schema import migrate, schema_version
 from autorecover.controllers.hardware.ports import ActionRecord, Changes, Event, Snapshot
 from autorecover.controllers.ports import ActionStatus
+from autorecover.controllers.requests import Control, Controls, OperatorRequest, controls_of
 from autorecover.domain.hardware.breaker import CLOSED, BreakerState
 from autorecover.domain.hardware.lifecycle import Action, ActionKind, NodeState, Transition
 
@@ -31,6 +33,7 @@ _ACTION_COLUMNS = (
     "id, node, seq, kind, target, status, at, by, why, evidence, incident, updated_at, result"
 )
 _TRANSITION_COLUMNS = "node, seq, from_state, to_state, at, by, why, evidence, incident"
+_BREAKERS = {False: "breaker", True: "dry_run_breaker"}  # dry-run keeps a would-have breaker
 
 
 class SqlStore:
@@ -40,6 +43,7 @@ class SqlStore:
         self._db = db
         self._sql = db.dialect.render
         migrate(db)
+        self._requests = RequestTable(db, "operator_requests", self._sql)
 
     def close(self) -> None:
         """Close the connection."""
@@ -64,9 +68,6 @@ class SqlStore:
                 "WHERE status = 'failed' AND seq = (SELECT seq FROM nodes n WHERE n.node = a.node)"
                 " ORDER BY rowid"
             )
-            row = self._rows("SELECT tripped_at, reason FROM breaker")
-            tripped = row[0][0] if row else None
-            breaker = BreakerState(codec.parse_when(tripped), row[0][1]) if tripped else CLOSED
             incidents = [
                 codec.domain_incident(*r)
                 for r in self._rows(
@@ -77,16 +78,39 @@ class SqlStore:
             # ISO strings order like times when they share an offset (ours are UTC); a day's
             # slack covers any that do not, and the exact cut is made on parsed times.
             rough = codec.when(removals_since - timedelta(days=1))
-            removals = [
-                (node, at)
-                for node, raw in self._rows(
-                    "SELECT node, at FROM transitions WHERE from_state = 'healthy' AND at > ? "
-                    "ORDER BY id",
-                    (rough,),
-                )
-                if (at := codec.parse_when(raw)) > removals_since
-            ]
-        return Snapshot(nodes, pending, failed, breaker, incidents, removals)
+            removals: dict[bool, list[tuple[str, datetime]]] = {False: [], True: []}
+            for node, raw, dry in self._rows(
+                "SELECT node, at, dry_run FROM transitions WHERE from_state = 'healthy' "
+                "AND at > ? ORDER BY id",
+                (rough,),
+            ):
+                if (at := codec.parse_when(raw)) > removals_since:
+                    removals[bool(dry)].append((node, at))
+            breaker, would = self._breaker(False), self._breaker(True)
+        return Snapshot(
+            nodes, pending, failed, breaker, incidents, removals[False], would, removals[True]
+        )
+
+    def _breaker(self, dry_run: bool) -> BreakerState:
+        rows = self._rows(
+            "SELECT tripped_at, reason, reset_by, reset_at, reset_why "  # noqa: S608
+            f"FROM {_BREAKERS[dry_run]}"
+        )
+        if not rows:
+            return CLOSED
+        tripped, reason, by, at, why = rows[0]
+        return BreakerState(
+            codec.parse_when(tripped) if tripped else None, reason, by,
+            codec.parse_when(at) if at else None, why,
+        )  # fmt: skip
+
+    def controls(self) -> Controls:
+        """The operator's switches in force."""
+        return controls_of(self._requests.switches())
+
+    def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
+        """Operator requests of these kinds not yet settled, oldest first."""
+        return self._requests.pending(kinds)
 
     def commit(self, changes: Changes) -> None:
         """Record one pass atomically."""
@@ -171,14 +195,19 @@ class SqlStore:
         if changes.breaker is not None:
             b = changes.breaker
             tripped = codec.when(b.tripped_at) if b.tripped_at else None
+            reset = codec.when(b.reset_at) if b.reset_at else None
             db.execute(
                 sql(
-                    "INSERT INTO breaker VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+                    f"INSERT INTO {_BREAKERS[changes.dry_run]} "  # noqa: S608
+                    "(id, tripped_at, reason, reset_by, reset_at, reset_why, updated_at) "
+                    "VALUES (1, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
                     "tripped_at = excluded.tripped_at, reason = excluded.reason, "
-                    "updated_at = excluded.updated_at"
+                    "reset_by = excluded.reset_by, reset_at = excluded.reset_at, "
+                    "reset_why = excluded.reset_why, updated_at = excluded.updated_at"
                 ),
-                (tripped, b.reason, tripped or ""),
+                (tripped, b.reason, b.reset_by, reset, b.reset_why, at),
             )
+        self._requests.settle(changes.settled)
 
     def transitions(self, node: str | None = None) -> list[Transition]:
         """Recorded transitions, oldest first."""

@@ -67,6 +67,26 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         CREATE INDEX actions_incident ON actions (incident);
         """,
     ),
+    (
+        4,
+        "operator controls: requests (the audit), switches, who reset the breaker, dry-run's",
+        """
+        CREATE TABLE operator_requests (
+            id TEXT PRIMARY KEY, kind TEXT NOT NULL, target TEXT NOT NULL, by TEXT NOT NULL,
+            why TEXT NOT NULL, source TEXT NOT NULL, at TEXT NOT NULL, options TEXT NOT NULL,
+            status TEXT NOT NULL, done_at TEXT, result TEXT NOT NULL DEFAULT ''@rowid@);
+        CREATE INDEX operator_requests_target ON operator_requests (target);
+        CREATE INDEX operator_requests_status ON operator_requests (status);
+        CREATE TABLE operator_switches (name TEXT PRIMARY KEY, request TEXT NOT NULL);
+        ALTER TABLE breaker ADD COLUMN reset_by TEXT NOT NULL DEFAULT '';
+        ALTER TABLE breaker ADD COLUMN reset_at TEXT;
+        ALTER TABLE breaker ADD COLUMN reset_why TEXT NOT NULL DEFAULT '';
+        CREATE TABLE dry_run_breaker (
+            id INTEGER PRIMARY KEY CHECK (id = 1), tripped_at TEXT, reason TEXT NOT NULL,
+            reset_by TEXT NOT NULL DEFAULT '', reset_at TEXT, reset_why TEXT NOT NULL DEFAULT '',
+            updated_at TEXT NOT NULL);
+        """,
+    ),
 )
 
 
