@@ -15,7 +15,6 @@ from click.testing import CliRunner, Result
 
 from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.cli.main import main
-from autorecover.server.app import create_app
 from server.support import Fleet, Replica, document, free_port
 from server.test_operator_api import an_application_error, port_down, with_jobs
 
@@ -27,7 +26,10 @@ class Served:
     replica: Replica
 
     def run(self, *args: str) -> Result:
-        return CliRunner().invoke(main, [*args, "--engine", self.url])
+        token = self.fleet.tokens.operator
+        return CliRunner().invoke(
+            main, [*args, "--engine", self.url], env={"AUTORECOVER_TOKEN": token}
+        )
 
     def step(self) -> None:
         self.fleet.advance(1, self.replica)
@@ -59,7 +61,7 @@ def served_jobs(tmp_path: Path) -> Iterator[Served]:
 def serve(fleet: Fleet, replica: Replica) -> Iterator[Served]:
     """The replica's app served by uvicorn on a free loopback port, while the test runs."""
     port = free_port()
-    config = uvicorn.Config(create_app(replica.engine), host="127.0.0.1", port=port,
+    config = uvicorn.Config(fleet.app(replica.engine), host="127.0.0.1", port=port,
                             lifespan="off", log_level="warning")  # fmt: skip
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -79,7 +81,7 @@ def test_node_release_from_the_command_line_is_recorded_and_acted_on(served: Ser
     released = served.run("node", "release", "n1", "--why", "reseated", "--request-id", "cli-1")
     assert released.exit_code == 0, released.output
     assert released.output.startswith("release n1: recorded, pending")
-    assert "request cli-1, by anonymous" in released.output
+    assert "request cli-1, by token:rig-operator" in released.output
     served.step()
     node = served.replica.client.get("/api/v1/nodes/n1").json()
     assert node["state"] == "healthy" and node["audit"][0]["source"] == "127.0.0.1"
@@ -87,7 +89,14 @@ def test_node_release_from_the_command_line_is_recorded_and_acted_on(served: Ser
     assert audit.exit_code == 0, audit.output
     header, row = audit.output.splitlines()
     assert header.split() == ["AT", "KIND", "TARGET", "BY", "FROM", "STATUS", "WHY"]
-    assert row.split()[2:8] == ["release", "n1", "anonymous", "127.0.0.1", "done", "reseated"]
+    assert row.split()[2:8] == [
+        "release",
+        "n1",
+        "token:rig-operator",
+        "127.0.0.1",
+        "done",
+        "reseated",
+    ]
     again = served.run("node", "release", "n1", "--why", "again", "--json")
     assert again.exit_code == 0 and json.loads(again.output)["status"] == "pending"
     served.step()
@@ -112,12 +121,12 @@ def test_maintenance_from_the_command_line(served: Served) -> None:
     assert start.output.startswith("maintenance_on rack:r7: done")
     listed = served.run("maintenance", "list")
     _header, row = listed.output.splitlines()
-    assert row.split()[2:5] == ["maintenance_on", "rack:r7", "anonymous"]
+    assert row.split()[2:5] == ["maintenance_on", "rack:r7", "token:rig-operator"]
     assert "PDU swap" in row
     node = served.run("maintenance", "start", "n1", "--why", "BIOS", "--json")
     assert json.loads(node.output)["target"] == "node:n1"
     end = served.run("maintenance", "end", "rack:r7", "--why", "swapped")
-    assert end.exit_code == 0 and "done: ended what was set by anonymous" in end.output
+    assert end.exit_code == 0 and "done: ended what was set by token:rig-operator" in end.output
     never = served.run("maintenance", "end", "rack:r7", "--why", "twice")
     assert never.exit_code == 1 and "refused: it was not on" in never.output
     bad = served.run("maintenance", "start", "row:1", "--why", "x")
@@ -141,9 +150,12 @@ def test_pause_and_resume_from_the_command_line(served: Served) -> None:
     paused = served.run("acting", "pause", "--why", "change freeze")
     assert paused.exit_code == 0 and paused.output.startswith("pause_acting: done")
     status = served.run("acting", "status").output.splitlines()
-    assert status[0].startswith("acting: PAUSED by anonymous") and "change freeze" in status[0]
+    assert (
+        status[0].startswith("acting: PAUSED by token:rig-operator")
+        and "change freeze" in status[0]
+    )
     resumed = served.run("acting", "resume", "--why", "over")
-    assert resumed.exit_code == 0 and "ended what was set by anonymous" in resumed.output
+    assert resumed.exit_code == 0 and "ended what was set by token:rig-operator" in resumed.output
     assert served.run("acting", "status", "--json").output.count('"paused": false') == 1
 
 
@@ -153,7 +165,10 @@ def test_acknowledge_from_the_command_line_shows_in_the_incident(served: Served)
     assert acked.exit_code == 0, acked.output
     assert acked.output.startswith(f"acknowledge {incident}: done")
     shown = served.run("incident", incident)
-    assert "operator acknowledge: anonymous from 127.0.0.1: ticket HW-7 [done]" in shown.output
+    assert (
+        "operator acknowledge: token:rig-operator from 127.0.0.1: ticket HW-7 [done]"
+        in shown.output
+    )
     missing = served.run("acknowledge", "hw/none", "--why", "x")
     assert missing.exit_code == 1 and "404" in missing.output
 

@@ -3,13 +3,11 @@ where, reaches the leader through the store, and shows in the node's and inciden
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi import Request, Response
 from fastapi.testclient import TestClient
 
 from autorecover.adapters.fakes.cluster import FakeClock, FakeScheduler
@@ -19,9 +17,9 @@ from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.domain.failure_domains import Topology
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
-from autorecover.server.app import create_app
+from autorecover.server.auth import Role
 from autorecover.server.wiring import Cluster, build_engine, fake_cluster, jobs_on
-from server.support import SETTINGS, Fleet, Replica, document, roomy, xid79
+from server.support import SETTINGS, Fleet, Replica, RigClient, bearer, document, roomy, xid79
 
 
 @pytest.fixture
@@ -37,17 +35,10 @@ def replica(fleet: Fleet, tmp_path: Path) -> Replica:
 
 
 def as_caller(replica: Replica, who: str) -> TestClient:
-    """A client whose requests carry `who` as the authenticated caller (what auth sets)."""
-    app = create_app(replica.engine)
-
-    @app.middleware("http")
-    async def authenticated(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        request.state.caller = who
-        return await call_next(request)
-
-    return TestClient(app)
+    """A client calling with an operator token named `who` (`token:NAME`, as auth names it)."""
+    assert isinstance(replica.client, RigClient)
+    token = replica.client.tokens.add(who.removeprefix("token:"), Role.OPERATOR)
+    return TestClient(replica.client.app, headers=bearer(token))
 
 
 def port_down(node: str, clock: FakeClock) -> NodeSignal:
@@ -125,7 +116,7 @@ def test_a_release_sent_twice_with_one_request_id_is_one_request(
     needs_attention(fleet, replica, "n2")
     first = replica.client.post("/api/v1/nodes/n2/release", json=body(request_id="same"))
     again = replica.client.post("/api/v1/nodes/n2/release", json=body(request_id="same"))
-    assert first.json() == again.json() and first.json()["by"] == "anonymous"
+    assert first.json() == again.json() and first.json()["by"] == "token:rig-operator"
     other = replica.client.post("/api/v1/breaker/reset", json=body(request_id="same"))
     assert other.status_code == 409 and "same" in other.json()["detail"]
     fleet.advance(1, replica)
@@ -243,7 +234,7 @@ def tight_replica(
         SqliteStore(path), fleet.clock, fleet.cluster, replace(policies, hardware=hardware),
         replace(SETTINGS, dry_run=dry_run), replica=name, background=False, owns_store=True,
     )  # fmt: skip
-    replica = Replica(engine, TestClient(create_app(engine)))
+    replica = Replica(engine, RigClient(fleet.app(engine), fleet.tokens))
     replica.step()
     return replica
 
@@ -382,7 +373,7 @@ def with_jobs(fleet: Fleet, tmp_path: Path) -> tuple[Replica, FakeJobScheduler]:
         SqliteStore(db), fleet.clock, fleet.cluster, roomy(), SETTINGS, replica="a",
         jobs=wiring, background=False, owns_store=True,
     )  # fmt: skip
-    replica = Replica(engine, TestClient(create_app(engine)))
+    replica = Replica(engine, RigClient(fleet.app(engine), fleet.tokens))
     replica.step()
     return replica, jobs
 

@@ -174,7 +174,7 @@ def test_security_every_other_change_under_the_api_is_the_operators(
 ) -> None:
     app = replica.client.app
 
-    @app.post("/api/v1/breaker/reset")  # type: ignore[attr-defined,untyped-decorator]
+    @app.post("/api/v1/test-only/later")  # type: ignore[attr-defined,untyped-decorator]
     def reset(request: Request) -> dict[str, Any]:
         return {"by": request.state.caller}
 
@@ -186,11 +186,11 @@ def test_security_every_other_change_under_the_api_is_the_operators(
                 fleet.tokens.add("sre", Role.EVIDENCE, Role.VIEWER)):  # fmt: skip
         client = fleet.client(replica, who)
         for method in ("POST", "PUT", "DELETE", "PATCH"):
-            refused = client.request(method, "/api/v1/breaker/reset", json={"why": "x"})
+            refused = client.request(method, "/api/v1/test-only/later", json={"why": "x"})
             assert refused.status_code == 403, (who, method)
             assert "needs the operator role" in refused.json()["detail"]
-    assert fleet.client(replica, None).post("/api/v1/breaker/reset").status_code == 401
-    done = replica.client.post("/api/v1/breaker/reset", json={"why": "fixed the PDU"})
+    assert fleet.client(replica, None).post("/api/v1/test-only/later").status_code == 401
+    done = replica.client.post("/api/v1/test-only/later", json={"why": "fixed the PDU"})
     assert done.status_code == 200 and done.json() == {"by": "token:rig-operator"}
     viewer = fleet.client(replica, fleet.tokens.add("grafana", Role.VIEWER))
     assert viewer.get("/api/v1/whoami").json() == {"caller": "token:grafana"}

@@ -9,15 +9,23 @@ until the leader has settled it. A refused request exits with status 1.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from autorecover.cli.views import _read, _when, engine_option, json_option, table
+from autorecover.cli.credentials import credential_options, credentials_from
+from autorecover.cli.views import _read as _read_as
+from autorecover.cli.views import _when, engine_option, json_option, table
+
+if TYPE_CHECKING:
+    from autorecover.adapters.http.credentials import ClientCredentials
 
 why_option = click.option(
     "--why", required=True, help="Why (recorded in the audit with who, when and from where)."
@@ -37,17 +45,43 @@ wait_option = click.option(
 )
 
 
-def _send(engine_url: str, method: str, path: str, body: dict[str, Any]) -> Any:
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The engine a command talks to, and the credentials it calls with."""
+
+    url: str
+    credentials: ClientCredentials
+
+
+def engine_target(f: Callable[..., Any]) -> Callable[..., Any]:
+    """`--engine` and the credential options, given to the command as one `Target`."""
+
+    @functools.wraps(f)
+    def command(
+        *args: Any, engine_url: str, token_file: Path | None, ca_file: Path | None,
+        client_cert: Path | None, client_key: Path | None, **kwargs: Any,
+    ) -> Any:  # fmt: skip
+        credentials = credentials_from(token_file, ca_file, client_cert, client_key)
+        return f(*args, engine=Target(engine_url, credentials), **kwargs)
+
+    return engine_option(credential_options(command))
+
+
+def _read(engine: Target, path: str) -> Any:
+    return _read_as(engine.url, path, engine.credentials)
+
+
+def _send(engine: Target, method: str, path: str, body: dict[str, Any]) -> Any:
     from autorecover.adapters.http.engine_api import EngineApi, EngineApiError
 
     try:
-        return EngineApi(engine_url).send(method, path, body)
+        return EngineApi(engine.url, credentials=engine.credentials).send(method, path, body)
     except EngineApiError as exc:
         raise click.ClickException(str(exc)) from None
 
 
 def _control(
-    engine_url: str,
+    engine: Target,
     method: str,
     path: str,
     body: dict[str, Any],
@@ -58,11 +92,11 @@ def _control(
     from autorecover.adapters.http.engine_api import quoted
 
     body = {**body, "request_id": body.get("request_id") or uuid.uuid4().hex}
-    found = _send(engine_url, method, path, body)
+    found = _send(engine, method, path, body)
     deadline = clock() + wait_s
     while found["status"] == "pending" and clock() < deadline:
         time.sleep(min(0.5, max(0.0, deadline - clock())))
-        found = _read(engine_url, f"/api/v1/requests/{quoted(found['id'])}")
+        found = _read(engine, f"/api/v1/requests/{quoted(found['id'])}")
     if as_json:
         click.echo(json.dumps(found, indent=2))
     else:
@@ -111,17 +145,17 @@ def node_group() -> None:
 )
 @request_option
 @wait_option
-@engine_option
+@engine_target
 @json_option
 def release_cmd(
     node: str, why: str, validate_first: bool, request_id: str | None, wait_s: float,
-    engine_url: str, as_json: bool,
+    engine: Target, as_json: bool,
 ) -> None:  # fmt: skip
     """Release NODE from any state of ours (needs_attention, quarantine, ...) to service."""
     from autorecover.adapters.http.engine_api import quoted
 
     body = {"why": why, "request_id": request_id, "validate_first": validate_first}
-    _control(engine_url, "POST", f"/api/v1/nodes/{quoted(node)}/release", body, as_json, wait_s)
+    _control(engine, "POST", f"/api/v1/nodes/{quoted(node)}/release", body, as_json, wait_s)
 
 
 # --- maintenance ----------------------------------------------------------------------------
@@ -137,46 +171,46 @@ def maintenance_group() -> None:
     """
 
 
-def _maintenance(method: str, target: str, why: str, request_id: str | None, engine_url: str,
+def _maintenance(method: str, target: str, why: str, request_id: str | None, engine: Target,
                  as_json: bool) -> None:  # fmt: skip
     from autorecover.adapters.http.engine_api import quoted
 
     body = {"why": why, "request_id": request_id}
-    _control(engine_url, method, f"/api/v1/maintenance/{quoted(target)}", body, as_json)
+    _control(engine, method, f"/api/v1/maintenance/{quoted(target)}", body, as_json)
 
 
 @maintenance_group.command("start")
 @click.argument("target")
 @why_option
 @request_option
-@engine_option
+@engine_target
 @json_option
 def maintenance_start_cmd(
-    target: str, why: str, request_id: str | None, engine_url: str, as_json: bool
+    target: str, why: str, request_id: str | None, engine: Target, as_json: bool
 ) -> None:
     """Put TARGET into maintenance."""
-    _maintenance("PUT", target, why, request_id, engine_url, as_json)
+    _maintenance("PUT", target, why, request_id, engine, as_json)
 
 
 @maintenance_group.command("end")
 @click.argument("target")
 @why_option
 @request_option
-@engine_option
+@engine_target
 @json_option
 def maintenance_end_cmd(
-    target: str, why: str, request_id: str | None, engine_url: str, as_json: bool
+    target: str, why: str, request_id: str | None, engine: Target, as_json: bool
 ) -> None:
     """Take TARGET out of maintenance."""
-    _maintenance("DELETE", target, why, request_id, engine_url, as_json)
+    _maintenance("DELETE", target, why, request_id, engine, as_json)
 
 
 @maintenance_group.command("list")
-@engine_option
+@engine_target
 @json_option
-def maintenance_list_cmd(engine_url: str, as_json: bool) -> None:
+def maintenance_list_cmd(engine: Target, as_json: bool) -> None:
     """What is in maintenance, who put it there and why."""
-    found = _read(engine_url, "/api/v1/maintenance")
+    found = _read(engine, "/api/v1/maintenance")
     if as_json:
         click.echo(json.dumps(found, indent=2))
         return
@@ -192,11 +226,11 @@ def breaker_group() -> None:
 
 
 @breaker_group.command("show")
-@engine_option
+@engine_target
 @json_option
-def breaker_show_cmd(engine_url: str, as_json: bool) -> None:
+def breaker_show_cmd(engine: Target, as_json: bool) -> None:
     """The breaker (and dry-run's would-have one), with who reset it last."""
-    found = _read(engine_url, "/api/v1/breaker")
+    found = _read(engine, "/api/v1/breaker")
     if as_json:
         click.echo(json.dumps(found, indent=2))
         return
@@ -218,14 +252,14 @@ def breaker_show_cmd(engine_url: str, as_json: bool) -> None:
 @why_option
 @request_option
 @wait_option
-@engine_option
+@engine_target
 @json_option
 def breaker_reset_cmd(
-    why: str, request_id: str | None, wait_s: float, engine_url: str, as_json: bool
+    why: str, request_id: str | None, wait_s: float, engine: Target, as_json: bool
 ) -> None:
     """Close the tripped breaker: new quarantines are allowed again."""
     body = {"why": why, "request_id": request_id}
-    _control(engine_url, "POST", "/api/v1/breaker/reset", body, as_json, wait_s)
+    _control(engine, "POST", "/api/v1/breaker/reset", body, as_json, wait_s)
 
 
 # --- acting ---------------------------------------------------------------------------------
@@ -239,31 +273,31 @@ def acting_group() -> None:
 @acting_group.command("pause")
 @why_option
 @request_option
-@engine_option
+@engine_target
 @json_option
-def pause_cmd(why: str, request_id: str | None, engine_url: str, as_json: bool) -> None:
+def pause_cmd(why: str, request_id: str | None, engine: Target, as_json: bool) -> None:
     """Pause: decisions are recorded as held, nothing is executed."""
     body = {"why": why, "request_id": request_id}
-    _control(engine_url, "POST", "/api/v1/acting/pause", body, as_json)
+    _control(engine, "POST", "/api/v1/acting/pause", body, as_json)
 
 
 @acting_group.command("resume")
 @why_option
 @request_option
-@engine_option
+@engine_target
 @json_option
-def resume_cmd(why: str, request_id: str | None, engine_url: str, as_json: bool) -> None:
+def resume_cmd(why: str, request_id: str | None, engine: Target, as_json: bool) -> None:
     """Resume: the next passes execute what waits and decide what was held."""
     body = {"why": why, "request_id": request_id}
-    _control(engine_url, "POST", "/api/v1/acting/resume", body, as_json)
+    _control(engine, "POST", "/api/v1/acting/resume", body, as_json)
 
 
 @acting_group.command("status")
-@engine_option
+@engine_target
 @json_option
-def acting_status_cmd(engine_url: str, as_json: bool) -> None:
+def acting_status_cmd(engine: Target, as_json: bool) -> None:
     """Whether the engine acts, and what is in maintenance."""
-    found = _read(engine_url, "/api/v1/acting")
+    found = _read(engine, "/api/v1/acting")
     if as_json:
         click.echo(json.dumps(found, indent=2))
         return
@@ -282,17 +316,17 @@ def acting_status_cmd(engine_url: str, as_json: bool) -> None:
 @click.argument("incident_id")
 @why_option
 @request_option
-@engine_option
+@engine_target
 @json_option
 def acknowledge_cmd(
-    incident_id: str, why: str, request_id: str | None, engine_url: str, as_json: bool
+    incident_id: str, why: str, request_id: str | None, engine: Target, as_json: bool
 ) -> None:
     """Acknowledge an incident (hardware or job): a person has it; shown in its history."""
     from autorecover.adapters.http.engine_api import quoted
 
     body = {"why": why, "request_id": request_id}
     path = f"/api/v1/incidents/{quoted(incident_id)}/acknowledge"
-    _control(engine_url, "POST", path, body, as_json)
+    _control(engine, "POST", path, body, as_json)
 
 
 @click.group("job")
@@ -300,12 +334,12 @@ def job_group() -> None:
     """One job's recovery: retry it now, or stop recovering it."""
 
 
-def _job(kind: str, job: str, why: str, request_id: str | None, wait_s: float, engine_url: str,
+def _job(kind: str, job: str, why: str, request_id: str | None, wait_s: float, engine: Target,
          as_json: bool) -> None:  # fmt: skip
     from autorecover.adapters.http.engine_api import quoted
 
     body = {"why": why, "request_id": request_id}
-    _control(engine_url, "POST", f"/api/v1/jobs/{quoted(job)}/{kind}", body, as_json, wait_s)
+    _control(engine, "POST", f"/api/v1/jobs/{quoted(job)}/{kind}", body, as_json, wait_s)
 
 
 @job_group.command("retry")
@@ -313,13 +347,13 @@ def _job(kind: str, job: str, why: str, request_id: str | None, wait_s: float, e
 @why_option
 @request_option
 @wait_option
-@engine_option
+@engine_target
 @json_option
 def job_retry_cmd(
-    job: str, why: str, request_id: str | None, wait_s: float, engine_url: str, as_json: bool
+    job: str, why: str, request_id: str | None, wait_s: float, engine: Target, as_json: bool
 ) -> None:
     """Requeue JOB now (its exclusions kept, no budget spent); recover it again if stopped."""
-    _job("retry", job, why, request_id, wait_s, engine_url, as_json)
+    _job("retry", job, why, request_id, wait_s, engine, as_json)
 
 
 @job_group.command("stop")
@@ -327,26 +361,26 @@ def job_retry_cmd(
 @why_option
 @request_option
 @wait_option
-@engine_option
+@engine_target
 @json_option
 def job_stop_cmd(
-    job: str, why: str, request_id: str | None, wait_s: float, engine_url: str, as_json: bool
+    job: str, why: str, request_id: str | None, wait_s: float, engine: Target, as_json: bool
 ) -> None:
     """Stop recovering JOB: job recovery leaves it alone until a retry is asked for."""
-    _job("stop", job, why, request_id, wait_s, engine_url, as_json)
+    _job("stop", job, why, request_id, wait_s, engine, as_json)
 
 
 @click.command("audit")
 @click.option("--target", default=None, help="Only requests about this node, incident or job.")
 @click.option("--limit", type=click.IntRange(1, 10_000), default=100, show_default=True)
-@engine_option
+@engine_target
 @json_option
-def audit_cmd(target: str | None, limit: int, engine_url: str, as_json: bool) -> None:
+def audit_cmd(target: str | None, limit: int, engine: Target, as_json: bool) -> None:
     """Every operator request: who, when, from where, why, and how it ended."""
     from urllib.parse import urlencode
 
     query = urlencode({k: v for k, v in (("target", target), ("limit", limit)) if v is not None})
-    found = _read(engine_url, f"/api/v1/audit?{query}")
+    found = _read(engine, f"/api/v1/audit?{query}")
     if as_json:
         click.echo(json.dumps(found, indent=2))
         return
