@@ -116,8 +116,7 @@ def test_postgres_reads_for_the_api(store: EngineStore) -> None:
     )
     views = store.node_views()
     assert [(v.record.node, v.record.state, v.last_seen) for v in views] == [
-        ("n1", NodeState.QUARANTINED, LATER),
-        ("n2", NodeState.HEALTHY, LATER),
+        ("n1", NodeState.QUARANTINED, LATER),  # n2 only reported: no record (issue 12)
     ]
     got = store.node_signals("n1")
     assert [(s.signal, s.text, s.at) for s in got] == [("xid.79", "NVRM: Xid 79", START)]

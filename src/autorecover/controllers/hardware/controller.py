@@ -237,12 +237,12 @@ class HardwareController:
         seen: Observation,
         changes: Changes,
     ) -> None:
-        record = self._records.get(node)
-        if record is None:  # stored once it changes, or by `seen` when it reported
-            record = self._records[node] = NodeRecord(node, since=now)
+        # A node gets a record when a decision changes it, never for only reporting: names
+        # that merely posted must not count in the breaker's fleet.
+        record = self._records.get(node) or NodeRecord(node, since=now)
         idle = not signals and record.state is _HEALTHY and record.held is None
         ctx = self._idle if idle else self._context(node, seen)
-        self._take(decide(record, signals, now, ctx), changes, now)
+        self._take(decide(record, signals, now, ctx), changes, now, record)
 
     def _context(self, node: str, seen: Observation) -> DecisionContext:
         domains = self._topology.of(node)
@@ -260,11 +260,13 @@ class HardwareController:
             self._policy, view, self.name, domains, incident, seen, dry_run=self.dry_run
         )
 
-    def _take(self, decision: Decision, changes: Changes, now: datetime) -> None:
+    def _take(
+        self, decision: Decision, changes: Changes, now: datetime, base: NodeRecord | None = None
+    ) -> None:
         rec = decision.record
         node = rec.node
         before = self._records.get(node)
-        if rec is not before:
+        if rec is not before and rec is not base:
             self._records[node] = rec
             changes.records.append(rec)
         t = decision.transition
