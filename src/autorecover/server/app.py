@@ -42,7 +42,12 @@ from autorecover.server.schemas import (
 
 API = "/api/v1"
 _REFUSED: dict[int | str, dict[str, Any]] = {
-    429: {"model": Problem, "description": "The inbox is full: retry after Retry-After."},
+    413: {"model": Problem, "description": "The body is over the engine's limit (4 MiB)."},
+    429: {
+        "model": Problem,
+        "description": "The inbox is full, or this client is over its rate: retry after "
+        "Retry-After.",
+    },
     503: {"model": Problem, "description": "Busy or the store is away: retry after Retry-After."},
 }
 _MISSING: dict[int | str, dict[str, Any]] = {404: {"model": Problem, "description": "Unknown."}}

@@ -90,7 +90,7 @@ class Intake:
                 batch.node, batch.agent, batch.dropped, signals,
                 received_at=self._clock.now(), max_waiting=self.max_waiting,
             )  # fmt: skip
-            waiting = self._store.waiting()
+            waiting = self._store.backlog()
         except TransientError as exc:
             self._metrics.intake("unavailable")
             return Refused(503, self.retry_after_s, f"store unavailable: {exc}")

@@ -103,6 +103,11 @@ class EngineStore(StorePort, Protocol):
         """Batches acknowledged and not yet recorded by a pass."""
         ...
 
+    def backlog(self) -> int:
+        """Batches waiting, counted cheaply enough for every intake request: at least
+        `waiting()`, and more only by batches set aside from the middle of the inbox."""
+        ...
+
     def take(self, limit: int) -> list[Batch]:
         """The oldest waiting batches (they stay until a `commit_pass` consumes them)."""
         ...

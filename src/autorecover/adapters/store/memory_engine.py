@@ -90,6 +90,10 @@ class MemoryEngineStore(MemoryStore):
         with self._lock:
             return len(self._inbox)
 
+    def backlog(self) -> int:
+        """Batches waiting (in memory the count is cheap and exact)."""
+        return self.waiting()
+
     def take(self, limit: int) -> list[Batch]:
         """The oldest waiting batches."""
         with self._lock:

@@ -78,7 +78,7 @@ class SqlEngineStore(SqlStore):
         with self._db.transaction():
             # On PostgreSQL two intakes may both pass this count: the bound is soft by the
             # number of concurrent requests, which is itself bounded by the server.
-            if self._rows("SELECT COUNT(*) FROM inbox")[0][0] >= max_waiting:
+            if self._backlog() >= max_waiting:
                 return None
             rows = self._rows(
                 "INSERT INTO inbox (node, agent, dropped, received_at, body) "
@@ -90,6 +90,18 @@ class SqlEngineStore(SqlStore):
     def waiting(self) -> int:
         """Batches acknowledged and not yet recorded."""
         return int(self._rows("SELECT COUNT(*) FROM inbox")[0][0])
+
+    def backlog(self) -> int:
+        """Batches waiting, counted cheaply: the span of their ids."""
+        return self._backlog()
+
+    def _backlog(self) -> int:
+        # Two index lookups, where COUNT(*) reads every row: at 100,000 waiting batches that
+        # made each intake request slower than the last. Ids only grow while any batch waits
+        # (the pass takes the oldest first), so the span is exact but for the gaps a batch set
+        # aside from the middle leaves: an upper bound, which errs on the side of the limit.
+        lo, hi = self._rows("SELECT (SELECT MIN(id) FROM inbox), (SELECT MAX(id) FROM inbox)")[0]
+        return 0 if lo is None else int(hi) - int(lo) + 1
 
     def take(self, limit: int) -> list[Batch]:
         """The oldest waiting batches (one that cannot be read carries its error instead)."""
