@@ -115,6 +115,28 @@ def test_retry_after_is_honoured(engine: Engine) -> None:
     assert box.next_attempt == at(120)
 
 
+def test_a_busy_engine_is_retried_when_it_says_never_later(engine: Engine) -> None:
+    engine.answers = [(429, {"Retry-After": "5"})] * 4  # the inbox stays full a while
+    box = outbox(engine, backoff_initial_s=2)
+    box.add([signal(1)])
+    for t in (0, 5, 10, 15):
+        assert box.flush(at(t)) == 0 and box.next_attempt == at(t + 5)  # no doubling
+    assert box.flush(at(20)) == 1 and box.failures == 4
+
+
+def test_an_unreachable_engine_is_retried_at_least_every_minute(engine: Engine) -> None:
+    engine.answers = [(503, {})] * 9  # no Retry-After: exponential, capped
+    box = outbox(engine)
+    box.add([signal(1)])
+    now, delays = at(0), []
+    for _ in range(9):
+        box.flush(now)
+        assert box.next_attempt is not None
+        delays.append((box.next_attempt - now).total_seconds())
+        now = box.next_attempt
+    assert delays == [1, 2, 4, 8, 16, 32, 60, 60, 60]
+
+
 def test_a_batch_the_engine_refuses_is_dropped_not_retried(engine: Engine) -> None:
     engine.answers = [(400, {})]
     box = outbox(engine, batch_size=1)

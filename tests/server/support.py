@@ -30,8 +30,9 @@ from autorecover.server.tokens import Role, TokenEntry, TokenTable, token_digest
 from autorecover.server.wiring import Cluster, build_engine, fake_cluster
 
 SETTINGS = EngineSettings(
-    tick_s=10, reconcile_s=300, intake_s=0, lease_ttl_s=15, retry_s=5, max_waiting=100
-)
+    tick_s=10, reconcile_s=300, intake_s=0, lease_ttl_s=15, retry_s=5, max_waiting=100,
+    fleet_size=1000,  # reports make no node records: the breaker is told the fleet's size
+)  # fmt: skip
 
 
 def free_port() -> int:

@@ -64,7 +64,7 @@ class Engine:
              "--store", f"sqlite:///{tmp / 'engine.db'}", "--listen", f"127.0.0.1:{port}",
              "--policy", str(tmp / "policy.toml"), "--fake-state", str(tmp / "cluster.jsonl"),
              "--fake-diagnostics-s", "1.0", "--tick-s", "0.2", "--intake-s", "0.2",
-             "--lease-ttl-s", "2", "--log-level", "warning",
+             "--lease-ttl-s", "2", "--fleet-size", "100", "--log-level", "warning",
              "--tokens-file", str(tokens_file(tmp))],
             stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip

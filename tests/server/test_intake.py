@@ -67,15 +67,19 @@ def test_an_xid_79_batch_quarantines_the_node_and_shows_in_the_api_and_metrics(
     assert 'autorecover_pass_seconds_count{controller="hardware",pass="intake"}' in text
 
 
-def test_an_empty_batch_is_a_heartbeat(fleet: Fleet, replica: Replica) -> None:
+def test_an_empty_batch_is_a_heartbeat_of_a_known_node_and_makes_no_record(
+    fleet: Fleet, replica: Replica
+) -> None:
     replica.step()
-    assert (
-        replica.client.post("/api/v1/signals", json=document("n7", clock=fleet.clock)).status_code
-        == 202
+    post = lambda node, *s: replica.client.post(  # noqa: E731
+        "/api/v1/signals", json=document(node, *s, clock=fleet.clock)
     )
+    assert post("n1", xid79("n1", fleet.clock)).status_code == 202
     fleet.advance(1, replica)
-    [node] = replica.client.get("/api/v1/nodes").json()
-    assert (node["name"], node["state"]) == ("n7", "healthy")
+    assert post("n1").status_code == 202 and post("n7").status_code == 202
+    fleet.advance(1, replica)
+    [node] = replica.client.get("/api/v1/nodes").json()  # n7 only reported: no record
+    assert node["name"] == "n1"
     assert datetime.fromisoformat(node["last_seen"]) == fleet.clock.now()
 
 

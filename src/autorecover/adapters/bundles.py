@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from autorecover.adapters.files import UnreadableError, open_regular, read_text
 from autorecover.domain.attribution import attribute
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.records import Activity, Finding, JobRecord, Source, Verdict
@@ -21,6 +22,9 @@ from autorecover.parsing.scanning import Scanner
 SCHEDULERS = ("slurm", "kubernetes")
 _NODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
 _JOB_FIELDS = {"scheduler", "job", "nodes", "started", "ended", "collected", "state", "exit_codes"}
+
+
+MAX_JOB_BYTES = 1 << 20  # job.json is a few hundred bytes; a megabyte is not one
 
 
 class BundleError(ValueError):
@@ -54,10 +58,14 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
                 activity.append(Activity(node=node, source=source, present=False))
                 continue
             try:
-                with path.open("rb") as stream:
+                stream = open_regular(path)
+            except UnreadableError as exc:
+                raise BundleError(str(exc)) from None
+            with stream:
+                try:
                     result = scanner.scan(stream, node=node, source=source, reference=job.started)
-            except OSError as exc:
-                raise BundleError(f"{path}: cannot read: {exc.strerror or exc}") from None
+                except OSError as exc:
+                    raise BundleError(f"{path}: cannot read: {exc.strerror or exc}") from None
             findings.extend(result.findings)
             activity.append(result.activity)
             repeats.extend((node, signal, n) for signal, n in result.repeats)
@@ -71,12 +79,12 @@ def read_job(bundle: Path) -> JobRecord:
     path = bundle / "job.json"
     if not bundle.is_dir():
         raise BundleError(f"{bundle}: not a directory")
+    if not path.exists() and not path.is_symlink():
+        raise BundleError(f"{path}: missing (every bundle needs job.json)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BundleError(f"{path}: missing (every bundle needs job.json)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BundleError(f"{path}: cannot read: {exc}") from None
+        text = read_text(path, MAX_JOB_BYTES)
+    except UnreadableError as exc:
+        raise BundleError(str(exc)) from None
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -39,7 +39,7 @@ class Outbox:
         batch_size: int = 500,
         max_batches_per_flush: int = 20,
         backoff_initial_s: float = 1.0,
-        backoff_max_s: float = 300.0,
+        backoff_max_s: float = 60.0,
         heartbeat_s: float | None = 60.0,
         jitter: Callable[[], float] | None = random.random,
     ) -> None:
@@ -112,11 +112,17 @@ class Outbox:
         return last is None or (now - last).total_seconds() >= self.heartbeat_s
 
     def _back_off(self, now: datetime, retry_after_s: float | None) -> None:
-        self._attempts += 1
         self.failures += 1
-        delay = min(self.backoff_max_s, self.backoff_initial_s * 2 ** (self._attempts - 1))
-        if self.jitter is not None:
-            delay *= 0.5 + self.jitter() / 2
         if retry_after_s is not None:
-            delay = max(delay, retry_after_s)
+            # An engine that answers "busy" says when to come back: follow it (spread by up
+            # to half again, so a fleet does not return at once), never doubling it, so a
+            # busy engine is not left waiting minutes for its agents' signals.
+            delay = retry_after_s
+            if self.jitter is not None:
+                delay *= 1 + self.jitter() / 2
+        else:  # no answer: back off exponentially, up to `backoff_max_s`
+            self._attempts += 1
+            delay = min(self.backoff_max_s, self.backoff_initial_s * 2 ** (self._attempts - 1))
+            if self.jitter is not None:
+                delay *= 0.5 + self.jitter() / 2
         self._next_attempt = now + timedelta(seconds=delay)

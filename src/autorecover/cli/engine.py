@@ -82,7 +82,7 @@ if TYPE_CHECKING:
     type=float,
     default=0.5,
     show_default=True,
-    help="How often the leader records waiting signal batches.",
+    help="How often the leader drains the inbox (each pass records what waits, in chunks).",
 )
 @click.option(
     "--lease-ttl-s",
@@ -97,6 +97,35 @@ if TYPE_CHECKING:
     default=10_000,
     show_default=True,
     help="Signal batches waiting before the intake answers 429.",
+)
+@click.option(
+    "--fleet-size",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The fleet the breaker's fractions are of (default: the nodes on record or in the "
+    "topology; with --scheduler kubernetes, every node). Reports alone never count.",
+)
+@click.option(
+    "--max-body-bytes",
+    type=click.IntRange(min=1024),
+    default=4 * 1024 * 1024,
+    show_default=True,
+    help="A request body over this is refused (413) before it is parsed.",
+)
+@click.option(
+    "--rate-per-s",
+    type=click.FloatRange(min=0),
+    default=20.0,
+    show_default=True,
+    help="Requests a second each client may make under /api/ on average (0: no limit); "
+    "more answer 429 with Retry-After.",
+)
+@click.option(
+    "--rate-burst",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Requests each client may make at once.",
 )
 @click.option("--replica", default=None, help="This replica's name in the lease.")
 @click.option(
@@ -249,7 +278,8 @@ def serve_cmd(
     store_url: str, listen: str, dry_run: bool, policies: tuple[Path, ...], scheduler: str,
     local_root: Path | None, local_nodes: str, fake_state: Path | None,
     fake_diagnostics_s: float, tick_s: float, settle_s: float, reconcile_s: float,
-    intake_s: float, lease_ttl_s: float, max_waiting: int, replica: str | None,
+    intake_s: float, lease_ttl_s: float, max_waiting: int, fleet_size: int | None,
+    max_body_bytes: int, rate_per_s: float, rate_burst: int, replica: str | None,
     leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
     namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
     spool_dir: Path | None, tokens_file: Path | None, kube_auth: bool,
@@ -304,6 +334,10 @@ def serve_cmd(
         intake_s=intake_s,
         lease_ttl_s=lease_ttl_s,
         max_waiting=max_waiting,
+        fleet_size=fleet_size,
+        max_body_bytes=max_body_bytes,
+        rate_per_s=rate_per_s,
+        rate_burst=rate_burst,
     )
     try:
         kube = KubeSettings(

@@ -20,6 +20,8 @@ CATALOG_HELP = (
     "(repeatable; later files win). Also read from AUTORECOVER_CATALOG (colon-separated)."
 )
 
+MAX_CATALOG_BYTES = 16 << 20  # the built-in catalog is ~60 KB
+
 catalog_option = click.option(
     "--catalog",
     "catalogs",
@@ -32,6 +34,7 @@ catalog_option = click.option(
 
 def load_catalog(paths: tuple[Path, ...]) -> Catalog:
     """The built-in catalog with the operator's overrides merged in, in order."""
+    from autorecover.adapters.files import UnreadableError, read_text
     from autorecover.domain.catalog import (
         CatalogError,
         build_catalog,
@@ -42,10 +45,13 @@ def load_catalog(paths: tuple[Path, ...]) -> Catalog:
     docs = builtin_documents()
     for path in paths:
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise CatalogError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        docs.append((str(path), parse_document(text, str(path))))
+            text = read_text(path, MAX_CATALOG_BYTES)
+        except UnreadableError as exc:
+            raise CatalogError(str(exc)) from None
+        try:
+            docs.append((str(path), parse_document(text, str(path))))
+        except RecursionError:  # tomllib on `a = [[[[...`: a one-line answer, not a traceback
+            raise CatalogError(f"{path}: not valid TOML: nested too deeply") from None
     return build_catalog(docs)
 
 

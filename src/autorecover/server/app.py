@@ -1,17 +1,21 @@
-"""The engine's HTTP API (FastAPI): intake, read views, health, metrics, OpenAPI.
+"""The engine's HTTP API (FastAPI): intake, read views, dead letters, health, metrics, OpenAPI.
 
 Handlers are plain functions (FastAPI runs them on its thread pool) over the `Engine`'s
 parts; none decides anything. The lifespan starts the runner's threads and, on shutdown,
-lets them finish their passes and gives the lease up before the store is closed.
+lets them finish their passes and gives the lease up before the store is closed. Around the
+routes, `limiting` refuses oversized bodies (413) and clients over their rate (429) before
+any JSON is read; a 422 names the bad field and never echoes the input back (so a NaN or a
+megabyte string cannot turn the error itself into a 500).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Query, Request, Response
+from fastapi import FastAPI, HTTPException, Path, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from autorecover import __version__
@@ -21,23 +25,32 @@ from autorecover.server.auth import Auth, foreign_nodes
 from autorecover.server.engine import Engine
 from autorecover.server.guarding import caller_of, guard
 from autorecover.server.intake import Invalid, Kept
+from autorecover.server.limiting import BodyLimit, RateLimit
 from autorecover.server.operating import add_operator_routes
 from autorecover.server.policies import policies_json
 from autorecover.server.schemas import (
     Accepted,
     ActionOut,
     BatchIn,
+    DeadLetterOut,
     Health,
     IncidentDetail,
     IncidentOut,
     NodeDetail,
     NodeOut,
     Problem,
+    Retried,
+    RetryIn,
 )
 
 API = "/api/v1"
 _REFUSED: dict[int | str, dict[str, Any]] = {
-    429: {"model": Problem, "description": "The inbox is full: retry after Retry-After."},
+    413: {"model": Problem, "description": "The body is over the engine's limit (4 MiB)."},
+    429: {
+        "model": Problem,
+        "description": "The inbox is full, or this client is over its rate: retry after "
+        "Retry-After.",
+    },
     503: {"model": Problem, "description": "Busy or the store is away: retry after Retry-After."},
 }
 _NOT_YOURS: dict[int | str, dict[str, Any]] = {
@@ -64,6 +77,13 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
         lifespan=lifespan,
     )
     store = engine.store
+    s = engine.settings
+    app.add_middleware(BodyLimit, max_bytes=s.max_body_bytes)  # inner: after the rate limit
+    app.add_middleware(RateLimit, clock=engine.clock, per_s=s.rate_per_s, burst=s.rate_burst)
+
+    @app.exception_handler(RequestValidationError)
+    def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": problems(exc.errors())}, status_code=422)
 
     @app.post(f"{API}/signals", status_code=202, response_model=Accepted,
               responses={**_REFUSED, **_NOT_YOURS})  # fmt: skip
@@ -139,6 +159,27 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
 
     add_operator_routes(app, engine)
 
+    @app.get(f"{API}/dead-letters", response_model=list[DeadLetterOut])
+    def get_dead_letters(limit: int = Query(100, ge=1, le=10_000)) -> list[DeadLetterOut]:
+        """Agent batches a pass could not record, set aside with their error, oldest first."""
+        return [views.dead_letter_out(d) for d in store.dead_letters(limit)]
+
+    @app.post(
+        f"{API}/dead-letters/{{letter}}/retry",
+        status_code=202,
+        response_model=Retried,
+        responses=_MISSING,
+    )
+    def retry_dead_letter(
+        request: Request, body: RetryIn, letter: int = Path(ge=1, le=2**62)
+    ) -> Retried:
+        """Put a dead letter back at the end of the inbox (noted on its node's events)."""
+        by = str(getattr(request.state, "caller", "anonymous"))
+        batch = store.retry_dead_letter(letter, now=engine.clock.now(), by=by, why=body.why)
+        if batch is None:
+            raise HTTPException(404, f"no dead letter {letter}")
+        return Retried(batch=batch)
+
     @app.get("/healthz", response_model=Health)
     def healthz() -> Health:
         """Alive: the process answers."""
@@ -159,3 +200,12 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
 
     guard(app, auth)
     return app
+
+
+def problems(errors: Sequence[Any]) -> list[dict[str, Any]]:
+    """Validation errors as JSON can carry them: where and what, never the input itself."""
+    return [
+        {"loc": [p if isinstance(p, (int, str)) else str(p) for p in e.get("loc", ())],
+         "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+        for e in errors
+    ]  # fmt: skip

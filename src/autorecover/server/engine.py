@@ -41,6 +41,12 @@ class EngineSettings:
     max_waiting: int = 10_000  # batches in the inbox before the intake answers 429
     max_in_flight: int = 32  # intake requests at once before it answers 503
     retry_after_s: int = 5
+    max_body_bytes: int = 4 * 1024 * 1024  # a request body over this is refused (413)
+    rate_per_s: float = 20.0  # requests a second per client under /api/ (0: no limit)
+    rate_burst: int = 200
+    intake_chunk: int = 500  # batches per transaction while draining the inbox
+    intake_budget_s: float = 2.0  # one intake pass drains for at most this long
+    fleet_size: int | None = None  # the breaker's fleet; None: nodes on record or in topology
 
 
 class Engine:

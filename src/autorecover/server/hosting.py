@@ -3,28 +3,34 @@
 A `Service` knows how to build its controller under a leader's fence; the runner calls the
 built controller's passes on their intervals and throws it away after any failure (the
 controllers' own rule: memory may be ahead of the store, the store is the truth). Hardware
-recovery also takes the inbox in: each intake pass feeds the waiting agent batches to
-`HardwareController.ingest`, whose first commit consumes them (`FencedStore`), acts on
-people's requests waiting in the store (`HardwareController.operate`), and delivers job
-recovery's hand-overs of suspect nodes when job recovery is hosted too.
+recovery also takes the inbox in: each intake pass drains the waiting agent batches in chunks
+(one transaction each) into `HardwareController.ingest`, whose first commit consumes them
+(`FencedStore`) and acts on people's requests waiting in the store, until the inbox is empty
+or the pass's time budget is spent (with an empty inbox, `HardwareController.operate` acts on
+the requests alone), and delivers job recovery's hand-overs of suspect nodes when job
+recovery is hosted too. A chunk that fails is split until the batch that cannot be recorded
+is found; that batch is set aside among the dead letters with its error, on a controller
+rebuilt from the store, and the rest go on: one bad batch never stops the intake.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from autorecover.adapters.store.base import Batch, EngineStore, Fence
+from autorecover.adapters.store.base import Batch, EngineStore, Fence, LeaseLostError
 from autorecover.controllers.hardware.controller import HardwareController
 from autorecover.controllers.jobs.controller import deliver_handovers
 from autorecover.controllers.jobs.ports import HandoverOutbox
-from autorecover.controllers.ports import Clock
+from autorecover.controllers.ports import Clock, TransientError
 from autorecover.domain.records import NodeAction
 from autorecover.domain.signals import HealthReport, NodeSignal
 from autorecover.server.fencing import FencedStore
 
-INTAKE_BATCHES = 50  # batches per intake pass: one pass stays short under a backlog
+log = logging.getLogger(__name__)
 
 
 class Hosted(Protocol):
@@ -75,32 +81,81 @@ class HostedHardware:
 
     def __init__(
         self,
-        controller: HardwareController,
+        build: Callable[[], HardwareController],
         view: FencedStore,
         store: EngineStore,
         clock: Clock,
         handovers: HandoverOutbox | None = None,
+        *,
+        chunk: int = 500,
+        budget_s: float = 2.0,
+        timer: Callable[[], float] = time.perf_counter,
     ) -> None:
-        self.controller, self._view, self._store = controller, view, store
+        self._build, self.controller = build, build()
+        self._view, self._store = view, store
         self._clock, self._handovers = clock, handovers
+        self.chunk, self.budget_s, self._timer = max(1, chunk), budget_s, timer
+        self.set_aside = 0  # batches this controller moved to the dead letters
 
     def start(self) -> None:
         """Execute what was recorded and not done, then reconcile."""
         self.controller.start()
 
     def intake(self) -> int:
-        """Ingest waiting batches (consumed by the same commit) and pending hand-overs."""
-        batches = self._store.take(INTAKE_BATCHES)
-        if batches:
-            self._view.consuming([b.id for b in batches])
-            self.controller.ingest(reports(batches))  # people's requests are acted on too
-            self._view.settle(self._clock.now())
-        else:
+        """Drain the inbox, a chunk per transaction, until it is empty or the time budget is
+        spent (people's requests are acted on by the same passes, or alone when nothing waits);
+        then deliver pending hand-overs. How many batches and hand-overs there were."""
+        until = self._timer() + self.budget_s
+        taken = 0
+        while True:
+            batches = self._store.take(self.chunk)
+            if batches:
+                taken += len(batches)
+                self._record(batches)
+            if len(batches) < self.chunk or self._timer() >= until:
+                break
+        if taken == 0:
             self.controller.operate()  # people's requests, when there are any
         handed = 0
         if self._handovers is not None:
             handed = deliver_handovers(self._handovers, self.controller.ingest, self._clock.now())
-        return len(batches) + handed
+        return taken + handed
+
+    def _record(self, batches: Sequence[Batch]) -> None:
+        """Record batches in one pass; on failure, split them to set the culprit aside."""
+        for b in batches:
+            if b.error:
+                self._aside(b, b.error)
+        good = [b for b in batches if not b.error]
+        if not good:
+            return
+        try:
+            self._view.consuming([b.id for b in good])
+            self.controller.ingest(reports(good))
+            self._view.settle(self._clock.now())
+        except (LeaseLostError, TransientError):
+            raise  # not the batches' fault: the runner retries the pass later
+        except Exception as exc:
+            self._view.consuming(())
+            ids = {b.id for b in good}
+            left = [b for b in self._store.take(len(good)) if b.id in ids]
+            if not left:
+                raise  # recorded, then something else failed: the runner's to handle
+            self.controller = self._build()  # memory may be ahead of the store
+            if len(left) == 1 and len(good) == 1:  # this batch cannot be recorded
+                self._aside(left[0], f"{type(exc).__name__}: {exc}")
+            else:
+                half = max(1, len(left) // 2)
+                self._record(left[:half])
+                self._record(left[half:])
+
+    def _aside(self, batch: Batch, error: str) -> None:
+        log.warning(
+            "inbox batch %s from %s (%d signals) set aside as a dead letter: %s",
+            batch.id, batch.node, len(batch.signals), error,
+        )  # fmt: skip
+        self._store.set_aside(batch.id, error, now=self._clock.now(), fence=self._view.fence)
+        self.set_aside += 1
 
     def tick(self) -> None:
         """Re-derive every node out of service."""

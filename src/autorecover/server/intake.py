@@ -4,7 +4,10 @@ Every replica takes signals in, leader or not: the inbox is in the shared store,
 leader's hardware pass consumes it. Two bounds keep a flood from growing without limit:
 requests in flight (`busy`: 503) and batches waiting in the inbox (`full`: 429); both
 answer with Retry-After, which the agent honours. A store that cannot be written is
-`unavailable` (503). Nothing is acknowledged that is not on disk.
+`unavailable` (503). Nothing is acknowledged that is not on disk, and nothing is
+acknowledged that the store could not record: the schema bounds every field (`schemas`), a
+signal may lead the engine's clock by at most `MAX_AHEAD`, and a batch the store refuses to
+keep is refused (422), never acknowledged.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from autorecover.adapters.http.wire import WireError, signal_from_dict
 from autorecover.adapters.store.base import EngineStore
 from autorecover.controllers.ports import Clock, TransientError
 from autorecover.server.metrics import EngineMetrics
-from autorecover.server.schemas import BatchIn
+from autorecover.server.schemas import MAX_AHEAD, BatchIn
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +68,15 @@ class Intake:
     def take(self, batch: BatchIn) -> Kept | Refused | Invalid:
         """Keep one batch, or say why not."""
         signals = []
+        ahead = self._clock.now() + MAX_AHEAD
         for i, raw in enumerate(batch.signals):
             if raw.node != batch.node:
                 self._metrics.intake("invalid")
                 return Invalid(("body", "signals", i, "node"), "must be the batch's node")
+            if raw.at > ahead:
+                self._metrics.intake("invalid")
+                limit = int(MAX_AHEAD.total_seconds())
+                return Invalid(("body", "signals", i, "at"), f"is over {limit} s ahead of now")
             try:
                 signals.append(signal_from_dict(raw.model_dump(mode="json")))
             except WireError as exc:  # the schema already checked: a belt to its braces
@@ -82,10 +90,13 @@ class Intake:
                 batch.node, batch.agent, batch.dropped, signals,
                 received_at=self._clock.now(), max_waiting=self.max_waiting,
             )  # fmt: skip
-            waiting = self._store.waiting()
+            waiting = self._store.backlog()
         except TransientError as exc:
             self._metrics.intake("unavailable")
             return Refused(503, self.retry_after_s, f"store unavailable: {exc}")
+        except (ValueError, OverflowError) as exc:  # the store will not keep it: say so now
+            self._metrics.intake("invalid")
+            return Invalid(("body",), f"cannot be recorded: {exc}")
         finally:
             self._slots.release()
         if bid is None:

@@ -86,6 +86,11 @@ class StoreCollector(Collector):
             value=self._store.waiting(),
         )
         yield GaugeMetricFamily(
+            "autorecover_dead_letters",
+            "Agent batches a pass could not record, set aside with their error.",
+            value=self._store.dead_letter_count(),
+        )
+        yield GaugeMetricFamily(
             "autorecover_leader", "1 on the replica that leads.", value=int(self._leading())
         )
         yield from self._history()

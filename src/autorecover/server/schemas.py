@@ -7,42 +7,114 @@ the wire format's own parser (`adapters.http.wire.signal_from_dict`), so there i
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    StringConstraints,
+)
 
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import Probe
 
-MAX_SIGNALS = 5000  # per batch: the agent sends at most 500
+# The intake's bounds (docs/engine.md, "Signal intake"): each is in the OpenAPI document.
+MAX_SIGNALS = 1000  # per batch: the agent sends at most 500
+MAX_COUNT = 2**31 - 1  # folded observations: PostgreSQL's INTEGER, far above any storm
+MAX_DROPPED = 2**31 - 1
+MAX_TEXT = 4096  # evidence text per signal (the agent keeps 2000)
+MAX_DETAILS = 32
+MAX_DETAIL_KEY = 64
+MAX_DETAIL_VALUE = 1024
+MAX_NAME = 253  # a DNS name: Kubernetes node names, Slurm host names
+MAX_KEY = 200  # signal keys, components, incident ids
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # nothing we read was observed before this
+MAX_AHEAD = timedelta(minutes=5)  # `at` may lead the engine's clock by this much (skew)
+NODE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+KEY_PATTERN = r"^[\x21-\x7e]+$"  # printable ASCII, no spaces: catalog keys
+LABEL_PATTERN = r"^[^\x00-\x1f\x7f]+$"  # no control characters: components, incident ids
+
+
+def _storable(text: str) -> str:
+    """Refuse what no store keeps: NUL (PostgreSQL's TEXT) and lone surrogates (not UTF-8)."""
+    if "\x00" in text:
+        raise ValueError("must not contain NUL characters")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode (no lone surrogates)") from None
+    return text
+
+
+def _iso_text(value: object) -> object:
+    """Times are ISO 8601 text with a UTC offset, never bare numbers (`"at": 0`)."""
+    if not isinstance(value, (str, datetime)):
+        raise ValueError("must be an ISO 8601 time with a UTC offset, as text")
+    return value
+
+
+def _since_2000(at: datetime) -> datetime:
+    try:
+        utc = at.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("is out of range") from None
+    if utc < EARLIEST:
+        raise ValueError(f"is before {EARLIEST:%Y-%m-%d}")
+    return at
+
+
+Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME, pattern=NODE_PATTERN)]
+Key = Annotated[str, StringConstraints(min_length=1, max_length=MAX_KEY, pattern=KEY_PATTERN)]
+Label = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=MAX_KEY, pattern=LABEL_PATTERN),
+    AfterValidator(_storable),
+]
+Text = Annotated[str, StringConstraints(max_length=MAX_TEXT), AfterValidator(_storable)]
+DetailKey = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_DETAIL_KEY), AfterValidator(_storable)
+]
+DetailValue = Annotated[
+    str, StringConstraints(max_length=MAX_DETAIL_VALUE), AfterValidator(_storable)
+]
+When = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_since_2000)]
+_AT = (
+    "When it was observed: ISO 8601 with a UTC offset, not before 2000-01-01 and at most "
+    f"{int(MAX_AHEAD.total_seconds())} s ahead of the engine's clock."
+)
 
 
 class SignalIn(BaseModel):
     """One signal as the agent sends it."""
 
-    node: str = Field(min_length=1, max_length=253)
+    node: Name
     probe: Probe
-    signal: str = Field(min_length=1, max_length=200)
+    signal: Key
     blame: Blame
     weight: int = Field(ge=0, le=100)
     node_action: NodeAction
-    at: AwareDatetime
-    count: int = Field(default=1, ge=1)
-    component: str | None = None
-    text: str = Field(default="", max_length=4096)
-    details: list[tuple[str, str]] = Field(default_factory=list)
-    incident: str | None = None
+    at: When = Field(description=_AT)
+    count: int = Field(default=1, ge=1, le=MAX_COUNT)
+    component: Label | None = None
+    text: Text = ""
+    details: list[tuple[DetailKey, DetailValue]] = Field(
+        default_factory=list, max_length=MAX_DETAILS
+    )
+    incident: Label | None = None
 
 
 class BatchIn(BaseModel):
     """One POST from a node agent."""
 
     format: Literal["autorecover.signals/1"] = "autorecover.signals/1"  # == BATCH_FORMAT
-    node: str = Field(min_length=1, max_length=253)
-    agent: str = Field(default="", max_length=100)
-    sent_at: AwareDatetime | None = None
-    dropped: int = Field(default=0, ge=0)
+    node: Name
+    agent: Annotated[str, StringConstraints(max_length=100, pattern=r"^[\x20-\x7e]*$")] = ""
+    sent_at: When | None = None
+    dropped: int = Field(default=0, ge=0, le=MAX_DROPPED)
     signals: list[SignalIn] = Field(default_factory=list, max_length=MAX_SIGNALS)
 
 
@@ -163,6 +235,31 @@ class IncidentDetail(IncidentOut):
     evidence: list[str]
     timeline: list[TimelineEntry]
     audit: list[RequestOut] = Field(default_factory=list)  # acknowledgements, releases, ...
+
+
+class DeadLetterOut(BaseModel):
+    """An agent batch a pass could not record, set aside with its error."""
+
+    id: int
+    batch: int
+    node: str
+    agent: str
+    received_at: datetime
+    failed_at: datetime
+    error: str
+    body: str  # the batch's signals as kept (wire-format JSON)
+
+
+class RetryIn(BaseModel):
+    """An operator's request to try a dead letter again."""
+
+    why: Annotated[str, StringConstraints(min_length=1, max_length=1000), AfterValidator(_storable)]
+
+
+class Retried(BaseModel):
+    """The dead letter is back in the inbox as this batch."""
+
+    batch: int
 
 
 class Health(BaseModel):

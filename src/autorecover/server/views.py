@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from autorecover.adapters.store.base import EngineStore, NodeView
+from autorecover.adapters.store.base import DeadLetter, EngineStore, NodeView
 from autorecover.controllers.hardware.ports import ActionRecord, Event
 from autorecover.controllers.requests import Control, OperatorRequest
 from autorecover.domain.failure_domains import NO_TOPOLOGY, DomainIncident, Topology
@@ -19,6 +19,7 @@ from autorecover.domain.signals import NodeSignal
 from autorecover.server.schemas import (
     ActionOut,
     BreakerOut,
+    DeadLetterOut,
     EventOut,
     IncidentDetail,
     IncidentOut,
@@ -132,6 +133,14 @@ def signal_out(s: NodeSignal) -> SignalOut:
         probe=s.probe.value, signal=s.signal, blame=s.blame.value, weight=s.weight,
         node_action=s.node_action.value, at=s.at, count=s.count, component=s.component,
         text=s.text, incident=s.incident,
+    )  # fmt: skip
+
+
+def dead_letter_out(d: DeadLetter) -> DeadLetterOut:
+    """One dead letter."""
+    return DeadLetterOut(
+        id=d.id, batch=d.batch, node=d.node, agent=d.agent, received_at=d.received_at,
+        failed_at=d.failed_at, error=d.error, body=d.body,
     )  # fmt: skip
 
 

@@ -306,12 +306,19 @@ def hardware_service(
 
     def build(fence: Fence) -> Hosted:
         view = FencedStore(store, fence)
-        controller = HardwareController(
-            store=view, scheduler=cluster.scheduler, diagnostics=cluster.diagnostics,
-            notifier=cluster.notifier, clock=clock, policy=policies.hardware,
-            topology=cluster.topology, dry_run=settings.dry_run,
+
+        def controller() -> HardwareController:
+            return HardwareController(
+                store=view, scheduler=cluster.scheduler, diagnostics=cluster.diagnostics,
+                notifier=cluster.notifier, clock=clock, policy=policies.hardware,
+                topology=cluster.topology, dry_run=settings.dry_run,
+                fleet_size=settings.fleet_size,
+            )  # fmt: skip
+
+        return HostedHardware(
+            controller, view, store, clock, handovers,
+            chunk=settings.intake_chunk, budget_s=settings.intake_budget_s,
         )  # fmt: skip
-        return HostedHardware(controller, view, store, clock, handovers)
 
     return Service("hardware", build, settings.tick_s, settings.reconcile_s, settings.intake_s)
 

@@ -21,6 +21,7 @@ def test_failure_domains_come_from_node_labels() -> None:
                                      FailureDomain(DomainKind.RACK, "rack-1"))  # fmt: skip
     assert topology.of("gpu-02") == (FailureDomain(DomainKind.RACK, "rack-1"),)
     assert topology.of("gpu-03") == ()
+    assert len(topology.domains) == 3  # every node counts in the breaker's fleet
     with pytest.raises(ValueError, match="KIND=LABEL"):
         domain_labels_from(["row=topology.kubernetes.io/row"])
 

@@ -31,6 +31,7 @@ from autorecover.controllers.jobs.records import (
 )
 from autorecover.controllers.ports import ActionStatus, Outcome
 from autorecover.controllers.requests import Control, OperatorRequest, RequestStatus, Settled
+from autorecover.domain.hardware.records import NodeRecord
 from autorecover.domain.jobs.decisions import Attempt, Budget, Exclusion, JobHistory
 from autorecover.domain.jobs.suspicion import Mark
 from autorecover.domain.records import Action, Blame, Cause, Evidence, NodeAction, Source, Verdict
@@ -275,7 +276,7 @@ def test_both_stores_commit_only_while_the_fence_holds(tmp_path: Path) -> None:
     engine, jobs = SqliteStore(path), SqliteJobStore(path)
     fence = Fence("leader", "a", engine.acquire("leader", "a", T0, 30).term)
     jobs.commit(_changes()[0], fence=fence)
-    engine.commit_pass(Changes(T0, seen={"n1": T0}), now=T0, fence=fence)
+    engine.commit_pass(Changes(T0, records=[NodeRecord("n1", since=T0)]), now=T0, fence=fence)
     assert jobs.history("j") == HISTORY and engine.node_views()[0].record.node == "n1"
 
     later = T0 + timedelta(seconds=60)  # a's lease lapsed; b takes it, a new term
@@ -284,7 +285,9 @@ def test_both_stores_commit_only_while_the_fence_holds(tmp_path: Path) -> None:
         with pytest.raises(LeaseLostError):
             jobs.commit(JobChanges(later, histories={"x": HISTORY}), fence=stale)
         with pytest.raises(LeaseLostError):
-            engine.commit_pass(Changes(later, seen={"n9": later}), now=later, fence=stale)
+            engine.commit_pass(
+                Changes(later, records=[NodeRecord("n9", since=later)]), now=later, fence=stale
+            )
     assert jobs.history("x") == JobHistory()  # the deposed passes recorded nothing
     assert [v.record.node for v in engine.node_views()] == ["n1"]
     engine.close()

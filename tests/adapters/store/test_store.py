@@ -72,12 +72,13 @@ def test_records_round_trip_with_every_field(store: StorePort) -> None:
     assert store.load(START).nodes["n1"] == RICH
 
 
-def test_a_report_makes_a_healthy_row_without_touching_a_known_record(store: StorePort) -> None:
+def test_a_report_makes_no_record_and_leaves_a_known_one_alone(store: StorePort) -> None:
+    # Names that only posted must not count in the breaker's fleet (issue 12).
     store.commit(Changes(START, records=[RICH]))
     store.commit(Changes(LATER, seen={"n1": LATER, "n2": LATER}))
     nodes = store.load(START).nodes
     assert nodes["n1"] == RICH
-    assert nodes["n2"] == NodeRecord("n2", since=LATER)
+    assert "n2" not in nodes
 
 
 def test_actions_are_recorded_once_and_only_intended_ones_finish(store: StorePort) -> None:

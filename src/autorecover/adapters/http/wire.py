@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from autorecover import __version__
@@ -40,18 +41,37 @@ def signal_to_dict(s: NodeSignal) -> dict[str, Any]:
     }
 
 
+# The leader reads every queued signal back through here: the enum values and the times
+# (a batch's signals mostly share one) are looked up, not constructed, each time.
+_PROBES = {p.value: p for p in Probe}
+_BLAMES = {b.value: b for b in Blame}
+_ACTIONS = {a.value: a for a in NodeAction}
+
+
+@lru_cache(maxsize=4096)
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _member(table: Mapping[str, Any], value: object, name: str) -> Any:
+    found = table.get(value) if isinstance(value, str) else None
+    if found is None:
+        raise ValueError(f"{value!r} is not a valid {name}")
+    return found
+
+
 def signal_from_dict(d: Mapping[str, Any]) -> NodeSignal:
     """A signal back from its JSON form; WireError names the bad field."""
     try:
-        at = datetime.fromisoformat(str(d["at"]))
+        at = _time(str(d["at"]))
         details = tuple((str(k), str(v)) for k, v in d.get("details", []))
         signal = NodeSignal(
             node=str(d["node"]),
-            probe=Probe(d["probe"]),
+            probe=_member(_PROBES, d["probe"], "Probe"),
             signal=str(d["signal"]),
-            blame=Blame(d["blame"]),
+            blame=_member(_BLAMES, d["blame"], "Blame"),
             weight=int(d["weight"]),
-            node_action=NodeAction(d["node_action"]),
+            node_action=_member(_ACTIONS, d["node_action"], "NodeAction"),
             at=at,
             count=int(d.get("count", 1)),
             component=None if d.get("component") is None else str(d["component"]),

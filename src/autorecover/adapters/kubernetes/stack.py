@@ -116,7 +116,8 @@ def open_stack(options: SchedulerOptions, clock: Clock, site: SitePolicy) -> Sch
 def topology_from(
     nodes: Sequence[Mapping[str, Any]], domain_labels: Sequence[tuple[str, str]]
 ) -> Topology:
-    """Failure domains from node labels: {node: {kind: the label's value}} (pure)."""
+    """Failure domains from node labels: {node: {kind: the label's value}} (pure). Every
+    node is listed, with or without domains: the breaker's fleet is the cluster's nodes."""
     kinds = {kind: label for kind, label in domain_labels}
     for kind in kinds:
         DomainKind(kind)  # raises ValueError naming a kind that does not exist
@@ -125,6 +126,6 @@ def topology_from(
         meta = node.get("metadata") or {}
         labels = meta.get("labels") or {}
         mine = {kind: labels[label] for kind, label in kinds.items() if labels.get(label)}
-        if mine and meta.get("name"):
+        if meta.get("name"):
             found[meta["name"]] = mine
     return Topology.from_labels(found)

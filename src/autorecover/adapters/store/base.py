@@ -2,6 +2,8 @@
 
 The inbox holds agent batches from the moment the intake acknowledged them until a leader's
 controller pass has recorded them: an acknowledged signal is on disk, never only in memory.
+A batch a pass cannot record is set aside, with its error, among the dead letters, from where
+a person may put it back.
 A lease names the one replica that acts; `commit_pass` checks the caller's fence in the same
 transaction as the pass it records, so a replica that lost its lease records nothing more,
 and therefore executes nothing more (actions are executed only after they are recorded).
@@ -23,6 +25,8 @@ from autorecover.domain.hardware.lifecycle import Transition
 from autorecover.domain.hardware.records import NodeRecord
 from autorecover.domain.signals import NodeSignal
 
+MAX_ERROR = 2000  # characters of a dead letter's error kept
+
 
 class ConflictError(ValueError):
     """A write contradicts what the store holds (a transition recorded twice, say)."""
@@ -42,6 +46,21 @@ class Batch:
     agent: str
     dropped: int  # signals the agent had to drop before this batch (its running count)
     signals: tuple[NodeSignal, ...]
+    error: str = ""  # set when the stored batch cannot be read: a pass sets it aside
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    """A batch a pass could not record, set aside with its error instead of blocking the rest."""
+
+    id: int
+    batch: int  # its id in the inbox
+    node: str
+    agent: str
+    received_at: datetime
+    failed_at: datetime
+    error: str
+    body: str  # its signals as the inbox kept them (the wire format's JSON)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +104,11 @@ class EngineStore(StorePort, Protocol):
         """Batches acknowledged and not yet recorded by a pass."""
         ...
 
+    def backlog(self) -> int:
+        """Batches waiting, counted cheaply enough for every intake request: at least
+        `waiting()`, and more only by batches set aside from the middle of the inbox."""
+        ...
+
     def take(self, limit: int) -> list[Batch]:
         """The oldest waiting batches (they stay until a `commit_pass` consumes them)."""
         ...
@@ -98,6 +122,25 @@ class EngineStore(StorePort, Protocol):
         consumed: Sequence[int] = (),
     ) -> None:
         """Record a pass and drop the consumed batches, atomically; LeaseLostError if fenced out."""
+        ...
+
+    def set_aside(
+        self, batch: int, error: str, *, now: datetime, fence: Fence | None = None
+    ) -> None:
+        """Move a waiting batch to the dead letters with its error; LeaseLostError if fenced out."""
+        ...
+
+    def dead_letters(self, limit: int = 100) -> list[DeadLetter]:
+        """The oldest `limit` dead letters."""
+        ...
+
+    def dead_letter_count(self) -> int:
+        """How many batches are set aside."""
+        ...
+
+    def retry_dead_letter(self, letter: int, *, now: datetime, by: str, why: str) -> int | None:
+        """Put a dead letter back at the end of the inbox (noting who and why on the node's
+        events); its new batch id, or None when there is no such dead letter."""
         ...
 
     def acquire(self, name: str, holder: str, now: datetime, ttl_s: float) -> Lease:

@@ -83,11 +83,11 @@ class MemoryStore:
             if (t.node, t.seq) in self._seqs:
                 raise ValueError(f"transition {t.node}/{t.seq} recorded twice")
         self.commits += 1
-        for node, at in changes.seen.items():
-            self.last_seen[node] = at
-            self.nodes.setdefault(node, NodeRecord(node, since=at))
         for rec in changes.records:
             self.nodes[rec.node] = rec
+        for node, at in changes.seen.items():  # a report makes no record: only a decision does
+            if node in self.nodes:
+                self.last_seen[node] = at
         self.signals.extend(changes.signals)
         for t in changes.transitions:
             self._seqs.add((t.node, t.seq))

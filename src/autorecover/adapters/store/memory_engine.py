@@ -7,11 +7,22 @@ semantics, including the fence check that makes a deposed leader's pass record n
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
-from autorecover.adapters.store.base import Batch, Fence, Lease, LeaseLostError, NodeView
+from autorecover.adapters.http.wire import signal_to_dict
+from autorecover.adapters.store.base import (
+    MAX_ERROR,
+    Batch,
+    DeadLetter,
+    Fence,
+    Lease,
+    LeaseLostError,
+    NodeView,
+)
 from autorecover.adapters.store.memory import MemoryStore
 from autorecover.controllers.hardware.ports import ActionRecord, Changes, Event, Snapshot
 from autorecover.controllers.requests import Control, Controls, OperatorRequest
@@ -31,6 +42,8 @@ class MemoryEngineStore(MemoryStore):
         self._inbox: dict[int, Batch] = {}
         self._next_batch = 1
         self._leases: dict[str, Lease] = {}
+        self._dead: dict[int, tuple[DeadLetter, Batch]] = {}
+        self._next_letter = 1
 
     # --- the hardware port, locked ---------------------------------------------------------
 
@@ -78,10 +91,22 @@ class MemoryEngineStore(MemoryStore):
         with self._lock:
             return len(self._inbox)
 
+    def backlog(self) -> int:
+        """Batches waiting (in memory the count is cheap and exact)."""
+        return self.waiting()
+
     def take(self, limit: int) -> list[Batch]:
         """The oldest waiting batches."""
         with self._lock:
             return [self._inbox[i] for i in sorted(self._inbox)[:limit]]
+
+    def _fenced(self, fence: Fence | None, now: datetime) -> None:
+        if fence is not None:
+            lease = self._leases.get(fence.lease)
+            if lease is None or (lease.holder, lease.term) != (fence.holder, fence.term):
+                raise LeaseLostError(f"lease {fence.lease!r} is not {fence.holder!r}'s")
+            if lease.expires_at <= now:
+                raise LeaseLostError(f"lease {fence.lease!r} expired")
 
     def commit_pass(
         self,
@@ -93,16 +118,50 @@ class MemoryEngineStore(MemoryStore):
     ) -> None:
         """Record a pass and drop consumed batches, if the fence holds."""
         with self._lock:
-            if fence is not None:
-                lease = self._leases.get(fence.lease)
-                if lease is None or (lease.holder, lease.term) != (fence.holder, fence.term):
-                    raise LeaseLostError(f"lease {fence.lease!r} is not {fence.holder!r}'s")
-                if lease.expires_at <= now:
-                    raise LeaseLostError(f"lease {fence.lease!r} expired")
+            self._fenced(fence, now)
             if changes:
                 super().commit(changes)
             for i in consumed:
                 self._inbox.pop(i, None)
+
+    # --- dead letters ----------------------------------------------------------------------
+
+    def set_aside(
+        self, batch: int, error: str, *, now: datetime, fence: Fence | None = None
+    ) -> None:
+        """Move a waiting batch to the dead letters with its error."""
+        with self._lock:
+            self._fenced(fence, now)
+            found = self._inbox.pop(batch, None)
+            if found is None:
+                return
+            body = json.dumps([signal_to_dict(s) for s in found.signals], separators=(",", ":"))
+            lid, self._next_letter = self._next_letter, self._next_letter + 1
+            letter = DeadLetter(lid, batch, found.node, found.agent, found.received_at, now,
+                                error[:MAX_ERROR], body)  # fmt: skip
+            self._dead[lid] = (letter, found)
+
+    def dead_letters(self, limit: int = 100) -> list[DeadLetter]:
+        """The oldest `limit` dead letters."""
+        with self._lock:
+            return [self._dead[i][0] for i in sorted(self._dead)[:limit]]
+
+    def dead_letter_count(self) -> int:
+        """How many batches are set aside."""
+        with self._lock:
+            return len(self._dead)
+
+    def retry_dead_letter(self, letter: int, *, now: datetime, by: str, why: str) -> int | None:
+        """Back to the end of the inbox, with a note on the node's events; the new batch id."""
+        with self._lock:
+            found = self._dead.pop(letter, None)
+            if found is None:
+                return None
+            _, batch = found
+            bid, self._next_batch = self._next_batch, self._next_batch + 1
+            self._inbox[bid] = replace(batch, id=bid)
+            self._events.append(Event(batch.node, now, by, f"dead letter {letter} retried: {why}"))
+            return bid
 
     # --- leases ----------------------------------------------------------------------------
 

@@ -397,12 +397,12 @@ class HardwareController:
         seen: Observation,
         changes: Changes,
     ) -> None:
-        record = self._records.get(node)
-        if record is None:  # stored once it changes, or by `seen` when it reported
-            record = self._records[node] = NodeRecord(node, since=now)
+        # A node gets a record when a decision changes it, never for only reporting: names
+        # that merely posted must not count in the breaker's fleet.
+        record = self._records.get(node) or NodeRecord(node, since=now)
         idle = not signals and record.state is _HEALTHY and record.held is None
         ctx = self._idle if idle else self._context(node, seen)
-        self._take(decide(record, signals, now, ctx), changes, now)
+        self._take(decide(record, signals, now, ctx), changes, now, record)
 
     def _context(self, node: str, seen: Observation) -> DecisionContext:
         domains = self._topology.of(node)
@@ -421,11 +421,13 @@ class HardwareController:
             paused=self._controls.paused is not None,
         )  # fmt: skip
 
-    def _take(self, decision: Decision, changes: Changes, now: datetime) -> None:
+    def _take(
+        self, decision: Decision, changes: Changes, now: datetime, base: NodeRecord | None = None
+    ) -> None:
         rec = decision.record
         node = rec.node
         before = self._records.get(node)
-        if rec is not before:
+        if rec is not before and rec is not base:
             self._records[node] = rec
             changes.records.append(rec)
         t = decision.transition

@@ -14,7 +14,15 @@ from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 
 from autorecover.adapters.http.wire import WireError, signal_from_dict, signal_to_dict
-from autorecover.adapters.store.base import Batch, Fence, Lease, LeaseLostError, NodeView
+from autorecover.adapters.store.base import (
+    MAX_ERROR,
+    Batch,
+    DeadLetter,
+    Fence,
+    Lease,
+    LeaseLostError,
+    NodeView,
+)
 from autorecover.adapters.store.sql import node_codec as codec
 from autorecover.adapters.store.sql.dialect import Db
 from autorecover.adapters.store.sql.nodes import SqlStore, _action_record, _transition
@@ -26,7 +34,6 @@ from autorecover.domain.hardware.lifecycle import Transition
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 
-log = logging.getLogger(__name__)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = timedelta(microseconds=1)
 _SIGNAL_COLUMNS = (
@@ -73,7 +80,7 @@ class SqlEngineStore(SqlStore):
         with self._db.transaction():
             # On PostgreSQL two intakes may both pass this count: the bound is soft by the
             # number of concurrent requests, which is itself bounded by the server.
-            if self._rows("SELECT COUNT(*) FROM inbox")[0][0] >= max_waiting:
+            if self._backlog() >= max_waiting:
                 return None
             rows = self._rows(
                 "INSERT INTO inbox (node, agent, dropped, received_at, body) "
@@ -86,16 +93,34 @@ class SqlEngineStore(SqlStore):
         """Batches acknowledged and not yet recorded."""
         return int(self._rows("SELECT COUNT(*) FROM inbox")[0][0])
 
+    def backlog(self) -> int:
+        """Batches waiting, counted cheaply: the span of their ids."""
+        return self._backlog()
+
+    def _backlog(self) -> int:
+        # Two index lookups, where COUNT(*) reads every row: at 100,000 waiting batches that
+        # made each intake request slower than the last. Ids only grow while any batch waits
+        # (the pass takes the oldest first), so the span is exact but for the gaps a batch set
+        # aside from the middle leaves: an upper bound, which errs on the side of the limit.
+        lo, hi = self._rows("SELECT (SELECT MIN(id) FROM inbox), (SELECT MAX(id) FROM inbox)")[0]
+        return 0 if lo is None else int(hi) - int(lo) + 1
+
     def take(self, limit: int) -> list[Batch]:
-        """The oldest waiting batches."""
+        """The oldest waiting batches (one that cannot be read carries its error instead)."""
         rows = self._rows(
             "SELECT id, node, agent, dropped, received_at, body FROM inbox ORDER BY id LIMIT ?",
             (limit,),
         )
-        return [
-            Batch(int(i), node, codec.parse_when(at), agent, int(dropped), _signals(i, body))
-            for i, node, agent, dropped, at, body in rows
-        ]
+        out = []
+        for i, node, agent, dropped, at, body in rows:
+            try:
+                signals, error = _signals(body), ""
+            except (ValueError, TypeError, WireError) as exc:
+                signals, error = (), f"cannot read the stored batch: {exc}"
+            out.append(
+                Batch(int(i), node, codec.parse_when(at), agent, int(dropped), signals, error)
+            )
+        return out
 
     def commit_pass(
         self,
@@ -115,6 +140,59 @@ class SqlEngineStore(SqlStore):
                 self._db.executemany(
                     self._sql("DELETE FROM inbox WHERE id = ?"), [(i,) for i in consumed]
                 )
+
+    # --- dead letters ----------------------------------------------------------------------
+
+    def set_aside(
+        self, batch: int, error: str, *, now: datetime, fence: Fence | None = None
+    ) -> None:
+        """Move a waiting batch, exactly as kept, to the dead letters with its error."""
+        with self._db.transaction():
+            if fence is not None:
+                check_fence(self._db, fence, now)
+            self._rows(
+                "INSERT INTO dead_letters (batch, node, agent, dropped, received_at, body, "
+                "error, failed_at) SELECT id, node, agent, dropped, received_at, body, ?, ? "
+                "FROM inbox WHERE id = ?",
+                (error[:MAX_ERROR], codec.when(now), batch),
+            )
+            self._rows("DELETE FROM inbox WHERE id = ?", (batch,))
+
+    def dead_letters(self, limit: int = 100) -> list[DeadLetter]:
+        """The oldest `limit` dead letters."""
+        rows = self._rows(
+            "SELECT id, batch, node, agent, received_at, failed_at, error, body "
+            "FROM dead_letters ORDER BY id LIMIT ?",
+            (limit,),
+        )
+        return [
+            DeadLetter(int(i), int(b), node, agent, codec.parse_when(rat), codec.parse_when(fat),
+                       error, body)
+            for i, b, node, agent, rat, fat, error, body in rows
+        ]  # fmt: skip
+
+    def dead_letter_count(self) -> int:
+        """How many batches are set aside."""
+        return int(self._rows("SELECT COUNT(*) FROM dead_letters")[0][0])
+
+    def retry_dead_letter(self, letter: int, *, now: datetime, by: str, why: str) -> int | None:
+        """Back to the end of the inbox, with a note on the node's events; the new batch id."""
+        with self._db.transaction():
+            found = self._rows("SELECT node FROM dead_letters WHERE id = ?", (letter,))
+            if not found:
+                return None
+            rows = self._rows(
+                "INSERT INTO inbox (node, agent, dropped, received_at, body) "
+                "SELECT node, agent, dropped, received_at, body FROM dead_letters WHERE id = ? "
+                "RETURNING id",
+                (letter,),
+            )
+            self._rows("DELETE FROM dead_letters WHERE id = ?", (letter,))
+            self._rows(
+                "INSERT INTO events (node, at, by, text) VALUES (?,?,?,?)",
+                (found[0][0], codec.when(now), by, f"dead letter {letter} retried: {why}"),
+            )
+        return int(rows[0][0])
 
     # --- leases ----------------------------------------------------------------------------
 
@@ -237,11 +315,8 @@ class SqlEngineStore(SqlStore):
         self._rows("SELECT 1")
 
 
-def _signals(batch: int, body: str) -> tuple[NodeSignal, ...]:
-    out = []
-    for raw in json.loads(body):
-        try:
-            out.append(signal_from_dict(raw))
-        except WireError as exc:  # validated on intake: only a hand-edited row gets here
-            log.warning("inbox batch %s: dropping a signal: %s", batch, exc)
-    return tuple(out)
+def _signals(body: str) -> tuple[NodeSignal, ...]:
+    raw = json.loads(body)
+    if not isinstance(raw, list):
+        raise WireError("the stored batch is not a list of signals")
+    return tuple(signal_from_dict(r) for r in raw)

@@ -26,9 +26,8 @@ INSERT INTO nodes (node, state, since, seq, incident, body, updated_at) VALUES (
 ON CONFLICT (node) DO UPDATE SET state = excluded.state, since = excluded.since,
     seq = excluded.seq, incident = excluded.incident, body = excluded.body,
     updated_at = excluded.updated_at"""
-_SEEN_UPSERT = """
-INSERT INTO nodes (node, state, since, last_seen, updated_at) VALUES (?, 'healthy', ?, ?, ?)
-ON CONFLICT (node) DO UPDATE SET last_seen = excluded.last_seen"""
+# A report updates the node's row; it makes none (`Changes.seen`): only a decision does.
+_SEEN_UPDATE = "UPDATE nodes SET last_seen = ? WHERE node = ?"
 _ACTION_COLUMNS = (
     "id, node, seq, kind, target, status, at, by, why, evidence, incident, updated_at, result"
 )
@@ -120,11 +119,6 @@ class SqlStore:
     def _write(self, changes: Changes) -> None:
         """One pass's rows; the caller holds the transaction."""
         db, sql, at = self._db, self._sql, codec.when(changes.at)
-        if changes.seen:
-            db.executemany(
-                sql(_SEEN_UPSERT),
-                [(n, codec.when(t), codec.when(t), codec.when(t)) for n, t in changes.seen.items()],
-            )
         if changes.records:
             db.executemany(
                 sql(_NODE_UPSERT),
@@ -134,6 +128,8 @@ class SqlStore:
                     for r in changes.records
                 ],
             )  # fmt: skip
+        if changes.seen:  # after the records, so a node's first record gets its report too
+            db.executemany(sql(_SEEN_UPDATE), [(codec.when(t), n) for n, t in changes.seen.items()])
         if changes.signals:
             db.executemany(
                 sql(

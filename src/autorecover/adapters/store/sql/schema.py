@@ -68,6 +68,16 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         """,
     ),
     (
+        3,
+        "the intake's dead letters: batches a pass could not record, with their error",
+        """
+        CREATE TABLE dead_letters (
+            id @serial@, batch BIGINT NOT NULL, node TEXT NOT NULL, agent TEXT NOT NULL,
+            dropped BIGINT NOT NULL, received_at TEXT NOT NULL, body TEXT NOT NULL,
+            error TEXT NOT NULL, failed_at TEXT NOT NULL);
+        """,
+    ),
+    (
         4,
         "operator controls: requests (the audit), switches, who reset the breaker, dry-run's",
         """
