@@ -108,9 +108,12 @@ class RigClient(TestClient):
         self.tokens = tokens
 
     def request(self, method: str, url: Any, **kwargs: Any) -> httpx.Response:  # type: ignore[override]
-        if method.upper() == "POST" and str(url).endswith(SIGNALS) and not kwargs.get("headers"):
+        headers = dict(kwargs.get("headers") or {})
+        named = any(k.lower() == "authorization" for k in headers)
+        if method.upper() == "POST" and str(url).endswith(SIGNALS) and not named:
             node = _node_of(kwargs.get("json"), kwargs.get("content"))
-            kwargs["headers"] = {"Authorization": f"Bearer {self.tokens.agent(node)}"}
+            headers["Authorization"] = f"Bearer {self.tokens.agent(node)}"
+            kwargs["headers"] = headers
         return super().request(method, url, **kwargs)
 
 

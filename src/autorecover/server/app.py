@@ -19,7 +19,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from autorecover import __version__
+from autorecover.adapters.store.base import NodeView
 from autorecover.controllers.ports import ActionStatus
+from autorecover.domain.hardware.records import NodeRecord
 from autorecover.server import views
 from autorecover.server.auth import Auth, foreign_nodes
 from autorecover.server.engine import Engine
@@ -117,6 +119,10 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
     def get_node(name: str) -> NodeDetail:
         """One node: state, reason, evidence, transitions, actions, events, signals."""
         view = next((v for v in store.node_views() if v.record.node == name), None)
+        if view is None and store.node_signals(name, 1):
+            # Reported, never acted on (reports make no node record): healthy, as far as
+            # hardware recovery knows, with what its agent sent.
+            view = NodeView(NodeRecord(name), None)
         if view is None:
             raise HTTPException(404, f"no node {name!r}")
         return views.node_detail(store, view, topology=engine.topology)

@@ -9,7 +9,6 @@ step (as for any lease), and the TTL should dwarf the skew between them.
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Collection, Sequence
 from datetime import UTC, datetime, timedelta
 
