@@ -184,3 +184,16 @@ def test_cli_bench_caches_bytecode_outside_the_tree(
     cached = bench_cli.child_env("/tmp/pyc")
     assert "PYTHONDONTWRITEBYTECODE" not in cached and cached["PYTHONPYCACHEPREFIX"] == "/tmp/pyc"
     assert bench_cli.bytecode(cached) == "cached"
+
+
+def test_the_intake_bench_counts_a_batch_recorded_when_fewer_wait_than_came_after_it() -> None:
+    bench_intake = _load("bench_intake")
+    post, poll = bench_intake.Post, bench_intake.Poll
+    posts = [post(0.0, 1.0, 202, 0), post(0.5, 2.0, 202, 1), post(0.6, 2.5, 429, 0)]
+    polls = [poll(1.5, 1), poll(2.2, 2), poll(3.0, 1), poll(4.0, 0)]
+    # at 1.5 one was acknowledged and one waits: none recorded; at 2.2 two acknowledged, two
+    # wait; at 3.0 one waits: the first is recorded; at 4.0 both.
+    assert bench_intake.recorded_times(posts, polls) == [3.0, 4.0]
+    steady = list(bench_intake.paced(nodes=4, interval_s=2.0, seconds=4.0))
+    assert [round(at, 2) for at, _, _ in steady] == [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5]
+    assert [n for _, _, n in steady] == [1, 0, 0, 0, 0, 0, 0, 0]  # one batch in ten: a signal

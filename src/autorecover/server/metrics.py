@@ -83,7 +83,9 @@ class StoreCollector(Collector):
         yield GaugeMetricFamily(
             "autorecover_intake_waiting",
             "Agent batches acknowledged and not yet recorded by a pass.",
-            value=self._store.waiting(),
+            # The span of waiting ids, not COUNT(*): a scrape reading 100,000 waiting batches
+            # would hold the store from the leader draining them.
+            value=self._store.backlog(),
         )
         yield GaugeMetricFamily(
             "autorecover_dead_letters",

@@ -55,6 +55,16 @@ class PgDb:
         with self._lock, _mapped():
             self._connection().cursor().executemany(sql, [tuple(r) for r in rows])
 
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """Many rows into one table with COPY: one stream, not a statement per row."""
+        with self._lock, _mapped():
+            cursor = self._connection().cursor()
+            with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[None]:
         """A transaction; reads see one snapshot (REPEATABLE READ, READ ONLY)."""

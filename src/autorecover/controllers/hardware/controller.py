@@ -294,10 +294,11 @@ class HardwareController:
         self, reports: Iterable[HealthReport | NodeSignal], now: datetime, changes: Changes
     ) -> int:
         by_node: dict[str, list[NodeSignal]] = {}
+        reported: set[str] = set()
         for report in reports:
             if isinstance(report, HealthReport):
                 by_node.setdefault(report.node, []).extend(report.signals)
-                changes.seen[report.node] = now
+                reported.add(report.node)
             else:
                 by_node.setdefault(report.node, []).append(report)
         self._removals.expire(now)
@@ -313,6 +314,9 @@ class HardwareController:
         seen = self._observer.observe(active, self._records, self._queue, now)
         for node, found in by_node.items():
             self._apply(node, found, now, seen.get(node, NOTHING_SEEN), changes)
+        # A report is kept as the node's last one only for nodes with a record (the store
+        # keeps no more): a healthy fleet's heartbeats cost no writes.
+        changes.seen.update((n, now) for n in reported if n in self._records)
         return len(by_node)
 
     def _tick(self, now: datetime, changes: Changes) -> int:

@@ -74,6 +74,12 @@ class Db(Protocol):
         """Run one statement for each row of arguments."""
         ...
 
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """Insert many rows into one table (`table` and `columns` are ours, never input)."""
+        ...
+
     def transaction(self, write: bool = True) -> Any:
         """A context in which every statement is one transaction (and the lock is held)."""
         ...
@@ -106,6 +112,13 @@ class SqliteDb:
         """Run one statement for each row of arguments."""
         with self._lock, _mapped():
             self._conn.executemany(sql, [tuple(r) for r in rows])
+
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+    ) -> None:
+        """Insert many rows into one table: one prepared statement, run per row in C."""
+        marks = ",".join("?" * len(columns))
+        self.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)  # noqa: S608
 
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[None]:

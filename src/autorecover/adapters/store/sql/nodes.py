@@ -31,6 +31,10 @@ _SEEN_UPDATE = "UPDATE nodes SET last_seen = ? WHERE node = ?"
 _ACTION_COLUMNS = (
     "id, node, seq, kind, target, status, at, by, why, evidence, incident, updated_at, result"
 )
+_SIGNAL_COLUMNS = (
+    "node", "probe", "signal", "blame", "node_action", "weight", "at", "count", "component",
+    "text", "incident", "received_at",
+)  # fmt: skip
 _TRANSITION_COLUMNS = "node, seq, from_state, to_state, at, by, why, evidence, incident"
 _BREAKERS = {False: "breaker", True: "dry_run_breaker"}  # dry-run keeps a would-have breaker
 
@@ -130,13 +134,9 @@ class SqlStore:
             )  # fmt: skip
         if changes.seen:  # after the records, so a node's first record gets its report too
             db.executemany(sql(_SEEN_UPDATE), [(codec.when(t), n) for n, t in changes.seen.items()])
-        if changes.signals:
-            db.executemany(
-                sql(
-                    "INSERT INTO signals (node, probe, signal, blame, node_action, weight, at, "
-                    "count, component, text, incident, received_at) "
-                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
-                ),
+        if changes.signals:  # a drained backlog writes thousands: COPY on PostgreSQL
+            db.insert_rows(
+                "signals", _SIGNAL_COLUMNS,
                 [
                     (s.node, s.probe.value, s.signal, s.blame.value, s.node_action.value,
                      s.weight, codec.when(s.at), s.count, s.component, s.text, s.incident, at)
