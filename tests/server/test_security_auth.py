@@ -206,6 +206,8 @@ def test_security_the_table_decides_by_method_and_path() -> None:
     assert required_role("POST", "/api/v1/signals") is Role.AGENT
     assert required_role("PUT", "/api/v1/signals") is Role.OPERATOR
     assert required_role("DELETE", "/api/v1/maintenance/rack-1") is Role.OPERATOR
+    assert required_role("GET", "/api/v1/dead-letters") is Role.EVIDENCE  # bodies hold log text
+    assert required_role("POST", "/api/v1/dead-letters/7/retry") is Role.OPERATOR
     assert required_role("GET", "/somewhere/else") is Role.OPERATOR  # unknown: deny by default
     assert TABLE[-1].role is Role.OPERATOR and not TABLE[-1].methods
 

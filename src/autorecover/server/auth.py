@@ -78,6 +78,8 @@ TABLE: tuple[Rule, ...] = (
     Rule(frozenset({"POST"}), f"{API}/signals", Role.AGENT),
     Rule(READ, f"{API}/nodes/**", Role.EVIDENCE),  # a node's signals, transitions, evidence
     Rule(READ, f"{API}/incidents/**", Role.EVIDENCE),  # an incident's evidence lines
+    Rule(READ, f"{API}/dead-letters", Role.EVIDENCE),  # set-aside batches, log text and all
+    Rule(READ, f"{API}/dead-letters/**", Role.EVIDENCE),
     Rule(READ, f"{API}/**", Role.VIEWER),
     Rule(ANY, f"{API}/**", Role.OPERATOR),
 )
