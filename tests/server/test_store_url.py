@@ -66,3 +66,16 @@ def test_the_fake_cluster_outlives_a_restart_and_ignores_a_torn_line(tmp_path: P
     assert result is not None and result.verdict is Verdict.PASS
     scheduler2.cordon("n1", _prov("n1/1/cordon", clock))
     assert effects(path) == {"n1/1/cordon": 1, "n1/1/taint": 1, "n1/2/diagnose": 1}
+
+
+def test_serve_names_a_sqlite_file_it_cannot_open_in_one_line(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from autorecover.cli.engine import serve_cmd
+
+    missing = tmp_path / "no-such-folder" / "state.db"
+    args = ["--store", f"sqlite:///{missing}", "--insecure-no-auth"]
+    result = CliRunner().invoke(serve_cmd, args)
+    assert result.exit_code == 1
+    assert f"cannot open the SQLite store {missing}" in result.output
+    assert "Traceback" not in result.output

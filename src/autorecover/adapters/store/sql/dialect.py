@@ -96,10 +96,14 @@ class SqliteDb:
 
     def __init__(self, path: str | Path, durable: bool = True, busy_s: float = 10.0) -> None:
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(
-            str(path), isolation_level=None, check_same_thread=False, timeout=busy_s
-        )
-        self._conn.execute("PRAGMA journal_mode=WAL")
+        try:
+            self._conn = sqlite3.connect(
+                str(path), isolation_level=None, check_same_thread=False, timeout=busy_s
+            )
+            self._conn.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.Error as exc:  # a missing folder, no permission, not a database
+            where = Path(path).resolve() if str(path) != ":memory:" else path
+            raise OSError(f"cannot open the SQLite store {where}: {exc}") from None
         self._conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         self._conn.execute("PRAGMA foreign_keys=ON")
 
