@@ -4,17 +4,15 @@ simulator (the engine's `memory://` store builds on it, `memory_engine.py`)."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import replace
 from datetime import datetime
 
-from autorecover.adapters.store.base import ConflictError
+from autorecover.adapters.store.memory_requests import RequestBook
 from autorecover.controllers.hardware.ports import ActionRecord, Changes, Event, Snapshot
 from autorecover.controllers.ports import ActionStatus
 from autorecover.controllers.requests import (
     Control,
     Controls,
     OperatorRequest,
-    RequestStatus,
     controls_of,
     receive,
 )
@@ -44,7 +42,8 @@ class MemoryStore:
         self.breaker: BreakerState = CLOSED
         self.dry_run_breaker: BreakerState = CLOSED  # dry-run's would-have breaker
         self._dry: set[tuple[str, int]] = set()  # transitions recorded in dry-run
-        self._requests: dict[str, OperatorRequest] = {}  # operator requests, insertion-ordered
+        self._book = RequestBook()  # operator requests
+        self._requests = self._book.by_id
         self.switches: dict[str, str] = {}  # switch -> the id of the request that set it
         self.commits = 0
 
@@ -108,12 +107,7 @@ class MemoryStore:
                 self.dry_run_breaker = changes.breaker
             else:
                 self.breaker = changes.breaker
-        for settled in changes.settled:
-            found = self._requests.get(settled.request)
-            if found is not None and found.status is RequestStatus.PENDING:
-                self._requests[settled.request] = replace(
-                    found, status=settled.status, done_at=settled.at, result=settled.result
-                )
+        self._book.settle(changes.settled)
 
     def transitions(self, node: str | None = None) -> list[Transition]:
         """Recorded transitions, oldest first."""
@@ -135,20 +129,12 @@ class MemoryStore:
 
     def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
         """Operator requests of these kinds not yet settled, oldest first."""
-        return [
-            r
-            for r in self._requests.values()
-            if r.status is RequestStatus.PENDING and r.kind in kinds
-        ]
+        return self._book.pending(kinds)
 
     def submit(self, request: OperatorRequest) -> OperatorRequest:
         """Record an operator request once per id, with its switch; as stored."""
-        found = self._requests.get(request.id)
+        found = self._book.stored(request)
         if found is not None:
-            if not found.same_as(request):
-                raise ConflictError(
-                    f"request id {request.id!r} was used for {found.kind} {found.target!r}"
-                )
             return found
         switches = {k: self._requests[rid] for k, rid in self.switches.items()}
         stored, change = receive(request, switches)
@@ -158,13 +144,11 @@ class MemoryStore:
                 self.switches.pop(key, None)
             else:
                 self.switches[key] = rid
-        self._requests[stored.id] = stored
+        self._book.add(stored)
         return stored
 
     def requests(
         self, target: str | None = None, targets: Collection[str] = (), limit: int = 1000
     ) -> list[OperatorRequest]:
         """Operator requests about a target (or any of `targets`, or all), oldest first."""
-        names = {*([target] if target is not None else []), *targets}
-        found = [r for r in self._requests.values() if not names or r.target in names]
-        return found[-limit:]
+        return self._book.about(target, targets, limit)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from autorecover.adapters.store.base import ConflictError
+from autorecover.adapters.store.memory_requests import RequestBook
 from autorecover.controllers.jobs.records import (
     ACTED_ON,
     OPEN,
@@ -46,7 +46,8 @@ class MemoryJobStore:
 
     def __init__(self, controls: Callable[[], Controls] = lambda: NO_CONTROLS) -> None:
         self._controls = controls
-        self._requests: dict[str, OperatorRequest] = {}  # insertion-ordered
+        self._book = RequestBook()  # requests about jobs
+        self._requests = self._book.by_id
         self._histories: dict[str, JobHistory] = {}
         self._incidents: dict[str, JobIncident] = {}
         self._timeline: dict[tuple[str, Stage], TimelineMark] = {}
@@ -132,12 +133,7 @@ class MemoryJobStore:
                 self._events.append(e)
                 if e.key is not None:
                     self._event_keys.add(e.key)
-        for settled in changes.settled:
-            found = self._requests.get(settled.request)
-            if found is not None and found.status is RequestStatus.PENDING:
-                self._requests[settled.request] = replace(
-                    found, status=settled.status, done_at=settled.at, result=settled.result
-                )
+        self._book.settle(changes.settled)
 
     def controls(self) -> Controls:
         """The engine's switches in force."""
@@ -145,31 +141,22 @@ class MemoryJobStore:
 
     def pending_requests(self, kinds: frozenset[Control]) -> list[OperatorRequest]:
         """Requests about jobs not yet settled, oldest first."""
-        return [
-            r
-            for r in self._requests.values()
-            if r.status is RequestStatus.PENDING and r.kind in kinds
-        ]
+        return self._book.pending(kinds)
 
     def submit(self, request: OperatorRequest) -> OperatorRequest:
         """Record a request about a job once per id; as stored."""
-        found = self._requests.get(request.id)
+        found = self._book.stored(request)
         if found is not None:
-            if not found.same_as(request):
-                raise ConflictError(
-                    f"request id {request.id!r} was used for {found.kind} {found.target!r}"
-                )
             return found
         stored, _ = receive(request, {})
-        self._requests[stored.id] = stored
+        self._book.add(stored)
         return stored
 
     def requests(
         self, target: str | None = None, targets: Collection[str] = (), limit: int = 1000
     ) -> list[OperatorRequest]:
         """Requests about a job (or any of `targets`, or all), oldest first."""
-        names = {*([target] if target is not None else []), *targets}
-        return [r for r in self._requests.values() if not names or r.target in names][-limit:]
+        return self._book.about(target, targets, limit)
 
     def history(self, job: str) -> JobHistory:
         """A job's history."""
