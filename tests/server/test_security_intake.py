@@ -16,6 +16,7 @@ from autorecover.adapters.store.base import EngineStore, Fence
 from autorecover.adapters.store.memory_engine import MemoryEngineStore
 from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.controllers.hardware.ports import Changes
+from autorecover.controllers.ports import TransientError
 from autorecover.domain.hardware.lifecycle import NodeState
 from autorecover.server.limiting import RateLimit, client_of
 from autorecover.server.policies import load_policies
@@ -350,3 +351,19 @@ def test_security_a_store_that_cannot_keep_a_batch_refuses_it(fleet: Fleet, tmp_
     replica = fleet.replica(store, "a")
     answer = replica.client.post("/api/v1/signals", json=batch(fleet))
     assert answer.status_code == 422 and "cannot be recorded" in answer.json()["detail"][0]["msg"]
+
+
+def test_security_a_kept_batch_is_never_answered_with_an_error(
+    fleet: Fleet, tmp_path: Path
+) -> None:
+    """The count after keeping a batch failing must not make the agent send it again."""
+
+    class Flaky(SqliteStore):
+        def backlog(self) -> int:
+            raise TransientError("the database went away after the commit")
+
+    store = Flaky(tmp_path / "engine.db")
+    replica = fleet.replica(store, "a")
+    answer = replica.client.post("/api/v1/signals", json=batch(fleet))
+    assert answer.status_code == 202 and answer.json()["waiting"] is None
+    assert store.waiting() == 1

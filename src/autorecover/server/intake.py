@@ -45,7 +45,7 @@ class Kept:
 
     batch: int
     signals: int
-    waiting: int
+    waiting: int | None  # None: the count could not be read after the batch was kept
 
 
 class Intake:
@@ -90,7 +90,6 @@ class Intake:
                 batch.node, batch.agent, batch.dropped, signals,
                 received_at=self._clock.now(), max_waiting=self.max_waiting,
             )  # fmt: skip
-            waiting = self._store.backlog()
         except TransientError as exc:
             self._metrics.intake("unavailable")
             return Refused(503, self.retry_after_s, f"store unavailable: {exc}")
@@ -103,4 +102,10 @@ class Intake:
             self._metrics.intake("full")
             return Refused(429, self.retry_after_s, f"{self.max_waiting} batches already wait")
         self._metrics.intake("accepted", len(signals))
+        # The batch is kept: nothing after this may answer an error (the agent would send it
+        # again, and it would be kept twice). The waiting count is only informative.
+        try:
+            waiting: int | None = self._store.backlog()
+        except (TransientError, ValueError, OSError):
+            waiting = None
         return Kept(bid, len(signals), waiting)

@@ -123,7 +123,7 @@ class Accepted(BaseModel):
 
     batch: int
     signals: int
-    waiting: int
+    waiting: int | None  # batches waiting (None when it could not be counted after keeping it)
 
 
 class SignalOut(BaseModel):
