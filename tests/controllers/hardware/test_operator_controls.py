@@ -14,7 +14,7 @@ from autorecover.adapters.store.memory import MemoryStore
 from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.controllers.hardware.controller import SOMEONE
 from autorecover.controllers.hardware.ports import StorePort
-from autorecover.controllers.ports import ActionStatus
+from autorecover.controllers.ports import ActionStatus, TransientError
 from autorecover.controllers.requests import Control, OperatorRequest, RequestStatus
 from autorecover.domain.hardware.breaker import CLOSED
 from autorecover.domain.hardware.lifecycle import ActionKind, NodeState
@@ -204,6 +204,23 @@ def test_a_node_we_hold_out_waits_where_it_is_while_in_maintenance() -> None:
     assert rig.controller.node("n1").state is NodeState.DIAGNOSING  # frozen: hands off
     ask(rig, Control.MAINTENANCE_OFF, "node:n1", "back to you")
     rig.settle(until=lambda: rig.controller.node("n1").state is H)
+
+
+def test_an_action_queued_before_maintenance_waits_until_it_ends(rig: Rig) -> None:
+    rig.scheduler.failures[("drain", "n1")] = TransientError("the scheduler is busy")
+    rig.report(rig.signal("n1"))
+    drains = [a for a in rig.store.actions("n1") if a.action.kind is ActionKind.DRAIN]
+    assert [a.status for a in drains] == [ActionStatus.INTENDED]  # queued, retried each pass
+    ask(rig, Control.MAINTENANCE_ON, "node:n1", "a person works on it")
+    del rig.scheduler.failures[("drain", "n1")]
+    for _ in range(3):
+        rig.clock.advance(30)
+        rig.controller.tick()
+    assert "drain" not in [k for k, n, _ in rig.scheduler.log if n == "n1"]  # hands off
+    ask(rig, Control.MAINTENANCE_OFF, "node:n1", "done")
+    rig.clock.advance(30)
+    rig.controller.tick()
+    assert "drain" in [k for k, n, _ in rig.scheduler.log if n == "n1"]
 
 
 def test_maintenance_of_a_rack_keeps_hands_off_its_nodes_and_their_cordons() -> None:

@@ -486,7 +486,9 @@ class HardwareController:
             self._store.commit(changes)  # recorded before executed: a crash converges
         if self._controls.paused is not None:
             return self._summary(changes, decided, 0)  # paused: recorded, nothing executed
-        outcomes = self._queue.run(self._executor, lambda node: self.node(node).seq)
+        outcomes = self._queue.run(
+            self._executor, lambda node: self.node(node).seq, hands_off=self._maintained
+        )
         if outcomes:
             self._store.commit(Changes(now, self.dry_run, outcomes=list(outcomes)))
         return self._summary(changes, decided, len(outcomes))

@@ -133,11 +133,18 @@ class ActionQueue:
         self.failed.pop(node, None)
         return dropped
 
-    def run(self, executor: Executor, current_seq: Callable[[str], int]) -> tuple[Outcome, ...]:
-        """Execute what is queued; drop what finished, remember failures of current states."""
-        if not self._queue:
+    def run(
+        self,
+        executor: Executor,
+        current_seq: Callable[[str], int],
+        hands_off: Callable[[str], bool] = lambda node: False,
+    ) -> tuple[Outcome, ...]:
+        """Execute what is queued, but not on nodes we keep our hands off (in maintenance: it
+        stays queued until then); drop what finished, remember failures of current states."""
+        runnable = [r for r in self._queue.values() if not hands_off(r.action.node)]
+        if not runnable:
             return ()
-        outcomes = executor.run(list(self._queue.values())).outcomes
+        outcomes = executor.run(runnable).outcomes
         for outcome in outcomes:
             action = self._queue.pop(outcome.action_id).action
             self.pending[action.node] -= 1
