@@ -103,6 +103,21 @@ def test_security_one_bad_batch_among_many_is_the_only_one_set_aside(
     assert [d.node for d in store.dead_letters()] == ["n4"] and store.waiting() == 0
 
 
+def test_security_batch_after_batch_failing_alone_fails_the_pass_after_three(
+    fleet: Fleet, replica: Replica
+) -> None:
+    """When every batch fails on its own, the fault is likely not theirs (a bug, the store):
+    a pass sets at most three aside, then fails for the runner to count; the rest wait."""
+    store = replica.engine.store
+    for i in range(8):
+        node = f"n{i}"
+        signals = [xid79(node, fleet.clock, count=POISON)]
+        store.enqueue(node, "a", 0, signals, received_at=fleet.clock.now(), max_waiting=100)
+    replica.step()
+    assert len(store.dead_letters()) == 3 and store.waiting() == 5
+    assert replica.engine.loops[0].failures == 1
+
+
 def test_security_an_unreadable_stored_batch_is_set_aside(fleet: Fleet, tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "engine.db")
     replica = fleet.replica(store, "a")

@@ -31,6 +31,7 @@ from autorecover.domain.signals import HealthReport, NodeSignal
 from autorecover.server.fencing import FencedStore
 
 log = logging.getLogger(__name__)
+MAX_ASIDE_PER_PASS = 3  # more failing alone in one pass: not the batches' fault
 
 
 class Hosted(Protocol):
@@ -96,6 +97,7 @@ class HostedHardware:
         self._clock, self._handovers = clock, handovers
         self.chunk, self.budget_s, self._timer = max(1, chunk), budget_s, timer
         self.set_aside = 0  # batches this controller moved to the dead letters
+        self._aside_this_pass = 0
 
     def start(self) -> None:
         """Execute what was recorded and not done, then reconcile."""
@@ -106,6 +108,7 @@ class HostedHardware:
         spent (people's requests are acted on by the same passes, or alone when nothing waits);
         then deliver pending hand-overs. How many batches and hand-overs there were."""
         until = self._timer() + self.budget_s
+        self._aside_this_pass = 0
         taken = 0
         while True:
             batches = self._store.take(self.chunk)
@@ -143,6 +146,10 @@ class HostedHardware:
                 raise  # recorded, then something else failed: the runner's to handle
             self.controller = self._build()  # memory may be ahead of the store
             if len(left) == 1 and len(good) == 1:  # this batch cannot be recorded
+                if self._aside_this_pass >= MAX_ASIDE_PER_PASS:
+                    # Batch after batch fails alone: the fault is likely not theirs (a bug, the
+                    # store). Stop setting good batches aside; the runner counts the failure.
+                    raise
                 self._aside(left[0], f"{type(exc).__name__}: {exc}")
             else:
                 half = max(1, len(left) // 2)
@@ -156,6 +163,7 @@ class HostedHardware:
         )  # fmt: skip
         self._store.set_aside(batch.id, error, now=self._clock.now(), fence=self._view.fence)
         self.set_aside += 1
+        self._aside_this_pass += 1
 
     def tick(self) -> None:
         """Re-derive every node out of service."""
