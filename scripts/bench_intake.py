@@ -211,8 +211,8 @@ class Client:
         try:
             while (job := await jobs.get()) is not None:
                 body, signals = job
+                sent = time.monotonic()  # the first try: refusals count in the latency
                 while True:
-                    sent = time.monotonic()
                     writer.write(self.request(body))
                     await writer.drain()
                     status = await read_response(reader)

@@ -203,6 +203,7 @@ def test_security_the_table_decides_by_method_and_path() -> None:
     assert required_role("HEAD", "/api/v1/nodes") is Role.VIEWER
     assert required_role("GET", "/api/v1/nodes/n1") is Role.EVIDENCE
     assert required_role("GET", "/api/v1/incidents/hw/n1/1") is Role.EVIDENCE
+    assert required_role("GET", "/api/v1/incidents/") is Role.EVIDENCE  # the folder itself
     assert required_role("POST", "/api/v1/signals") is Role.AGENT
     assert required_role("PUT", "/api/v1/signals") is Role.OPERATOR
     assert required_role("DELETE", "/api/v1/maintenance/rack-1") is Role.OPERATOR

@@ -76,6 +76,14 @@ def test_security_kube_subjects_get_their_roles() -> None:
     assert tokens.caller_for("ar_abcdef") is None and len(reviews.asked) == asked
 
 
+def test_security_only_a_service_account_token_names_a_node() -> None:
+    """A webhook authenticator's user may carry any extra field: a node-name on it is ignored."""
+    rules = [parse_subject_roles("user:edge-agent=agent")]
+    forged = ReviewedUser("edge-agent", "u3", (), {NODE_NAME: ("gpu-03",)})
+    caller = KubeTokens(Reviews({"e.d.ge": forged}), rules).caller_for("e.d.ge")
+    assert caller is not None and caller.node is None and not caller.may_report("gpu-03")
+
+
 def test_security_a_moved_pod_is_not_its_namesake() -> None:
     reviews = Reviews({"a.b.c": ReviewedUser(AGENT, "u", (), {
         "authentication.kubernetes.io/pod-name": ("ar-agent-x7",),

@@ -117,7 +117,7 @@ class Outbox:
             # An engine that answers "busy" says when to come back: follow it (spread by up
             # to half again, so a fleet does not return at once), never doubling it, so a
             # busy engine is not left waiting minutes for its agents' signals.
-            delay = retry_after_s
+            delay = max(retry_after_s, self.backoff_initial_s)  # never 0: a proxy may say so
             if self.jitter is not None:
                 delay *= 1 + self.jitter() / 2
         else:  # no answer: back off exponentially, up to `backoff_max_s`

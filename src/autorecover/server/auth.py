@@ -61,8 +61,8 @@ class Rule:
         if self.methods and method not in self.methods:
             return False
         if self.path.endswith("/**"):
-            prefix = self.path[:-2]
-            return path.startswith(prefix) and len(path) > len(prefix)
+            prefix = self.path[:-2]  # ends with "/": the folder itself (`nodes/`) is inside
+            return path.startswith(prefix)
         return path == self.path
 
 

@@ -95,11 +95,13 @@ class KubeTokens:
         return Caller(name, roles, node)
 
     def _node(self, user: ReviewedUser, sa: tuple[str, str] | None) -> str | None:
+        if sa is None:  # only a pod's ServiceAccount token is bound to a node (a webhook
+            return None  # authenticator's users and groups may carry any extra fields)
         node = user.first(NODE_NAME)
         if node:
             return node
         pod, uid = user.first(POD_NAME), user.first(POD_UID)
-        if sa is None or not pod or not uid:
+        if not pod or not uid:
             return None
         return self.reviewer.pod_node(sa[0], pod, uid)
 

@@ -124,6 +124,7 @@ class JobRecoveryController:
         self._broken = False
         self._paused = False  # a person paused all acting: decide and record, execute nothing
         self._held_noted: set[str] = set()  # actions noted as held in this pause
+        self._noted: set[str] = set()  # job events (by key) this controller recorded already
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -374,15 +375,22 @@ class JobRecoveryController:
         overrides, clamped = self._ceilings.clamp(w.overrides)
         for note in clamped:  # recorded once per job and value
             text = f"{w.origin or 'job settings'}: {note}"
-            key = f"{w.job}/ceiling/{note}"[:500]
-            changes.events.append(JobEvent(w.job, now, self.settings.name, text, key))
+            self._note(changes, JobEvent(w.job, now, self.settings.name, text,
+                                         f"{w.job}/ceiling/{note}"[:500]))  # fmt: skip
         try:
             return self._policy.merged(overrides, w.origin or f"job {w.job}")
         except PolicyError as exc:
             text = f"policy overrides refused, job not watched: {exc}"
-            key = f"{w.job}/policy-error/{exc}"[:500]
-            changes.events.append(JobEvent(w.job, now, self.settings.name, text, key))
+            self._note(changes, JobEvent(w.job, now, self.settings.name, text,
+                                         f"{w.job}/policy-error/{exc}"[:500]))  # fmt: skip
             return None
+
+    def _note(self, changes: JobChanges, event: JobEvent) -> None:
+        """A keyed event, once per controller (the store keeps one per key; asking again every
+        pass made every pass commit)."""
+        if event.key not in self._noted:
+            self._noted.add(event.key or "")
+            changes.events.append(event)
 
     def _watch(self, w: WatchedJob, now: datetime) -> AttemptWatch:
         s = w.status
