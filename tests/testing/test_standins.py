@@ -30,6 +30,7 @@ def test_standin_answers_the_first_matching_rule_and_records_the_call(tmp_path: 
         ["--gpu-reset", "-i", "0"],
     ]
     assert [c.name for c in kit.calls()] == ["nvidia-smi", "nvidia-smi", "systemctl"]
+    assert kit.calls("systemctl")[0].env == {}
 
 
 def test_standin_without_a_rule_exits_127_like_a_missing_command(tmp_path: Path) -> None:

@@ -4,9 +4,10 @@ There are no GPUs on the test machines, so `dcgmi`, `nvidia-smi`, `systemctl` an
 `all_reduce_perf` are replaced by one small script installed under each name in a folder put
 first on the `PATH` of the process under test. The real code builds the real argument list,
 runs it, and parses what comes back; the stand-in records how it was called (argv, pid, time,
-working folder) as a JSON line in `calls.jsonl`, then answers with the first rule whose
-pattern matches the arguments: a recorded output file printed to stdout, an exit status, an
-optional delay (a long diagnostic) and an optional file to touch (a "reboot" a test can see).
+working folder, its SLURM*/NCCL*/CUDA*/AUTORECOVER* variables) as a JSON line in
+`calls.jsonl`, then answers with the first rule whose pattern matches the arguments: a
+recorded output file printed to stdout, an exit status, an optional delay (a long
+diagnostic) and an optional file to touch (a "reboot" a test can see).
 
     kit = StandIns(tmp_path / "standins")
     kit.answer("nvidia-smi", r"--query-compute-apps", stdout=RECORDED / "apps-busy.csv")
@@ -31,10 +32,13 @@ SCRIPT = """#!{python}
 import json, os, re, sys, time
 name = os.path.basename(sys.argv[0])
 root = {root!r}
+KEPT = ("SLURM", "AUTORECOVER", "NCCL", "CUDA")
 args = sys.argv[1:]
 with open(os.path.join(root, "calls.jsonl"), "a") as f:
     f.write(json.dumps({{"name": name, "argv": args, "pid": os.getpid(),
-                        "at": time.time(), "cwd": os.getcwd()}}) + "\\n")
+                        "at": time.time(), "cwd": os.getcwd(),
+                        "env": {{k: v for k, v in os.environ.items()
+                                if k.startswith(KEPT)}}}}) + "\\n")
 try:
     with open(os.path.join(root, "rules", name + ".json")) as f:
         rules = json.load(f)
@@ -68,6 +72,7 @@ class Call:
     pid: int
     at: float
     cwd: str
+    env: dict[str, str]  # the SLURM*, AUTORECOVER*, NCCL*, CUDA* variables it saw
 
 
 class StandIns:
