@@ -367,3 +367,42 @@ def test_decide_only_makes_transitions_in_the_table_and_never_a_persons(
         assert all(a.seq == d.record.seq for a in d.actions)
     else:
         assert d.record.state is state and d.record.seq == rec.seq
+
+
+# --- evidence older than the last validation ---------------------------------------------------
+
+
+def test_a_hand_over_of_evidence_older_than_the_last_validation_is_history() -> None:
+    # Validated and returned at START + 1 s; job recovery's attribution of the same XID is
+    # handed over at START + 2 s, but its line was seen at START: the node stays healthy.
+    returned = START + timedelta(seconds=1)
+    rec = at(H, returns=(returned,), since=returned)
+    old = replace(
+        sig(at=START + timedelta(seconds=2), details=(("evidence_at", START.isoformat()),)),
+        probe=Probe.JOB,
+    )
+    d = decide(rec, [old], START + timedelta(seconds=2), ctx())
+    assert d.transition is None and not d.actions
+    assert any("before the last validation ignored: job:xid.79" in n for n in d.notes)
+
+
+def test_new_evidence_after_the_validation_still_counts() -> None:
+    returned = START + timedelta(seconds=1)
+    rec = at(H, returns=(returned,), since=returned)
+    new = sig(at=START + timedelta(seconds=5),
+              details=(("evidence_at", (START + timedelta(seconds=4)).isoformat()),))  # fmt: skip
+    d = decide(rec, [new], START + timedelta(seconds=5), ctx())
+    assert d.transition is not None and d.transition.to is Q
+
+
+def test_a_node_never_validated_takes_old_evidence_as_before() -> None:
+    old = sig(at=START + timedelta(seconds=2), details=(("evidence_at", START.isoformat()),))
+    d = decide(at(H), [old], START + timedelta(seconds=2), ctx())
+    assert d.transition is not None and d.transition.to is Q
+
+
+def test_an_agent_line_replayed_from_before_the_validation_is_history_too() -> None:
+    returned = START + timedelta(minutes=5)
+    rec = at(H, returns=(returned,), since=returned)
+    d = decide(rec, [sig(at=START)], returned + timedelta(seconds=1), ctx())
+    assert d.transition is None

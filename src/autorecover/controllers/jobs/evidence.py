@@ -112,15 +112,22 @@ def suspect_signal(
     job: str,
     incident: str,
     now: datetime,
+    ended: datetime | None = None,
 ) -> NodeSignal:
-    """A hardware verdict's suspect, named to hardware recovery with the line that decided."""
+    """A hardware verdict's suspect, named to hardware recovery with the line that decided.
+
+    The signal is sent `now`, but its evidence is older: the deciding line's own time when
+    the line carries one, else the attempt's end (`ended`). That time goes along as the
+    detail `evidence_at`, so hardware recovery can tell evidence from before a node's last
+    validation (history: the node was repaired since) from a new fault."""
     evidence = next((e for e in verdict.evidence if e.node == node), None)
     key = evidence.signal if evidence else "job.attributed"
-    action = max(
-        (f.node_action for f in findings if f.node == node and f.signal == key),
-        key=action_rank,
-        default=NodeAction.NONE,
-    )
+    mine = [f for f in findings if f.node == node and f.signal == key]
+    action = max((f.node_action for f in mine), key=action_rank, default=NodeAction.NONE)
+    seen = max((f.at for f in mine if f.at is not None), default=None) or ended
+    details: tuple[tuple[str, str], ...] = (("job", job), ("why", verdict.summary[:500]))
+    if seen is not None:
+        details += (("evidence_at", seen.isoformat()),)
     return NodeSignal(
         node=node,
         probe=Probe.JOB,
@@ -131,7 +138,7 @@ def suspect_signal(
         node_action=NodeAction.INSPECT if action in _NO_STEP else action,
         at=now,
         text=evidence.text if evidence else verdict.summary,
-        details=(("job", job), ("why", verdict.summary[:500])),
+        details=details,
         incident=incident,
     )
 

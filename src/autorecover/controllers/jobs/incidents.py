@@ -128,7 +128,9 @@ def open_failure(
     handovers = [
         Handover(
             f"{iid}/hand_over/{node}",
-            suspect_signal(node, verdict, findings, job=s.job, incident=iid, now=now),
+            suspect_signal(
+                node, verdict, findings, job=s.job, incident=iid, now=now, ended=s.ended
+            ),
             ctx.dry_run,
         )
         for node in named

@@ -69,11 +69,15 @@ def decide(
     """The node's next state and actions, given new signals and what was observed."""
     if not signals and record.state is NodeState.HEALTHY and record.held is None:
         return Decision(record)  # the common case: a healthy node reporting nothing
+    signals, stale = _current(record, signals)
     found, marks = _classify(record, signals, now, ctx.policy)
     rec = replace(record, marks=marks) if marks is not record.marks else record
     if found.evidence:
         rec = replace(rec, evidence=(*rec.evidence, *found.evidence)[-EVIDENCE_LINES:])
     decision = _HANDLERS[rec.state](rec, found, now, ctx)
+    if stale:
+        note = f"{stale} signal(s) from before the last validation ignored: {stale[0]}"
+        decision = replace(decision, notes=(*decision.notes, note[:300]))
     if ctx.paused and (decision.transition is not None or decision.actions):
         return _held_by_pause(rec, decision, now)
     return decision
@@ -90,6 +94,40 @@ def _held_by_pause(rec: NodeRecord, decision: Decision, now: datetime) -> Decisi
         held = cls if rec.held is None else strongest(rec.held, cls)
         rec = replace(rec, held=held, held_since=rec.held_since if rec.held else now)
     return Decision(rec, notes=(f"acting paused: held {what}",), paused=True)
+
+
+def evidence_time(signal: NodeSignal) -> datetime:
+    """When the signal's evidence was seen: the `evidence_at` detail a hand-over from job
+    recovery carries (its line is older than the hand-over), else when it was observed."""
+    text = signal.detail("evidence_at")
+    if text:
+        try:
+            at = datetime.fromisoformat(text)
+        except ValueError:
+            return signal.at
+        return at if at.tzinfo is not None else signal.at
+    return signal.at
+
+
+def _current(
+    record: NodeRecord, signals: Sequence[NodeSignal]
+) -> tuple[Sequence[NodeSignal], tuple[str, ...]]:
+    """Signals minus those whose evidence predates the node's last validated return: the
+    node was diagnosed, repaired and validated since, so that evidence is history (a new
+    fault prints new lines). Returns what is current and a line per ignored signal."""
+    if not record.returns or record.state not in (NodeState.HEALTHY, _S) or not signals:
+        return signals, ()
+    returned = record.returns[-1]
+    kept = [s for s in signals if evidence_time(s) > returned]
+    if len(kept) == len(signals):
+        return signals, ()
+    stale = tuple(
+        f"{s.probe}:{s.signal} seen {evidence_time(s):%Y-%m-%dT%H:%M:%SZ}, "
+        f"validated {returned:%Y-%m-%dT%H:%M:%SZ}"
+        for s in signals
+        if evidence_time(s) <= returned
+    )
+    return kept, stale
 
 
 def _classify(
