@@ -57,7 +57,9 @@ class LoadValidation:
                 started = (first.node, Provenance(action_id, "autorecover", why, first.at))
             node, prov = started
             self.pair.start(node, DiagnosticLevel.LOAD, replace(prov, action_id=pair_id))
-            return self.pair.result(pair_id)
+            second = self.pair.result(pair_id)
+            if second is None:
+                return None
         return replace(
             first,
             verdict=worst(first.verdict, second.verdict),
