@@ -21,6 +21,7 @@ from types import MappingProxyType
 from autorecover.domain.failure_domains import Correlation
 from autorecover.domain.hardware.breaker import BreakerLimits
 from autorecover.domain.hardware.remediation import Ladder
+from autorecover.domain.hardware.validation import ValidationPolicy
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 
@@ -112,6 +113,7 @@ class HardwarePolicy:
     breaker: BreakerLimits = field(default_factory=BreakerLimits)
     correlation: Correlation = field(default_factory=Correlation)
     rate: RateLimit = field(default_factory=RateLimit)
+    validation: ValidationPolicy = field(default_factory=ValidationPolicy)
 
     def classify(self, signal: NodeSignal) -> SignalClass:
         """The class of one signal on its own, before repeats."""

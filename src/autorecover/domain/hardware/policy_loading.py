@@ -19,6 +19,7 @@ from typing import Any
 from autorecover.domain.failure_domains import DomainKind
 from autorecover.domain.hardware.policy import HardwarePolicy, Rule, SignalClass
 from autorecover.domain.hardware.remediation import Step
+from autorecover.domain.hardware.validation import validation_policy
 from autorecover.domain.records import NodeAction
 from autorecover.domain.signals import Probe
 
@@ -159,7 +160,7 @@ def _values(table: Any, spec: Mapping[str, tuple[str, Convert]], where: str) -> 
 
 def merged(policy: HardwarePolicy, document: Mapping[str, Any], origin: str) -> HardwarePolicy:
     """Return `policy` with one more document merged in by key."""
-    allowed = {"schema", "version", *_SECTIONS, *_RULE_TABLES}
+    allowed = {"schema", "version", "validation", *_SECTIONS, *_RULE_TABLES}
     unknown = sorted(set(document) - allowed)
     if unknown:
         raise PolicyError(f"{origin}: unknown table {unknown[0]!r}")
@@ -186,6 +187,12 @@ def merged(policy: HardwarePolicy, document: Mapping[str, Any], origin: str) -> 
                 _choice(keys)(key, where)
             rules[key] = replace(rules.get(key, Rule()), **_values(table, _RULE, where))
         changes[attr] = MappingProxyType(rules)
+    if "validation" in document:
+        try:  # its own module reads it (a nested table); its errors name the field
+            changes["validation"] = validation_policy(policy.validation, document["validation"],
+                                                      origin)  # fmt: skip
+        except ValueError as exc:
+            raise PolicyError(str(exc)) from None
     version = str(document.get("version", ""))
     if version:
         changes["version"] = f"{policy.version}+{version}" if policy.version else version
