@@ -55,7 +55,9 @@ class ContractEngine:
 
     orders: dict[str, dict[str, Any]] = field(default_factory=dict)
     reports: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    unavailable: int = 0  # answer the next N calls with 503
+    unavailable: int = 0  # answer the next N fetches with 503
+    unavailable_reports: int = 0  # answer the next N reports with 503
+    expire: set[str] = field(default_factory=set)  # expire these once listed (deadline passed)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def place(self, doc: dict[str, Any]) -> None:
@@ -93,11 +95,14 @@ class ContractEngine:
         if self.unavailable:
             self.unavailable -= 1
             raise OrdersUnavailableError("engine answered 503", status=503)
-        return [order_from_dict(o) for o in self.listed(node)]
+        listed = [order_from_dict(o) for o in self.listed(node)]
+        for oid in self.expire & set(self.orders):
+            self.orders[oid]["status"] = "expired"
+        return listed
 
     def report(self, order_id: str, document: dict[str, Any]) -> str:
-        if self.unavailable:
-            self.unavailable -= 1
+        if self.unavailable_reports:
+            self.unavailable_reports -= 1
             raise OrdersUnavailableError("engine answered 503", status=503)
         status, answer = self.take_report(order_id, json.loads(json.dumps(document)))
         if status == 200:
@@ -181,6 +186,7 @@ def only_standins(kit: StandIns) -> Callable[[str], str | None]:
 
 def make_actor(tmp: Path, kit: StandIns, engine: ContractEngine, **kw: Any) -> Actor:
     boot = tmp / "boot_id"
+    tmp.mkdir(parents=True, exist_ok=True)
     if not boot.exists():
         boot.write_text("boot-a\n")
     kw.setdefault("every_s", 0.05)

@@ -67,6 +67,7 @@ class Launcher:
         self.python = python
         self.env = dict(env) if env is not None else None
         self._children: dict[int, subprocess.Popen[bytes]] = {}
+        self._runs: dict[Path, int] = {}
 
     def start(self, run_dir: Path, argv: Sequence[str], timeout_s: float) -> int:
         """Start the child for `argv` in `run_dir`; its pid."""
@@ -82,6 +83,7 @@ class Launcher:
             env=self.env,
         )
         self._children[proc.pid] = proc
+        self._runs[run_dir] = proc.pid
         return proc.pid
 
     def alive(self, pid: int, run_dir: Path) -> bool:
@@ -117,6 +119,7 @@ class Launcher:
             return None
         if not isinstance(data, dict) or not isinstance(data.get("rc"), int):
             return None
+        self._reap(run_dir)
         return RunResult(
             rc=data["rc"],
             stdout=_read(run_dir / "stdout"),
@@ -124,6 +127,16 @@ class Launcher:
             timed_out=data.get("timed_out") is True,
             error=str(data.get("error", "")),
         )
+
+    def _reap(self, run_dir: Path) -> None:
+        """Collect our own child once it wrote `rc` (it exits right after)."""
+        pid = self._runs.pop(run_dir, None)
+        proc = self._children.pop(pid, None) if pid is not None else None
+        if proc is not None:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._children[proc.pid] = proc  # looked at again by alive()
 
 
 def _read(path: Path) -> str:
