@@ -102,7 +102,8 @@ def order_from_dict(data: Any) -> AgentOrder:
         raise OrderFormatError(f"order id {str(oid)[:80]!r} is not valid")
     if not isinstance(node, str) or not isinstance(kind, str) or len(kind) > 64:
         raise OrderFormatError(f"order {oid}: node and kind must be strings")
-    args = data.get("args") or {}
+    args = data.get("args")
+    args = {} if args is None else args
     if not isinstance(args, dict):
         raise OrderFormatError(f"order {oid}: args must be an object")
     deadline = None
