@@ -171,3 +171,21 @@ def test_agent_actions_reports_wait_for_the_engine_and_stop_when_it_moved_on(
     assert entry.closed_why.startswith("the engine moved on")
     actor.tick(now + timedelta(seconds=120))
     assert len([i for i, _ in engine.reports if i == "e"]) == 1
+
+
+def test_agent_actions_an_order_received_before_a_restart_is_screened_again(
+    tmp_path: Path,
+) -> None:
+    from autorecover.adapters.http.orders_client import order_from_dict
+    from autorecover.agent.acting.journal import Entry, Journal
+
+    kit = standins(tmp_path / "kit")
+    engine = ContractEngine()
+    doc = order("reboot")
+    engine.place(doc)
+    # the agent died right after journaling "received"; it comes back with --no-actions
+    Journal(tmp_path / "state" / "orders").save(Entry(order_from_dict(doc), datetime.now(UTC)))
+    actor = make_actor(tmp_path, kit, engine, enabled=False)
+    tick_until(actor, lambda: bool(engine.finals(doc["id"])))
+    assert engine.finals(doc["id"])[0]["detail"] == "actions disabled on this node"
+    assert kit.calls("systemctl") == []

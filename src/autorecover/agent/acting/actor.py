@@ -135,25 +135,27 @@ class Actor:
     def _take(self, order: AgentOrder, now: datetime) -> int:
         entry = self._save(Entry(order, now))
         log.info("order %s (%s) received", order.id, order.kind)
-        refusal = screen(order, self.node, enabled=self.enabled, now=now)
-        if refusal is None and order.status == "running":
+        if order.status == "running":
             # The engine says it runs, but this journal never saw it: the journal was lost.
             # Starting it now could run it twice.
-            refusal = Outcome("failed", "the agent has no record of this order (its journal "
-                              "was lost); not started again")  # fmt: skip
-        if refusal is None and (self.dry_run or order.dry_run):
-            refusal = dry_run(order, self.commands)
-        if refusal is not None:
-            self._finish(entry, refusal)
+            self._finish(entry, Outcome("failed", "the agent has no record of this order "
+                                        "(its journal was lost); not started again"))  # fmt: skip
             return 0
         self._advance(order.id, now)
-        return 1
+        return 0 if self.entries[order.id].phase is Phase.FINISHED else 1
 
     def _advance(self, order_id: str, now: datetime) -> int:
         """Move one order on; 1 when it finished."""
         entry = self.entries[order_id]
         if entry.phase in (Phase.FINISHED, Phase.CLOSED):
             return 0
+        if not entry.steps:  # nothing ran yet (also after a restart): screened first
+            refusal = screen(entry.order, self.node, enabled=self.enabled, now=now)
+            if refusal is None and (self.dry_run or entry.order.dry_run):
+                refusal = dry_run(entry.order, self.commands)
+            if refusal is not None:
+                self._finish(entry, refusal)
+                return 1
         boot = self.boot_id()
         if entry.phase is Phase.AWAITING_REBOOT:
             before = entry.steps[-1].boot_id if entry.steps else ""
