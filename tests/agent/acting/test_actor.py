@@ -53,8 +53,8 @@ def test_agent_actions_a_restarted_actor_reattaches_to_the_running_child(tmp_pat
     tick_until(second, lambda: bool(engine.finals(oid)))
     assert len(kit.calls("dcgmi")) == 1
     assert engine.finals(oid)[0]["status"] == "done"
+    # the first "agent" still holds its child's handle: collect it (no zombie, no warning)
     wait_for(lambda: first.processes.result(first.journal.run_dir(oid, 0)), what="child")
-    first.processes.alive(0, tmp_path)
 
 
 def test_agent_actions_reset_refused_while_busy_never_resets(tmp_path: Path) -> None:
