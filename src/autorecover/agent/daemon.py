@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from autorecover.adapters.host.agent_state import StateFile
+from autorecover.agent.acting.actor import Actor, ActorReport
 from autorecover.agent.probes.base import NodeProbe, ProbeResult, ProbeStatus
 from autorecover.agent.sending import Outbox
 
@@ -37,17 +38,19 @@ class TickReport:
     queued: int = 0
     sent: int = 0
     saved: bool = False
+    acted: ActorReport | None = None
 
 
 @dataclass(slots=True)
 class Agent:
-    """Probes on timers feeding an outbox; state saved so restarts resume."""
+    """Probes on timers feeding an outbox; state saved so restarts resume; orders acted on."""
 
     node: str
     probes: Sequence[Scheduled]
     outbox: Outbox
     state_file: StateFile | None = None
     save_every_s: float = 30.0
+    actor: Actor | None = None  # runs the engine's orders for this node (None: no actions)
     _next_save: datetime | None = field(default=None, init=False)
 
     def restore(self) -> None:
@@ -90,13 +93,21 @@ class Agent:
         if polled and (self._next_save is None or now >= self._next_save):
             saved = self.save()
             self._next_save = now + timedelta(seconds=self.save_every_s)
-        return TickReport(tuple(polled), queued, sent, saved)
+        acted = None
+        if self.actor is not None:
+            try:
+                acted = self.actor.tick(now)
+            except Exception:  # loop supervisor: a failing order pass must not stop probing
+                log.exception("acting on orders failed")
+        return TickReport(tuple(polled), queued, sent, saved, acted)
 
     def next_wakeup(self, now: datetime) -> datetime:
         """The earliest time something is due."""
         times = [s.next_at or now for s in self.probes]
         if self.outbox.next_attempt is not None and len(self.outbox):
             times.append(self.outbox.next_attempt)
+        if self.actor is not None:
+            times.append(self.actor.next_wakeup(now))
         return min(times, default=now + timedelta(seconds=1))
 
     def run(

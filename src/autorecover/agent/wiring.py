@@ -15,12 +15,17 @@ from typing import Any
 
 from autorecover.adapters.host.agent_state import StateFile
 from autorecover.adapters.host.dcgm import Dcgmi, RecordedRunner, Runner, run_command
+from autorecover.adapters.host.detached import Launcher
 from autorecover.adapters.host.kernel_follow import FileSource, KmsgSource, boot_time
 from autorecover.adapters.host.kernel_journal import JournalSource
 from autorecover.adapters.host.nvml import PynvmlBackend
 from autorecover.adapters.host.nvml_snapshots import NvmlBackend, ReplayBackend
 from autorecover.adapters.http.credentials import ClientCredentials
 from autorecover.adapters.http.engine_client import EngineClient
+from autorecover.adapters.http.orders_client import OrdersClient
+from autorecover.agent.acting.actor import Actor
+from autorecover.agent.acting.commands import Binaries, Commands
+from autorecover.agent.acting.journal import BOOT_ID, Journal, read_boot_id
 from autorecover.agent.daemon import Agent, Scheduled
 from autorecover.agent.probes.base import NodeProbe
 from autorecover.agent.probes.dcgm import DcgmProbe
@@ -159,6 +164,7 @@ def build_agent(
     buffer: int = 10_000,
     batch_size: int = 500,
     heartbeat_s: float | None = 60.0,
+    actions: ActionsConfig | None = None,
 ) -> Agent:
     """The daemon: every enabled probe on its interval, feeding an outbox to the engine."""
     outbox = Outbox(
@@ -170,4 +176,40 @@ def build_agent(
     )
     every = {**DEFAULT_INTERVALS_S, **intervals}
     probes = [Scheduled(p, every[p.kind]) for p in build_probes(config, catalog, thresholds)]
-    return Agent(config.node, probes, outbox, state_file)
+    actor = None
+    if actions is not None:
+        actor = build_actor(config.node, actions, engine_url=engine_url, credentials=credentials)
+    return Agent(config.node, probes, outbox, state_file, actor=actor)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionsConfig:
+    """How the agent acts on the engine's orders for its node (docs/agent.md, "Actions")."""
+
+    enabled: bool = True  # False: every order is refused ("actions disabled on this node")
+    dry_run: bool = False  # run nothing; report what would have run
+    every_s: float = 5.0  # how often the orders are fetched
+    state_dir: Path = Path("/var/lib/autorecover/agent")
+    boot_id_file: Path = BOOT_ID
+    binaries: Binaries = field(default_factory=Binaries)
+
+
+def build_actor(
+    node: str,
+    actions: ActionsConfig,
+    *,
+    engine_url: str,
+    credentials: ClientCredentials | None = None,
+) -> Actor:
+    """The actor: this node's orders from the engine, run detached, journaled in the state dir."""
+    return Actor(
+        node=node,
+        client=OrdersClient(engine_url, credentials=credentials),
+        journal=Journal(actions.state_dir / "orders"),
+        processes=Launcher(),
+        commands=Commands(actions.binaries),
+        boot_id=lambda: read_boot_id(actions.boot_id_file),
+        enabled=actions.enabled,
+        dry_run=actions.dry_run,
+        every_s=actions.every_s,
+    )

@@ -182,6 +182,30 @@ def check_cmd(
 @click.option("--buffer", type=click.IntRange(1), default=10_000, show_default=True)
 @click.option("--batch-size", type=click.IntRange(1), default=500, show_default=True)
 @click.option("--heartbeat-s", type=click.FloatRange(1), default=60.0, show_default=True)
+@click.option(
+    "--actions/--no-actions",
+    default=True,
+    show_default=True,
+    help="Run the node actions the engine orders for this node (diagnose, reset_gpu, reboot, "
+    "collect_bundle); --no-actions refuses every order.",
+)
+@click.option(
+    "--orders-every-s",
+    type=click.FloatRange(0.1),
+    default=5.0,
+    show_default=True,
+    help="How often to fetch this node's orders from the engine.",
+)
+@click.option("--dry-run", is_flag=True, help="Run no order; report what would have run.")
+@click.option(
+    "--boot-id-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("/proc/sys/kernel/random/boot_id"),
+    show_default=True,
+    help="Where this boot's id is read (a reboot order is done once it changed).",
+)
+@click.option("--nvidia-smi", "nvidia_smi", default="nvidia-smi", show_default=True)
+@click.option("--systemctl", default="systemctl", show_default=True)
 @credential_options
 @_options
 def run_cmd(
@@ -190,20 +214,27 @@ def run_cmd(
     buffer: int,
     batch_size: int,
     heartbeat_s: float,
+    actions: bool,
+    orders_every_s: float,
+    dry_run: bool,
+    boot_id_file: Path,
+    nvidia_smi: str,
+    systemctl: str,
     token_file: Path | None,
     ca_file: Path | None,
     client_cert: Path | None,
     client_key: Path | None,
     **opts: Any,
 ) -> None:
-    """Run the agent: poll the probes and send signals to the engine until stopped."""
+    """Run the agent: poll the probes, send signals to the engine, run its orders until stopped."""
     import logging
 
     from autorecover.adapters.host.agent_state import StateFile
     from autorecover.adapters.host.nvml_snapshots import SnapshotError
     from autorecover.adapters.http.engine_client import signals_url
+    from autorecover.agent.acting.commands import Binaries
     from autorecover.agent.thresholds import ThresholdError
-    from autorecover.agent.wiring import build_agent
+    from autorecover.agent.wiring import ActionsConfig, build_agent
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     config = _config(opts, diag_level=None, follow=True)
@@ -215,6 +246,14 @@ def run_cmd(
         raise click.BadParameter(str(exc), param_hint="--engine") from None
     state_dir = opts["state_dir"] or DEFAULT_STATE_DIR
     credentials = credentials_from(token_file, ca_file, client_cert, client_key)
+    binaries = Binaries(
+        dcgmi=opts["dcgmi"], nvidia_smi=nvidia_smi, systemctl=systemctl,
+        journalctl=opts["journalctl"],
+    )  # fmt: skip
+    acting = ActionsConfig(
+        enabled=actions, dry_run=dry_run, every_s=orders_every_s, state_dir=state_dir,
+        boot_id_file=boot_id_file, binaries=binaries,
+    )  # fmt: skip
     try:
         agent = build_agent(
             config,
@@ -227,6 +266,7 @@ def run_cmd(
             buffer=buffer,
             batch_size=batch_size,
             heartbeat_s=heartbeat_s,
+            actions=acting,
         )
     except (SnapshotError, ThresholdError, ValueError) as exc:
         raise SetupError(str(exc)) from None
