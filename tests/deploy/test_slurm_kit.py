@@ -176,3 +176,15 @@ def test_slurm_policy_example_loads_with_the_engines_loader() -> None:
     assert policies.jobs.user_restarts == 1
     assert policies.jobs.transient_backoff_s == (30.0, 90.0, 270.0)
     assert policies.origins == (str(path),)
+
+
+def test_slurm_install_guide_shows_the_snippet_and_the_units_as_shipped() -> None:
+    guide = (ROOT / "docs" / "slurm.md").read_text()
+    for line in (KIT / "slurm.conf.snippet").read_text().splitlines():
+        setting = line.split("#", 1)[0].strip()
+        if setting:
+            assert setting in guide, f"docs/slurm.md does not show {setting!r}"
+    for name in ("autorecover-engine.service", "autorecover-agent.service", "engine.env.example",
+                 "autorecover-check", "autorecover-reboot", "slurm.conf.snippet"):  # fmt: skip
+        assert name in guide, name
+    assert "examples/policy-slurm.toml" in guide
