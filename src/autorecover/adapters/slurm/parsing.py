@@ -1,10 +1,11 @@
 """Slurm's answers -> records: `squeue`/`sinfo --json` and the one-line `scontrol show -o`.
 
-`--json` (the openapi/v0.0.38 plugin in 22.05) is the primary transport; it ignores `-j` and
-`-n`, so callers filter. Where `--json` is missing, `scontrol show job|node -o` is the fixed
-format: unlike `squeue -o`/`-O` (no format there has both a job's restart count and its
-excluded nodes) and `sinfo -o` (`%T` folds MIXED+DRAIN and ALLOCATED+DRAIN into "draining"),
-it carries every field of the records, so both transports give the same records.
+`--json` is the primary transport: the openapi/v0.0.38 plugin in 22.05, the data_parser
+plugins (v0.0.39 to v0.0.43) from 23.02 on, whose shapes `dataparser` reads. It ignores
+`-j` and `-n` in 22.05, so callers filter. Where `--json` is missing, `scontrol show job|node
+-o` is the fixed format: unlike `squeue -o`/`-O` (no format there has both a job's restart
+count and its excluded nodes) and `sinfo -o` (`%T` folds MIXED+DRAIN and ALLOCATED+DRAIN
+into "draining"), it carries every field of the records, so both transports give the same records.
 
 `scontrol -o` prints `Key=value` pairs separated by spaces, but some values hold spaces
 themselves (`Reason=xid 79 on gpu03 [root@...]`, `OS=Linux 6.1 #1 SMP ...`, comments). A value
@@ -21,11 +22,13 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, TypedDict, TypeVar, cast
 
+from autorecover.adapters.slurm import dataparser as dp
+from autorecover.adapters.slurm.dataparser import NO_VAL as NO_VAL
+from autorecover.adapters.slurm.dataparser import SlurmParseError as SlurmParseError
 from autorecover.adapters.slurm.names import InvalidNameError, expand_hostlist
 from autorecover.adapters.slurm.records import SlurmJob, SlurmNode
 from autorecover.adapters.slurm.states import ENDED, JobPhase, job_phase
 
-NO_VAL = 4294967294  # Slurm's NO_VAL: what %a becomes for a job that is not an array task
 _KEY = re.compile(r"(?:(?<=\s)|^)([A-Z][A-Za-z0-9_]*(?:[:/][A-Za-z0-9_]+)*)=")
 _REASON_SUFFIX = re.compile(r"\s*\[([^\[\]@]*)@([0-9T:-]+)\]\s*$")
 _PATTERN = re.compile(r"%(\d{0,2})([A-Za-z%])")
@@ -51,27 +54,33 @@ _KNOWN = """JobId ArrayJobId ArrayTaskId ArrayTaskThrottle JobName UserId GroupI
 KNOWN_KEYS = frozenset(_KNOWN.split())
 
 
-class SlurmParseError(ValueError):
-    """Slurm's answer is not in the expected shape."""
+# --- raw JSON at the edge: only the fields we read ------------------------------------------
+# 22.05 (openapi/v0.0.38) prints plain values; data_parser v0.0.39+ (23.02 on) wraps numbers in
+# `Number` objects and lists states: `dataparser` reads both.
 
 
-# --- raw JSON at the edge (openapi/v0.0.38): only the fields we read -----------------------
+class Number(TypedDict):
+    """data_parser's number that may be unset or unlimited."""
+
+    set: bool
+    infinite: bool
+    number: int
 
 
 class JobJson(TypedDict, total=False):
-    """One entry of `squeue --json`'s `jobs`."""
+    """One entry of `squeue --json`'s (or `scontrol show job --json`'s) `jobs`."""
 
     job_id: int
     name: str
     user_name: str
-    job_state: str
+    job_state: str | list[str]  # a list from v0.0.40: ["PENDING", "REQUEUED"]
     state_reason: str
     state_description: str
     nodes: str
     excluded_nodes: str
     required_nodes: str
     batch_host: str
-    node_count: int
+    node_count: int | Number
     restart_cnt: int
     requeue: bool
     batch_flag: bool
@@ -81,25 +90,25 @@ class JobJson(TypedDict, total=False):
     current_working_directory: str
     standard_output: str
     standard_error: str
-    exit_code: int
-    time_limit: int | None
-    submit_time: int
-    eligible_time: int
-    start_time: int
-    end_time: int
-    array_job_id: int
-    array_task_id: int | None
+    exit_code: int | Number | dict[str, Any]  # v0.0.40+: {"status", "return_code", "signal"}
+    time_limit: int | Number | None
+    submit_time: int | Number
+    eligible_time: int | Number
+    start_time: int | Number
+    end_time: int | Number
+    array_job_id: int | Number
+    array_task_id: int | Number | None
 
 
 class NodeJson(TypedDict, total=False):
-    """One entry of `sinfo --json`'s `nodes`."""
+    """One entry of `sinfo --json`'s (22.05) or `scontrol show node --json`'s `nodes`."""
 
     name: str
-    state: str
-    state_flags: list[str]
+    state: str | list[str]  # a list from v0.0.39: ["MIXED", "DRAIN"]
+    state_flags: list[str]  # 22.05 only
     reason: str
     reason_set_by_user: str | None
-    reason_changed_at: int
+    reason_changed_at: int | Number
     gres: str
     address: str
     hostname: str
@@ -107,14 +116,14 @@ class NodeJson(TypedDict, total=False):
     partitions: list[str]
     cpus: int
     alloc_cpus: int
-    boot_time: int
-    slurmd_start_time: int
+    boot_time: int | Number
+    slurmd_start_time: int | Number
 
 
 _T = TypeVar("_T")
 
 
-def _json_list(text: str, key: str) -> list[dict[str, Any]]:
+def _json_doc(text: str) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except (ValueError, RecursionError) as exc:
@@ -124,6 +133,10 @@ def _json_list(text: str, key: str) -> list[dict[str, Any]]:
     errors = doc.get("errors")
     if isinstance(errors, list) and errors:
         raise SlurmParseError(f"Slurm reported errors: {errors!r:.300}")
+    return doc
+
+
+def _json_items(doc: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
     items = doc.get(key)
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
         raise SlurmParseError(f"JSON answer has no list of {key}")
@@ -174,17 +187,18 @@ def _records(items: list[dict[str, Any]], build: Callable[[dict[str, Any]], _T])
 
 def parse_squeue_json(text: str) -> list[SlurmJob]:
     """Every job in a `squeue --json` answer."""
-    return _records(_json_list(text, "jobs"), lambda raw: _job_from_json(cast(JobJson, raw)))
+    return _records(_json_items(_json_doc(text), "jobs"),
+                    lambda raw: _job_from_json(cast(JobJson, raw)))  # fmt: skip
 
 
 def _job_from_json(raw: JobJson) -> SlurmJob:
     r = cast(Mapping[str, Any], raw)
-    job_id = str(_get(r, "job_id", int, 0))
+    job_id = str(dp.number(r, "job_id", 0))
     name = _get(r, "name", str, "")
     user = _get(r, "user_name", str, "")
-    array_job = _get(r, "array_job_id", int, 0)
-    array_task = _get(r, "array_task_id", int, NO_VAL)
-    is_array = array_job not in (0, NO_VAL) and array_task != NO_VAL
+    array_job = dp.number(r, "array_job_id", 0)
+    array_task = dp.number(r, "array_task_id", NO_VAL)
+    is_array = array_job not in (0, NO_VAL, dp.INFINITE) and array_task < NO_VAL
     work_dir = _get(r, "current_working_directory", str, "")
     fields = {"j": job_id, "x": name, "u": user}
     fields["A"] = str(array_job) if is_array else job_id
@@ -193,9 +207,9 @@ def _job_from_json(raw: JobJson) -> SlurmJob:
     stdout = _output_path(_get(r, "standard_output", str, "") or default, work_dir, fields)
     stderr_pattern = _get(r, "standard_error", str, "")
     stderr = _output_path(stderr_pattern, work_dir, fields) if stderr_pattern else stdout
-    status = _get(r, "exit_code", int, 0)
-    limit = _get(r, "time_limit", int, NO_VAL)
-    state = _get(r, "job_state", str, "UNKNOWN").upper()
+    exit_status, exit_signal = dp.exit_code(r)
+    limit = dp.number(r, "time_limit", NO_VAL)
+    state = dp.job_state(r).upper()
     # scontrol shows the description where there is one, its spaces as underscores.
     description = _get(r, "state_description", str, "").replace(" ", "_")
     reason = description or _get(r, "state_reason", str, "None")
@@ -209,8 +223,8 @@ def _job_from_json(raw: JobJson) -> SlurmJob:
         excluded=_hosts(_get(r, "excluded_nodes", str, "")),
         required=_hosts(_get(r, "required_nodes", str, "")),
         batch_host=_get(r, "batch_host", str, ""),
-        node_count=_get(r, "node_count", int, 0),
-        restarts=_get(r, "restart_cnt", int, 0),
+        node_count=_count(dp.number(r, "node_count", 0)),
+        restarts=_count(dp.number(r, "restart_cnt", 0)),
         requeue=_get(r, "requeue", bool, False),
         batch=_get(r, "batch_flag", bool, False),
         comment=_get(r, "comment", str, ""),
@@ -219,47 +233,61 @@ def _job_from_json(raw: JobJson) -> SlurmJob:
         work_dir=work_dir,
         stdout=stdout,
         stderr=stderr,
-        exit_status=(status >> 8) & 0xFF,
-        exit_signal=status & 0x7F,
+        exit_status=exit_status,
+        exit_signal=exit_signal,
         time_limit_min=None if limit >= NO_VAL or limit < 0 else limit,
-        submit_time=_epoch(_get(r, "submit_time", int, 0)),
-        eligible_time=_epoch(_get(r, "eligible_time", int, 0)),
-        start_time=_epoch(_get(r, "start_time", int, 0)),
-        end_time=_ended(state, reason, _epoch(_get(r, "end_time", int, 0))),
+        submit_time=_epoch(dp.number(r, "submit_time", 0)),
+        eligible_time=_epoch(dp.number(r, "eligible_time", 0)),
+        start_time=_epoch(dp.number(r, "start_time", 0)),
+        end_time=_ended(state, reason, _epoch(dp.number(r, "end_time", 0))),
         array_job_id=str(array_job) if is_array else "",
         array_task_id=str(array_task) if is_array else "",
     )
 
 
+def _count(value: int) -> int:
+    return 0 if value >= NO_VAL else value
+
+
 def parse_sinfo_json(text: str) -> list[SlurmNode]:
-    """Every node in a `sinfo --json` answer."""
-    return _records(_json_list(text, "nodes"), lambda raw: _node_from_json(cast(NodeJson, raw)))
+    """Every node in a `sinfo --json` (22.05) or `scontrol show node --json` (23.02+) answer.
+
+    From 23.02 `sinfo --json` prints sinfo's grouped lines under `sinfo`, not one entry per
+    node: that raises `GroupedSinfoError`, and the reader asks `scontrol show node --json`.
+    """
+    doc = _json_doc(text)
+    if "nodes" not in doc and isinstance(doc.get("sinfo"), list):
+        raise GroupedSinfoError("sinfo --json lists grouped lines (Slurm 23.02+), not nodes")
+    return _records(_json_items(doc, "nodes"),
+                    lambda raw: _node_from_json(cast(NodeJson, raw)))  # fmt: skip
+
+
+class GroupedSinfoError(SlurmParseError):
+    """`sinfo --json` answered in the grouped form of 23.02+: ask `scontrol show node --json`."""
 
 
 def _node_from_json(raw: NodeJson) -> SlurmNode:
     r = cast(Mapping[str, Any], raw)
-    flags = _get(r, "state_flags", list, [])
-    partitions = _get(r, "partitions", list, [])
-    if not all(isinstance(f, str) for f in flags + partitions):
-        raise SlurmParseError("state_flags and partitions must be lists of strings")
+    base, flags = dp.node_state(r)
+    partitions = dp.string_list(r, "partitions")
     reason = _get(r, "reason", str, "")
-    port = _get(r, "port", int, 0)
+    port = dp.number(r, "port", 0)
     return SlurmNode(
         name=_get(r, "name", str, ""),
-        state=_get(r, "state", str, "unknown").lower(),
+        state=base,
         flags=frozenset(f.upper() for f in flags),
         reason=reason,
         reason_user=(_get(r, "reason_set_by_user", str, "") if reason else ""),
-        reason_at=_epoch(_get(r, "reason_changed_at", int, 0)) if reason else None,
+        reason_at=_epoch(dp.number(r, "reason_changed_at", 0)) if reason else None,
         gres=_get(r, "gres", str, ""),
         address=_get(r, "address", str, ""),
         hostname=_get(r, "hostname", str, ""),
-        port=port or None,
+        port=port if 0 < port < NO_VAL else None,
         partitions=tuple(partitions),
-        cpus=_get(r, "cpus", int, 0),
-        alloc_cpus=_get(r, "alloc_cpus", int, 0),
-        boot_time=_epoch(_get(r, "boot_time", int, 0)),
-        slurmd_start_time=_epoch(_get(r, "slurmd_start_time", int, 0)),
+        cpus=_count(dp.number(r, "cpus", 0)),
+        alloc_cpus=_count(dp.number(r, "alloc_cpus", 0)),
+        boot_time=_epoch(dp.number(r, "boot_time", 0)),
+        slurmd_start_time=_epoch(dp.number(r, "slurmd_start_time", 0)),
     )
 
 

@@ -2,8 +2,10 @@
 
 `transport="auto"` tries `squeue`/`sinfo --json` first and falls back to `scontrol show -o`
 for good once a command says it does not know `--json` (Slurm before 21.08, or built without
-the openapi plugin). One job or one node is read with `scontrol show job|node -o ID`, which
-asks the controller for that one alone (`--json` in 22.05 ignores `-j` and `-n`).
+the openapi plugin). From 23.02 `sinfo --json` lists sinfo's grouped lines instead of nodes;
+the first such answer switches node lists to `scontrol show node --json` (23.02+), which
+prints every node with every field. One job or one node is read with `scontrol show job|node
+-o ID`, which asks the controller for that one alone (`--json` in 22.05 ignores `-j` and `-n`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from autorecover.adapters.slurm import names
 from autorecover.adapters.slurm.commands import Commands
 from autorecover.adapters.slurm.errors import SlurmNotFoundError, SlurmPermanentError
 from autorecover.adapters.slurm.parsing import (
+    GroupedSinfoError,
     SlurmParseError,
     parse_scontrol_jobs,
     parse_scontrol_nodes,
@@ -42,6 +45,7 @@ class Reader:
     def __init__(self, commands: Commands, transport: Transport = Transport.AUTO) -> None:
         self.commands = commands
         self.transport = transport
+        self.node_list_argv = ["sinfo", "--json"]  # ["scontrol", "show", "node", "--json"]: 23.02+
 
     @property
     def uses_json(self) -> bool:
@@ -60,9 +64,18 @@ class Reader:
     def nodes(self) -> list[SlurmNode]:
         """Every node."""
         if self.uses_json:
-            text = self._json(["sinfo", "--json"])
+            text = self._json(self.node_list_argv)
             if text is not None:
-                return _unique(_parsed(parse_sinfo_json, text, "sinfo --json"))
+                try:
+                    return _unique(parse_sinfo_json(text))
+                except GroupedSinfoError:
+                    if self.node_list_argv[0] == "scontrol":
+                        raise SlurmPermanentError("scontrol show node --json: no nodes") from None
+                    self.node_list_argv = ["scontrol", "show", "node", "--json"]
+                    return self.nodes()
+                except SlurmParseError as exc:
+                    what = " ".join(self.node_list_argv)
+                    raise SlurmPermanentError(f"{what}: cannot read the answer: {exc}") from None
         done = self.commands.read(["scontrol", "show", "node", "--oneliner"])
         return _parsed(parse_scontrol_nodes, done.stdout, "scontrol show node")
 
