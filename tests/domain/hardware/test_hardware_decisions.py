@@ -270,13 +270,20 @@ def test_validation_failing_climbs_the_ladder_then_hands_over() -> None:
     assert d.record.state is R and kinds(d) == [ActionKind.REBOOT]
     rec2 = replace(d.record, state=V)
     d2 = decide(rec2, (), START, ctx(observation=result(Verdict.FAIL, rec2)))
-    assert d2.record.state is NA
-    assert d2.transition is not None and d2.transition.why == "reboot did not fix it: no step left"
+    assert d2.record.state is R and kinds(d2) == [ActionKind.POWER_CYCLE]
+    rec3 = replace(d2.record, state=V)
+    d2b = decide(rec3, (), START, ctx(observation=result(Verdict.FAIL, rec3)))
+    assert d2b.record.state is NA
+    assert d2b.transition is not None
+    assert d2b.transition.why == "power_cycle did not fix it: no step left"
     spent = at(
         V,
         step=Step.RESET_GPU,
-        attempts=(*tried, Attempt(Step.RESET_GPU, START), Attempt(Step.REBOOT, START)),
-    )
+        attempts=(
+            *tried, Attempt(Step.RESET_GPU, START), Attempt(Step.REBOOT, START),
+            Attempt(Step.POWER_CYCLE, START),
+        ),
+    )  # fmt: skip
     d3 = decide(spent, (), START, ctx(observation=result(Verdict.FAIL, spent)))
     assert d3.transition is not None and d3.transition.why == "remediation budget spent"
 
