@@ -21,6 +21,7 @@ import json
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -58,11 +59,12 @@ class RedfishRig:
     user: str
     password: str
     systems: dict[str, str] = field(default_factory=dict)  # node -> system id
+    tls: bool = False
 
     @property
     def url(self) -> str:
         """The BMC's address (what an inventory's `url` holds)."""
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def credentials(self) -> Path:
@@ -88,7 +90,7 @@ class RedfishRig:
         request = urllib.request.Request(  # noqa: S310 - loopback http
             self.url + path, headers={"Authorization": f"Basic {token}"}
         )
-        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
+        with urllib.request.urlopen(request, timeout=10, context=_loopback()) as response:  # noqa: S310
             value: dict[str, Any] = json.loads(response.read())
         return value
 
@@ -154,10 +156,24 @@ def _htpasswd(user: str, password: str) -> str:
     return f"{user}:{digest}\n"
 
 
+def _loopback() -> ssl.SSLContext:
+    """The rig's own reads of its own loopback emulator: its certificate is not the point."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
 def start(
-    nodes: Sequence[str], *, user: str = "autorecover", password: str = "", timeout_s: float = 60.0
+    nodes: Sequence[str],
+    *,
+    user: str = "autorecover",
+    password: str = "",
+    tls: tuple[Path, Path] | None = None,
+    timeout_s: float = 60.0,
 ) -> RedfishRig:
-    """Start an emulator with one powered-on fake system per node."""
+    """Start an emulator with one powered-on fake system per node; HTTPS with `tls`'s
+    (certificate, key) files."""
     password = password or uuid.uuid4().hex
     root = Path(tempfile.mkdtemp(prefix="autorecover-redfish-"))
     systems = {n: str(uuid.uuid4()) for n in nodes}
@@ -178,6 +194,8 @@ def start(
         "SUSHY_EMULATOR_FAKE_DRIVER": True,
         "SUSHY_EMULATOR_FAKE_SYSTEMS": fake,
     }
+    if tls is not None:
+        settings["SUSHY_EMULATOR_SSL_CERT"], settings["SUSHY_EMULATOR_SSL_KEY"] = map(str, tls)
     (root / "emulator.conf").write_text(
         "".join(f"{k} = {v!r}\n" for k, v in settings.items())
     )  # the emulator reads its configuration as Python (Flask's from_pyfile)
@@ -188,7 +206,7 @@ def start(
         stdout=logfile, stderr=subprocess.STDOUT, cwd=root,
     )  # fmt: skip
     logfile.close()
-    rig = RedfishRig(root, port, process, user, password, systems)
+    rig = RedfishRig(root, port, process, user, password, systems, tls is not None)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -196,7 +214,8 @@ def start(
             rig.stop()
             raise RigError(f"the Redfish emulator exited ({process.returncode}):\n{log}")
         try:
-            with urllib.request.urlopen(rig.url + "/redfish/v1/", timeout=2) as r:  # noqa: S310
+            ready = urllib.request.urlopen(rig.url + "/redfish/v1/", timeout=2, context=_loopback())  # noqa: S310
+            with ready as r:
                 if r.status == 200:
                     return rig
         except (urllib.error.URLError, OSError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
@@ -11,7 +12,8 @@ from autorecover.adapters.redfish.client import NotFoundError, RedfishClient
 from autorecover.adapters.redfish.inventory import parse_inventory
 from autorecover.adapters.redfish.power import ALLOWED, RESET, RedfishPower, reset_plan
 from autorecover.controllers.ports import PermanentError, Provenance, TransientError
-from autorecover.testing.redfish import RedfishRig, free_port
+from autorecover.testing.kubernetes.pki import TestPki
+from autorecover.testing.redfish import RedfishRig, free_port, start
 
 
 def client(bmc: RedfishRig, password: str | None = None) -> RedfishClient:
@@ -85,3 +87,36 @@ def test_redfish_reset_plan_prefers_power_cycle_then_restart_then_off_and_on() -
         reset_plan(["GracefulShutdown", "Nmi"], "On")
     with pytest.raises(PermanentError, match="no On"):
         reset_plan(["ForceRestart"], "Off")
+
+
+@pytest.fixture(scope="module")
+def pkis(tmp_path_factory: pytest.TempPathFactory) -> tuple[TestPki, TestPki]:
+    ours, stranger = (TestPki(tmp_path_factory.mktemp(n)) for n in ("pki", "stranger"))
+    ours.create()
+    stranger.create()
+    return ours, stranger
+
+
+@pytest.fixture(scope="module")
+def https_bmc(pkis: tuple[TestPki, TestPki]) -> Iterator[RedfishRig]:
+    ours = pkis[0]
+    rig = start(["gpu01"], tls=(ours.path("apiserver.crt"), ours.path("apiserver.key")))
+    try:
+        yield rig
+    finally:
+        rig.stop()
+
+
+def test_redfish_tls_is_verified_against_the_inventorys_ca(
+    https_bmc: RedfishRig, pkis: tuple[TestPki, TestPki]
+) -> None:
+    ours, stranger = pkis
+    path = f"/redfish/v1/Systems/{https_bmc.system('gpu01')}"
+    user, password = https_bmc.user, https_bmc.password
+    trusted = RedfishClient(https_bmc.url, user, password, ca_file=ours.path("ca.crt"))
+    assert trusted.get(path)["PowerState"] == "On"
+    for ca in (None, stranger.path("ca.crt")):  # the system's trust store; another CA
+        with pytest.raises(PermanentError, match="certificate not trusted"):
+            RedfishClient(https_bmc.url, user, password, ca_file=ca).get(path)
+    unverified = RedfishClient(https_bmc.url, user, password, verify=False)
+    assert unverified.get(path)["PowerState"] == "On"  # the operator's explicit verify = false

@@ -4,9 +4,9 @@ Every request carries the BMC account's credentials (HTTP basic; no session to l
 verifies TLS against the system's trust store or the inventory's CA file (verification can be
 turned off per BMC, never silently), and is bounded in time and size. Failures map once, here:
 an unreachable BMC, a timeout, 5xx, 408 and 429 are `TransientError` (the action stays
-intended); refused credentials (401/403), a missing resource (404), a refused request (400,
-405, ...) and an answer that is not JSON are `PermanentError`. Messages name the URL, never the
-password.
+intended); refused credentials (401/403), an untrusted certificate, a missing resource (404),
+a refused request (400, 405, ...) and an answer that is not JSON are `PermanentError`.
+Messages name the URL, never the password.
 """
 
 from __future__ import annotations
@@ -95,6 +95,8 @@ class RedfishClient:
             raise _mapped(exc, method, url) from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
+            if isinstance(reason, ssl.SSLCertVerificationError):  # not fixed by waiting
+                raise PermanentError(f"BMC {url}: TLS certificate not trusted: {reason}") from None
             raise TransientError(f"BMC {url} unreachable: {reason}") from None
 
 
