@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from autorecover.controllers.ports import Clock
     from autorecover.server.alerting import Alerting
     from autorecover.server.serving import TlsFiles
+    from autorecover.server.wiring import Cluster
 
 
 @click.command("serve")
@@ -263,6 +264,12 @@ if TYPE_CHECKING:
     "an agent's node (use a CA for agents only).",
 )
 @click.option(
+    "--bmc-inventory",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Nodes' BMCs (TOML: [[bmc]] node, url, system, credentials = file:PATH or env:NAME): "
+    "a silent node is power-cycled through Redfish. Without it a power cycle goes to a person.",
+)
+@click.option(
     "--insecure-no-auth",
     is_flag=True,
     help="No authentication: everyone may do everything. Local trials only: listens on "
@@ -284,7 +291,8 @@ def serve_cmd(
     namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
     spool_dir: Path | None, tokens_file: Path | None, kube_auth: bool,
     kube_roles: tuple[str, ...], kube_audience: str, tls_cert: Path | None,
-    tls_key: Path | None, tls_client_ca: Path | None, insecure_no_auth: bool, log_level: str,
+    tls_key: Path | None, tls_client_ca: Path | None, bmc_inventory: Path | None,
+    insecure_no_auth: bool, log_level: str,
     alertmanager_urls: tuple[str, ...], alert_webhooks: tuple[str, ...],
     alert_webhook_secret_file: Path | None, alert_out_of_service_s: float, external_url: str,
 ) -> None:  # fmt: skip
@@ -364,6 +372,8 @@ def serve_cmd(
             clock, dry_run, alertmanager_urls, alert_webhooks, alert_webhook_secret_file,
             alert_out_of_service_s, external_url,
         )  # fmt: skip
+        if bmc_inventory is not None:
+            cluster = _with_power(cluster, bmc_inventory)
         cluster_lease = None
         if leadership == "kubernetes":
             if cluster.leases is None:
@@ -386,6 +396,16 @@ def serve_cmd(
     finally:
         cluster.close()  # the Kubernetes session's watches and loop; nothing for the others
         close_auth()
+
+
+def _with_power(cluster: Cluster, inventory: Path) -> Cluster:
+    """The cluster with out-of-band power through the BMCs the inventory names."""
+    from dataclasses import replace
+
+    from autorecover.adapters.redfish.inventory import load_inventory
+    from autorecover.adapters.redfish.power import RedfishPower
+
+    return replace(cluster, power=RedfishPower(load_inventory(inventory)))
 
 
 def _alerting(

@@ -59,6 +59,7 @@ class NodeAction(StrEnum):
     RESET_GPU = "reset_gpu"
     DRAIN_AND_RESET = "drain_and_reset"
     REBOOT = "reboot"
+    POWER_CYCLE = "power_cycle"  # through the BMC: the host itself does not answer
     INSPECT = "inspect"  # a person: cables, mechanicals, support case
 
 
@@ -70,6 +71,7 @@ NODE_ACTION_ORDER: tuple[NodeAction, ...] = (
     NodeAction.RESET_GPU,
     NodeAction.DRAIN_AND_RESET,
     NodeAction.REBOOT,
+    NodeAction.POWER_CYCLE,
     NodeAction.INSPECT,
 )
 

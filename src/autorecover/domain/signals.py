@@ -24,6 +24,7 @@ class Probe(StrEnum):
     PCIE = "pcie"
     DCGM = "dcgm"
     JOB = "job"  # job recovery's attribution names the node
+    ENGINE = "engine"  # the engine's own finding (a silent node: agent and scheduler agree)
 
 
 @dataclass(frozen=True, slots=True)

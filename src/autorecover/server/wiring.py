@@ -34,7 +34,7 @@ from autorecover.adapters.schedulers import (
 )
 from autorecover.adapters.store.base import EngineStore, Fence
 from autorecover.controllers.hardware.controller import HardwareController
-from autorecover.controllers.hardware.ports import DiagnosticsPort, SchedulerPort
+from autorecover.controllers.hardware.ports import DiagnosticsPort, PowerPort, SchedulerPort
 from autorecover.controllers.jobs.controller import JobRecoveryController, JobSettings
 from autorecover.controllers.jobs.ports import (
     HandoverOutbox,
@@ -75,6 +75,7 @@ class Cluster:
     topology: Topology = NO_TOPOLOGY
     leases: Callable[[str, str], ExternalLease] | None = None  # (namespace, name) -> a Lease
     close: Callable[[], None] = lambda: None
+    power: PowerPort | None = None  # out-of-band power through BMCs (`serve --bmc-inventory`)
 
     @classmethod
     def of(cls, stack: SchedulerStack) -> Cluster:
@@ -312,7 +313,7 @@ def hardware_service(
                 store=view, scheduler=cluster.scheduler, diagnostics=cluster.diagnostics,
                 notifier=cluster.notifier, clock=clock, policy=policies.hardware,
                 topology=cluster.topology, dry_run=settings.dry_run,
-                fleet_size=settings.fleet_size,
+                fleet_size=settings.fleet_size, power=cluster.power,
             )  # fmt: skip
 
         return HostedHardware(

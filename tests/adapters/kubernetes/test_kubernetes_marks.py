@@ -103,3 +103,15 @@ def test_kubectl_uncordon_of_our_cordon_shows_as_lifted_outside_autorecover() ->
     )
     back = apply(uncordoned, marks.resume_patch(uncordoned, "autorecover"))
     assert not back["spec"].get("taints") and not back["spec"].get("unschedulable")
+
+
+def test_kubernetes_ready_condition_says_whether_the_host_responds() -> None:
+    def node(status: str | None) -> dict[str, Any]:
+        conditions = [] if status is None else [{"type": "Ready", "status": status}]
+        return {"metadata": {"name": "gpu01"}, "spec": {}, "status": {"conditions": conditions}}
+
+    assert marks.scheduler_node(node("True"), "autorecover").responding
+    assert marks.scheduler_node(node(None), "autorecover").responding  # nothing said: no claim
+    for gone in ("False", "Unknown"):
+        view = marks.scheduler_node(node(gone), "autorecover")
+        assert not view.responding and f"Ready={gone}" in view.shows

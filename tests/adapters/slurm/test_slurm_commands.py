@@ -129,3 +129,16 @@ def test_slurm_reads_fall_back_to_scontrol_when_json_is_unknown() -> None:
     assert [n.name for n in adapter.list_nodes()] == ["gpu01"]
     assert [c[:2] for c in fake.calls] == [("squeue", "--json"), ("scontrol", "show"),
                                            ("scontrol", "show")]  # fmt: skip
+
+
+def test_slurm_view_says_whether_the_host_responds() -> None:
+    fake = FakeSlurm()
+    fake.add_node("gpu01")
+    fake.add_node("gpu02", "DOWN+NOT_RESPONDING", "Not responding")
+    fake.add_node("gpu03", "IDLE+NOT_RESPONDING")
+    fake.add_node("gpu04", "DOWN", "a person's maintenance")
+    fake.add_node("gpu05", "IDLE+POWERED_DOWN")  # Slurm's power saving: not a hang
+    view = SlurmScheduler(fake, timer=fake.timer).observe([f"gpu0{i}" for i in range(1, 6)])
+    assert {n: v.responding for n, v in view.items()} == {
+        "gpu01": True, "gpu02": False, "gpu03": False, "gpu04": False, "gpu05": True,
+    }  # fmt: skip

@@ -15,7 +15,7 @@ from autorecover.adapters.fakes.cluster import (
 from autorecover.adapters.store.memory import MemoryStore
 from autorecover.controllers.hardware.controller import HardwareController
 from autorecover.controllers.hardware.executing import NO_HOOKS, Hooks
-from autorecover.controllers.hardware.ports import StorePort
+from autorecover.controllers.hardware.ports import PowerPort, StorePort
 from autorecover.domain.failure_domains import Topology
 from autorecover.domain.hardware.policy import HardwarePolicy
 from autorecover.domain.hardware.policy_loading import load_policy
@@ -54,6 +54,7 @@ class Rig:
     dry_run: bool = False
     hooks: Hooks = NO_HOOKS
     clock: FakeClock = field(default_factory=FakeClock)
+    power: PowerPort | None = None  # out-of-band power (a Redfish emulator's BMCs)
 
     def __post_init__(self) -> None:
         self.scheduler = FakeScheduler(self.clock, self.nodes)
@@ -73,6 +74,7 @@ class Rig:
             dry_run=self.dry_run,
             fleet_size=len(self.nodes),
             hooks=self.hooks if hooks is None else hooks,
+            power=self.power,
         )
 
     def restart(self, store: StorePort | None = None, hooks: Hooks | None = None) -> None:

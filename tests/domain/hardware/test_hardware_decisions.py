@@ -29,6 +29,7 @@ from autorecover.domain.hardware.remediation import (
     Step,
     Verdict,
 )
+from autorecover.domain.hardware.silence import unresponsive
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 
@@ -184,6 +185,23 @@ def test_a_domain_incident_caps_a_fault_at_suspect() -> None:
 # --- the ladder ---------------------------------------------------------------------------
 
 
+def test_a_silent_node_is_power_cycled_without_a_diagnostic() -> None:
+    silent = unresponsive("n1", START, START - timedelta(seconds=300), "not responding")
+    d = decide(NodeRecord("n1"), [silent], START, ctx())
+    assert d.record.state is Q and d.record.wanted is Step.POWER_CYCLE
+    assert d.transition is not None and d.transition.why == "quarantine: host.unresponsive"
+    rec = d.record
+    assert decide(rec, (), START, ctx(observation=Observation())).transition is None  # drain
+    d2 = decide(rec, (), START, ctx(observation=Observation(drained=True)))
+    assert d2.record.state is NodeState.REMEDIATING and kinds(d2) == [ActionKind.POWER_CYCLE]
+    assert d2.record.step is Step.POWER_CYCLE
+    assert any("agent last heard" in line for line in d2.actions[0].evidence)
+    spent = replace(rec, attempts=(Attempt(Step.POWER_CYCLE, START),))
+    d3 = decide(spent, (), START, ctx(observation=Observation(drained=True)))
+    assert d3.record.state is NA and d3.transition is not None
+    assert d3.transition.why == "remediation budget spent"
+
+
 def test_quarantine_waits_for_the_drain_then_diagnoses() -> None:
     rec = at(Q, wanted=Step.REBOOT)
     assert decide(rec, (), START, ctx(observation=Observation(pending=True))).transition is None
@@ -270,13 +288,20 @@ def test_validation_failing_climbs_the_ladder_then_hands_over() -> None:
     assert d.record.state is R and kinds(d) == [ActionKind.REBOOT]
     rec2 = replace(d.record, state=V)
     d2 = decide(rec2, (), START, ctx(observation=result(Verdict.FAIL, rec2)))
-    assert d2.record.state is NA
-    assert d2.transition is not None and d2.transition.why == "reboot did not fix it: no step left"
+    assert d2.record.state is R and kinds(d2) == [ActionKind.POWER_CYCLE]
+    rec3 = replace(d2.record, state=V)
+    d2b = decide(rec3, (), START, ctx(observation=result(Verdict.FAIL, rec3)))
+    assert d2b.record.state is NA
+    assert d2b.transition is not None
+    assert d2b.transition.why == "power_cycle did not fix it: no step left"
     spent = at(
         V,
         step=Step.RESET_GPU,
-        attempts=(*tried, Attempt(Step.RESET_GPU, START), Attempt(Step.REBOOT, START)),
-    )
+        attempts=(
+            *tried, Attempt(Step.RESET_GPU, START), Attempt(Step.REBOOT, START),
+            Attempt(Step.POWER_CYCLE, START),
+        ),
+    )  # fmt: skip
     d3 = decide(spent, (), START, ctx(observation=result(Verdict.FAIL, spent)))
     assert d3.transition is not None and d3.transition.why == "remediation budget spent"
 

@@ -38,7 +38,8 @@ def sig(
 
 def test_builtin_policy_loads_with_a_version() -> None:
     assert POLICY.version == "2026.12.1"
-    assert POLICY.ladder.steps == (Step.RESET_GPU, Step.REBOOT)
+    assert POLICY.ladder.steps == (Step.RESET_GPU, Step.REBOOT, Step.POWER_CYCLE)
+    assert POLICY.silence == timedelta(seconds=180)
     assert POLICY.breaker.domain_budget[DomainKind.RACK] == 4
     assert POLICY.correlation.min_nodes == 3
 

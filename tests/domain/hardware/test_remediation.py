@@ -35,7 +35,8 @@ def test_higher_and_after_follow_the_ladder() -> None:
     assert higher(Step.PERSON, Step.REBOOT) is Step.PERSON
     assert higher(None, None) is None
     assert after(Step.RESET_GPU) is Step.REBOOT
-    assert after(Step.REBOOT) is Step.PERSON
+    assert after(Step.REBOOT) is Step.POWER_CYCLE
+    assert after(Step.POWER_CYCLE) is Step.PERSON
     assert after(Step.PERSON) is Step.PERSON
 
 
@@ -48,7 +49,7 @@ def test_budgets_climb_the_ladder_then_hand_over() -> None:
         if step is Step.PERSON:
             break
         tried.append(Attempt(step, START))
-    assert order == [Step.RESET_GPU, Step.RESET_GPU, Step.REBOOT, Step.PERSON]
+    assert order == [Step.RESET_GPU, Step.RESET_GPU, Step.REBOOT, Step.POWER_CYCLE, Step.PERSON]
 
 
 def test_the_wanted_step_is_a_floor() -> None:
@@ -57,10 +58,11 @@ def test_the_wanted_step_is_a_floor() -> None:
 
 
 def test_budgets_refill_after_the_window() -> None:
-    tried = [Attempt(Step.REBOOT, START)]
+    tried = [Attempt(Step.REBOOT, START), Attempt(Step.POWER_CYCLE, START)]
     assert next_step(LADDER, Step.REBOOT, tried, START + timedelta(days=1)) is Step.PERSON
     assert next_step(LADDER, Step.REBOOT, tried, START + timedelta(days=8)) is Step.REBOOT
     assert prune(tried, START + timedelta(days=8), LADDER) == ()
+    assert next_step(LADDER, Step.REBOOT, tried[:1], START + timedelta(days=1)) is Step.POWER_CYCLE
 
 
 def test_a_ladder_without_reset_goes_straight_to_reboot() -> None:

@@ -49,6 +49,7 @@ class FakeNode:
     reboots: int = 0
     resets: list[str | None] = field(default_factory=list)
     uncordoned_by: str = ""  # who last lifted a cordon by hand, as the scheduler would show
+    responding: bool = True  # False: the host does not answer (a test's `unresponsive`)
 
 
 class FakeScheduler:
@@ -83,6 +84,10 @@ class FakeScheduler:
         state = self._node(node)
         if state.cordoned_by.pop(who, None) is not None and by:
             state.uncordoned_by = by
+
+    def unresponsive(self, node: str, gone: bool = True) -> None:
+        """The host stops (or, `gone=False`, starts again) answering the scheduler."""
+        self._node(node).responding = not gone
 
     def schedulable(self, node: str) -> bool:
         """True when nobody's cordon holds the node."""
@@ -152,9 +157,12 @@ class FakeScheduler:
         if state.drained_at is not None and self._clock.now() >= state.drained_at:
             running = 0
         shows = f"uncordoned by {state.uncordoned_by}" if state.uncordoned_by else ""
+        if not state.responding:
+            shows = "not responding" + (f", {shows}" if shows else "")
         return SchedulerNode(
-            node, frozenset(state.cordoned_by), frozenset(state.taints), running, shows
-        )
+            node, frozenset(state.cordoned_by), frozenset(state.taints), running, shows,
+            state.responding,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

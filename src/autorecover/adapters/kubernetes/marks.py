@@ -158,7 +158,15 @@ def scheduler_node(node: Node, owner: str, running: int = 0) -> SchedulerNode:
         shows += f", {CORDONED_BY}={owner} still set: uncordoned outside autorecover"
     if keys:
         shows += f", taints {', '.join(sorted(keys))}"
-    return SchedulerNode(str(_meta(node).get("name", "")), frozenset(owners), keys, running, shows)
+    ready = next(
+        (c for c in (node.get("status") or {}).get("conditions") or [] if c.get("type") == "Ready"),
+        None,
+    )  # the kubelet's heartbeat: False or Unknown (node lease expired) says the host is gone
+    responding = ready is None or ready.get("status") == "True"
+    if not responding:
+        shows += f", Ready={ready.get('status') if ready else '?'}"
+    name = str(_meta(node).get("name", ""))
+    return SchedulerNode(name, frozenset(owners), keys, running, shows, responding)
 
 
 def _rfc3339(at: datetime) -> str:

@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 _ON_NODES = frozenset({JobPhase.RUNNING, JobPhase.SUSPENDED, JobPhase.COMPLETING,
                        JobPhase.REQUEUEING})  # fmt: skip
 _REMEMBERED = 10_000  # action ids kept for idempotency
+_POWER_SAVING = frozenset({"POWERED_DOWN", "POWERING_DOWN", "POWERING_UP", "POWER_DOWN"})
 
 
 class SlurmScheduler:
@@ -212,4 +213,10 @@ class SlurmScheduler:
         shows = f"state {node.state}{'+' + flags if flags else ''}"
         if node.reason:
             shows += f", reason {node.reason!r} by {node.reason_user or 'unknown'}"
-        return SchedulerNode(node.name, owners, taints, running.get(node.name, 0), shows)
+        # DOWN or NOT_RESPONDING (`*`) says the host does not answer slurmd's pings; a node
+        # Slurm's power saving put down (POWERED_DOWN, POWERING_*) is not ours to judge.
+        saving = bool(node.flags & _POWER_SAVING)
+        responding = saving or (status.responding and status.condition is not NodeCondition.DOWN)
+        return SchedulerNode(
+            node.name, owners, taints, running.get(node.name, 0), shows, responding
+        )

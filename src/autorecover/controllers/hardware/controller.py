@@ -24,11 +24,13 @@ from autorecover.controllers.hardware.ports import (
     Changes,
     DiagnosticsPort,
     Event,
+    PowerPort,
     SchedulerNode,
     SchedulerPort,
     StorePort,
 )
 from autorecover.controllers.hardware.reconciling import reconcile
+from autorecover.controllers.hardware.silencing import Silences
 from autorecover.controllers.ports import (
     ActionStatus,
     Clock,
@@ -103,13 +105,14 @@ class HardwareController:
         dry_run: bool = False,
         fleet_size: int | None = None,
         hooks: Hooks = NO_HOOKS,
+        power: PowerPort | None = None,
     ) -> None:
         self._store, self._scheduler, self._diagnostics = store, scheduler, diagnostics
         self._clock, self._policy, self._topology = clock, policy, topology
         self.name, self.dry_run, self._fleet_size = name, dry_run, fleet_size
         now = clock.now()
         bucket = TokenBucket(policy.rate.per_s, policy.rate.burst, now)
-        self._executor = Executor(scheduler, diagnostics, notifier, clock, bucket, hooks)
+        self._executor = Executor(scheduler, diagnostics, notifier, clock, bucket, hooks, power)
         snap = store.load(now - policy.breaker.window)
         self._records: dict[str, NodeRecord] = dict(snap.nodes)
         self._queue = ActionQueue(snap.pending, snap.failed)
@@ -133,6 +136,7 @@ class HardwareController:
         self._idle = DecisionContext(policy, BreakerView(policy.breaker, CLOSED, 1), name)
         self._broken = False
         self._observer = Observer(scheduler, diagnostics, dry_run)
+        self._silences = Silences(scheduler, policy.silence)  # agents heard; silent nodes
         self._controls: Controls = NO_CONTROLS  # the operator's switches, read every pass
         self._held_noted: set[str] = set()  # nodes whose held decision was noted this pause
 
@@ -317,6 +321,7 @@ class HardwareController:
         # A report is kept as the node's last one only for nodes with a record (the store
         # keeps no more): a healthy fleet's heartbeats cost no writes.
         changes.seen.update((n, now) for n in reported if n in self._records)
+        self._silences.heard(reported, now)
         return len(by_node)
 
     def _tick(self, now: datetime, changes: Changes) -> int:
@@ -324,9 +329,15 @@ class HardwareController:
         self._note(self._correlator.step(now, ()), changes)
         nodes = sorted(n for n in self._active if not self._maintained(n))
         seen = self._observer.observe(nodes, self._records, self._queue, now)
-        for node in nodes:
-            self._apply(node, (), now, seen[node], changes)
-        return len(nodes)
+        silent = self._silences.silent(now, lambda n: self._steady(n) and not self._maintained(n))
+        for node in sorted({*nodes, *silent}):
+            found = (silent[node],) if node in silent else ()
+            changes.signals.extend(found)
+            self._apply(node, found, now, seen.get(node, NOTHING_SEEN), changes)
+        return len(nodes) + len(silent.keys() - set(nodes))
+
+    def _steady(self, node: str) -> bool:  # in service or suspect, not held: silence counts
+        return self.node(node).state in (_HEALTHY, NodeState.SUSPECT) and not self.node(node).held
 
     def _reconcile(self, now: datetime, changes: Changes) -> int:
         if self._controls.paused is not None:

@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 
 from autorecover.controllers.counting import TokenBucket
 from autorecover.controllers.executing import execute_in_order
 from autorecover.controllers.hardware.ports import (
     ActionRecord,
     DiagnosticsPort,
+    PowerPort,
     SchedulerPort,
     provenance_of,
 )
@@ -29,6 +31,7 @@ from autorecover.controllers.ports import (
     Notifier,
     Outcome,
     PermanentError,
+    TransientError,
 )
 from autorecover.domain.hardware.lifecycle import MUTATIONS, Action, ActionKind
 from autorecover.domain.hardware.remediation import DiagnosticLevel
@@ -37,6 +40,8 @@ Hooks = ExecutionHooks[Action]
 
 
 NO_HOOKS = Hooks()
+SEL_LOOKBACK = timedelta(hours=1)  # the BMC's events this long before a power cycle are evidence
+SEL_LINES = 10  # at most this many event-log lines in a power cycle's recorded result
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +63,9 @@ class Executor:
         clock: Clock,
         bucket: TokenBucket,
         hooks: Hooks = NO_HOOKS,
+        power: PowerPort | None = None,
     ) -> None:
+        self._power = power
         self._scheduler = scheduler
         self._diagnostics = diagnostics
         self._notifier = notifier
@@ -94,6 +101,8 @@ class Executor:
             self._scheduler.reset_gpu(node, action.target, prov)
         elif kind is ActionKind.REBOOT:
             self._scheduler.reboot(node, prov)
+        elif kind is ActionKind.POWER_CYCLE:
+            return self._power_cycle(action)
         elif kind in (ActionKind.DIAGNOSE, ActionKind.VALIDATE):
             self._diagnostics.start(node, DiagnosticLevel(action.target or "quick"), prov)
         elif kind is ActionKind.ALERT:
@@ -102,6 +111,20 @@ class Executor:
         else:  # pragma: no cover - the enum is exhaustive
             raise PermanentError(f"unknown action kind {kind}")
         return ""
+
+    def _power_cycle(self, action: Action) -> str:
+        """Through the node's BMC; the BMC's event log since shortly before is the result."""
+        if self._power is None:
+            raise PermanentError(f"no BMC for {action.node} in the inventory")
+        done = self._power.power_cycle(action.node, provenance_of(action))
+        try:
+            lines = self._power.events(action.node, action.at - SEL_LOOKBACK)
+        except (TransientError, PermanentError) as exc:  # evidence only: the cycle is done
+            return f"{done}; BMC event log not read: {exc}"
+        if not lines:
+            return f"{done}; BMC event log: no entries since {action.at - SEL_LOOKBACK:%H:%M:%SZ}"
+        shown = "\n".join(f"  {line}"[:300] for line in lines[-SEL_LINES:])
+        return f"{done}; BMC event log ({len(lines)} entries, last {SEL_LINES} at most):\n{shown}"
 
 
 class ActionQueue:

@@ -36,6 +36,7 @@ class SchedulerNode:
     taints: frozenset[str] = frozenset()
     running_jobs: int = 0
     shows: str = ""  # the scheduler's own words for the node (state, reason, marks), if any
+    responding: bool = True  # False: the scheduler says the host does not answer (down)
 
 
 class SchedulerPort(Protocol):
@@ -83,6 +84,19 @@ class DiagnosticsPort(Protocol):
 
     def result(self, action_id: str) -> DiagnosticResult | None:
         """The diagnostic's result, or None while it runs (or waits for the node to boot)."""
+        ...
+
+
+class PowerPort(Protocol):
+    """Out-of-band power through a node's BMC (Redfish), for a host that does not answer."""
+
+    def power_cycle(self, node: str, provenance: Provenance) -> str:
+        """Power-cycle the node once per action id; what the BMC was asked. PermanentError
+        when the node has no BMC in the inventory or the BMC refuses."""
+        ...
+
+    def events(self, node: str, since: datetime) -> list[str]:
+        """The BMC's event log (SEL) entries newer than `since`, as evidence lines."""
         ...
 
 

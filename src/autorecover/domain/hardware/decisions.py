@@ -259,6 +259,8 @@ def _quarantined(rec: NodeRecord, found: _Found, now: datetime, ctx: DecisionCon
         return _to_person(rec, now, ctx, "drain timed out")
     if obs.pending or not (obs.drained or ctx.dry_run):
         return Decision(rec)
+    if rec.wanted is Step.POWER_CYCLE:  # the host does not answer: it cannot run a diagnostic
+        return _remedy(rec, Step.POWER_CYCLE, now, ctx)
     return move(rec, NodeState.DIAGNOSING, now, ctx.by, "drained: diagnose", [ActionKind.DIAGNOSE])
 
 
@@ -310,6 +312,13 @@ def _diagnosing(rec: NodeRecord, found: _Found, now: datetime, ctx: DecisionCont
     return move(rec, NodeState.VALIDATING, now, ctx.by, why, [ActionKind.VALIDATE])
 
 
+_REMEDIES = {
+    Step.RESET_GPU: ActionKind.RESET_GPU,
+    Step.REBOOT: ActionKind.REBOOT,
+    Step.POWER_CYCLE: ActionKind.POWER_CYCLE,
+}
+
+
 def _remedy(rec: NodeRecord, wanted: Step, now: datetime, ctx: DecisionContext) -> Decision:
     attempts = prune(rec.attempts, now, ctx.policy.ladder)
     step = next_step(ctx.policy.ladder, wanted, attempts, now)
@@ -321,7 +330,7 @@ def _remedy(rec: NodeRecord, wanted: Step, now: datetime, ctx: DecisionContext) 
         else:
             why = f"{rec.step} did not fix it: no step left"
         return _to_person(replace(rec, attempts=attempts), now, ctx, why)
-    kind = ActionKind.RESET_GPU if step is Step.RESET_GPU else ActionKind.REBOOT
+    kind = _REMEDIES[step]
     tried = (*attempts, Attempt(step, now))
     why = f"remediate: {step}"
     return move(

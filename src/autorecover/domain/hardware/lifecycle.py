@@ -38,6 +38,7 @@ EDGES: tuple[tuple[NodeState, NodeState, str], ...] = (
     (_S, _NA, "action failed"),
     (_Q, _D, "drained"),
     (_Q, _NA, "drain failed or late"),
+    (_Q, _R, "host silent: power cycle"),
     (_D, _R, "fault found"),
     (_D, _V, "nothing to fix"),
     (_D, _NA, "person, RMA, flapping"),
@@ -98,6 +99,7 @@ class ActionKind(StrEnum):
     RESUME = "resume"  # remove our cordon and taints; a person's cordon stays
     RESET_GPU = "reset_gpu"
     REBOOT = "reboot"
+    POWER_CYCLE = "power_cycle"  # through the node's BMC (Redfish), out of band
     DIAGNOSE = "diagnose"  # a quick diagnostic
     VALIDATE = "validate"  # a diagnostic under load
     ALERT = "alert"  # tell a person
@@ -112,6 +114,7 @@ MUTATIONS: frozenset[ActionKind] = frozenset(
         ActionKind.RESUME,
         ActionKind.RESET_GPU,
         ActionKind.REBOOT,
+        ActionKind.POWER_CYCLE,
     }
 )
 

@@ -108,6 +108,9 @@ class HardwarePolicy:
     repeat_gap: timedelta = timedelta(seconds=60)  # closer than this: the same occurrence
     suspect_clear: timedelta = timedelta(hours=1)  # a suspect this quiet returns
     hold: timedelta = timedelta(hours=1)  # a refused removal is retried this long
+    # A node whose agent was last heard longer ago than this, and which the scheduler says
+    # does not respond, is silent: the engine raises `host.unresponsive` for it.
+    silence: timedelta = timedelta(seconds=180)
     timeouts: Timeouts = field(default_factory=Timeouts)
     ladder: Ladder = field(default_factory=Ladder)
     breaker: BreakerLimits = field(default_factory=BreakerLimits)

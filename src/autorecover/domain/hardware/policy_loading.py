@@ -108,6 +108,7 @@ _SECTIONS: dict[str, tuple[str | None, dict[str, tuple[str, Convert]]]] = {
             "repeat_gap_s": ("repeat_gap", _seconds),
             "suspect_clear_s": ("suspect_clear", _seconds),
             "hold_s": ("hold", _seconds),
+            "silence_s": ("silence", _seconds),
         },
     ),
     "timeouts": (

@@ -1,4 +1,4 @@
-"""The remediation ladder: GPU reset, then reboot, then a person — with per-node budgets.
+"""The remediation ladder: GPU reset, reboot, power cycle, then a person — with per-node budgets.
 
 Every step is followed by validation (a diagnostic under load) before the node returns; a
 failed validation climbs to the next step. Each step has an attempt budget per node over a
@@ -23,10 +23,11 @@ class Step(StrEnum):
 
     RESET_GPU = "reset_gpu"
     REBOOT = "reboot"
+    POWER_CYCLE = "power_cycle"  # through the BMC (Redfish): for a host that does not answer
     PERSON = "person"  # RMA, mechanicals, a support case
 
 
-ORDER: tuple[Step, ...] = (Step.RESET_GPU, Step.REBOOT, Step.PERSON)
+ORDER: tuple[Step, ...] = (Step.RESET_GPU, Step.REBOOT, Step.POWER_CYCLE, Step.PERSON)
 
 # What the catalog's recommended action asks of the ladder; absent: let the diagnostic say.
 _STEP_FOR_ACTION: Mapping[NodeAction, Step] = MappingProxyType(
@@ -34,6 +35,7 @@ _STEP_FOR_ACTION: Mapping[NodeAction, Step] = MappingProxyType(
         NodeAction.RESET_GPU: Step.RESET_GPU,
         NodeAction.DRAIN_AND_RESET: Step.RESET_GPU,
         NodeAction.REBOOT: Step.REBOOT,
+        NodeAction.POWER_CYCLE: Step.POWER_CYCLE,
         NodeAction.INSPECT: Step.PERSON,
     }
 )
@@ -77,14 +79,14 @@ class Attempt:
 
 
 def _default_attempts() -> Mapping[Step, int]:
-    return MappingProxyType({Step.RESET_GPU: 2, Step.REBOOT: 1})
+    return MappingProxyType({Step.RESET_GPU: 2, Step.REBOOT: 1, Step.POWER_CYCLE: 1})
 
 
 @dataclass(frozen=True, slots=True)
 class Ladder:
     """The ladder's steps and budgets."""
 
-    steps: tuple[Step, ...] = (Step.RESET_GPU, Step.REBOOT)
+    steps: tuple[Step, ...] = (Step.RESET_GPU, Step.REBOOT, Step.POWER_CYCLE)
     attempts: Mapping[Step, int] = field(default_factory=_default_attempts)
     budget_window: timedelta = timedelta(days=7)
     max_returns: int = 2  # returned this often within returns_window: next time, a person
