@@ -14,7 +14,7 @@ from autorecover.adapters.store.memory import MemoryStore
 from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.controllers.hardware.controller import SOMEONE
 from autorecover.controllers.hardware.ports import StorePort
-from autorecover.controllers.ports import ActionStatus, TransientError
+from autorecover.controllers.ports import ActionStatus, PermanentError, TransientError
 from autorecover.controllers.requests import Control, OperatorRequest, RequestStatus
 from autorecover.domain.hardware.breaker import CLOSED
 from autorecover.domain.hardware.lifecycle import ActionKind, NodeState
@@ -415,3 +415,16 @@ def test_in_dry_run_a_missing_cordon_is_never_read_as_a_persons_release() -> Non
     rig.controller.reconcile()
     assert rig.controller.node("n1").state is not H
     assert all(t.by != SOMEONE for t in rig.store.transitions("n1"))
+
+
+def test_a_cordon_that_failed_is_never_read_as_lifted_by_a_person() -> None:
+    # Found by the state machine: the cordon refused, taint and drain done, a restart a minute
+    # later. Our cordon never stood, so its absence is not a person's release.
+    rig = Rig([f"n{i}" for i in range(4)])
+    rig.scheduler.failures[("cordon", "n0")] = PermanentError("refused")
+    rig.report(rig.signal("n0", "ib.port_down", NodeAction.INSPECT))
+    rig.clock.advance(60)
+    rig.restart()
+    rig.controller.reconcile()
+    assert all(t.by != SOMEONE for t in rig.store.transitions("n0"))
+    assert rig.controller.node("n0").state is not H

@@ -389,12 +389,18 @@ class HardwareController:
         return {n: views[n] for n in found if n in views}
 
     def _lifted_by_someone(self, node: str, now: datetime) -> bool:
-        last = None
+        # Lifted: our last cordon took effect, and the last word on it was ours putting the
+        # node out. A cordon that failed never stood, so nobody can have lifted it.
+        last = cordon = None
         for record in self._store.actions(node):
             if record.status is ActionStatus.DONE and record.action.kind in _CORDONING:
                 last = record
+            if record.action.kind is ActionKind.CORDON:
+                cordon = record
         return (
             last is not None
+            and cordon is not None
+            and cordon.status is ActionStatus.DONE
             and last.action.kind in _PUTS_OUT
             and now - last.updated_at >= UNCORDON_GRACE
         )
