@@ -440,6 +440,12 @@ class HardwareController:
             self._out += (t.frm is _HEALTHY) - (t.to is _HEALTHY)
             if decision.removal:
                 self._removals.add(node, now)
+            if t.frm is t.to:  # the ladder's next rung: a remedy still waiting is moot
+                for old in self._queue.drop(node):
+                    result = f"superseded: {t.why}"
+                    changes.outcomes.append(
+                        Outcome(old.action.id, ActionStatus.FAILED, now, result)
+                    )
             self._queue.failed.pop(node, None)  # failures belong to the state they were in
         if rec.state is not _HEALTHY or rec.held is not None:
             self._active.add(node)
