@@ -36,6 +36,7 @@ from autorecover.domain.orders import (
     Refusal,
     Refused,
     args_json,
+    expired,
 )
 from autorecover.server.engine import Engine
 from autorecover.server.guarding import caller_of
@@ -142,6 +143,13 @@ def add_order_routes(app: FastAPI, engine: Engine) -> None:
             who = caller.name if caller else "an unidentified caller"
             raise HTTPException(403, f"{who} may not read or report orders of {node}")
 
+    def late(order: NodeOrder, now: datetime) -> bool:
+        """Past its deadline: expired now, so the agent never starts what the engine gave up."""
+        if not expired(order, now):
+            return False
+        orders.expire(order.id, now)
+        return True
+
     def unavailable(exc: Exception) -> HTTPException:
         retry = str(engine.settings.retry_after_s)
         return HTTPException(503, f"store: {exc}", headers={"Retry-After": retry})
@@ -153,8 +161,10 @@ def add_order_routes(app: FastAPI, engine: Engine) -> None:
     ) -> OrdersOut:
         """The caller's node's queued and running orders, oldest first (an agent polls this)."""
         own(request, node)
+        now = engine.clock.now()
         try:
-            return OrdersOut(orders=[order_out(o) for o in orders.pending_for(node)])
+            live = [o for o in orders.pending_for(node) if not late(o, now)]
+            return OrdersOut(orders=[order_out(o) for o in live])
         except TransientError as exc:
             raise unavailable(exc) from None
 

@@ -76,6 +76,9 @@ class AgentDiagnostics:
         order = self._orders.get(action_id)
         if order is None:
             return None
+        bundle = self._orders.get(action_id + BUNDLE_SUFFIX)
+        if bundle is not None:  # a late bundle is expired too, not left for the agent
+            settled(self._orders, bundle, self._clock)
         order = settled(self._orders, order, self._clock)
         if order.status in LIVE:
             return None
