@@ -72,3 +72,36 @@ def test_hooks_bracket_each_execution() -> None:
     )
     _run([Act("a", "a"), Act("b", "b", fails=PermanentError)], burst=10, hooks=hooks)
     assert seen == ["before a", "after a", "before b"]
+
+
+def test_agent_actions_an_action_underway_elsewhere_spends_no_second_token() -> None:
+    from autorecover.controllers.ports import Underway
+
+    clock = FakeClock()
+    bucket = TokenBucket(per_s=0.001, burst=2, now=clock.now())
+    state = {"r": "running"}
+    asked: list[str] = []
+
+    def perform(act: Act) -> str:
+        asked.append(act.id)
+        if act.id == "r" and state["r"] == "running":
+            raise Underway("the agent runs it")
+        return "done"
+
+    underway: set[str] = set()
+
+    def run(acts: list[Act]) -> list[str]:
+        outcomes = execute_in_order(
+            acts, perform, lane=lambda a: a.lane or None, mutates=lambda a: a.mutates,
+            bucket=bucket, clock=clock, hooks=ExecutionHooks(), underway=underway,
+        )  # fmt: skip
+        return [f"{o.action_id}:{o.status}" for o in outcomes]
+
+    r, behind, other = Act("r", "n1"), Act("after", "n1"), Act("o", "n2")
+    assert run([r, behind]) == [] and underway == {"r"}  # one token spent; its lane waits
+    for _ in range(5):  # asked again and again: no more tokens
+        assert run([r, behind]) == []
+    assert asked.count("r") == 6
+    assert run([other]) == ["o:done"]  # the second token is still there
+    state["r"] = "done"
+    assert run([r]) == ["r:done"] and underway == set()

@@ -69,6 +69,16 @@ if TYPE_CHECKING:
     show_default=True,
     help="How long a fake diagnostic runs.",
 )
+@click.option(
+    "--node-actions",
+    type=DeferredChoice("autorecover.server.wiring:NODE_ACTIONS"),
+    default="none",
+    show_default=True,
+    help="Who runs the actions that must run on a node (GPU reset, reboot, DCGM diagnostics, "
+    "a diagnostic bundle): 'agent' hands them to each node's agent as orders it pulls "
+    "(`autorecover agent run` on every node; Slurm still reboots with scontrol reboot); "
+    "'none' leaves them to the scheduler's own ports.",
+)
 @click.option("--tick-s", type=float, default=5.0, show_default=True)
 @click.option(
     "--settle-s",
@@ -295,6 +305,7 @@ def serve_cmd(
     insecure_no_auth: bool, log_level: str,
     alertmanager_urls: tuple[str, ...], alert_webhooks: tuple[str, ...],
     alert_webhook_secret_file: Path | None, alert_out_of_service_s: float, external_url: str,
+    node_actions: str,
 ) -> None:  # fmt: skip
     """Run the engine: recovery controllers, signal intake and the HTTP API."""
     import logging
@@ -367,6 +378,8 @@ def serve_cmd(
             local_nodes=[n for n in local_nodes.split(",") if n],
             kube=kube,
             jobs_settings=JobSettings(settle_s=settle_s),
+            node_actions=node_actions,
+            orders=store.orders,
         )
         alerting = _alerting(
             clock, dry_run, alertmanager_urls, alert_webhooks, alert_webhook_secret_file,

@@ -4,8 +4,9 @@ Hardware recovery's own ports are in `controllers.hardware.ports`, job recovery'
 `controllers.jobs.ports`. Every mutation carries its `Provenance` and is idempotent by action
 id: a controller records an action before executing it, so after a crash it may execute the
 same id again, and the port must then do nothing twice. Ports speak one small error
-vocabulary: `TransientError` (try again on a later pass) and `PermanentError` (the action
-failed; a person will hear of it).
+vocabulary: `TransientError` (try again on a later pass; `Underway`, its kind for an action
+started elsewhere that has not finished) and `PermanentError` (the action failed; a person
+will hear of it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ from autorecover.domain.alerts import Alert as Alert  # re-exported: the port sp
 
 class TransientError(Exception):
     """The port could not act now; the action stays intended and is retried."""
+
+
+class Underway(TransientError):  # noqa: N818 - the contract's name: a state, not a fault
+    """Started elsewhere and not finished yet (an order a node's agent runs): ask again
+    later. The action stays intended, and asking again spends no more of the rate limit."""
 
 
 class PermanentError(Exception):

@@ -1,4 +1,5 @@
-"""The engine's HTTP API (FastAPI): intake, read views, dead letters, health, metrics, OpenAPI.
+"""The engine's HTTP API (FastAPI): intake, agents' orders, read views, dead letters, health,
+metrics, OpenAPI.
 
 Handlers are plain functions (FastAPI runs them on its thread pool) over the `Engine`'s
 parts; none decides anything. The lifespan starts the runner's threads and, on shutdown,
@@ -29,6 +30,7 @@ from autorecover.server.guarding import caller_of, guard
 from autorecover.server.intake import Invalid, Kept
 from autorecover.server.limiting import BodyLimit, RateLimit
 from autorecover.server.operating import add_operator_routes
+from autorecover.server.orders import add_order_routes
 from autorecover.server.policies import policies_json
 from autorecover.server.schemas import (
     Accepted,
@@ -164,6 +166,7 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
         return views.with_audit(store, found)
 
     add_operator_routes(app, engine)
+    add_order_routes(app, engine)
 
     @app.get(f"{API}/dead-letters", response_model=list[DeadLetterOut])
     def get_dead_letters(limit: int = Query(100, ge=1, le=10_000)) -> list[DeadLetterOut]:

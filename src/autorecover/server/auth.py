@@ -3,9 +3,10 @@
 Every request is authorized from its method and path by `TABLE`, applied to the whole app by
 `guarding.AuthMiddleware`, so a route added later is covered without being named here: a GET
 under /api/v1 needs `viewer`, any other method under /api/v1 needs `operator` (POST
-/api/v1/signals needs `agent`), and a path the table does not know needs `operator`. Reads
-that exist to show evidence (log lines) need `evidence`; in every other read, fields that
-carry evidence are emptied for a caller without that role (`redact_evidence`). Credentials
+/api/v1/signals and everything under /api/v1/agent/, the orders, need `agent`), and a path
+the table does not know needs `operator`. Reads that exist to show evidence (log lines) need
+`evidence`; in every other read, fields that carry evidence are emptied for a caller without
+that role (`redact_evidence`). Credentials
 are tried in order: a bearer token (the tokens file, then Kubernetes TokenReview when
 enabled), else a verified client certificate (its CN is an agent's node). docs/security.md
 is the threat model.
@@ -40,7 +41,8 @@ class Caller:
         return any(role in IMPLIED[r] for r in self.roles)
 
     def may_report(self, node: str) -> bool:
-        """Whether this caller may post signals about `node`: an agent, for its own."""
+        """Whether this caller may post signals about `node`, or read and answer its
+        orders: an agent, for its own."""
         return self.any_node or (self.holds(Role.AGENT) and self.node == node)
 
 
@@ -76,6 +78,7 @@ TABLE: tuple[Rule, ...] = (
     Rule(READ, "/redoc", None),
     Rule(READ, "/metrics", Role.VIEWER),
     Rule(frozenset({"POST"}), f"{API}/signals", Role.AGENT),
+    Rule(ANY, f"{API}/agent/**", Role.AGENT),  # an agent's orders: its own node's (handlers)
     Rule(READ, f"{API}/nodes/**", Role.EVIDENCE),  # a node's signals, transitions, evidence
     Rule(READ, f"{API}/incidents/**", Role.EVIDENCE),  # an incident's evidence lines
     Rule(READ, f"{API}/dead-letters", Role.EVIDENCE),  # set-aside batches, log text and all

@@ -4,8 +4,11 @@ The cluster a serving engine acts on is chosen by name from the scheduler regist
 (`adapters.schedulers`: `fake`, `local`, `kubernetes`; `CLUSTERS`), whose `open_stack` builds
 that scheduler's ports from one options record. `cluster_for` turns the stack into
 hardware recovery's `Cluster` and, when the scheduler has a jobs port, hosts job recovery
-on it. `fake_cluster` and `local_cluster` build the journaled fake and the demonstration's
-`LocalScheduler` for callers that wire an engine themselves (the tests, the demonstration).
+on it; with `--node-actions agent` it hands the on-node actions (GPU resets, reboots where
+the scheduler does not reboot, DCGM diagnostics, bundles) to the nodes' agents as orders
+(`with_agent_actions`, `adapters.agents`). `fake_cluster` and `local_cluster` build the
+journaled fake and the demonstration's `LocalScheduler` for callers that wire an engine
+themselves (the tests, the demonstration).
 Job recovery (`controllers.jobs.JobRecoveryController`) is hosted by passing `jobs=` — e.g.
 `jobs_on(store_url, scheduler, ...)` (SQLite or PostgreSQL: its `job_` tables beside
 hardware's in the engine's database; or the engine's `memory://` store itself) with a scheduler
@@ -17,7 +20,7 @@ hardware recovery's are (`FencedJobStore`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -50,6 +53,7 @@ from autorecover.controllers.jobs.records import (
     JobSnapshot,
     TimelineMark,
 )
+from autorecover.controllers.orders import OrderBook
 from autorecover.controllers.ports import Clock, Notifier
 from autorecover.controllers.requests import Control, Controls, OperatorRequest
 from autorecover.domain.catalog import builtin_catalog
@@ -85,6 +89,22 @@ class Cluster:
 
 
 CLUSTERS = tuple(SCHEDULERS)  # the names `serve --scheduler` takes
+NODE_ACTIONS = ("none", "agent")  # the values `serve --node-actions` takes
+# Schedulers that reboot a node themselves when the agent runs node actions (Slurm's
+# `scontrol reboot` through its RebootProgram); on every other one the agent reboots its host.
+SCHEDULER_REBOOTS = frozenset({"slurm"})
+
+
+def with_agent_actions(
+    cluster: Cluster, orders: OrderBook, clock: Clock, *, reboot_by_agent: bool = True
+) -> Cluster:
+    """The cluster with its on-node actions (GPU resets, reboots unless the scheduler does
+    them, DCGM diagnostics, bundles) handed to each node's agent as orders in `orders`."""
+    from autorecover.adapters.agents.actions import AgentNodeActions
+    from autorecover.adapters.agents.diagnostics import AgentDiagnostics
+
+    nodes = AgentNodeActions(cluster.scheduler, orders, clock, reboot_by_agent=reboot_by_agent)
+    return replace(cluster, scheduler=nodes, diagnostics=AgentDiagnostics(orders, clock))
 
 
 def fake_cluster(clock: Clock, state: Path | None = None, diagnostics_s: float = 0.0) -> Cluster:
@@ -113,10 +133,18 @@ def cluster_for(
     local_nodes: Sequence[str] = (),
     kube: KubeSettings | None = None,
     jobs_settings: JobSettings | None = None,
+    node_actions: str = "none",
+    orders: OrderBook | None = None,
 ) -> tuple[Cluster, JobsWiring | None]:
     """The cluster `serve --scheduler KIND` acts on, and job recovery when its scheduler has
     a jobs port: on `store` (the engine's store URL, or its memory store; see `jobs_on`), or
-    on the SQLite file `store_path`."""
+    on the SQLite file `store_path`. With `node_actions="agent"` the on-node actions are
+    orders in `orders` (the engine store's) that each node's agent runs."""
+    if node_actions not in NODE_ACTIONS:
+        choices = ", ".join(NODE_ACTIONS)
+        raise ValueError(f"--node-actions is one of {choices}, not {node_actions!r}")
+    if node_actions == "agent" and orders is None:
+        raise ValueError("--node-actions agent needs the engine store's order book")
     options = SchedulerOptions(
         fake_state=fake_state, diagnostics_s=diagnostics_s, local_root=local_root,
         local_nodes=tuple(local_nodes), kube=kube or KubeSettings(),
@@ -124,8 +152,12 @@ def cluster_for(
     stack = open_stack(
         kind, options, clock, SitePolicy(base=policies.jobs, ceilings=policies.job_ceilings)
     )
+    cluster = Cluster.of(stack)
+    if orders is not None and node_actions == "agent":
+        reboots = kind not in SCHEDULER_REBOOTS
+        cluster = with_agent_actions(cluster, orders, clock, reboot_by_agent=reboots)
     if stack.jobs is None:
-        return Cluster.of(stack), None
+        return cluster, None
     try:
         if store is not None:
             jobs = jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings)
@@ -139,7 +171,7 @@ def cluster_for(
     except BaseException:
         stack.close()
         raise
-    return Cluster.of(stack), jobs
+    return cluster, jobs
 
 
 FencedCommit = Callable[[JobChanges, Fence], None]

@@ -61,9 +61,8 @@ def test_validation_failures_climb_to_a_person_and_the_node_stays_out(rig: Rig) 
     kinds = [k for k, n, _ in rig.scheduler.log if n == "n1"]
     assert kinds == ["cordon", "taint", "drain", "reset_gpu", "reboot"]  # each failure climbs
     assert not rig.scheduler.schedulable("n1")
-    # The next rung is a power cycle; with no BMC inventory it fails and a person gets it.
-    alert = rig.notifier.alerts["n1/8/alert"]
-    assert alert.summary.endswith("no BMC for n1 in the inventory")
+    alert = rig.notifier.alerts["n1/7/alert"]
+    assert alert.summary == "reboot did not fix it: no step left"
     assert alert.evidence  # a person sees why
 
 

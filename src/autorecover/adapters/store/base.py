@@ -7,6 +7,7 @@ a person may put it back.
 A lease names the one replica that acts; `commit_pass` checks the caller's fence in the same
 transaction as the pass it records, so a replica that lost its lease records nothing more,
 and therefore executes nothing more (actions are executed only after they are recorded).
+The order book (`orders`) keeps what node agents are asked to run and how it ended.
 Every SQL store (SQLite, PostgreSQL) and the memory store implement `EngineStore`.
 """
 
@@ -18,6 +19,7 @@ from datetime import datetime
 from typing import Protocol
 
 from autorecover.controllers.hardware.ports import ActionRecord, Changes, StorePort
+from autorecover.controllers.orders import OrderBook
 from autorecover.controllers.requests import OperatorRequest
 from autorecover.domain.failure_domains import DomainIncident
 from autorecover.domain.hardware.breaker import BreakerState
@@ -91,7 +93,13 @@ class NodeView:
 
 
 class EngineStore(StorePort, Protocol):
-    """The hardware store plus the engine's inbox, leases and read queries."""
+    """The hardware store plus the engine's inbox, leases, read queries, and the orders
+    node agents run."""
+
+    @property
+    def orders(self) -> OrderBook:
+        """The orders node agents pull and report on (`controllers.orders`)."""
+        ...
 
     def enqueue(
         self, node: str, agent: str, dropped: int, signals: Sequence[NodeSignal], *,

@@ -24,6 +24,7 @@ from autorecover.adapters.store.base import (
     NodeView,
 )
 from autorecover.adapters.store.memory import MemoryStore
+from autorecover.adapters.store.memory_orders import MemoryOrderBook
 from autorecover.controllers.hardware.ports import ActionRecord, Changes, Event, Snapshot
 from autorecover.controllers.requests import Control, Controls, OperatorRequest
 from autorecover.domain.failure_domains import DomainIncident
@@ -44,6 +45,7 @@ class MemoryEngineStore(MemoryStore):
         self._leases: dict[str, Lease] = {}
         self._dead: dict[int, tuple[DeadLetter, Batch]] = {}
         self._next_letter = 1
+        self.orders = MemoryOrderBook()  # what node agents run (`controllers.orders`)
 
     # --- the hardware port, locked ---------------------------------------------------------
 

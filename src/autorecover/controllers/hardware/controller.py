@@ -12,7 +12,7 @@ recorded as would-have and nothing is executed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from autorecover.controllers.counting import RemovalWindow, TokenBucket
@@ -66,6 +66,7 @@ from autorecover.domain.hardware.records import (
     NodeRecord,
     Observation,
 )
+from autorecover.domain.hardware.remediation import Step, without_step
 from autorecover.domain.signals import HealthReport, NodeSignal
 
 _HEALTHY = NodeState.HEALTHY
@@ -107,6 +108,8 @@ class HardwareController:
         hooks: Hooks = NO_HOOKS,
         power: PowerPort | None = None,
     ) -> None:
+        if power is None:  # no BMC to ask: the ladder has no power-cycle rung
+            policy = replace(policy, ladder=without_step(policy.ladder, Step.POWER_CYCLE))
         self._store, self._scheduler, self._diagnostics = store, scheduler, diagnostics
         self._clock, self._policy, self._topology = clock, policy, topology
         self.name, self.dry_run, self._fleet_size = name, dry_run, fleet_size
@@ -457,6 +460,12 @@ class HardwareController:
             self._out += (t.frm is _HEALTHY) - (t.to is _HEALTHY)
             if decision.removal:
                 self._removals.add(node, now)
+            if t.frm is t.to:  # the ladder's next rung: a remedy still waiting is moot
+                for old in self._queue.drop(node):
+                    result = f"superseded: {t.why}"
+                    changes.outcomes.append(
+                        Outcome(old.action.id, ActionStatus.FAILED, now, result)
+                    )
             self._queue.failed.pop(node, None)  # failures belong to the state they were in
         if rec.state is not _HEALTHY or rec.held is not None:
             self._active.add(node)

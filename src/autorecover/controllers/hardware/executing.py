@@ -72,6 +72,7 @@ class Executor:
         self._clock = clock
         self._bucket = bucket
         self._hooks = hooks
+        self._underway: set[str] = set()  # ids an agent runs: asked again without a token
 
     def run(self, queue: Sequence[ActionRecord]) -> Executed:
         """Execute `queue` in order until the rate limit stops it."""
@@ -83,6 +84,7 @@ class Executor:
             bucket=self._bucket,
             clock=self._clock,
             hooks=self._hooks,
+            underway=self._underway,
         )
         return Executed(outcomes, len(queue) - len(outcomes))
 

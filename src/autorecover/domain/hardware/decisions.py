@@ -349,14 +349,27 @@ def _remedy(rec: NodeRecord, wanted: Step, now: datetime, ctx: DecisionContext) 
 def _remediating(rec: NodeRecord, found: _Found, now: datetime, ctx: DecisionContext) -> Decision:
     rec, obs = _ladder_common(rec, found), ctx.observation
     if obs.failed:
-        return _to_person(rec, now, ctx, f"{rec.step} failed: {obs.failed}")
+        return _climb(rec, now, ctx, f"{rec.step} failed: {obs.failed}")
     if obs.pending:
         if now - rec.since >= ctx.policy.timeouts.remediate:
-            return _to_person(rec, now, ctx, f"{rec.step} timed out")
+            return _climb(rec, now, ctx, f"{rec.step} timed out")
         return Decision(rec)
     return move(
         rec, NodeState.VALIDATING, now, ctx.by, f"{rec.step} done: validate", [ActionKind.VALIDATE]
     )
+
+
+def _climb(rec: NodeRecord, now: datetime, ctx: DecisionContext, why: str) -> Decision:
+    """A remedy that failed or never finished: the ladder's next rung (its budget permitting),
+    with what went wrong kept in the evidence and noted; a person when no rung is left."""
+    wanted = after(rec.step, ctx.policy.ladder) if rec.step is not None else Step.REBOOT
+    ladder = ctx.policy.ladder
+    if next_step(ladder, wanted, prune(rec.attempts, now, ladder), now) is Step.PERSON:
+        return _to_person(rec, now, ctx, why)
+    line = f"{now:%Y-%m-%dT%H:%M:%SZ} {why}"[:300]
+    rec = replace(rec, evidence=(*rec.evidence, line)[-EVIDENCE_LINES:])
+    decision = _remedy(rec, wanted, now, ctx)
+    return replace(decision, notes=(*decision.notes, why))
 
 
 def _validating(rec: NodeRecord, found: _Found, now: datetime, ctx: DecisionContext) -> Decision:
@@ -371,7 +384,7 @@ def _validating(rec: NodeRecord, found: _Found, now: datetime, ctx: DecisionCont
             rec, NodeState.HEALTHY, now, ctx.by, why, [ActionKind.RESUME],
             returns=returns, wanted=None, step=None, component=None,
         )  # fmt: skip
-    wanted = after(rec.step) if rec.step is not None else Step.RESET_GPU
+    wanted = after(rec.step, ctx.policy.ladder) if rec.step is not None else Step.RESET_GPU
     return _remedy(rec, higher(wanted, step_for(got.recommended)) or wanted, now, ctx)
 
 

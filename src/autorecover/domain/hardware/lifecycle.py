@@ -43,6 +43,7 @@ EDGES: tuple[tuple[NodeState, NodeState, str], ...] = (
     (_D, _V, "nothing to fix"),
     (_D, _NA, "person, RMA, flapping"),
     (_R, _V, "remedy done"),
+    (_R, _R, "failed, next step"),
     (_R, _NA, "remedy failed or late"),
     (_V, _H, "validation passed"),
     (_V, _R, "failed, next step"),

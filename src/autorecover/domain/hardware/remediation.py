@@ -10,7 +10,7 @@ kept whole — verdict, recommended action, evidence — never reduced to a bool
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
@@ -94,6 +94,13 @@ class Ladder:
     diagnostic_retries: int = 2  # diagnostics that ERROR are rerun this often, then a person
 
 
+def without_step(ladder: Ladder, step: Step) -> Ladder:
+    """The ladder without `step` (a rung nothing can carry out, e.g. no BMC to power-cycle)."""
+    if step not in ladder.steps:
+        return ladder
+    return replace(ladder, steps=tuple(s for s in ladder.steps if s is not step))
+
+
 def step_for(action: NodeAction) -> Step | None:
     """The step the catalog's recommended action asks for, if it asks for one."""
     return _STEP_FOR_ACTION.get(action)
@@ -108,10 +115,14 @@ def higher(a: Step | None, b: Step | None) -> Step | None:
     return a if ORDER.index(a) >= ORDER.index(b) else b
 
 
-def after(step: Step) -> Step:
-    """The step above `step`."""
+def after(step: Step, ladder: Ladder | None = None) -> Step:
+    """The step above `step`: the next rung of `ladder` (a person past its last one), or of
+    the full order when no ladder is given."""
     i = ORDER.index(step)
-    return ORDER[min(i + 1, len(ORDER) - 1)]
+    for later in ORDER[i + 1 :]:
+        if ladder is None or later in ladder.steps or later is Step.PERSON:
+            return later
+    return Step.PERSON
 
 
 def recent(times: Iterable[datetime], now: datetime, window: timedelta) -> int:

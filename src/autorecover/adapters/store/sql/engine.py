@@ -25,6 +25,7 @@ from autorecover.adapters.store.base import (
 from autorecover.adapters.store.sql import node_codec as codec
 from autorecover.adapters.store.sql.dialect import Db
 from autorecover.adapters.store.sql.nodes import SqlStore, _action_record, _transition
+from autorecover.adapters.store.sql.orders import SqlOrderBook
 from autorecover.controllers.hardware.ports import ActionRecord, Changes
 from autorecover.controllers.requests import OperatorRequest
 from autorecover.domain.failure_domains import DomainIncident
@@ -67,6 +68,10 @@ def check_fence(db: Db, fence: Fence, now: datetime) -> None:
 
 class SqlEngineStore(SqlStore):
     """`EngineStore` in SQL: hardware recovery's tables plus the engine's."""
+
+    def __init__(self, db: Db) -> None:
+        super().__init__(db)
+        self.orders = SqlOrderBook(db, self._sql)  # what node agents run (`controllers.orders`)
 
     # --- the inbox -------------------------------------------------------------------------
 

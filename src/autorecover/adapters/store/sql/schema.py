@@ -97,6 +97,19 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
             updated_at TEXT NOT NULL);
         """,
     ),
+    (
+        5,
+        "orders node agents run: diagnostics, GPU resets, reboots, bundles, with their reports",
+        """
+        CREATE TABLE node_orders (
+            id TEXT PRIMARY KEY, node TEXT NOT NULL, kind TEXT NOT NULL, args TEXT NOT NULL,
+            status TEXT NOT NULL, placed_at TEXT NOT NULL, deadline TEXT NOT NULL,
+            dry_run INTEGER NOT NULL, by TEXT NOT NULL, why TEXT NOT NULL, incident TEXT,
+            evidence TEXT NOT NULL, detail TEXT NOT NULL, verdict TEXT,
+            findings TEXT NOT NULL, attachments TEXT NOT NULL, updated_at TEXT NOT NULL@rowid@);
+        CREATE INDEX node_orders_node ON node_orders (node, status);
+        """,
+    ),
 )
 
 
