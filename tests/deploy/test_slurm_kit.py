@@ -27,7 +27,7 @@ KIT = ROOT / "deploy" / "slurm"
 BINARY = "/opt/autorecover/bin/autorecover"
 # Flags being added on other branches at the same time (issue 13): the merger removes each
 # entry once `autorecover ... --help` knows it.
-PENDING_FLAGS = {"--node-actions", "--slurm-conf", "--bmc-inventory"}
+PENDING_FLAGS = {"--slurm-conf"}
 PENDING_VALUES = {("--scheduler", "slurm")}
 
 
