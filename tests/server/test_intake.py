@@ -94,6 +94,8 @@ def _post_raw(replica: Replica, body: dict[str, Any]) -> Any:
         (lambda s: s.update(probe="telepathy"), ["body", "signals", 0, "probe"]),
         (lambda s: s.update(at="2026-01-05T08:00:00"), ["body", "signals", 0, "at"]),
         (lambda s: s.update(weight=101), ["body", "signals", 0, "weight"]),
+        # The engine's own findings (a silent node) cannot come from an agent.
+        (lambda s: s.update(probe="engine"), ["body", "signals", 0, "probe"]),
         # A signal for another node is the agent's business: 403 (test_security_auth.py).
     ],
 )

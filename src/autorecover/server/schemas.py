@@ -17,6 +17,7 @@ from pydantic import (
     BeforeValidator,
     Field,
     StringConstraints,
+    field_validator,
 )
 
 from autorecover.domain.records import Blame, NodeAction
@@ -105,6 +106,15 @@ class SignalIn(BaseModel):
         default_factory=list, max_length=MAX_DETAILS
     )
     incident: Label | None = None
+
+    @field_validator("probe")
+    @classmethod
+    def _not_the_engines(cls, probe: Probe) -> Probe:
+        # The engine's own findings (a silent node) are raised by the engine alone: an agent
+        # that could send them could ask for its node's power cycle in the engine's name.
+        if probe is Probe.ENGINE:
+            raise ValueError("probe 'engine' is the engine's own: agents may not send it")
+        return probe
 
 
 class BatchIn(BaseModel):
