@@ -620,3 +620,19 @@ def test_helm_taint_effect_and_tick_reach_the_engine(
         "nvlink=nvidia.com/gpu.clique",
         "rack=topology.kubernetes.io/rack",
     ]
+
+
+def test_helm_nccl_image_turns_on_the_pair_test_and_its_mpijob_rights(
+    chart: Callable[[dict[str, Any]], Rendered],
+) -> None:
+    plain = chart({})
+    assert flag_values(argv(plain.one("Deployment", ENGINE)), "--nccl-image") == []
+    *_, diagnostics_log = plain.one("Role", f"{ENGINE}-lease")["rules"]
+    assert grants([diagnostics_log]) == {("", "pods/log", "get")}
+    rendered = chart({"validation": {"ncclImage": "registry.example/nccl-tests:2.13"}})
+    deployment = rendered.one("Deployment", ENGINE)
+    assert flag_values(argv(deployment), "--nccl-image") == ["registry.example/nccl-tests:2.13"]
+    *_, mpijobs = rendered.one("Role", f"{ENGINE}-lease")["rules"]
+    assert grants([mpijobs]) == {
+        ("kubeflow.org", "mpijobs", v) for v in ("create", "get", "delete")
+    }

@@ -198,6 +198,13 @@ if TYPE_CHECKING:
     help="With --scheduler kubernetes: the image diagnostic pods run dcgmi diag from.",
 )
 @click.option(
+    "--nccl-image",
+    type=str,
+    default=None,
+    help="With --scheduler kubernetes: an image with mpirun and all_reduce_perf (nccl-tests); "
+    "set, validation under load adds an NCCL pair test (an MPIJob) after the DCGM pod.",
+)
+@click.option(
     "--spool-dir",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
@@ -299,7 +306,7 @@ def serve_cmd(
     max_body_bytes: int, rate_per_s: float, rate_burst: int, replica: str | None,
     leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
     namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
-    spool_dir: Path | None, tokens_file: Path | None, kube_auth: bool,
+    nccl_image: str | None, spool_dir: Path | None, tokens_file: Path | None, kube_auth: bool,
     kube_roles: tuple[str, ...], kube_audience: str, tls_cert: Path | None,
     tls_key: Path | None, tls_client_ca: Path | None, bmc_inventory: Path | None,
     insecure_no_auth: bool, log_level: str,
@@ -362,7 +369,8 @@ def serve_cmd(
         kube = KubeSettings(
             kubeconfig=kubeconfig, namespaces=namespaces_from(namespaces),
             taint_effect=taint_effect, diagnostics_namespace=lease_namespace,
-            dcgm_image=dcgm_image, spool=spool_dir,
+            dcgm_image=dcgm_image, spool=spool_dir, nccl_image=nccl_image,
+            nccl=loaded.hardware.validation.nccl,
             domain_labels=domain_labels_from(domain_labels),
             instance=replica or "autorecover",
         )  # fmt: skip

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import pytest
 from lightkube import ApiError, Client
-from lightkube.resources.core_v1 import Node, Secret
+from lightkube.resources.core_v1 import Node, Pod, Secret
 
 from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.kubernetes.client import load_config
 from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
+from autorecover.adapters.kubernetes.validation import MPIJob, launcher_name, pair_name
+from autorecover.adapters.validating import LoadValidation
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 from autorecover.domain.hardware.remediation import DiagnosticLevel, Verdict
 from autorecover.testing.kubernetes.harness import KubeHarness, wait
@@ -68,6 +70,48 @@ def test_kubernetes_the_charts_rbac_is_what_the_engine_needs(kube: KubeHarness) 
         engine.close()
     finally:
         stack.close()
+
+
+def test_kubernetes_the_charts_rbac_runs_the_nccl_pair_test(kube: KubeHarness) -> None:
+    """With `validation.ncclImage`, the engine's account creates, reads and deletes the pair's
+    MPIJob and reads its launcher's log (kwok serves none here: the verdict is ERROR)."""
+    ns = kube.namespace
+    values = {"store": {"url": "postgresql://db/ar"}, "namespaces": [ns],
+              "validation": {"ncclImage": "registry.example/nccl-tests:2.13"}}  # fmt: skip
+    for manifest in render(build_helm(), values, namespace=ns):
+        if manifest["kind"] in RBAC_KINDS:
+            kube.cluster.apply(manifest)
+    config = kube.cluster.user_kubeconfig(f"system:serviceaccount:{ns}:{ENGINE}",
+                                          ["system:serviceaccounts"])  # fmt: skip
+    settings = KubeSettings(kubeconfig=config, namespaces=(ns,), diagnostics_namespace=ns,
+                            nccl_image="registry.example/nccl-tests:2.13",
+                            domain_labels=(("rack", "topology.kubernetes.io/zone"),))  # fmt: skip
+    stack = KubeStack.connect(settings, SystemClock())
+    try:
+        assert isinstance(stack.diagnostics, LoadValidation)
+        pair = stack.diagnostics.pair
+        node = kube.cluster.node_names[0]
+        prov = kube.provenance("validate: XID 79")
+        stack.nodes.cordon(node, prov)
+        pair.start(node, DiagnosticLevel.LOAD, prov)
+        launcher = launcher_name(pair_name(prov.action_id))
+        wait(lambda: _phase(kube, launcher) == "Running", "the pair's launcher running", 30)
+        assert pair.result(prov.action_id) is None
+        kube.client.patch(Pod, launcher, {"metadata": {"annotations": {
+            "autorecover.test/succeed": "y"}}}, namespace=ns)  # fmt: skip
+        result = wait(lambda: pair.result(prov.action_id), "the pair test's result", 30)
+        assert result.verdict is Verdict.ERROR and "no all_reduce_perf output" in result.evidence[0]
+        assert not list(kube.client.list(MPIJob, namespace=ns))  # deleted, as the engine
+    finally:
+        stack.close()
+
+
+def _phase(kube: KubeHarness, pod: str) -> str | None:
+    try:
+        status = kube.client.get(Pod, pod, namespace=kube.namespace).status
+    except ApiError:
+        return None
+    return status.phase if status is not None else None
 
 
 @pytest.mark.parametrize(

@@ -7,11 +7,12 @@ names `KubeSettings`, and importing the registry must not import lightkube.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autorecover.adapters.kubernetes.names import valid_namespace
 from autorecover.domain.failure_domains import DomainKind
+from autorecover.domain.hardware.validation import NcclSettings
 
 DCGM_IMAGE = "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04"
 
@@ -30,6 +31,11 @@ class KubeSettings:
     # (domain kind, node label): which label names each node's rack, NVLink domain, IB leaf.
     # GPU feature discovery labels a multi-node NVLink domain `nvidia.com/gpu.clique`.
     domain_labels: tuple[tuple[str, str], ...] = (("nvlink", "nvidia.com/gpu.clique"),)
+    # The NCCL pair test (adapters/kubernetes/validation.py): an image with mpirun and
+    # all_reduce_perf on its PATH. None: no pair test, validation is the DCGM pod alone.
+    nccl_image: str | None = None
+    nccl_namespace: str | None = None  # where pair MPIJobs run; None: diagnostics_namespace
+    nccl: NcclSettings = field(default_factory=NcclSettings)  # `[validation.nccl]`
 
 
 def namespaces_from(text: str | None) -> tuple[str, ...]:

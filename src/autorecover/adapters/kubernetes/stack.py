@@ -3,9 +3,11 @@
 `KubeStack.connect` loads the kubeconfig (or the in-cluster service account), starts the
 node, pod and PyTorchJob informers (pods and jobs in the watched namespaces, or in all of
 them) and builds the ports on them: `nodes` (hardware recovery's scheduler), `jobs` (job
-recovery's scheduler), `diagnostics` (dcgmi diag pods), and `lease(namespace, name)` for
-leader election. `open_stack` is the scheduler registry's way in (`adapters.schedulers`);
-`KubeSettings` and its flag parsers live in `settings.py` (no cluster client there).
+recovery's scheduler), `diagnostics` (dcgmi diag pods; with `nccl_image` set, validation
+under load adds the NCCL pair test, an MPIJob: `LoadValidation`), and `lease(namespace,
+name)` for leader election. `open_stack` is the scheduler registry's way in
+(`adapters.schedulers`); `KubeSettings` and its flag parsers live in `settings.py` (no
+cluster client there).
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ from autorecover.adapters.kubernetes.nodes import KubeNodes
 from autorecover.adapters.kubernetes.settings import KubeSettings as KubeSettings
 from autorecover.adapters.kubernetes.settings import domain_labels_from as domain_labels_from
 from autorecover.adapters.kubernetes.settings import namespaces_from as namespaces_from
+from autorecover.adapters.kubernetes.validation import KubePairValidation
 from autorecover.adapters.notifiers import LogNotifier
 from autorecover.adapters.schedulers import SchedulerOptions, SchedulerStack
+from autorecover.adapters.validating import LoadValidation
+from autorecover.controllers.hardware.ports import DiagnosticsPort
 from autorecover.controllers.ports import Clock
 from autorecover.domain.failure_domains import DomainKind, Topology
 from autorecover.domain.jobs.settings import SitePolicy
@@ -62,8 +67,14 @@ class KubeStack:
                                taint_effect=settings.taint_effect, events=events)  # fmt: skip
         self.jobs = KubeJobs(session, self.job_informer, self.pod_informer, clock,
                              LogSpool(session, spool), site, events=events)  # fmt: skip
-        self.diagnostics = KubeDiagnostics(session, clock, settings.diagnostics_namespace,
-                                           settings.dcgm_image)  # fmt: skip
+        dcgm = KubeDiagnostics(session, clock, settings.diagnostics_namespace,
+                               settings.dcgm_image)  # fmt: skip
+        self.diagnostics: DiagnosticsPort = dcgm
+        if settings.nccl_image:
+            where = settings.nccl_namespace or settings.diagnostics_namespace
+            pair = KubePairValidation(session, clock, where, settings.nccl_image, settings.nccl,
+                                      self.topology)  # fmt: skip
+            self.diagnostics = LoadValidation(inner=dcgm, pair=pair)
 
     @classmethod
     def connect(cls, settings: KubeSettings, clock: Clock,

@@ -5,8 +5,9 @@ version) and started in one folder: etcd, kube-apiserver (TLS, client certificat
 kube-scheduler, kube-controller-manager (garbage collector and disruption controller: pods
 go with their job, PodDisruptionBudgets get their status), kwok (turns Node objects into
 fake running nodes with GPUs and runs the pods bound to them through its stages, see
-`kwok-stages.yaml`) and the Kubeflow training operator (PyTorchJobs become pods). Ports are
-free loopback ports chosen at start; every process writes its log under `DIR/log`.
+`kwok-stages.yaml`) and the Kubeflow training operator (PyTorchJobs and MPIJobs become
+pods). Ports are free loopback ports chosen at start; every process writes its log under
+`DIR/log`.
 
     python -m autorecover.testing.kubernetes.cluster start DIR [--nodes 6]
     python -m autorecover.testing.kubernetes.cluster stop DIR
@@ -146,6 +147,7 @@ class KubeTestCluster:
         self._spawn(
             "training-operator.v1",
             ["--kubeconfig", str(self.kubeconfig), "--enable-scheme", "pytorchjob",
+             "--enable-scheme", "mpijob",
              "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
              "--webhook-server-port", str(free_port())],
             env={"MY_POD_NAMESPACE": OPERATOR_NAMESPACE},
@@ -257,7 +259,7 @@ class KubeTestCluster:
                    "kube-apiserver")  # fmt: skip
 
     def _bootstrap_objects(self) -> None:
-        """The operator's namespace, its webhook bits, and the PyTorchJob CRD."""
+        """The operator's namespace, its webhook bits, the PyTorchJob and MPIJob CRDs."""
         self.apply({"apiVersion": "v1", "kind": "Namespace",
                     "metadata": {"name": OPERATOR_NAMESPACE}})  # fmt: skip
         # The operator's certificate rotator keeps its serving certificate in this Secret and
@@ -277,13 +279,15 @@ class KubeTestCluster:
                     "kind": "ValidatingWebhookConfiguration",
                     "metadata": {"name": "validator.training-operator.kubeflow.org"},
                     "webhooks": []})  # fmt: skip
-        crd = self.binaries / "crds" / "kubeflow.org_pytorchjobs.yaml"
-        import yaml  # the CRD is YAML; PyYAML comes with lightkube
+        import yaml  # the CRDs are YAML; PyYAML comes with lightkube
 
-        self.apply(yaml.safe_load(crd.read_text()))
+        for crd in ("kubeflow.org_pytorchjobs.yaml", "kubeflow.org_mpijobs.yaml"):
+            self.apply(yaml.safe_load((self.binaries / "crds" / crd).read_text()))
         self.apply(yaml.safe_load((self.binaries / "crds" / "kwok.x-k8s.io_logs.yaml").read_text()))
         self._wait("PyTorchJob CRD established", lambda: self.get(
             "/apis/kubeflow.org/v1/pytorchjobs") is not None)  # fmt: skip
+        self._wait("MPIJob CRD established", lambda: self.get(
+            "/apis/kubeflow.org/v1/mpijobs") is not None)  # fmt: skip
 
     def create_nodes(self) -> None:
         """The kwok nodes: 8 GPUs each, two racks, a hostname label as kubelets set it."""
