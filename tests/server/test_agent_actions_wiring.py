@@ -9,6 +9,8 @@ from click.testing import CliRunner
 from autorecover.adapters.agents.actions import AgentNodeActions
 from autorecover.adapters.agents.diagnostics import AgentDiagnostics
 from autorecover.adapters.clock import SystemClock
+from autorecover.adapters.fakes.cluster import FakeNotifier, FakeScheduler
+from autorecover.adapters.schedulers import SchedulerStack
 from autorecover.adapters.store.memory_engine import MemoryEngineStore
 from autorecover.cli.engine import serve_cmd
 from autorecover.server.policies import load_policies
@@ -38,3 +40,24 @@ def test_agent_actions_wiring_serve_offers_node_actions() -> None:
     assert "--node-actions [none|agent]" in help_text
     refused = CliRunner().invoke(serve_cmd, ["--node-actions", "ssh", "--insecure-no-auth"])
     assert refused.exit_code == 2 and "ssh" in refused.output
+
+
+def test_agent_actions_wiring_keeps_the_scheduler_s_pair_test_after_the_agent_s_dcgm() -> None:
+    from autorecover.adapters.fakes.cluster import FakeClock, FakeDiagnostics
+    from autorecover.adapters.validating import LoadValidation
+    from autorecover.server.wiring import Cluster, with_agent_actions
+
+    clock = FakeClock()
+    own, pair = FakeDiagnostics(clock), FakeDiagnostics(clock)
+    stack = SchedulerStack(nodes=FakeScheduler(clock), diagnostics=own, notifier=FakeNotifier(),
+                           pair=pair)  # fmt: skip
+    cluster = Cluster.of(stack)
+    assert isinstance(cluster.diagnostics, LoadValidation)
+    assert (cluster.diagnostics.inner, cluster.diagnostics.pair) == (own, pair)
+    wrapped = with_agent_actions(cluster, MemoryEngineStore().orders, clock)
+    assert isinstance(wrapped.diagnostics, LoadValidation)
+    assert isinstance(wrapped.diagnostics.inner, AgentDiagnostics)
+    assert wrapped.diagnostics.pair is pair
+    alone = Cluster.of(SchedulerStack(nodes=FakeScheduler(clock), diagnostics=own,
+                                      notifier=FakeNotifier()))  # fmt: skip
+    assert alone.diagnostics is own

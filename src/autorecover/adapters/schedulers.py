@@ -83,15 +83,19 @@ def _nothing() -> None:
 class SchedulerStack:
     """Everything the engine needs from one cluster: hardware recovery's ports, job
     recovery's scheduler (None: this scheduler hosts no job recovery), a lease factory for
-    leader election (None: none) and `close`, called once when the engine stops."""
+    leader election (None: none), `close`, called once when the engine stops, and the pair
+    test validation under load adds (None: none)."""
 
     nodes: SchedulerPort
-    diagnostics: DiagnosticsPort
+    diagnostics: DiagnosticsPort  # the node's own diagnostics (DCGM)
     notifier: Notifier
     topology: Topology = NO_TOPOLOGY
     jobs: JobSchedulerPort | None = None
     leases: Callable[[str, str], ExternalLease] | None = None  # (namespace, name) -> a lease
     close: Callable[[], None] = _nothing
+    # Validation under load through the scheduler (an NCCL pair job), run after the node's own
+    # diagnostic passes (`adapters.validating.LoadValidation`); None: the diagnostic alone.
+    pair: DiagnosticsPort | None = None
 
 
 class OpenStack(Protocol):

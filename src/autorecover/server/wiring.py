@@ -80,12 +80,23 @@ class Cluster:
     leases: Callable[[str, str], ExternalLease] | None = None  # (namespace, name) -> a Lease
     close: Callable[[], None] = lambda: None
     power: PowerPort | None = None  # out-of-band power through BMCs (`serve --bmc-inventory`)
+    pair: DiagnosticsPort | None = None  # the scheduler's pair test, already in `diagnostics`
 
     @classmethod
     def of(cls, stack: SchedulerStack) -> Cluster:
-        """Hardware recovery's part of a scheduler's stack."""
-        return cls(stack.nodes, stack.diagnostics, stack.notifier, stack.topology,
-                   stack.leases, stack.close)  # fmt: skip
+        """Hardware recovery's part of a scheduler's stack: its diagnostics, with the pair
+        test after the node's own diagnostic when the scheduler has one."""
+        return cls(stack.nodes, under_load(stack.diagnostics, stack.pair), stack.notifier,
+                   stack.topology, stack.leases, stack.close, pair=stack.pair)  # fmt: skip
+
+
+def under_load(own: DiagnosticsPort, pair: DiagnosticsPort | None) -> DiagnosticsPort:
+    """The node's own diagnostic, followed under load by the pair test when there is one."""
+    if pair is None:
+        return own
+    from autorecover.adapters.validating import LoadValidation
+
+    return LoadValidation(inner=own, pair=pair)
 
 
 CLUSTERS = tuple(SCHEDULERS)  # the names `serve --scheduler` takes
@@ -104,7 +115,8 @@ def with_agent_actions(
     from autorecover.adapters.agents.diagnostics import AgentDiagnostics
 
     nodes = AgentNodeActions(cluster.scheduler, orders, clock, reboot_by_agent=reboot_by_agent)
-    return replace(cluster, scheduler=nodes, diagnostics=AgentDiagnostics(orders, clock))
+    own = AgentDiagnostics(orders, clock)
+    return replace(cluster, scheduler=nodes, diagnostics=under_load(own, cluster.pair))
 
 
 def fake_cluster(clock: Clock, state: Path | None = None, diagnostics_s: float = 0.0) -> Cluster:

@@ -69,12 +69,13 @@ class KubeStack:
                              LogSpool(session, spool), site, events=events)  # fmt: skip
         dcgm = KubeDiagnostics(session, clock, settings.diagnostics_namespace,
                                settings.dcgm_image)  # fmt: skip
+        self.dcgm, self.pair = dcgm, None
         self.diagnostics: DiagnosticsPort = dcgm
         if settings.nccl_image:
             where = settings.nccl_namespace or settings.diagnostics_namespace
-            pair = KubePairValidation(session, clock, where, settings.nccl_image, settings.nccl,
-                                      self.topology)  # fmt: skip
-            self.diagnostics = LoadValidation(inner=dcgm, pair=pair)
+            self.pair = KubePairValidation(session, clock, where, settings.nccl_image,
+                                           settings.nccl, self.topology)  # fmt: skip
+            self.diagnostics = LoadValidation(inner=dcgm, pair=self.pair)
 
     @classmethod
     def connect(cls, settings: KubeSettings, clock: Clock,
@@ -115,7 +116,8 @@ def open_stack(options: SchedulerOptions, clock: Clock, site: SitePolicy) -> Sch
         raise
     return SchedulerStack(
         nodes=stack.nodes,
-        diagnostics=stack.diagnostics,
+        diagnostics=stack.dcgm,
+        pair=stack.pair,
         notifier=LogNotifier(),
         topology=topology,
         jobs=stack.jobs,
