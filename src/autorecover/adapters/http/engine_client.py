@@ -84,10 +84,10 @@ class EngineClient:
             with opened as response:
                 response.read(1 << 16)
         except urllib.error.HTTPError as exc:
-            retry = _retry_after(exc.headers.get("Retry-After") if exc.headers else None)
+            retry = retry_after_s(exc.headers.get("Retry-After") if exc.headers else None)
             transient = exc.code in TRANSIENT_STATUS
             raise EngineError(
-                f"engine answered {exc.code}{_detail(exc)}",
+                f"engine answered {exc.code}{response_detail(exc)}",
                 transient=transient,
                 status=exc.code,
                 retry_after_s=retry,
@@ -97,7 +97,7 @@ class EngineClient:
             raise EngineError(f"engine unreachable: {reason}", transient=True) from None
 
 
-def _detail(exc: urllib.error.HTTPError) -> str:
+def response_detail(exc: urllib.error.HTTPError) -> str:
     """The engine's `detail` (why it refused), closing the response (it holds the socket)."""
     try:
         detail = json.loads(exc.read(4096)).get("detail")
@@ -105,10 +105,10 @@ def _detail(exc: urllib.error.HTTPError) -> str:
         detail = None
     finally:
         exc.close()
-    return f": {detail}" if isinstance(detail, str) else ""
+    return f": {str(detail)[:300]}" if isinstance(detail, str | list) else ""
 
 
-def _retry_after(value: str | None) -> float | None:
+def retry_after_s(value: str | None) -> float | None:
     """Retry-After in seconds (its HTTP-date form is ignored: the agent's own backoff applies)."""
     if not value or not value.strip().isdigit():
         return None

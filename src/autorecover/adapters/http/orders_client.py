@@ -26,7 +26,12 @@ from typing import Any
 
 from autorecover import __version__
 from autorecover.adapters.http.credentials import ClientCredentials, CredentialsError
-from autorecover.adapters.http.engine_client import TRANSIENT_STATUS, signals_url
+from autorecover.adapters.http.engine_client import (
+    TRANSIENT_STATUS,
+    response_detail,
+    retry_after_s,
+    signals_url,
+)
 from autorecover.controllers.ports import PermanentError, TransientError
 
 ORDERS_PATH = "/api/v1/agent/orders"
@@ -225,23 +230,10 @@ class OrdersClient:
 
 
 def _mapped(exc: urllib.error.HTTPError) -> Exception:
-    detail = _detail(exc)
-    message = f"engine answered {exc.code}{detail}"
+    message = f"engine answered {exc.code}{response_detail(exc)}"
     if exc.code in TRANSIENT_STATUS:
-        retry = exc.headers.get("Retry-After") if exc.headers else None
-        seconds = float(min(int(retry), 3600)) if retry and retry.strip().isdigit() else None
+        seconds = retry_after_s(exc.headers.get("Retry-After") if exc.headers else None)
         return OrdersUnavailableError(message, status=exc.code, retry_after_s=seconds)
     if exc.code in (404, 409):
         return OrderGoneError(message, status=exc.code)
     return OrderRefusedError(message, status=exc.code)
-
-
-def _detail(exc: urllib.error.HTTPError) -> str:
-    """The engine's `detail` (why it refused), closing the response (it holds the socket)."""
-    try:
-        detail = json.loads(exc.read(4096)).get("detail")
-    except (ValueError, AttributeError, OSError):
-        detail = None
-    finally:
-        exc.close()
-    return f": {str(detail)[:300]}" if isinstance(detail, str | list) else ""
