@@ -1,9 +1,9 @@
 """Wiring the engine for `autorecover serve`: store, cluster ports, services, leadership.
 
 The cluster a serving engine acts on is chosen by name from the scheduler registry
-(`adapters.schedulers`: `fake`, `local`, `kubernetes`; `CLUSTERS`), whose `open_stack` builds
-that scheduler's ports from one options record. `cluster_for` turns the stack into
-hardware recovery's `Cluster` and, when the scheduler has a jobs port, hosts job recovery
+(`adapters.schedulers`: `fake`, `local`, `kubernetes`, `slurm`; `CLUSTERS`), whose
+`open_stack` builds that scheduler's ports from one options record. `cluster_for` turns the
+stack into hardware recovery's `Cluster` and, when the scheduler has a jobs port, hosts job recovery
 on it. `fake_cluster` and `local_cluster` build the journaled fake and the demonstration's
 `LocalScheduler` for callers that wire an engine themselves (the tests, the demonstration).
 Job recovery (`controllers.jobs.JobRecoveryController`) is hosted by passing `jobs=` — e.g.
@@ -26,6 +26,7 @@ from autorecover.adapters.local.scheduler import LocalScheduler
 from autorecover.adapters.local.stack import local_stack
 from autorecover.adapters.notifiers import LogNotifier
 from autorecover.adapters.schedulers import (
+    AUTO,
     SCHEDULERS,
     ExternalLease,
     SchedulerOptions,
@@ -34,7 +35,9 @@ from autorecover.adapters.schedulers import (
 )
 from autorecover.adapters.store.base import EngineStore, Fence
 from autorecover.controllers.hardware.controller import HardwareController
+from autorecover.controllers.hardware.executing import NO_HOOKS, Hooks
 from autorecover.controllers.hardware.ports import DiagnosticsPort, SchedulerPort
+from autorecover.controllers.jobs.acting import NO_JOB_HOOKS, JobHooks
 from autorecover.controllers.jobs.controller import JobRecoveryController, JobSettings
 from autorecover.controllers.jobs.ports import (
     HandoverOutbox,
@@ -83,7 +86,8 @@ class Cluster:
                    stack.leases, stack.close)  # fmt: skip
 
 
-CLUSTERS = tuple(SCHEDULERS)  # the names `serve --scheduler` takes
+CLUSTERS = tuple(SCHEDULERS)  # the schedulers by name
+SCHEDULER_CHOICES = (AUTO, *CLUSTERS)  # what `serve --scheduler` takes (auto: detected)
 
 
 def fake_cluster(clock: Clock, state: Path | None = None, diagnostics_s: float = 0.0) -> Cluster:
@@ -111,14 +115,18 @@ def cluster_for(
     local_root: Path | None = None,
     local_nodes: Sequence[str] = (),
     kube: KubeSettings | None = None,
+    slurm_conf: Path | None = None,
+    slurm_domain_features: Sequence[str] = (),
     jobs_settings: JobSettings | None = None,
+    job_hooks: JobHooks = NO_JOB_HOOKS,
 ) -> tuple[Cluster, JobsWiring | None]:
     """The cluster `serve --scheduler KIND` acts on, and job recovery when its scheduler has
     a jobs port: on `store` (the engine's store URL, or its memory store; see `jobs_on`), or
     on the SQLite file `store_path`."""
     options = SchedulerOptions(
         fake_state=fake_state, diagnostics_s=diagnostics_s, local_root=local_root,
-        local_nodes=tuple(local_nodes), kube=kube or KubeSettings(),
+        local_nodes=tuple(local_nodes), kube=kube or KubeSettings(), slurm_conf=slurm_conf,
+        slurm_domain_features=tuple(slurm_domain_features),
     )  # fmt: skip
     stack = open_stack(
         kind, options, clock, SitePolicy(base=policies.jobs, ceilings=policies.job_ceilings)
@@ -127,9 +135,10 @@ def cluster_for(
         return Cluster.of(stack), None
     try:
         if store is not None:
-            jobs = jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings)
+            jobs = jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings, job_hooks)
         elif store_path is not None:
-            jobs = sqlite_jobs(store_path, stack.jobs, clock, policies, dry_run, jobs_settings)
+            jobs = sqlite_jobs(store_path, stack.jobs, clock, policies, dry_run, jobs_settings,
+                               job_hooks)  # fmt: skip
         else:
             raise ValueError(
                 f"--scheduler {kind} hosts job recovery: it needs the engine's store "
@@ -209,6 +218,7 @@ def jobs_on(
     policies: Policies,
     dry_run: bool,
     settings: JobSettings | None = None,
+    hooks: JobHooks = NO_JOB_HOOKS,
 ) -> JobsWiring:
     """Job recovery on the engine's store, whatever its backend: a store URL (`sqlite:///`,
     `postgresql://`: its `job_` tables beside hardware's, fenced in the same transaction), or
@@ -225,7 +235,9 @@ def jobs_on(
         def sql_commit(changes: JobChanges, fence: Fence) -> None:
             sql.commit(changes, fence=fence)
 
-        return _wired(sql, sql, sql, sql_commit, scheduler, clock, policies, dry_run, settings)
+        return _wired(
+            sql, sql, sql, sql_commit, scheduler, clock, policies, dry_run, settings, hooks
+        )
     if isinstance(store, MemoryStore):
         engine, memory = store, MemoryJobStore(controls=store.controls)
 
@@ -235,9 +247,8 @@ def jobs_on(
             memory.commit(changes)
 
         signals = MemorySignals(store.signals)
-        return _wired(
-            memory, memory, signals, memory_commit, scheduler, clock, policies, dry_run, settings
-        )
+        return _wired(memory, memory, signals, memory_commit, scheduler, clock, policies,
+                      dry_run, settings, hooks)  # fmt: skip
     raise ValueError("job recovery: pass the engine's store URL (sqlite:/// or postgresql://)")
 
 
@@ -248,6 +259,7 @@ def sqlite_jobs(
     policies: Policies,
     dry_run: bool,
     settings: JobSettings | None = None,
+    hooks: JobHooks = NO_JOB_HOOKS,
 ) -> JobsWiring:
     """Job recovery on the engine's SQLite file (its `job_` tables beside hardware's)."""
     from autorecover.adapters.store.sqlite import SqliteJobStore
@@ -257,7 +269,8 @@ def sqlite_jobs(
     def commit(changes: JobChanges, fence: Fence) -> None:
         store.commit(changes, fence=fence)
 
-    return _wired(store, store, store, commit, scheduler, clock, policies, dry_run, settings)
+    return _wired(store, store, store, commit, scheduler, clock, policies, dry_run, settings,
+                  hooks)  # fmt: skip
 
 
 class _RequestingJobStore(JobStorePort, JobRequests, Protocol):
@@ -274,6 +287,7 @@ def _wired(
     policies: Policies,
     dry_run: bool,
     settings: JobSettings | None,
+    hooks: JobHooks = NO_JOB_HOOKS,
 ) -> JobsWiring:
     catalog = builtin_catalog()
 
@@ -281,7 +295,7 @@ def _wired(
         return JobRecoveryController(
             on, scheduler, signals, clock, policies.jobs, catalog, dry_run,
             notifier=LogNotifier(), settings=settings or JobSettings(),
-            ceilings=policies.job_ceilings,
+            ceilings=policies.job_ceilings, hooks=hooks,
         )  # fmt: skip
 
     return JobsWiring(
@@ -301,6 +315,7 @@ def hardware_service(
     policies: Policies,
     settings: EngineSettings,
     handovers: HandoverOutbox | None = None,
+    hooks: Hooks = NO_HOOKS,
 ) -> Service:
     """Hardware recovery, built afresh under each fence."""
 
@@ -312,7 +327,7 @@ def hardware_service(
                 store=view, scheduler=cluster.scheduler, diagnostics=cluster.diagnostics,
                 notifier=cluster.notifier, clock=clock, policy=policies.hardware,
                 topology=cluster.topology, dry_run=settings.dry_run,
-                fleet_size=settings.fleet_size,
+                fleet_size=settings.fleet_size, hooks=hooks,
             )  # fmt: skip
 
         return HostedHardware(
@@ -367,12 +382,12 @@ def build_engine(
     owns_store: bool = True,
     cluster_lease: ExternalLease | None = None,
     alerting: Alerting | None = None,
+    hardware_hooks: Hooks = NO_HOOKS,
 ) -> Engine:
     """The engine with hardware recovery (and job recovery, when wired) on one store, and
     the alerting pass when `alerting` names where alerts go (`server.alerting.open_alerting`)."""
-    services = [
-        hardware_service(store, cluster, clock, policies, settings, jobs.outbox if jobs else None)
-    ]
+    outbox = jobs.outbox if jobs else None
+    services = [hardware_service(store, cluster, clock, policies, settings, outbox, hardware_hooks)]
     if jobs is not None:
         services.append(jobs_service(jobs, settings))
     if alerting is not None:
