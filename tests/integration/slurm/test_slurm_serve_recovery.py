@@ -148,10 +148,11 @@ def test_slurm_serve_application_error_stops_the_job(
     assert len(engine.job_store().incidents(job.job_id)) == 1
 
 
-def test_slurm_serve_engine_killed_between_deciding_and_requeueing_requeues_once(
-    engine: EngineRig, slurm: SlurmHarness
+@pytest.mark.parametrize("hook", ["before_execute", "after_execute"])
+def test_slurm_serve_engine_killed_around_a_requeue_requeues_once(
+    engine: EngineRig, slurm: SlurmHarness, hook: str
 ) -> None:
-    engine.start(failpoint="before_execute:requeue_excluding")
+    engine.start(failpoint=f"{hook}:requeue_excluding")
     job, first = _started(engine, slurm)
     bad = first.nodes[1]
 
@@ -159,12 +160,16 @@ def test_slurm_serve_engine_killed_between_deciding_and_requeueing_requeues_once
     engine.wait(lambda: node_status(engine.slurm_node(bad)).drain, f"{bad} drained")
     engine.kill_rank(job, bad)
 
-    # The requeue is decided and recorded as intended; the process dies before acting.
+    # The requeue is decided and recorded as intended; the process dies before acting on
+    # it (before_execute), or after acting, before recording that it did (after_execute).
     assert engine.engine.wait_exit(60) == EXIT_STATUS, engine.logs()
     intended = [r for r in engine.job_store().actions(job.job_id)
                 if r.action.kind is JobActionKind.REQUEUE_EXCLUDING]  # fmt: skip
     assert [r.status for r in intended] == [ActionStatus.INTENDED], intended
-    assert engine.slurm_job(job).restarts == 0  # not requeued
+    if hook == "before_execute":
+        assert engine.slurm_job(job).restarts == 0  # not requeued
+    else:
+        engine.wait(lambda: engine.slurm_job(job).restarts == 1, "requeued before the crash")
 
     engine.start_engine()  # no failpoint this time
     after = engine.wait(lambda: _running_again(engine, job), "the job running again")
@@ -175,3 +180,25 @@ def test_slurm_serve_engine_killed_between_deciding_and_requeueing_requeues_once
     done = [r for r in engine.job_store().actions(job.job_id)
             if r.action.kind is JobActionKind.REQUEUE_EXCLUDING]  # fmt: skip
     assert [(r.action.id, r.status) for r in done] == [(intended[0].action.id, ActionStatus.DONE)]
+
+
+def test_slurm_serve_engine_killed_before_rebooting_reboots_once(
+    engine: EngineRig, slurm: SlurmHarness
+) -> None:
+    node = engine.cluster.node_names[-1]
+    engine.start(failpoint="before_execute:reboot")
+
+    engine.fault(node)  # an idle node: drained at once, then the reboot rung
+    assert engine.engine.wait_exit(60) == EXIT_STATUS, engine.logs()
+    reboots = engine.cluster.base / "log" / "reboots.txt"
+    before = reboots.read_text().count(f"node={node}") if reboots.exists() else 0
+    assert "REBOOT_REQUESTED" not in engine.slurm_node(node).flags
+
+    engine.start_engine()
+    engine.wait(lambda: (r := engine.node(node)) and r["state"] == "healthy", f"{node} returned")
+    engine.wait(lambda: (n := engine.slurm_node(node)) and n.state == "idle" and not n.flags,
+                f"{node} idle in Slurm")  # fmt: skip
+    time.sleep(1.0)
+    assert reboots.read_text().count(f"node={node}") == before + 1  # rebooted exactly once
+    done = [a for a in engine.api(f"actions?node={node}") if a["kind"] == "reboot"]
+    assert [a["status"] for a in done] == ["done"], done

@@ -392,9 +392,10 @@ class SlurmTestCluster:
         node asked (the slurmd among its ancestors, by its `-N NODE`), records it in
         `log/reboots.txt` and hands the reboot to a detached helper (`setsid`): after
         `reboot_delay_s` that kills the node's slurmd and starts it again in a new time
-        namespace whose boot time is now (`unshare --time --boottime -UPTIME`: the new
-        slurmd's /proc/uptime reads about 0). slurmctld sees the node come back booted after
-        the reboot it issued and applies its `nextstate` (RESUME, or DOWN with the reason).
+        namespace whose boot time is now (`unshare --time --boottime -UPTIME`, the host's
+        uptime: the new slurmd's /proc/uptime reads about 0). slurmctld sees the node come
+        back booted after the reboot it issued and applies its `nextstate` (RESUME, or DOWN
+        with the reason).
         The jobs' processes are not killed: a rebooted node ran none (ASAP waits for idle).
         """
         b = self.base
@@ -427,9 +428,13 @@ kill -9 "$pid" 2>/dev/null
 while [ -e /proc/$pid ] && ! grep -q '^State:.*Z' /proc/$pid/status 2>/dev/null; do
   sleep 0.05
 done
+# Offsets are from the host's clock, and this may run in the namespace of an earlier
+# reboot: the host's uptime is ours less our own offset.
 up=$(cut -d. -f1 /proc/uptime)
-echo "$(date +%s) restarting slurmd $node with boot time now (uptime $up s)"
-exec {unshare} --time --boottime -"$up" {slurmd} -f {self.conf} -N "$node"
+off=$(awk '$1 == "boottime" {{print $2}}' /proc/self/timens_offsets 2>/dev/null)
+host=$((up - ${{off:-0}}))
+echo "$(date +%s) restarting slurmd $node with boot time now (host uptime $host s)"
+exec {unshare} --time --boottime -"$host" {slurmd} -f {self.conf} -N "$node"
 """)
         for program in (reboot, helper):
             program.chmod(0o755)
