@@ -28,8 +28,8 @@ from autorecover.domain.failure_domains import DomainKind, FailureDomain
 from autorecover.domain.hardware.remediation import DiagnosticLevel, Verdict
 from autorecover.domain.jobs.settings import SitePolicy
 
-# `sinfo --noheader --Node --format=%N|%f` as Slurm 22.05 prints it: one line per node and
-# partition, "(null)" for a node without features.
+# The shape of `sinfo --noheader --Node --format=%N|%f` (written here, not recorded from a
+# cluster): one line per node and partition, "(null)" for a node without features.
 SINFO = """\
 gpu01|rack_r1,nvl_a,ib_l1
 gpu01|rack_r1,nvl_a,ib_l1
