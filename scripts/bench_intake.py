@@ -76,7 +76,8 @@ class Engine:
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = args.token_file.read_text().strip() if args.token_file else None
         cmd = [
-            sys.executable, "-m", "autorecover", "serve", "--store", store_url,
+            sys.executable, "-m", "autorecover", "serve", "--scheduler", "fake",
+            "--store", store_url,
             "--listen", f"127.0.0.1:{self.port}", "--log-level", "warning",
             "--fleet-size", str(args.nodes), "--max-waiting", str(args.max_waiting),
             "--rate-per-s", "0",  # every simulated agent shares this one address

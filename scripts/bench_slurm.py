@@ -16,9 +16,11 @@ SIGKILLed at once; `srun --kill-on-bad-exit=1` then ends the other rank. "Runnin
 moment every rank of the new attempt has loaded its checkpoint and printed its start line
 (polled from the job's output every 50 ms; the first step follows 0.05 s later).
 
-(a) autorecover: the engine composed in-process as `autorecover.testing.slurm.rig` composes
-it (job and hardware recovery on one SQLite file, the real kernel probe on each node's kernel
-log) is stepped until the incident closes (the new attempt's first step); it drains the node and
+(a) autorecover as a site runs it (`autorecover.testing.slurm.engine_rig`): the engine process,
+`autorecover serve --scheduler slurm` on PostgreSQL with `serve`'s settle wait (`--settle-s 1`,
+its default) and `--tick-s 0.5` (the default is 5 s: a site that wants seconds sets it), and
+one `autorecover agent run` process per node following that node's kernel log; the script
+waits until the incident closes (the new attempt's first step). The engine drains the node and
 requeues the job excluding it.
 
 (b) Slurm alone, configured as a site would: `sbatch --requeue`, `RequeueExit=85` in
@@ -48,14 +50,16 @@ from autorecover.adapters.slurm.states import JobPhase, job_phase
 from autorecover.controllers.jobs.records import IncidentPhase, Stage
 from autorecover.controllers.jobs.timelines import breakdown
 from autorecover.domain.records import Action, Cause
+from autorecover.testing import postgres
 from autorecover.testing.slurm.cluster import (
     BINARIES,
     ClusterError,
     SlurmTestCluster,
     _which,
 )
+from autorecover.testing.slurm.engine_rig import EngineRig
 from autorecover.testing.slurm.harness import TRAIN_JOB, SlurmHarness, TrainingJob
-from autorecover.testing.slurm.rig import WRAPPER, XID_79, Rig
+from autorecover.testing.slurm.rig import WRAPPER, XID_79
 
 TARGET_S = 5.0
 REQUEUE_EXIT = 85  # the site's "requeue me" exit code (slurm.conf RequeueExit)
@@ -95,22 +99,22 @@ def poll(check: Callable[[], bool], timeout_s: float) -> float | None:
 # --- (a) autorecover ------------------------------------------------------------------------
 
 
-def engine_run(slurm: SlurmHarness, db: Path, timeout_s: float) -> Run:
-    """One hardware fault recovered by the engine on a reset cluster."""
-    slurm.cluster.reset()
-    # A fresh kernel log per run: the previous run's XID line is not this run's fault (and an
-    # identical line within the agent's storm window would be folded into the old one).
-    for node in slurm.cluster.node_names:
-        log = slurm.cluster.kernel_log(node)
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text("")
-    rig = Rig(slurm, db)
+def engine_run(cluster: SlurmTestCluster, pg: postgres.Cluster, serial: int,
+               args: argparse.Namespace) -> Run:  # fmt: skip
+    """One hardware fault recovered by the engine process and its agents on a reset cluster."""
+    slurm = SlurmHarness(cluster)
+    cluster.reset()
+    name = f"bench_slurm_{serial}"
+    url = pg.create_database(name)
+    rig = EngineRig(cluster, url, cluster.base / f"engine-{serial}", tick_s=args.tick_s,
+                    settle_s=args.settle_s)  # fmt: skip
     try:
+        rig.start()  # empties every kernel log: an earlier run's XID is not this run's fault
         job = rig.submit(nodes=2)
         first = slurm.wait_phase(job.job_id, JobPhase.RUNNING)
         slurm.wait_checkpoint(job.train, 10)
         bad = first.nodes[1]
-        pid = rig.pid(job, bad)
+        pid = rig.rank_pid(job, bad)
         rig.fault(bad, XID_79)
         os.kill(pid, 9)
         killed = time.time()
@@ -119,12 +123,12 @@ def engine_run(slurm: SlurmHarness, db: Path, timeout_s: float) -> Run:
         def done() -> bool:
             if "running" not in seen and restarted(job.train.output, 1, 2):
                 seen["running"] = time.time()
-            found = rig.job_store.incidents(job.job_id)
+            found = rig.job_store().incidents(job.job_id)
             return bool(found) and found[0].phase is IncidentPhase.CLOSED and "running" in seen
 
-        rig.until(done, "the incident closed and the new attempt running", timeout_s)
-        incident = rig.job_store.incidents(job.job_id)[0]
-        marks = rig.job_store.timeline(incident.id)
+        rig.wait(done, "the incident closed and the new attempt running", args.timeout_s)
+        incident = rig.job_store().incidents(job.job_id)[0]
+        marks = rig.job_store().timeline(incident.id)
         parts = breakdown(marks).as_dict()
         stopped = next((m.at.timestamp() for m in marks if m.stage is Stage.STOPPED), None)
         parts["kill_to_requeue_done_s"] = None if stopped is None else stopped - killed
@@ -142,7 +146,8 @@ def engine_run(slurm: SlurmHarness, db: Path, timeout_s: float) -> Run:
                    f"action {decided and decided.action.value}")  # fmt: skip
     finally:
         rig.close()
-        slurm.cluster.reset()
+        cluster.reset()
+        pg.drop_database(name)
 
 
 # --- (b) Slurm alone ------------------------------------------------------------------------
@@ -238,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slurm-runs", type=int, default=2,
                     help="Slurm-alone recoveries, ~2.5 min each (default 2)")  # fmt: skip
     ap.add_argument("--timeout-s", type=float, default=300.0, help="per run")
+    ap.add_argument("--settle-s", type=float, default=1.0, help="serve --settle-s (its default)")
+    ap.add_argument("--tick-s", type=float, default=0.5, help="serve --tick-s (default 5 s)")
     ap.add_argument("--json", action="store_true", help="also print every run as JSON")
     args = ap.parse_args(argv)
     missing = [b for b in BINARIES if _which(b) is None]
@@ -258,10 +265,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"cluster up in {base} ({time.monotonic() - started:.1f} s)", file=sys.stderr)
     runs: list[Run] = []
+    pg = postgres.start() if args.runs else None
     try:
         slurm = SlurmHarness(cluster)
         for i in range(args.runs):
-            run = engine_run(slurm, base / f"state-{i}.db", args.timeout_s)
+            assert pg is not None
+            run = engine_run(cluster, pg, i, args)
             print(f"autorecover {i + 1}/{args.runs}: {run.kill_to_running_s:.2f} s, engine "
                   f"{run.engine_s} s, {run.note}", file=sys.stderr)  # fmt: skip
             runs.append(run)
@@ -272,10 +281,14 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(run)
     finally:
         cluster.stop()
+        if pg is not None:
+            pg.stop()
     ours = [r for r in runs if r.side == "autorecover"]
     theirs = [r for r in runs if r.side == "slurm"]
     print(f"{'seconds':44} {'median':>7} {'min':>7} {'max':>7}")
-    print(f"autorecover ({sum(r.ok for r in ours)}/{len(ours)} ok)")
+    print(f"autorecover: the engine process (serve --scheduler slurm, PostgreSQL, --tick-s "
+          f"{args.tick_s:g}, --settle-s {args.settle_s:g}) and an agent process per node "
+          f"({sum(r.ok for r in ours)}/{len(ours)} ok)")  # fmt: skip
     print(f"  {'kill -> every rank running again':42} {stats([r.kill_to_running_s for r in ours])}")
     for key in ("detect_s", "decide_s", "stop_s", "engine_s", "reschedule_s", "total_s",
                 "kill_to_requeue_done_s"):  # fmt: skip

@@ -14,7 +14,7 @@ from autorecover.cli.deferred import Deferred, DeferredChoice
 from autorecover.cli.engine import serve_cmd
 from autorecover.cli.main import main
 from autorecover.server.leadership import LEASE_NAME
-from autorecover.server.wiring import CLUSTERS
+from autorecover.server.wiring import CLUSTERS, SCHEDULER_CHOICES
 
 
 def _param(command: click.Command, name: str) -> click.Parameter:
@@ -42,7 +42,8 @@ def test_serve_takes_its_defaults_and_choices_from_the_engine() -> None:
     assert _param(serve_cmd, "lease_name").get_default(ctx) == LEASE_NAME
     assert _param(serve_cmd, "dcgm_image").get_default(ctx) == DCGM_IMAGE
     scheduler = _param(serve_cmd, "scheduler").type
-    assert isinstance(scheduler, click.Choice) and scheduler.choices == CLUSTERS
+    assert isinstance(scheduler, click.Choice) and scheduler.choices == SCHEDULER_CHOICES
+    assert ("auto", *CLUSTERS) == SCHEDULER_CHOICES
     source = _param(run_cmd, "kernel_source").type
     assert isinstance(source, click.Choice) and source.choices == KERNEL_SOURCES
 
@@ -56,7 +57,7 @@ def test_help_prints_the_deferred_values() -> None:
     assert f"[default: {DEFAULT_STORE_URL}]" in shown(serve_cmd, "store_url")
     assert f"[default: {LEASE_NAME}]" in shown(serve_cmd, "lease_name")
     assert f"[default: {DCGM_IMAGE}]" in shown(serve_cmd, "dcgm_image")
-    assert "[" + "|".join(CLUSTERS) + "]" in shown(serve_cmd, "scheduler")
+    assert "[" + "|".join(SCHEDULER_CHOICES) + "]" in shown(serve_cmd, "scheduler")
     every = ", ".join(f"{p}={s:g}" for p, s in DEFAULT_INTERVALS_S.items())  # kernel=5, ...
     assert f"[default: {every}]" in shown(run_cmd, "intervals")
     result = CliRunner().invoke(main, ["serve", "--help"])

@@ -161,7 +161,8 @@ def test_serve_refuses_a_bad_receiver_url_or_an_empty_secret_naming_the_flag(
     from autorecover.cli.engine import serve_cmd
 
     runner = CliRunner()
-    base = ["--store", "memory://", "--insecure-no-auth"]  # auth is not what is tested here
+    # auth is not what is tested here; a named scheduler: `auto` would look for a cluster
+    base = ["--scheduler", "fake", "--store", "memory://", "--insecure-no-auth"]
     bad = runner.invoke(serve_cmd, [*base, "--alertmanager-url", "am:9093"])
     assert bad.exit_code != 0 and "--alertmanager-url 'am:9093'" in bad.output
     empty = tmp_path / "secret"

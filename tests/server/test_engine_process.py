@@ -60,7 +60,7 @@ class Engine:
         self.url = f"http://127.0.0.1:{port}"
         self.log = (tmp / "engine.log").open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "autorecover", "serve",
+            [sys.executable, "-m", "autorecover", "serve", "--scheduler", "fake",
              "--store", f"sqlite:///{tmp / 'engine.db'}", "--listen", f"127.0.0.1:{port}",
              "--policy", str(tmp / "policy.toml"), "--fake-state", str(tmp / "cluster.jsonl"),
              "--fake-diagnostics-s", "1.0", "--tick-s", "0.2", "--intake-s", "0.2",

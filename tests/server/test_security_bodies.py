@@ -70,7 +70,7 @@ def test_security_eight_concurrent_100_mb_bodies_are_refused_and_cost_no_memory(
     proc = subprocess.Popen(
         # --insecure-no-auth: the body limit itself (an unauthenticated body is refused with
         # 401 before a byte of it is read; an agent's too-large one is what this measures).
-        [sys.executable, "-m", "autorecover", "serve", "--store", "memory://",
+        [sys.executable, "-m", "autorecover", "serve", "--scheduler", "fake", "--store", "memory://",
          "--listen", f"127.0.0.1:{port}", "--log-level", "warning", "--insecure-no-auth"],
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -9,7 +9,11 @@ only when that scheduler is opened, so importing this registry imports no cluste
 (lightkube) or database driver: the CLI's start time.
 
 Adding a scheduler is a new package of that shape and one entry here (docs/architecture.md,
-"Extending"). Slurm has its role modules but no stack yet: its entry is a later issue.
+"Extending").
+
+`DEFAULT` (`auto`) is what `serve` runs on when no `--scheduler` is given: `detect` picks
+Kubernetes inside a pod and Slurm where `scontrol` is on the PATH, and asks for a name
+otherwise. The fake and the local scheduler are used only when named.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from autorecover.controllers.hardware.ports import DiagnosticsPort, SchedulerPor
 from autorecover.controllers.jobs.ports import JobSchedulerPort
 from autorecover.controllers.ports import Clock, Notifier
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
+from autorecover.domain.hardware.validation import NcclSettings
 from autorecover.domain.jobs.settings import SitePolicy
 
 SCHEDULERS: Mapping[str, str] = MappingProxyType(
@@ -34,8 +39,25 @@ SCHEDULERS: Mapping[str, str] = MappingProxyType(
         "fake": "autorecover.adapters.fakes.stack",
         "local": "autorecover.adapters.local.stack",
         "kubernetes": "autorecover.adapters.kubernetes.stack",
+        "slurm": "autorecover.adapters.slurm.stack",
     }
 )
+AUTO = "auto"
+
+
+def detect(env: Mapping[str, str], which: Callable[[str], str | None]) -> str:
+    """The scheduler `--scheduler auto` means here: `kubernetes` inside a pod
+    (KUBERNETES_SERVICE_HOST set), `slurm` where `scontrol` is found; else a ValueError
+    asking for `--scheduler` (never the fake: it acts on nothing real)."""
+    if env.get("KUBERNETES_SERVICE_HOST"):
+        return "kubernetes"
+    if which("scontrol") is not None:
+        return "slurm"
+    raise ValueError(
+        "--scheduler auto: not in a Kubernetes pod (no KUBERNETES_SERVICE_HOST) and no "
+        "`scontrol` on the PATH; name the cluster with --scheduler "
+        "kubernetes|slurm (or fake|local to try the engine out on a simulated one)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +69,12 @@ class SchedulerOptions:
     local_root: Path | None = None  # local: where its jobs' files go
     local_nodes: tuple[str, ...] = ()  # local: its simulated nodes
     kube: KubeSettings = field(default_factory=KubeSettings)  # kubernetes
+    slurm_conf: Path | None = None  # slurm: SLURM_CONF for its tools (None: the environment's)
+    slurm_domain_features: tuple[str, ...] = ()  # slurm: KIND=PREFIX, domains from features
+    # slurm: run the NCCL pair test before a node returns, its output under this folder (shared
+    # by the engine's host and the nodes); None: no pair test
+    nccl_spool: Path | None = None
+    nccl: NcclSettings = field(default_factory=NcclSettings)  # `[validation.nccl]`
 
 
 class HeldLease(Protocol):

@@ -42,10 +42,27 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--scheduler",
-    type=DeferredChoice("autorecover.server.wiring:CLUSTERS"),
-    default="fake",
+    type=DeferredChoice("autorecover.server.wiring:SCHEDULER_CHOICES"),
+    default="auto",
     show_default=True,
-    help="The cluster to act on.",
+    envvar="AUTORECOVER_SCHEDULER",
+    help="The cluster to act on. auto: kubernetes inside a pod (KUBERNETES_SERVICE_HOST), "
+    "slurm where `scontrol` is on the PATH, otherwise an error asking for a name; fake and "
+    "local (simulated clusters, to try the engine out) only when named.",
+)
+@click.option(
+    "--slurm-conf",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="With --scheduler slurm: the slurm.conf Slurm's tools read (default: SLURM_CONF "
+    "from the environment, else Slurm's own default).",
+)
+@click.option(
+    "--slurm-domain-feature",
+    "slurm_domain_features",
+    multiple=True,
+    help="With --scheduler slurm: KIND=PREFIX, node features naming each node's rack, nvlink "
+    "domain or ib_leaf (rack=rack_: feature rack_r1 is rack r1; repeatable; read at start).",
 )
 @click.option(
     "--local-root",
@@ -205,6 +222,14 @@ if TYPE_CHECKING:
     "set, validation under load adds an NCCL pair test (an MPIJob) after the DCGM pod.",
 )
 @click.option(
+    "--nccl-spool",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="With --scheduler slurm: run the NCCL pair test (all_reduce_perf, nccl-tests, on the "
+    "nodes' PATH) before a node returns, as a job in a maintenance reservation writing its "
+    "output under this folder, shared by this host and the nodes.",
+)
+@click.option(
     "--spool-dir",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
@@ -300,13 +325,15 @@ if TYPE_CHECKING:
 )
 def serve_cmd(
     store_url: str, listen: str, dry_run: bool, policies: tuple[Path, ...], scheduler: str,
-    local_root: Path | None, local_nodes: str, fake_state: Path | None,
+    slurm_conf: Path | None, slurm_domain_features: tuple[str, ...], local_root: Path | None,
+    local_nodes: str, fake_state: Path | None,
     fake_diagnostics_s: float, tick_s: float, settle_s: float, reconcile_s: float,
     intake_s: float, lease_ttl_s: float, max_waiting: int, fleet_size: int | None,
     max_body_bytes: int, rate_per_s: float, rate_burst: int, replica: str | None,
     leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
     namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
-    nccl_image: str | None, spool_dir: Path | None, tokens_file: Path | None, kube_auth: bool,
+    nccl_image: str | None, nccl_spool: Path | None, spool_dir: Path | None,
+    tokens_file: Path | None, kube_auth: bool,
     kube_roles: tuple[str, ...], kube_audience: str, tls_cert: Path | None,
     tls_key: Path | None, tls_client_ca: Path | None, bmc_inventory: Path | None,
     insecure_no_auth: bool, log_level: str,
@@ -316,6 +343,7 @@ def serve_cmd(
 ) -> None:  # fmt: skip
     """Run the engine: recovery controllers, signal intake and the HTTP API."""
     import logging
+    import os
 
     from autorecover.adapters.clock import SystemClock
     from autorecover.adapters.kubernetes.stack import (
@@ -327,6 +355,8 @@ def serve_cmd(
     from autorecover.controllers.jobs.controller import JobSettings
     from autorecover.controllers.ports import PermanentError, TransientError
     from autorecover.server.engine import EngineSettings
+    from autorecover.server.failpoints import ENV as FAILPOINT_ENV
+    from autorecover.server.failpoints import failpoint_from, hooks_for
     from autorecover.server.identities import open_auth
     from autorecover.server.policies import load_policies
     from autorecover.server.serving import check_listen, parse_listen, serve
@@ -366,6 +396,8 @@ def serve_cmd(
         rate_burst=rate_burst,
     )
     try:
+        scheduler = _scheduler(scheduler)
+        hardware_hooks, job_hooks = hooks_for(failpoint_from(os.environ.get(FAILPOINT_ENV)))
         kube = KubeSettings(
             kubeconfig=kubeconfig, namespaces=namespaces_from(namespaces),
             taint_effect=taint_effect, diagnostics_namespace=lease_namespace,
@@ -385,9 +417,13 @@ def serve_cmd(
             local_root=local_root,
             local_nodes=[n for n in local_nodes.split(",") if n],
             kube=kube,
+            slurm_conf=slurm_conf,
+            slurm_domain_features=slurm_domain_features,
+            nccl_spool=nccl_spool,
             jobs_settings=JobSettings(settle_s=settle_s),
             node_actions=node_actions,
             orders=store.orders,
+            job_hooks=job_hooks,
         )
         alerting = _alerting(
             clock, dry_run, alertmanager_urls, alert_webhooks, alert_webhook_secret_file,
@@ -404,10 +440,12 @@ def serve_cmd(
         close_auth()
         raise click.ClickException(str(exc)) from None
     engine = build_engine(store, clock, cluster, loaded, settings, replica=replica, jobs=jobs,
-                          cluster_lease=cluster_lease, alerting=alerting)  # fmt: skip
+                          cluster_lease=cluster_lease, alerting=alerting,
+                          hardware_hooks=hardware_hooks)  # fmt: skip
     scheme = "https" if tls else "http"
     click.echo(
-        f"autorecover engine on {scheme}://{listen} store={redact(store_url)} "
+        f"autorecover engine on {scheme}://{listen} scheduler={scheduler} "
+        f"store={redact(store_url)} "
         f"replica={engine.leadership.holder}{' dry-run' if dry_run else ''}"
         f"{' NO AUTHENTICATION (--insecure-no-auth)' if insecure_no_auth else ''}",
         err=True,
@@ -427,6 +465,16 @@ def _with_power(cluster: Cluster, inventory: Path) -> Cluster:
     from autorecover.adapters.redfish.power import RedfishPower
 
     return replace(cluster, power=RedfishPower(load_inventory(inventory)))
+
+
+def _scheduler(name: str) -> str:
+    """The scheduler `--scheduler NAME` means here (`auto`: detected; ValueError if none)."""
+    import os
+    import shutil
+
+    from autorecover.adapters.schedulers import AUTO, detect
+
+    return detect(os.environ, shutil.which) if name == AUTO else name
 
 
 def _alerting(

@@ -1,13 +1,13 @@
 """Wiring the engine for `autorecover serve`: store, cluster ports, services, leadership.
 
 The cluster a serving engine acts on is chosen by name from the scheduler registry
-(`adapters.schedulers`: `fake`, `local`, `kubernetes`; `CLUSTERS`), whose `open_stack` builds
-that scheduler's ports from one options record. `cluster_for` turns the stack into
-hardware recovery's `Cluster` and, when the scheduler has a jobs port, hosts job recovery
-on it; with `--node-actions agent` it hands the on-node actions (GPU resets, reboots where
-the scheduler does not reboot, DCGM diagnostics, bundles) to the nodes' agents as orders
-(`with_agent_actions`, `adapters.agents`). `fake_cluster` and `local_cluster` build the
-journaled fake and the demonstration's `LocalScheduler` for callers that wire an engine
+(`adapters.schedulers`: `fake`, `local`, `kubernetes`, `slurm`; `CLUSTERS`), whose
+`open_stack` builds that scheduler's ports from one options record. `cluster_for` turns the
+stack into hardware recovery's `Cluster` and, when the scheduler has a jobs port, hosts job
+recovery on it; with `--node-actions agent` it hands the on-node actions (GPU resets, reboots
+where the scheduler does not reboot, DCGM diagnostics, bundles) to the nodes' agents as
+orders (`with_agent_actions`, `adapters.agents`). `fake_cluster` and `local_cluster` build
+the journaled fake and the demonstration's `LocalScheduler` for callers that wire an engine
 themselves (the tests, the demonstration).
 Job recovery (`controllers.jobs.JobRecoveryController`) is hosted by passing `jobs=` — e.g.
 `jobs_on(store_url, scheduler, ...)` (SQLite or PostgreSQL: its `job_` tables beside
@@ -29,6 +29,7 @@ from autorecover.adapters.local.scheduler import LocalScheduler
 from autorecover.adapters.local.stack import local_stack
 from autorecover.adapters.notifiers import LogNotifier
 from autorecover.adapters.schedulers import (
+    AUTO,
     SCHEDULERS,
     ExternalLease,
     SchedulerOptions,
@@ -37,7 +38,9 @@ from autorecover.adapters.schedulers import (
 )
 from autorecover.adapters.store.base import EngineStore, Fence
 from autorecover.controllers.hardware.controller import HardwareController
+from autorecover.controllers.hardware.executing import NO_HOOKS, Hooks
 from autorecover.controllers.hardware.ports import DiagnosticsPort, PowerPort, SchedulerPort
+from autorecover.controllers.jobs.acting import NO_JOB_HOOKS, JobHooks
 from autorecover.controllers.jobs.controller import JobRecoveryController, JobSettings
 from autorecover.controllers.jobs.ports import (
     HandoverOutbox,
@@ -99,7 +102,8 @@ def under_load(own: DiagnosticsPort, pair: DiagnosticsPort | None) -> Diagnostic
     return LoadValidation(inner=own, pair=pair)
 
 
-CLUSTERS = tuple(SCHEDULERS)  # the names `serve --scheduler` takes
+CLUSTERS = tuple(SCHEDULERS)  # the schedulers by name
+SCHEDULER_CHOICES = (AUTO, *CLUSTERS)  # what `serve --scheduler` takes (auto: detected)
 NODE_ACTIONS = ("none", "agent")  # the values `serve --node-actions` takes
 # Schedulers that reboot a node themselves when the agent runs node actions (Slurm's
 # `scontrol reboot` through its RebootProgram); on every other one the agent reboots its host.
@@ -144,9 +148,13 @@ def cluster_for(
     local_root: Path | None = None,
     local_nodes: Sequence[str] = (),
     kube: KubeSettings | None = None,
+    slurm_conf: Path | None = None,
+    slurm_domain_features: Sequence[str] = (),
+    nccl_spool: Path | None = None,
     jobs_settings: JobSettings | None = None,
     node_actions: str = "none",
     orders: OrderBook | None = None,
+    job_hooks: JobHooks = NO_JOB_HOOKS,
 ) -> tuple[Cluster, JobsWiring | None]:
     """The cluster `serve --scheduler KIND` acts on, and job recovery when its scheduler has
     a jobs port: on `store` (the engine's store URL, or its memory store; see `jobs_on`), or
@@ -159,7 +167,9 @@ def cluster_for(
         raise ValueError("--node-actions agent needs the engine store's order book")
     options = SchedulerOptions(
         fake_state=fake_state, diagnostics_s=diagnostics_s, local_root=local_root,
-        local_nodes=tuple(local_nodes), kube=kube or KubeSettings(),
+        local_nodes=tuple(local_nodes), kube=kube or KubeSettings(), slurm_conf=slurm_conf,
+        slurm_domain_features=tuple(slurm_domain_features), nccl_spool=nccl_spool,
+        nccl=policies.hardware.validation.nccl,
     )  # fmt: skip
     stack = open_stack(
         kind, options, clock, SitePolicy(base=policies.jobs, ceilings=policies.job_ceilings)
@@ -172,9 +182,10 @@ def cluster_for(
         return cluster, None
     try:
         if store is not None:
-            jobs = jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings)
+            jobs = jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings, job_hooks)
         elif store_path is not None:
-            jobs = sqlite_jobs(store_path, stack.jobs, clock, policies, dry_run, jobs_settings)
+            jobs = sqlite_jobs(store_path, stack.jobs, clock, policies, dry_run, jobs_settings,
+                               job_hooks)  # fmt: skip
         else:
             raise ValueError(
                 f"--scheduler {kind} hosts job recovery: it needs the engine's store "
@@ -254,6 +265,7 @@ def jobs_on(
     policies: Policies,
     dry_run: bool,
     settings: JobSettings | None = None,
+    hooks: JobHooks = NO_JOB_HOOKS,
 ) -> JobsWiring:
     """Job recovery on the engine's store, whatever its backend: a store URL (`sqlite:///`,
     `postgresql://`: its `job_` tables beside hardware's, fenced in the same transaction), or
@@ -270,7 +282,9 @@ def jobs_on(
         def sql_commit(changes: JobChanges, fence: Fence) -> None:
             sql.commit(changes, fence=fence)
 
-        return _wired(sql, sql, sql, sql_commit, scheduler, clock, policies, dry_run, settings)
+        return _wired(
+            sql, sql, sql, sql_commit, scheduler, clock, policies, dry_run, settings, hooks
+        )
     if isinstance(store, MemoryStore):
         engine, memory = store, MemoryJobStore(controls=store.controls)
 
@@ -280,9 +294,8 @@ def jobs_on(
             memory.commit(changes)
 
         signals = MemorySignals(store.signals)
-        return _wired(
-            memory, memory, signals, memory_commit, scheduler, clock, policies, dry_run, settings
-        )
+        return _wired(memory, memory, signals, memory_commit, scheduler, clock, policies,
+                      dry_run, settings, hooks)  # fmt: skip
     raise ValueError("job recovery: pass the engine's store URL (sqlite:/// or postgresql://)")
 
 
@@ -293,6 +306,7 @@ def sqlite_jobs(
     policies: Policies,
     dry_run: bool,
     settings: JobSettings | None = None,
+    hooks: JobHooks = NO_JOB_HOOKS,
 ) -> JobsWiring:
     """Job recovery on the engine's SQLite file (its `job_` tables beside hardware's)."""
     from autorecover.adapters.store.sqlite import SqliteJobStore
@@ -302,7 +316,8 @@ def sqlite_jobs(
     def commit(changes: JobChanges, fence: Fence) -> None:
         store.commit(changes, fence=fence)
 
-    return _wired(store, store, store, commit, scheduler, clock, policies, dry_run, settings)
+    return _wired(store, store, store, commit, scheduler, clock, policies, dry_run, settings,
+                  hooks)  # fmt: skip
 
 
 class _RequestingJobStore(JobStorePort, JobRequests, Protocol):
@@ -319,6 +334,7 @@ def _wired(
     policies: Policies,
     dry_run: bool,
     settings: JobSettings | None,
+    hooks: JobHooks = NO_JOB_HOOKS,
 ) -> JobsWiring:
     catalog = builtin_catalog()
 
@@ -326,7 +342,7 @@ def _wired(
         return JobRecoveryController(
             on, scheduler, signals, clock, policies.jobs, catalog, dry_run,
             notifier=LogNotifier(), settings=settings or JobSettings(),
-            ceilings=policies.job_ceilings,
+            ceilings=policies.job_ceilings, hooks=hooks,
         )  # fmt: skip
 
     return JobsWiring(
@@ -346,6 +362,7 @@ def hardware_service(
     policies: Policies,
     settings: EngineSettings,
     handovers: HandoverOutbox | None = None,
+    hooks: Hooks = NO_HOOKS,
 ) -> Service:
     """Hardware recovery, built afresh under each fence."""
 
@@ -357,7 +374,7 @@ def hardware_service(
                 store=view, scheduler=cluster.scheduler, diagnostics=cluster.diagnostics,
                 notifier=cluster.notifier, clock=clock, policy=policies.hardware,
                 topology=cluster.topology, dry_run=settings.dry_run,
-                fleet_size=settings.fleet_size, power=cluster.power,
+                fleet_size=settings.fleet_size, power=cluster.power, hooks=hooks,
             )  # fmt: skip
 
         return HostedHardware(
@@ -412,12 +429,12 @@ def build_engine(
     owns_store: bool = True,
     cluster_lease: ExternalLease | None = None,
     alerting: Alerting | None = None,
+    hardware_hooks: Hooks = NO_HOOKS,
 ) -> Engine:
     """The engine with hardware recovery (and job recovery, when wired) on one store, and
     the alerting pass when `alerting` names where alerts go (`server.alerting.open_alerting`)."""
-    services = [
-        hardware_service(store, cluster, clock, policies, settings, jobs.outbox if jobs else None)
-    ]
+    outbox = jobs.outbox if jobs else None
+    services = [hardware_service(store, cluster, clock, policies, settings, outbox, hardware_hooks)]
     if jobs is not None:
         services.append(jobs_service(jobs, settings))
     if alerting is not None:

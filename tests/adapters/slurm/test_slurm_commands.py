@@ -142,3 +142,36 @@ def test_slurm_view_says_whether_the_host_responds() -> None:
     assert {n: v.responding for n, v in view.items()} == {
         "gpu01": True, "gpu02": False, "gpu03": False, "gpu04": False, "gpu05": True,
     }  # fmt: skip
+
+
+def test_slurm_reboot_is_underway_until_the_node_has_booted_and_asked_once() -> None:
+    from datetime import timedelta
+
+    from .fakes import _stamp
+
+    fake = FakeSlurm()
+    fake.add_node("gpu01")
+    adapter = SlurmScheduler(fake, timer=fake.timer)
+    prov = _prov("gpu01/4/reboot")
+    with pytest.raises(TransientError, match="underway"):
+        adapter.reboot("gpu01", prov)
+    reboot = [c for c in fake.mutations if c[1] == "reboot"]
+    assert len(reboot) == 1 and "nextstate=DOWN" in reboot[0]
+    # A restarted engine (nothing remembered) finds it rebooting, ours: not asked again.
+    again = SlurmScheduler(fake, timer=fake.timer)
+    with pytest.raises(TransientError, match="underway"):
+        again.reboot("gpu01", prov)
+    assert len([c for c in fake.mutations if c[1] == "reboot"]) == 1
+    # Booted after the action was decided: done, by either of them.
+    fake.nodes["gpu01"].update(State="DOWN", BootTime=_stamp(NOW + timedelta(seconds=30)))
+    adapter.reboot("gpu01", prov)
+    again.reboot("gpu01", prov)
+    assert len([c for c in fake.mutations if c[1] == "reboot"]) == 1
+    # A reboot that ended without a boot (cancelled by somebody) fails the action.
+    fake.add_node("gpu02")
+    other = _prov("gpu02/4/reboot")
+    with pytest.raises(TransientError):
+        adapter.reboot("gpu02", other)
+    fake.nodes["gpu02"].update(State="IDLE", Reason="")
+    with pytest.raises(PermanentError, match="did not boot"):
+        adapter.reboot("gpu02", other)

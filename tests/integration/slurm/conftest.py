@@ -5,11 +5,13 @@
 nodes with 8 GPUs each is started in a temporary folder and stopped after the session. If
 any of that fails, every test that needs it FAILS with the reason: these tests must never be
 skipped. `slurm` (per test): the cluster reset to a clean state (no jobs, all nodes idle)
-and a fresh `SlurmScheduler` on it. Unit tests here need neither.
+and a fresh `SlurmScheduler` on it. `postgres_url` (per test): a fresh database on a real
+PostgreSQL started once per session, for the engine processes. Unit tests here need neither.
 """
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import tempfile
 import time
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from autorecover.testing import postgres
 from autorecover.testing.slurm.cluster import ClusterError, SlurmTestCluster, ensure_installed
 from autorecover.testing.slurm.harness import SlurmHarness
 
@@ -54,3 +57,25 @@ def slurm(slurm_cluster: SlurmTestCluster) -> SlurmHarness:
     """The cluster with no jobs and every node idle, and a fresh adapter on it."""
     slurm_cluster.reset()
     return SlurmHarness(slurm_cluster)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[postgres.Cluster]:
+    """A real PostgreSQL for the engine processes (raises when missing: never skipped)."""
+    server = postgres.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+_databases = itertools.count(1)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: postgres.Cluster) -> Iterator[str]:
+    """A fresh, empty database for one test's engine."""
+    name = f"autorecover_slurm{next(_databases)}"
+    url = postgres_server.create_database(name)
+    yield url
+    postgres_server.drop_database(name)

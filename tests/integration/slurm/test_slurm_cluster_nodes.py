@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autorecover.adapters.slurm import Change, SlurmPermanentError
+from autorecover.adapters.slurm import Change, SlurmNode, SlurmPermanentError, SlurmTransientError
 from autorecover.adapters.slurm.states import JobPhase, NodeCondition, node_status
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 from autorecover.testing.slurm.harness import SlurmHarness
@@ -95,8 +95,10 @@ def test_slurm_reboot_asap_is_requested_then_issued(slurm: SlurmHarness) -> None
     assert gpu04.reason.startswith("autorecover: inc-10 reboot: reset failed")
     reboots = slurm.cluster.base / "log" / "reboots.txt"
     assert reboots.exists() and "reboot" in reboots.read_text()
-    # Asked again under the port: nothing more is done (already rebooting, ours).
-    slurm.scheduler.reboot("gpu01", slurm.provenance("again"))
+    # Asked again under the port: nothing more is done (already rebooting, ours); the
+    # action stays underway until the node has booted.
+    with pytest.raises(SlurmTransientError, match="underway"):
+        slurm.scheduler.reboot("gpu01", slurm.provenance("again"))
     assert [r.operation for r in slurm.scheduler.commands.journal.records] == ["reboot", "reboot"]
     # A node a person drained is not rebooted by us.
     _person_drains(slurm, "gpu03", "cabling work")
@@ -106,3 +108,42 @@ def test_slurm_reboot_asap_is_requested_then_issued(slurm: SlurmHarness) -> None
     for node in ("gpu01", "gpu04"):
         assert slurm.scheduler.nodes.resume(node, slurm.provenance("back")).change is Change.DONE
     assert node_status(slurm.scheduler.reader.node("gpu01")).condition is NodeCondition.UP
+
+
+def _rebooted(slurm: SlurmHarness, node: str, before: SlurmNode) -> SlurmNode:
+    return slurm.wait_node(
+        node,
+        lambda n: n.boot_time is not None and before.boot_time is not None
+        and n.boot_time > before.boot_time and "REBOOT_ISSUED" not in n.flags
+        and "REBOOT_REQUESTED" not in n.flags,
+        "rebooted",
+        timeout_s=30,
+    )  # fmt: skip
+
+
+def test_slurm_cluster_reboot_program_reboots_the_node_into_its_next_state(
+    slurm: SlurmHarness,
+) -> None:
+    before = {n: slurm.scheduler.reader.node(n) for n in ("gpu02", "gpu03")}
+    up = slurm.scheduler.nodes.reboot("gpu02", slurm.provenance("reset failed", "inc-11"))
+    down = slurm.scheduler.nodes.reboot(
+        "gpu03", slurm.provenance("validate after", "inc-12"), next_state="DOWN"
+    )
+    assert up.change is Change.DONE and down.change is Change.DONE
+
+    # nextstate=RESUME: the node comes back booted, idle, with no reason.
+    back = _rebooted(slurm, "gpu02", before["gpu02"])
+    back = slurm.wait_node("gpu02", lambda n: n.state == "idle" and not n.flags, "idle")
+    assert back.reason == ""
+    # nextstate=DOWN: back booted but kept out, our reason kept for `sinfo -R`.
+    kept = _rebooted(slurm, "gpu03", before["gpu03"])
+    assert kept.state == "down", kept
+    assert kept.reason.startswith("autorecover: inc-12 reboot: validate after")
+    assert node_status(kept).ours
+    log = (slurm.cluster.base / "log" / "reboots.txt").read_text()
+    assert "node=gpu02" in log and "node=gpu03" in log
+    # A node rebooted twice (its slurmd already in an earlier reboot's time namespace).
+    again = slurm.scheduler.nodes.reboot("gpu02", slurm.provenance("once more", "inc-13"))
+    assert again.change is Change.DONE
+    _rebooted(slurm, "gpu02", back)
+    slurm.wait_node("gpu02", lambda n: n.state == "idle" and not n.flags, "idle again")

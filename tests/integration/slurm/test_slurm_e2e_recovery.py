@@ -148,8 +148,8 @@ def test_slurm_e2e_the_ladder_returns_a_drained_node_after_validation(rig: Rig) 
     assert [r.operation for r in journal] == ["drain", "reboot", "resume"], journal
     incident = journal[0].provenance.incident
     assert incident and all(r.provenance.incident == incident for r in journal)
-    # The reboot rung asks Slurm for a reboot; nothing here reboots (whether slurmd ran the
-    # recording RebootProgram before the resume cancelled it is a race, so not checked).
+    # The reboot rung asks Slurm for a reboot (nextstate=DOWN) and waits until the node has
+    # booted: the test cluster's RebootProgram restarts its slurmd "booted now".
     assert journal[1].commands[0][:3] == ("scontrol", "reboot", "ASAP"), journal[1]
     back = wait(lambda: rig.slurm.scheduler.reader.node(node), "read", 5)
     assert back.state == "idle" and not back.flags and back.reason == ""

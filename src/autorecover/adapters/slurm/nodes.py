@@ -8,7 +8,8 @@ and `cordoned` name autorecover (`owner`) as the cordon's owner only then, and r
 quarantine taint with it. A node somebody else drained is theirs: cordon, taint, drain and
 reboot refuse it with a `PermanentError` (the controller hands it to a person), and resume
 leaves it drained. Each action id is carried out once, however often it is asked for.
-GPU resets are not a Slurm operation: `reset_gpu` refuses them.
+GPU resets are not a Slurm operation: `reset_gpu` refuses them. A reboot is done when the
+node has booted since it was decided (`reboot`), and keeps the node out until `resume`.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from autorecover.adapters.slurm.states import (
 )
 from autorecover.adapters.slurm.timing import SystemTimer, Timer
 from autorecover.controllers.hardware.ports import SchedulerNode
-from autorecover.controllers.ports import Provenance
+from autorecover.controllers.ports import Provenance, Underway
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 from autorecover.domain.records import JobRecord
 
@@ -146,15 +147,34 @@ class SlurmScheduler:
         )
 
     def reboot(self, node: str, provenance: Provenance) -> None:
-        """`scontrol reboot ASAP nextstate=RESUME`: drain now, reboot when idle, return."""
+        """`scontrol reboot ASAP nextstate=DOWN`: drain now, reboot when idle, and keep the
+        node out (down, our reason) for validation and `resume`.
 
-        def act() -> NodeResult:
-            result = self.nodes.reboot(node, provenance)
+        Done once the node has booted since the action was decided (its `BootTime` is later:
+        also after an engine restart, so a reboot is never asked for twice); until then a
+        `Underway` says so and the action stays intended (spending no more rate-limit
+        tokens). A reboot that ended without a boot (cancelled, timed out: Slurm's reason replaces ours)
+        fails with a `PermanentError`."""
+        seen = self.reader.node(node)
+        if seen.boot_time is not None and seen.boot_time > provenance.at:
+            return
+        status = node_status(seen)
+        key = f"{provenance.action_id}\0reboot\0{node}"
+        if status.condition is NodeCondition.REBOOTING and status.ours:
+            self._done.setdefault(key, seen.reason)
+        elif key in self._done:
+            raise SlurmPermanentError(
+                f"reboot {node}: asked for, but the node did not boot (now {seen.state}, "
+                f"reason {seen.reason!r} by {seen.reason_user or 'unknown'})"
+            )
+        else:
+            result = self.nodes.reboot(node, provenance, next_state="DOWN")
             if result.change is Change.NOT_OURS:
                 raise SlurmPermanentError(f"reboot {node}: {result.detail}")
-            return result
-
-        self._once("reboot", node, provenance, act)
+            self._done[key] = result.detail
+            if self.dry_run:
+                return  # recorded, not run: nothing will boot
+        raise Underway(f"reboot {node}: underway (asked at {provenance.at:%H:%M:%S})")
 
     # --- job recovery ----------------------------------------------------------------------
 

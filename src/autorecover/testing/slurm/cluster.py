@@ -103,6 +103,7 @@ class SlurmTestCluster:
     prefix: str = "gpu"
     name: str = "artest"
     extra_conf: tuple[str, ...] = ()  # more slurm.conf lines (HealthCheckProgram, Prolog, ...)
+    reboot_delay_s: float = 1.0  # how long an emulated reboot keeps the node's slurmd away
     ctld_port: int = 0
     node_ports: dict[str, int] = field(default_factory=dict)
 
@@ -382,10 +383,61 @@ class SlurmTestCluster:
             f"AutoDetect=off\nNodeName={node_list} Name=gpu Type=h100 "
             f"File={b}/dev/nvidia[0-{last}]\n"
         )
+        self._write_reboot_programs()
+
+    def _write_reboot_programs(self) -> None:
+        """`RebootProgram`: record the request, then "reboot" the node that asked.
+
+        slurmd runs the program (through `sh -c`) and waits for it, so it only finds which
+        node asked (the slurmd among its ancestors, by its `-N NODE`), records it in
+        `log/reboots.txt` and hands the reboot to a detached helper (`setsid`): after
+        `reboot_delay_s` that kills the node's slurmd and starts it again in a new time
+        namespace whose boot time is now (`unshare --time --boottime -UPTIME`, the host's
+        uptime: the new slurmd's /proc/uptime reads about 0). slurmctld sees the node come
+        back booted after the reboot it issued and applies its `nextstate` (RESUME, or DOWN
+        with the reason).
+        The jobs' processes are not killed: a rebooted node ran none (ASAP waits for idle).
+        """
+        b = self.base
+        slurmd = _which("slurmd") or "slurmd"
+        unshare = _which("unshare") or "unshare"
         reboot = b / "etc" / "reboot.sh"
-        # Nothing here can reboot: the program records that slurmd asked for a reboot.
-        reboot.write_text(f'#!/bin/sh\necho "reboot $(date +%s) $*" >> {b}/log/reboots.txt\n')
-        reboot.chmod(0o755)
+        reboot.write_text(f"""#!/bin/sh
+# The test cluster's RebootProgram (testing/slurm/cluster.py): find the asking slurmd.
+pid=$PPID node=""
+while [ "${{pid:-1}}" -gt 1 ]; do
+  set -- $(tr '\\0' ' ' < /proc/$pid/cmdline 2>/dev/null)
+  case "$1" in
+    *slurmd) while [ $# -gt 0 ]; do [ "$1" = -N ] && node=$2; shift; done ;;
+  esac
+  [ -n "$node" ] && break
+  pid=$(cut -d' ' -f4 /proc/$pid/stat 2>/dev/null || echo 1)
+done
+echo "reboot $(date +%s) node=$node" >> {b}/log/reboots.txt
+[ -n "$node" ] || exit 0
+setsid {b}/etc/reboot-node.sh "$node" < /dev/null >> {b}/log/reboot-$node.log 2>&1 &
+exit 0
+""")
+        helper = b / "etc" / "reboot-node.sh"
+        helper.write_text(f"""#!/bin/sh
+# Reboot one node of the test cluster: its slurmd goes, and comes back freshly "booted".
+node=$1
+sleep {self.reboot_delay_s}
+pid=$(cat {b}/run/slurmd-$node.pid)
+kill -9 "$pid" 2>/dev/null
+while [ -e /proc/$pid ] && ! grep -q '^State:.*Z' /proc/$pid/status 2>/dev/null; do
+  sleep 0.05
+done
+# Offsets are from the host's clock, and this may run in the namespace of an earlier
+# reboot: the host's uptime is ours less our own offset.
+up=$(cut -d. -f1 /proc/uptime)
+off=$(awk '$1 == "boottime" {{print $2}}' /proc/self/timens_offsets 2>/dev/null)
+host=$((up - ${{off:-0}}))
+echo "$(date +%s) restarting slurmd $node with boot time now (host uptime $host s)"
+exec {unshare} --time --boottime -"$host" {slurmd} -f {self.conf} -N "$node"
+""")
+        for program in (reboot, helper):
+            program.chmod(0o755)
 
     def _start_munge(self) -> None:
         m = self.base / "munge"
@@ -455,8 +507,8 @@ class SlurmTestCluster:
         except (OSError, ValueError) as exc:
             raise ClusterError(f"no test cluster in {base}: {exc}") from None
         return cls(base, state["nodes"], state["gpus"], state["cpus"], state["prefix"],
-                   state["name"], tuple(state["extra_conf"]), state["ctld_port"],
-                   dict(state["node_ports"]))  # fmt: skip
+                   state["name"], tuple(state["extra_conf"]), ctld_port=state["ctld_port"],
+                   node_ports=dict(state["node_ports"]))  # fmt: skip
 
 
 def _alive(pid: int) -> bool:

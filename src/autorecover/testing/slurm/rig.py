@@ -41,6 +41,7 @@ from autorecover.domain.hardware.policy_loading import load_policy
 from autorecover.domain.jobs.policy import builtin_job_policy
 from autorecover.domain.signals import Probe
 from autorecover.testing.passes import one_pass
+from autorecover.testing.slurm.cluster import SlurmTestCluster
 from autorecover.testing.slurm.harness import _SERIAL, TRAIN_JOB, SlurmHarness, TrainingJob
 from autorecover.testing.waiting import wait
 
@@ -142,37 +143,11 @@ class Rig:
 
     def submit(self, *, nodes: int = 2, comment: str = "autorecover:on") -> E2EJob:
         """`sbatch` the wrapped training job with this comment, as `submit_training` does."""
-        jobs = self.cluster.base / "jobs"
-        jobs.mkdir(parents=True, exist_ok=True)
-        serial = next(_SERIAL)
-        name = "e2e"
-        ckpt, flags = jobs / f"{name}-{serial}-ckpt", jobs / f"{name}-{serial}-flags"
-        flags.mkdir()
-        wrapper = jobs / "e2e_wrap.py"
-        wrapper.write_text(WRAPPER)
-        out = jobs / f"{name}-{serial}-%j.out"
-        train = [sys.executable, str(wrapper), str(flags), str(TRAIN_JOB),
-                 "--checkpoint-dir", str(ckpt), "--step-s", "0.05",
-                 "--checkpoint-every", "10"]  # fmt: skip
-        script = jobs / f"{name}-{serial}.sh"
-        script.write_text(
-            "#!/bin/bash\n"
-            'echo "batch restart=${SLURM_RESTART_COUNT:-0} nodes=$SLURM_JOB_NODELIST"\n'
-            f"exec srun -l --kill-on-bad-exit=1 {shlex.join(train)}\n"
-        )
-        job_id = self.cluster.submit(
-            [f"--nodes={nodes}", "--ntasks-per-node=1", "--gres=gpu:h100:8", "--requeue",
-             "--open-mode=append", f"--output={out}", f"--job-name={name}",
-             f"--comment={comment}"], script,
-        )  # fmt: skip
-        output = Path(str(out).replace("%j", job_id))
-        return E2EJob(TrainingJob(job_id, output, ckpt, nodes), flags)
+        return submit_e2e(self.cluster, nodes=nodes, comment=comment)
 
     def pid(self, job: E2EJob, node: str, restart: int = 0) -> int:
         """The PID of the job's rank on `node` in that attempt."""
-        path = job.flags / f"pid-{node}-{restart}"
-        return wait(lambda: int(path.read_text()) if path.exists() else None,
-                    f"{path.name} to be written", 20.0)  # fmt: skip
+        return rank_pid(job, node, restart)
 
     def kill_rank(self, job: E2EJob, node: str) -> None:
         """SIGKILL the rank on `node`, as a GPU that fell off the bus takes it down."""
@@ -187,17 +162,13 @@ class Rig:
 
     def sinfo_reason(self, node: str) -> str:
         """The node's reason as `sinfo -R` prints it."""
-        done = subprocess.run(["sinfo", "-R", "-h", "-n", node, "-o", "%n|%E"],  # noqa: S603, S607
-                              env=self.cluster.env, capture_output=True, text=True,
-                              check=True, timeout=10)  # fmt: skip
-        return done.stdout.strip()
+        return sinfo_reason(self.cluster, node)
 
     # --- the engine ------------------------------------------------------------------------
 
     def fault(self, node: str, line: str = XID_79) -> None:
         """Append a kernel line to the node's kernel log (what the driver would print)."""
-        with self.cluster.kernel_log(node).open("a") as f:
-            f.write(line + "\n")
+        fault(self.cluster, node, line)
 
     def step(self, *, hardware: bool = True) -> None:
         """One pass: node agents -> hardware.ingest, job recovery, hand-overs, hardware tick."""
@@ -215,3 +186,56 @@ class Rig:
             return check()
 
         return wait(one, what, timeout_s)
+
+
+def submit_e2e(
+    cluster: SlurmTestCluster, *, nodes: int = 2, comment: str = "autorecover:on",
+    sbatch: tuple[str, ...] = (),
+) -> E2EJob:  # fmt: skip
+    """`sbatch` the wrapped training job (every rank through `WRAPPER`) with this comment."""
+    jobs = cluster.base / "jobs"
+    jobs.mkdir(parents=True, exist_ok=True)
+    serial = next(_SERIAL)
+    name = "e2e"
+    ckpt, flags = jobs / f"{name}-{serial}-ckpt", jobs / f"{name}-{serial}-flags"
+    flags.mkdir()
+    wrapper = jobs / "e2e_wrap.py"
+    wrapper.write_text(WRAPPER)
+    out = jobs / f"{name}-{serial}-%j.out"
+    train = [sys.executable, str(wrapper), str(flags), str(TRAIN_JOB),
+             "--checkpoint-dir", str(ckpt), "--step-s", "0.05",
+             "--checkpoint-every", "10"]  # fmt: skip
+    script = jobs / f"{name}-{serial}.sh"
+    script.write_text(
+        "#!/bin/bash\n"
+        'echo "batch restart=${SLURM_RESTART_COUNT:-0} nodes=$SLURM_JOB_NODELIST"\n'
+        f"exec srun -l --kill-on-bad-exit=1 {shlex.join(train)}\n"
+    )
+    job_id = cluster.submit(
+        [f"--nodes={nodes}", "--ntasks-per-node=1", "--gres=gpu:h100:8", "--requeue",
+         "--open-mode=append", f"--output={out}", f"--job-name={name}",
+         f"--comment={comment}", *sbatch], script,
+    )  # fmt: skip
+    output = Path(str(out).replace("%j", job_id))
+    return E2EJob(TrainingJob(job_id, output, ckpt, nodes), flags)
+
+
+def rank_pid(job: E2EJob, node: str, restart: int = 0) -> int:
+    """The PID of the job's rank on `node` in that attempt (waits for the wrapper to write it)."""
+    path = job.flags / f"pid-{node}-{restart}"
+    return wait(lambda: int(path.read_text()) if path.exists() else None,
+                f"{path.name} to be written", 20.0)  # fmt: skip
+
+
+def sinfo_reason(cluster: SlurmTestCluster, node: str) -> str:
+    """The node's reason as `sinfo -R` prints it (`NODE|REASON`)."""
+    done = subprocess.run(["sinfo", "-R", "-h", "-n", node, "-o", "%n|%E"],  # noqa: S603, S607
+                          env=cluster.env, capture_output=True, text=True,
+                          check=True, timeout=10)  # fmt: skip
+    return done.stdout.strip()
+
+
+def fault(cluster: SlurmTestCluster, node: str, line: str = XID_79) -> None:
+    """Append a kernel line to the node's kernel log (what the driver would print)."""
+    with cluster.kernel_log(node).open("a") as f:
+        f.write(line + "\n")
