@@ -153,8 +153,8 @@ class SlurmScheduler:
         Done once the node has booted since the action was decided (its `BootTime` is later:
         also after an engine restart, so a reboot is never asked for twice); until then a
         `Underway` says so and the action stays intended (spending no more rate-limit
-        tokens). A reboot that ended without a boot (cancelled, timed out: Slurm's reason replaces ours)
-        fails with a `PermanentError`."""
+        tokens). A reboot that ended without a boot (cancelled, timed out: Slurm's reason
+        replaces ours) fails with a `PermanentError`."""
         seen = self.reader.node(node)
         if seen.boot_time is not None and seen.boot_time > provenance.at:
             return
