@@ -25,10 +25,6 @@ from autorecover.server.policies import load_policies
 ROOT = Path(__file__).parents[2]
 KIT = ROOT / "deploy" / "slurm"
 BINARY = "/opt/autorecover/bin/autorecover"
-# Flags being added on other branches at the same time (issue 13): the merger removes each
-# entry once `autorecover ... --help` knows it.
-PENDING_FLAGS = {"--slurm-conf"}
-PENDING_VALUES = {("--scheduler", "slurm")}
 
 
 def unit(name: str) -> dict[str, dict[str, list[str]]]:
@@ -68,8 +64,7 @@ def check_flags(argv: list[str], path: tuple[str, ...]) -> list[str]:
             continue
         option = options.get(flag)
         if option is None:
-            if flag not in PENDING_FLAGS:
-                problems.append(f"unknown flag {flag}")
+            problems.append(f"unknown flag {flag}")
             i += 1
             continue
         if option.is_flag:
@@ -78,7 +73,7 @@ def check_flags(argv: list[str], path: tuple[str, ...]) -> list[str]:
         i += 1
         choice = option.type
         refused = isinstance(choice, click.Choice) and value not in choice.choices
-        if refused and "$" not in value and (flag, value) not in PENDING_VALUES:
+        if refused and "$" not in value:
             problems.append(f"{flag} {value}: not one of {list(choice.choices)}")
     return problems
 
@@ -124,7 +119,7 @@ def test_slurm_env_example_extra_flags_are_known() -> None:
     assert check_flags(shlex.split(extra), ("serve",)) == []
     assert check_flags(["--bogus", "x", "--scheduler", "slurmish"], ("serve",)) == [
         "unknown flag --bogus",
-        "--scheduler slurmish: not one of ['fake', 'local', 'kubernetes']",
+        "--scheduler slurmish: not one of ['auto', 'fake', 'local', 'kubernetes', 'slurm']",
     ]
     assert "PASSWORD" not in text and "@" in text.split("AUTORECOVER_STORE=")[1].split()[0]
 
