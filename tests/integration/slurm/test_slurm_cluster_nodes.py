@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from autorecover.adapters.slurm import Change, SlurmNode, SlurmPermanentError, SlurmTransientError
+from autorecover.adapters.slurm import Change, SlurmNode, SlurmPermanentError
 from autorecover.adapters.slurm.states import JobPhase, NodeCondition, node_status
+from autorecover.controllers.ports import Underway
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 from autorecover.testing.slurm.harness import SlurmHarness
 
@@ -97,7 +98,7 @@ def test_slurm_reboot_asap_is_requested_then_issued(slurm: SlurmHarness) -> None
     assert reboots.exists() and "reboot" in reboots.read_text()
     # Asked again under the port: nothing more is done (already rebooting, ours); the
     # action stays underway until the node has booted.
-    with pytest.raises(SlurmTransientError, match="underway"):
+    with pytest.raises(Underway, match="underway"):
         slurm.scheduler.reboot("gpu01", slurm.provenance("again"))
     assert [r.operation for r in slurm.scheduler.commands.journal.records] == ["reboot", "reboot"]
     # A node a person drained is not rebooted by us.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from autorecover.adapters.slurm.commands import (
     Commands,
@@ -49,6 +49,10 @@ log = logging.getLogger(__name__)
 _ON_NODES = frozenset({JobPhase.RUNNING, JobPhase.SUSPENDED, JobPhase.COMPLETING,
                        JobPhase.REQUEUEING})  # fmt: skip
 _REMEMBERED = 10_000  # action ids kept for idempotency
+# Slurm's BootTime is the node's clock less its uptime, both in whole seconds: it may read up
+# to a second before the real boot. No node boots within a second before we decide to reboot
+# it (it was running, with a fault), so a BootTime that late is the reboot we asked for.
+_BOOT_TIME_SLACK = timedelta(seconds=1)
 _POWER_SAVING = frozenset({"POWERED_DOWN", "POWERING_DOWN", "POWERING_UP", "POWER_DOWN"})
 
 
@@ -156,7 +160,7 @@ class SlurmScheduler:
         tokens). A reboot that ended without a boot (cancelled, timed out: Slurm's reason
         replaces ours) fails with a `PermanentError`."""
         seen = self.reader.node(node)
-        if seen.boot_time is not None and seen.boot_time > provenance.at:
+        if seen.boot_time is not None and seen.boot_time > provenance.at - _BOOT_TIME_SLACK:
             return
         status = node_status(seen)
         key = f"{provenance.action_id}\0reboot\0{node}"

@@ -103,7 +103,7 @@ class SlurmTestCluster:
     prefix: str = "gpu"
     name: str = "artest"
     extra_conf: tuple[str, ...] = ()  # more slurm.conf lines (HealthCheckProgram, Prolog, ...)
-    reboot_delay_s: float = 1.0  # how long an emulated reboot keeps the node's slurmd away
+    reboot_delay_s: float = 2.0  # how long an emulated reboot keeps the node's slurmd away
     ctld_port: int = 0
     node_ports: dict[str, int] = field(default_factory=dict)
 
