@@ -164,9 +164,11 @@ def test_kubernetes_agent_actions_agent_killed_mid_diagnostic_runs_it_once(
         return _until(what, check, left, engine, agent)
 
     wait("dcgmi diag -r 1 to start", lambda: ["diag", "-r", "1", "-j"] in agent.argv("dcgmi"))
-    agent.stop(signal.SIGKILL)  # while dcgmi runs: its detached runner outlives the agent
-    (quick,) = [o for o in engine.orders(node) if o["kind"] == "diagnose"]
-    assert quick["status"] == "running", quick
+    (quick,) = wait("the diagnose order reported running", lambda: [
+        o for o in engine.orders(node) if o["kind"] == "diagnose" and o["status"] == "running"])  # fmt: skip
+    agent.stop(signal.SIGKILL)  # while dcgmi runs (4 s): its detached runner outlives the agent
+    assert ["diag", "-r", "1", "-j"] in agent.argv("dcgmi") and not [
+        o for o in engine.orders(node) if o["status"] == "done" and o["kind"] == "diagnose"]  # fmt: skip
     agent.start()
     wait(f"{node} diagnosed, reset, validated and returned", lambda: back(kube, engine, node))
 
