@@ -62,12 +62,26 @@ def summary(orders: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
 
 
 def test_kubernetes_agent_actions_xid48_gpu_reset_by_the_agent_then_validated(
-    kube: KubeHarness, engine: Engine, agent: NodeAgent
+    kube: KubeHarness, engine: Engine, agent: NodeAgent, tmp_path: Path
 ) -> None:
-    node, started = agent.node, time.monotonic()
+    started = time.monotonic()
     default_answers(agent.kit)
     agent.start()
-    agent.xid(48)
+    peer = NodeAgent(engine, kube.cluster.node_names[2], tmp_path)  # a healthy node's agent
+    default_answers(peer.kit)
+    peer.start()
+    try:
+        agent.xid(48)
+        _scenario_a(kube, engine, agent, started)
+        assert peer.kit.calls() == [] and engine.orders(peer.node) == []  # its own node only
+        peer.assert_running()
+    finally:
+        peer.close()
+
+
+def _scenario_a(kube: KubeHarness, engine: Engine, agent: NodeAgent, started: float) -> None:
+    """The XID 48 node quarantined, diagnosed, reset, validated and returned by its agent."""
+    node = agent.node
 
     def wait(what: str, check: Any) -> Any:
         left = SCENARIO_S - (time.monotonic() - started)
