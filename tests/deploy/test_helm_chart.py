@@ -58,6 +58,7 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
     "namespaces": {"namespaces": ["team-a", "team-b"]},
     "journal": {"agent": {"kernelSource": "journal", "expectedGpus": 8}},
     "no-kernel-log": {"agent": {"kernelSource": "none", "runtimeClassName": ""}},
+    "no-actions": {"agent": {"actions": False, "kernelSource": "journal"}},
     "existing-secret": {
         "store": {"url": "", "existingSecret": "ar-db", "existingSecretKey": "dsn"}
     },
@@ -327,7 +328,10 @@ def test_helm_agent_has_no_api_permissions_and_no_api_token(
         if "serviceAccountToken" in source
     ]
     assert [t["audience"] for t in tokens] == ["autorecover"]
-    assert not spec.get("hostNetwork") and not spec.get("hostPID") and not spec.get("hostIPC")
+    assert not spec.get("hostNetwork") and not spec.get("hostIPC")
+    # The host's PID namespace only for node actions (who holds a GPU; nsenter to reboot).
+    actions = values.get("agent", {}).get("actions", True)
+    assert bool(spec.get("hostPID")) is actions
 
 
 # --- the engine ------------------------------------------------------------------------------
@@ -376,6 +380,9 @@ def test_helm_engine_flags_are_ones_serve_accepts(
     scheduler = next(p for p in serve_cmd.params if p.name == "scheduler")
     assert isinstance(scheduler.type, click.Choice)
     assert "kubernetes" in scheduler.type.choices
+    node_actions = next(p for p in serve_cmd.params if p.name == "node_actions")
+    assert isinstance(node_actions.type, click.Choice)
+    assert "agent" in node_actions.type.choices
 
 
 def test_helm_store_url_stays_in_a_secret(chart: Callable[[dict[str, Any]], Rendered]) -> None:
@@ -517,10 +524,10 @@ def test_helm_agent_host_paths_are_read_only(
         assert by_path["/dev/kmsg"] == "/host/dev/kmsg"
 
 
-def test_helm_agent_state_can_stay_off_the_host(
+def test_helm_agent_state_can_stay_off_the_host_without_actions(
     chart: Callable[[dict[str, Any]], Rendered],
 ) -> None:
-    agent = chart({"agent": {"stateHostPath": ""}}).one("DaemonSet", AGENT)
+    agent = chart({"agent": {"stateHostPath": "", "actions": False}}).one("DaemonSet", AGENT)
     spec = agent["spec"]["template"]["spec"]
     [state] = [v for v in spec["volumes"] if v["name"] == "state"]
     assert "emptyDir" in state
@@ -530,12 +537,11 @@ def test_helm_agent_state_can_stay_off_the_host(
 
 
 @pytest.mark.parametrize("source", ["kmsg", "journal", "none"])
-def test_helm_agent_privileged_only_to_read_dev_kmsg(
+def test_helm_agent_privileged_only_to_read_dev_kmsg_or_act(
     chart: Callable[[dict[str, Any]], Rendered], source: str
 ) -> None:
-    security = container(chart({"agent": {"kernelSource": source}}).one("DaemonSet", AGENT))[
-        "securityContext"
-    ]
+    values = {"agent": {"kernelSource": source, "actions": False}}
+    security = container(chart(values).one("DaemonSet", AGENT))["securityContext"]
     assert security["readOnlyRootFilesystem"] is True
     if source == "kmsg":
         assert security["privileged"] is True
@@ -543,6 +549,46 @@ def test_helm_agent_privileged_only_to_read_dev_kmsg(
         assert security["privileged"] is False
         assert security["allowPrivilegeEscalation"] is False
         assert security["capabilities"] == {"drop": ["ALL"]}
+
+
+@pytest.mark.parametrize("source", ["kmsg", "journal", "none"])
+def test_helm_agent_actions_the_engine_orders_and_the_agent_runs_them(
+    chart: Callable[[dict[str, Any]], Rendered], source: str
+) -> None:
+    rendered = chart({"agent": {"kernelSource": source}})  # actions: on by default
+    assert flag_values(argv(rendered.one("Deployment", ENGINE)), "--node-actions") == ["agent"]
+    agent = rendered.one("DaemonSet", AGENT)
+    spec = agent["spec"]["template"]["spec"]
+    args = argv(agent)
+    assert "--reboot-in-host" in args and "--no-actions" not in args
+    assert spec["hostPID"] is True
+    security = container(agent)["securityContext"]
+    assert security["privileged"] is True and security["readOnlyRootFilesystem"] is True
+    assert "allowPrivilegeEscalation" not in security  # the API refuses it false when privileged
+    # The orders' journal outlives the pod: on the host, where --state-dir points.
+    assert host_path_volumes(spec)["state"] == STATE_DIR
+    assert flag_values(args, "--state-dir") == [STATE_DIR]
+    assert {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"} in container(agent)["env"]
+
+
+def test_helm_agent_actions_off_the_engine_keeps_its_ports_and_the_agent_refuses(
+    chart: Callable[[dict[str, Any]], Rendered],
+) -> None:
+    rendered = chart(VALUE_SETS["no-actions"])
+    assert "--node-actions" not in argv(rendered.one("Deployment", ENGINE))
+    agent = rendered.one("DaemonSet", AGENT)
+    args = argv(agent)
+    assert "--no-actions" in args and "--reboot-in-host" not in args
+    assert "hostPID" not in agent["spec"]["template"]["spec"]
+    assert container(agent)["securityContext"]["privileged"] is False
+    # No agent, no orders: the engine must not wait for agents that are not there.
+    alone = chart({"agent": {"enabled": False}}).one("Deployment", ENGINE)
+    assert "--node-actions" not in argv(alone)
+
+
+def test_helm_agent_actions_need_the_state_on_the_host(helm: Path) -> None:
+    with pytest.raises(HelmError, match=r"agent\.actions needs agent\.stateHostPath"):
+        render(helm, merged(BASE, {"agent": {"stateHostPath": ""}}))
 
 
 def test_helm_agent_runs_on_gpu_nodes_and_reports_to_the_engine(
@@ -582,8 +628,8 @@ def test_helm_agent_runtime_class_can_be_disabled(
 def test_helm_agent_flags_are_ones_agent_run_accepts(
     chart: Callable[[dict[str, Any]], Rendered],
 ) -> None:
-    known = {opt for p in agent_run_cmd.params for opt in p.opts}
-    for name in ("defaults", "journal", "extra-args", "tokens-and-tls"):
+    known = {opt for p in agent_run_cmd.params for opt in (*p.opts, *p.secondary_opts)}
+    for name in ("defaults", "journal", "extra-args", "tokens-and-tls", "no-actions"):
         args = argv(chart(VALUE_SETS[name]).one("DaemonSet", AGENT))
         used = {a for a in args[3:] if a.startswith("--")}
         assert used <= known, f"agent run has no {sorted(used - known)}"

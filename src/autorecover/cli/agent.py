@@ -206,6 +206,13 @@ def check_cmd(
 )
 @click.option("--nvidia-smi", "nvidia_smi", default="nvidia-smi", show_default=True)
 @click.option("--systemctl", default="systemctl", show_default=True)
+@click.option(
+    "--reboot-in-host",
+    is_flag=True,
+    help="Reboot with the host's systemctl in the host's mount namespace (nsenter --target 1 "
+    "--mount -- systemctl reboot): for an agent in a container with the host's PID namespace.",
+)
+@click.option("--nsenter", default="nsenter", show_default=True)
 @credential_options
 @_options
 def run_cmd(
@@ -220,6 +227,8 @@ def run_cmd(
     boot_id_file: Path,
     nvidia_smi: str,
     systemctl: str,
+    reboot_in_host: bool,
+    nsenter: str,
     token_file: Path | None,
     ca_file: Path | None,
     client_cert: Path | None,
@@ -248,7 +257,7 @@ def run_cmd(
     credentials = credentials_from(token_file, ca_file, client_cert, client_key)
     binaries = Binaries(
         dcgmi=opts["dcgmi"], nvidia_smi=nvidia_smi, systemctl=systemctl,
-        journalctl=opts["journalctl"],
+        journalctl=opts["journalctl"], nsenter=nsenter if reboot_in_host else None,
     )  # fmt: skip
     acting = ActionsConfig(
         enabled=actions, dry_run=dry_run, every_s=orders_every_s, state_dir=state_dir,

@@ -50,12 +50,12 @@ class AgentProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = (tmp / "agent.log").open("ab")
 
-    def start(self) -> None:
+    def start(self, *extra: str) -> None:
         args = [
             sys.executable, "-m", "autorecover", "agent", "run", "--engine", self.url,
             "--node", NODE, "--state-dir", str(self.tmp / "state"), "--kernel-source", "none",
             "--skip", "nvml", "--skip", "infiniband", "--skip", "pcie", "--skip", "dcgm",
-            "--orders-every-s", "0.2", "--boot-id-file", str(self.boot),
+            "--orders-every-s", "0.2", "--boot-id-file", str(self.boot), *extra,
         ]  # fmt: skip
         env = {**os.environ, "PATH": self.kit.path()}
         self.proc = subprocess.Popen(args, env=env, stdout=self.log, stderr=self.log)
@@ -147,3 +147,24 @@ def test_agent_actions_reboot_is_done_after_the_boot_id_changed(
     assert final["detail"] == "rebooted (boot id boot-a -> boot-b)"
     assert [c.argv for c in agent.kit.calls("systemctl")] == [["reboot"]]
     assert [b["status"] for i, b in contract.reports if i == oid] == ["running", "done"]
+
+
+def test_agent_actions_reboot_in_the_hosts_namespace_through_nsenter(
+    agent: AgentProcess, engine: tuple[ContractEngine, ContractServer]
+) -> None:
+    contract, _ = engine
+    rebooted = agent.tmp / "rebooted"
+    agent.kit.answer("nsenter", r"^--target 1 --mount -- systemctl reboot$", touch=rebooted)
+    oid = f"{NODE}/8/reboot"
+    contract.place(order("reboot", id=oid))
+    agent.start("--reboot-in-host")  # as the chart's DaemonSet runs it (hostPID)
+    wait_for(rebooted.exists, what="nsenter ... systemctl reboot")
+    agent.kill9()
+    agent.boot.write_text("boot-b\n")
+    agent.start("--reboot-in-host")
+    final = wait_for(lambda: contract.finals(oid), what="the final report", timeout_s=60)[0]
+    assert final["status"] == "done", agent.output()
+    assert [c.argv for c in agent.kit.calls("nsenter")] == [
+        ["--target", "1", "--mount", "--", "systemctl", "reboot"]
+    ]
+    assert not agent.kit.calls("systemctl")  # the container's own systemctl is never used

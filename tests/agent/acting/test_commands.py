@@ -51,6 +51,19 @@ def test_agent_actions_configured_absolute_paths_are_kept() -> None:
     assert commands.diag(1)[0] == "/opt/dcgm/bin/dcgmi"
 
 
+def test_agent_actions_reboot_in_the_hosts_mount_namespace_uses_the_hosts_systemctl() -> None:
+    from autorecover.agent.acting.commands import Binaries
+
+    # In a container (the chart's DaemonSet, hostPID): the host's systemctl asks its systemd.
+    commands = Commands(Binaries(nsenter="nsenter"), which=lambda name: f"/usr/bin/{name}")
+    assert commands.reboot() == (
+        "/usr/bin/nsenter", "--target", "1", "--mount", "--", "systemctl", "reboot",
+    )  # fmt: skip
+    pinned = Commands(Binaries(nsenter="nsenter", systemctl="/bin/systemctl"), which=lambda n: None)
+    assert pinned.reboot() == ("nsenter", "--target", "1", "--mount", "--", "/bin/systemctl",
+                               "reboot")  # fmt: skip
+
+
 @pytest.mark.parametrize("level", [0, 5, "3", True, None, 2.0])
 def test_agent_actions_diag_levels_outside_1_to_4_are_refused(level: object) -> None:
     with pytest.raises(CommandError):

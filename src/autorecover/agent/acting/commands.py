@@ -50,6 +50,10 @@ class Binaries:
     systemctl: str = "systemctl"
     journalctl: str = "journalctl"
     dmesg: str = "dmesg"
+    # In a container with the host's PID namespace: reboot with the host's own systemctl, in
+    # the host's mount namespace (`nsenter --target 1 --mount -- systemctl reboot`, as kured
+    # does), so the host's systemd is asked, not a systemctl the image may not even carry.
+    nsenter: str | None = None
 
 
 class Commands:
@@ -98,7 +102,12 @@ class Commands:
         return (self.resolve(self.binaries.nvidia_smi), "--gpu-reset", "-i", str(bus_id))
 
     def reboot(self) -> Argv:
-        """`systemctl reboot`: the init system stops services and reboots."""
+        """`systemctl reboot`: the init system stops services and reboots (through
+        `nsenter --target 1 --mount --` into the host's mount namespace when configured)."""
+        if self.binaries.nsenter is not None:
+            # systemctl is looked up in the host's file system, not the container's.
+            enter = (self.resolve(self.binaries.nsenter), "--target", "1", "--mount", "--")
+            return (*enter, self.binaries.systemctl, "reboot")
         return (self.resolve(self.binaries.systemctl), "reboot")
 
     def kernel_log(self, since: datetime, until: datetime) -> Argv:
