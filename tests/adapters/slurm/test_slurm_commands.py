@@ -175,3 +175,25 @@ def test_slurm_reboot_is_underway_until_the_node_has_booted_and_asked_once() -> 
     fake.nodes["gpu02"].update(State="IDLE", Reason="")
     with pytest.raises(PermanentError, match="did not boot"):
         adapter.reboot("gpu02", other)
+
+
+def test_slurm_reboot_done_when_boot_time_reads_the_second_before_the_decision() -> None:
+    from datetime import timedelta
+
+    from .fakes import _stamp
+
+    # Decided at .6 of a second; the node booted 0.3 s later, and Slurm's BootTime (whole
+    # seconds: registration time less uptime, each cut) reads the second before the decision.
+    fake = FakeSlurm()
+    fake.add_node("gpu01")
+    adapter = SlurmScheduler(fake, timer=fake.timer)
+    at = NOW + timedelta(seconds=10, milliseconds=600)
+    prov = Provenance("gpu01/4/reboot", "autorecover", "xid 79", at, ("NVRM: Xid 79",), "inc-1")
+    with pytest.raises(TransientError, match="underway"):
+        adapter.reboot("gpu01", prov)
+    fake.nodes["gpu01"].update(BootTime=_stamp(NOW + timedelta(seconds=9)))
+    with pytest.raises(TransientError, match="underway"):  # 1.6 s before: an older boot
+        adapter.reboot("gpu01", prov)
+    fake.nodes["gpu01"].update(State="DOWN", BootTime=_stamp(NOW + timedelta(seconds=10)))
+    adapter.reboot("gpu01", prov)  # done
+    assert len([c for c in fake.mutations if c[1] == "reboot"]) == 1

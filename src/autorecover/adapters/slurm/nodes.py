@@ -49,10 +49,9 @@ log = logging.getLogger(__name__)
 _ON_NODES = frozenset({JobPhase.RUNNING, JobPhase.SUSPENDED, JobPhase.COMPLETING,
                        JobPhase.REQUEUEING})  # fmt: skip
 _REMEMBERED = 10_000  # action ids kept for idempotency
-# Slurm's BootTime is the node's clock less its uptime, both in whole seconds: it may read up
-# to a second before the real boot. No node boots within a second before we decide to reboot
-# it (it was running, with a fault), so a BootTime that late is the reboot we asked for.
-_BOOT_TIME_SLACK = timedelta(seconds=1)
+# Slurm's BootTime is whole seconds, the registration's time less the node's uptime, both
+# cut to the second: it can read up to a second before the boot it stands for.
+BOOT_TIME_SLACK = timedelta(seconds=1)
 _POWER_SAVING = frozenset({"POWERED_DOWN", "POWERING_DOWN", "POWERING_UP", "POWER_DOWN"})
 
 
@@ -158,9 +157,11 @@ class SlurmScheduler:
         also after an engine restart, so a reboot is never asked for twice); until then a
         `Underway` says so and the action stays intended (spending no more rate-limit
         tokens). A reboot that ended without a boot (cancelled, timed out: Slurm's reason
-        replaces ours) fails with a `PermanentError`."""
+        replaces ours) fails with a `PermanentError`. "Later" allows for BootTime's whole
+        seconds (`BOOT_TIME_SLACK`): a boot right after the decision may read as a second
+        before it."""
         seen = self.reader.node(node)
-        if seen.boot_time is not None and seen.boot_time > provenance.at - _BOOT_TIME_SLACK:
+        if seen.boot_time is not None and seen.boot_time > provenance.at - BOOT_TIME_SLACK:
             return
         status = node_status(seen)
         key = f"{provenance.action_id}\0reboot\0{node}"

@@ -202,6 +202,19 @@ class SlurmTestCluster:
         self.kernel_log(node).touch()
         self._run(["slurmd", "-f", str(self.conf), "-N", node], f"slurmd {node}")
 
+    def boot_slurmd(self, node: str) -> None:
+        """Start one node's slurmd as its host does after a boot (a power cycle the test
+        plays): in a new time namespace whose boot time is now, as the RebootProgram's helper
+        does. The old slurmd must be gone (`kill_slurmd`)."""
+        up = int(float(Path("/proc/uptime").read_text().split()[0]))
+        offsets = Path("/proc/self/timens_offsets")
+        own = [int(w[1]) for w in (line.split() for line in offsets.read_text().splitlines())
+               if w and w[0] == "boottime"] if offsets.exists() else []  # fmt: skip
+        host = up - (own[0] if own else 0)  # the host's uptime, whatever namespace we are in
+        (self.base / "state" / f"d-{node}").mkdir(parents=True, exist_ok=True)
+        self._run(["unshare", "--time", "--boottime", f"-{host}", _which("slurmd") or "slurmd",
+                   "-f", str(self.conf), "-N", node], f"slurmd {node} (booted)")  # fmt: skip
+
     def kill_slurmd(self, node: str, sig: int = signal.SIGKILL) -> None:
         """Kill one node's slurmd (its jobs' processes live on, as on a real node)."""
         pid = self._pid(self.base / "run" / f"slurmd-{node}.pid")

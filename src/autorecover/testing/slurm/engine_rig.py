@@ -4,12 +4,15 @@
 
 * `python -m autorecover serve --scheduler slurm` on a PostgreSQL database, with the cluster's
   environment (its `SLURM_CONF`), a tokens file (an operator token, one agent token per
-  node), a roomy breaker policy (four nodes: one out is 25 % of the fleet) and short passes;
+  node), a roomy breaker policy (four nodes: one out is 25 % of the fleet; `policy` adds
+  tables after it) and short passes;
 * one `python -m autorecover agent run` per Slurm node, following that node's kernel-log
   file (`SlurmTestCluster.kernel_log`), named as the Slurm node, reporting to the engine with
   its own agent token. `standins` (a folder of stand-in executables,
   `autorecover.testing.standins`) goes first on the agents' and the engine's PATH, for the
-  node actions that run `dcgmi`, `nvidia-smi` or `systemctl`.
+  node actions that run `dcgmi`, `nvidia-smi` or `systemctl` (each agent's environment names
+  its node in `AUTORECOVER_RIG_NODE`, so a stand-in's recorded call says which agent ran it),
+  and for the `all_reduce_perf` of the NCCL pair job (`sbatch` passes the engine's PATH on).
 
 Each `Process` starts, stops (SIGTERM), is killed (SIGKILL) and restarts; `EngineRig.api`
 reads the engine's HTTP API with the operator token, `wait` polls with a bound and puts every
@@ -53,6 +56,7 @@ T = TypeVar("T")
 ROOMY = "[breaker]\nmax_fraction = 1.0\nmax_out_fraction = 1.0\n"
 SKIPPED = ("nvml", "infiniband", "pcie", "dcgm")  # no GPUs here: the kernel log is the probe
 LOG_TAIL = 40
+NODE_ENV = "AUTORECOVER_RIG_NODE"  # in each agent's environment: a stand-in's call names its node
 
 
 @dataclass
@@ -137,6 +141,7 @@ class EngineRig:
         standins: Path | None = None,
         serve_args: Sequence[str] = (),
         agent_args: Sequence[str] = (),
+        policy: str = "",
     ) -> None:
         self.cluster = cluster
         self.store_url = store_url
@@ -152,7 +157,7 @@ class EngineRig:
             + "".join(entry_text(f"agent-{n}", {Role.AGENT}, n, token_hash(t))
                       for n, t in self.agent_tokens.items())
         )  # fmt: skip
-        (workdir / "policy.toml").write_text(ROOMY)
+        (workdir / "policy.toml").write_text(ROOMY + policy)
         env = dict(cluster.env)
         if standins is not None:
             env["PATH"] = f"{standins}{os.pathsep}{env['PATH']}"
@@ -178,7 +183,7 @@ class EngineRig:
                 "--node", node, "--kernel-log", str(cluster.kernel_log(node)), *skips,
                 "--state-dir", str(workdir / f"agent-{node}"), "--token-file", str(token),
                 "--interval", "kernel=0.5", "--heartbeat-s", "5", *agent_args,
-            ], env, workdir / f"agent-{node}.log")  # fmt: skip
+            ], {**env, NODE_ENV: node}, workdir / f"agent-{node}.log")  # fmt: skip
 
     # --- processes -------------------------------------------------------------------------
 
