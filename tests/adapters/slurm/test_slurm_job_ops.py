@@ -29,8 +29,8 @@ def test_slurm_requeue_excluding_holds_updates_releases_and_verifies() -> None:
     assert fake.mutations[:3] == [
         ("scontrol", "requeuehold", "7"),
         ("scontrol", "update", "JobId=7", "ExcNodeList=gpu01,gpu05", "StartTime=now+1",
-         "AdminComment=autorecover: inc-7 requeue excluding gpu01 by job-recovery: xid 79 on "
-         "gpu01"),
+         "AdminComment=autorecover: job/7/requeue requeue excluding gpu01 by job-recovery: xid "
+         "79 on gpu01"),
         ("scontrol", "release", "7"),
     ]  # fmt: skip
     # Eligible a second later; the adapter tells the scheduler once it is.
@@ -172,3 +172,32 @@ def test_slurm_requeue_waits_for_a_completing_job_to_settle() -> None:
 
     assert result.verified, result.detail
     assert fake.mutations[0] == ("scontrol", "requeuehold", "7")
+
+
+def test_slurm_requeue_asked_again_after_a_restart_is_not_run_twice() -> None:
+    # The engine requeued job 7 and died before recording it: a new adapter (nothing in
+    # memory) is asked again under the same action. Its AdminComment says it ran.
+    fake = FakeSlurm()
+    fake.add_job("7")
+    assert _adapter(fake).requeue_excluding("7", ["gpu01"], PROV).verified
+    done = len(fake.mutations)
+    again = _adapter(fake).requeue_excluding("7", ["gpu01"], PROV)
+    assert again.verified and again.detail.startswith("already requeued under this action")
+    assert len(fake.mutations) == done
+    # ... whichever way the port requeues this time (the nodes are excluded already).
+    assert _adapter(fake).requeue("7", PROV).detail.startswith("already requeued")
+    assert len(fake.mutations) == done
+    # A different action (another incident) on the same job is a new requeue.
+    other = Provenance("job/7/requeue2", "job-recovery", "xid 48 on gpu03", PROV.at, (), "inc-8")
+    _adapter(fake).requeue_excluding("7", ["gpu03"], other)
+    assert ("scontrol", "requeuehold", "7") in fake.mutations[done:]
+
+
+def test_slurm_requeue_stopped_between_update_and_release_is_released_only() -> None:
+    fake = FakeSlurm()
+    comment = "autorecover: job/7/requeue requeue excluding gpu01 by job-recovery: xid 79 on gpu01"
+    fake.add_job("7", JobState="PENDING", Reason="JobHeldAdmin", AdminComment=comment,
+                 ExcNodeList="gpu01")  # fmt: skip
+    result = _adapter(fake).requeue_excluding("7", ["gpu01"], PROV)
+    assert fake.mutations == [("scontrol", "release", "7")]
+    assert result.detail == "released: requeued before a restart"

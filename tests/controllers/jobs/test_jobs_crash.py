@@ -109,10 +109,7 @@ def test_a_crash_anywhere_converges_without_doing_anything_twice(
     assert all(n == 1 for n in rig.scheduler.effects.values())
     assert all(n == 1 for n in Counter(a.id for a in rig.notifier.alerts.values()).values())
     if point == "after":  # done before the crash, asked again after it, done once
-        again = rig.scheduler.calls[victim] + rig.notifier.calls[victim]
-        # ... unless the job is past the attempt a requeue acted on: then not even asked.
-        requeued = any(k in victim for k in ("/requeue", "/requeue_excluding"))
-        assert again == (1 if requeued else 2), (victim, again)
+        assert rig.scheduler.calls[victim] + rig.notifier.calls[victim] == 2
     assert _outcome(rig) == _outcome(clean)
     if store_kind == "sqlite":
         rig.store.close()
@@ -145,42 +142,3 @@ def test_a_crash_while_recording_leaves_nothing_and_decides_again() -> None:
     _settle(rig)
     assert {i.id for i in rig.store.incidents()} == {"a#0/failure", "b#0/failure", "c#0/failure"}
     assert all(n == 1 for n in rig.scheduler.effects.values())
-
-
-class _Forgetful:
-    """A scheduler that remembers nothing across restarts (like the real ones): counts calls."""
-
-    def __init__(self) -> None:
-        self.requeues: list[str] = []
-
-    def requeue(self, job: str, exclude: object, delay_s: float, provenance: object) -> None:
-        self.requeues.append(job)
-
-
-def test_a_requeue_of_an_attempt_the_job_is_past_is_settled_without_running_again() -> None:
-    from datetime import UTC, datetime
-
-    from autorecover.adapters.fakes.cluster import FakeClock
-    from autorecover.controllers.counting import TokenBucket
-    from autorecover.controllers.jobs.acting import JobExecutor, SilentNotifier
-    from autorecover.controllers.jobs.records import JobActionKind, JobActionRecord
-    from autorecover.controllers.ports import ActionStatus
-
-    clock = FakeClock()
-    at = datetime(2026, 12, 1, tzinfo=UTC)
-    scheduler = _Forgetful()
-    executor = JobExecutor(scheduler, SilentNotifier(), clock, TokenBucket(10, 10, clock.now()))  # type: ignore[arg-type]
-
-    def queued(job: str, attempt: int) -> JobActionRecord:
-        action = JobAction(f"{job}#{attempt}/failure/requeue", job, JobActionKind.REQUEUE, at,
-                           "autorecover", "why", attempt=attempt)  # fmt: skip
-        return JobActionRecord(action, ActionStatus.INTENDED, at)
-
-    # The engine requeued job 7 from attempt 0 and died before recording it; job 8 waits.
-    outcomes = executor.run([queued("7", 0), queued("8", 0)], {"7": 1, "8": 0})
-    assert scheduler.requeues == ["8"]
-    assert [(o.action_id, o.status) for o in outcomes] == [
-        ("7#0/failure/requeue", ActionStatus.DONE), ("8#0/failure/requeue", ActionStatus.DONE)]  # fmt: skip
-    assert "already done" in outcomes[0].result
-    executor.run([queued("9", 0)], None)  # nothing learned this pass: run as recorded
-    assert scheduler.requeues == ["8", "9"]

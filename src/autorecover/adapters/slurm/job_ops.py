@@ -162,6 +162,10 @@ class JobOps:
         phase = job_phase(before.state, before.reason)
         if not before.batch:
             raise SlurmConflictError(f"job {jid} is not a batch job: Slurm cannot requeue it")
+        if before.admin_comment.startswith(_head(provenance) + " "):
+            return self._requeued_before(operation, jid, before, phase, provenance)
+        why = f"{operation.replace('_', ' ')} {','.join(exclude)}".strip()
+        comment = self._admin_comment(before, provenance, why)
         if phase not in REQUEUEABLE:
             raise SlurmConflictError(
                 f"job {jid} is {before.state}: autorecover does not requeue "
@@ -204,8 +208,6 @@ class JobOps:
         if merged != before.excluded or exclude:
             update.append(f"ExcNodeList={','.join(merged)}")
         update.append(f"StartTime={start}")
-        why = f"{operation.replace('_', ' ')} {','.join(exclude)}".strip()
-        comment = self._admin_comment(before, provenance, why)
         if comment is not None:
             update.append(f"AdminComment={comment}")
         op.run(update)
@@ -226,6 +228,22 @@ class JobOps:
             jid, operation, ok, detail, before, after, after.excluded if after else merged,
             took_s=self.timer.monotonic() - t0, steps=tuple(steps), record=record,
         )  # fmt: skip
+
+    def _requeued_before(
+        self, operation: str, jid: str, before: SlurmJob, phase: JobPhase, provenance: Provenance
+    ) -> JobResult:
+        """The job's AdminComment names this action: its update (exclusions, start time) ran
+        before the engine restarted (whichever way the port chose to requeue then). Finish
+        what is left (a release, when it stopped between the update and the release), never
+        requeue it a second time."""
+        if phase is not JobPhase.HELD:
+            detail = f"already requeued under this action: now {before.state}"
+            return JobResult(jid, operation, True, detail, before, before, before.excluded)
+        op = self.commands.operation(operation, jid, provenance)
+        op.run(["scontrol", "release", jid])
+        record = op.finish("done: released (requeued before a restart)", self.timer.now())
+        return JobResult(jid, operation, not op.dry_run, "released: requeued before a restart",
+                         before, None, before.excluded, record=record)  # fmt: skip
 
     def _settle(self, jid: str, last: SlurmJob, t0: float) -> SlurmJob:
         """Wait until the job is pending (or held) again, done completing."""
@@ -310,9 +328,15 @@ class JobOps:
         """Our provenance for the job's AdminComment, unless somebody else's comment is there."""
         if job.admin_comment and not is_ours(job.admin_comment):
             return None
-        head = names.clean_text(provenance.incident or provenance.action_id, 64).replace(" ", "_")
         body = names.clean_text(f"{why} by {provenance.by}: {provenance.why}", 120)
-        return names.text(f"{REASON_PREFIX} {head} {body}", "admin comment")
+        return names.text(f"{_head(provenance)} {body}", "admin comment")
+
+
+def _head(provenance: Provenance) -> str:
+    """`autorecover: <action id>`: the start of our AdminComment, which names the action (and
+    in it the incident), so a restarted engine sees which action already ran on the job."""
+    head = names.clean_text(provenance.action_id, 80).replace(" ", "_")
+    return f"{REASON_PREFIX} {head}"
 
 
 def _nudge(op: Operation, jid: str, start: str) -> None:

@@ -10,7 +10,7 @@ attempt), and runs on none of the excluded nodes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autorecover.controllers.counting import TokenBucket
@@ -27,7 +27,6 @@ from autorecover.controllers.jobs.records import (
     JobStatus,
 )
 from autorecover.controllers.ports import (
-    ActionStatus,
     Alert,
     Clock,
     Notifier,
@@ -72,24 +71,10 @@ class JobExecutor:
         self._bucket = bucket
         self._hooks = hooks
 
-    def run(
-        self, queue: Sequence[JobActionRecord], attempts: Mapping[str, int] | None = None
-    ) -> tuple[Outcome, ...]:
-        """Execute `queue` in order until the rate limit stops it; returns the outcomes.
-
-        `attempts` (job -> its attempt now) settles a requeue of an earlier attempt as done
-        without running it again: it ran, and the engine stopped before recording that."""
-        done = tuple(
-            Outcome(r.action.id, ActionStatus.DONE, self._clock.now(),
-                    f"already done: the job is at attempt {attempts[r.action.job]} "
-                    f"(requeued from attempt {r.action.attempt} before a restart)")
-            for r in queue
-            if attempts is not None and r.action.kind in REQUEUES
-            and attempts.get(r.action.job, -1) > r.action.attempt
-        )  # fmt: skip
-        skip = {o.action_id for o in done}
-        return done + execute_in_order(
-            (record.action for record in queue if record.action.id not in skip),
+    def run(self, queue: Sequence[JobActionRecord]) -> tuple[Outcome, ...]:
+        """Execute `queue` in order until the rate limit stops it; returns the outcomes."""
+        return execute_in_order(
+            (record.action for record in queue),
             self._perform,
             lane=lambda action: action.job,
             mutates=lambda action: action.kind in MUTATIONS,

@@ -165,7 +165,7 @@ class JobRecoveryController:
                 unlisted(self._ledger, listed, now, changes, self._patience)
                 for job in set(self._watches) - listed:
                     del self._watches[job]
-            return self._finish(now, changes, jobs, opened)
+            return self._finish(now, changes, len(jobs or ()), opened)
         except BaseException:
             self._broken = True  # memory may now be ahead of the store; the store is the truth
             raise
@@ -346,15 +346,8 @@ class JobRecoveryController:
 
     # --- executing ---------------------------------------------------------------------------
 
-    def _finish(
-        self, now: datetime, changes: JobChanges, watched: Sequence[WatchedJob] | None,
-        opened: int,
-    ) -> JobPassSummary:  # fmt: skip
+    def _finish(self, now: datetime, changes: JobChanges, jobs: int, opened: int) -> JobPassSummary:
         queue = self._ledger.queue
-        jobs = len(watched or ())
-        # A job past the attempt a queued requeue acts on was requeued already: the engine
-        # stopped after acting and before recording it. Not again (None: nothing learned).
-        attempts = {w.job: w.status.attempt for w in watched} if watched is not None else None
         if self._paused:  # recorded, held: each held action noted once a pause
             for record in queue.values():
                 a = record.action
@@ -366,7 +359,7 @@ class JobRecoveryController:
             self._store.commit(changes)  # recorded before executed: a crash converges
         if self._paused:
             return JobPassSummary(jobs, opened, len(changes.actions), 0, len(queue))
-        outcomes = self._executor.run(list(queue.values()), attempts) if queue else ()
+        outcomes = self._executor.run(list(queue.values())) if queue else ()
         if outcomes:
             after = JobChanges(now, outcomes=list(outcomes))
             for outcome in outcomes:
