@@ -163,7 +163,11 @@ def mpijob_body(
         },
         "spec": {
             "slotsPerWorker": 1,
-            "runPolicy": {"cleanPodPolicy": "Running", "backoffLimit": 0,
+            # No pod cleaned up by the operator, and no backoffLimit (0 reads as "reached" and
+            # deletes every pod): it would delete a launcher that just failed before its log
+            # is read (seen under load). A launcher that fails (restartPolicy Never) fails the
+            # MPIJob; the MPIJob is deleted, pods and all, once the result is read.
+            "runPolicy": {"cleanPodPolicy": "None",
                           "activeDeadlineSeconds": max(1, int(settings.timeout_s))},
             "mpiReplicaSpecs": {
                 "Launcher": {"replicas": 1, "restartPolicy": "Never", "template": {
