@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from autorecover.adapters.slurm import SitePolicy, SlurmScheduler
 from autorecover.adapters.slurm.jobs import SlurmJobs
 from autorecover.controllers.jobs.records import JobPhase
@@ -42,6 +44,19 @@ def test_slurm_port_watches_the_jobs_that_opted_in() -> None:
     everyone = _port(fake, SitePolicy(opt_in=False)).watched()
     assert [w.job for w in everyone] == ["1", "2"]
     assert dict(everyone[1].overrides) == {} and everyone[1].origin == "comment: no directive"
+
+
+def test_slurm_port_never_watches_its_own_pair_jobs_and_warns_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    fake = FakeSlurm()
+    fake.add_job("5", Comment="autorecover:validate:gpu01:gpu02")  # a validation pair job
+    fake.add_job("6", Comment="autorecover:yes")
+    port = _port(fake, SitePolicy(opt_in=False))
+    with caplog.at_level("WARNING"):
+        assert port.watched() == [] and port.watched() == []
+    warned = [r.getMessage() for r in caplog.records]
+    assert len(warned) == 1 and warned[0].startswith("job 6: "), warned
 
 
 def test_slurm_port_attributes_srun_l_lines_to_nodes_by_rank(tmp_path: Path) -> None:

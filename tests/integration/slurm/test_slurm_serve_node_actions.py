@@ -95,6 +95,8 @@ def make(slurm: SlurmHarness, postgres_url: str, tmp_path: Path) -> Iterator[Mak
         rigs.append(rig)
         return rig
 
+    # The cluster's record of reboots is shared by the session's tests: this test's start empty.
+    (slurm.cluster.base / "log" / "reboots.txt").write_text("")
     started = time.monotonic()
     try:
         yield build

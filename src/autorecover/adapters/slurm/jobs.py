@@ -44,6 +44,7 @@ from autorecover.adapters.slurm.policy import SitePolicy, Source, parse_comment,
 from autorecover.adapters.slurm.records import SlurmJob
 from autorecover.adapters.slurm.states import JobPhase as SlurmPhase
 from autorecover.adapters.slurm.states import canonical_job_state, job_phase
+from autorecover.adapters.slurm.validation import COMMENT_PREFIX
 from autorecover.controllers.jobs.records import JobPhase, JobStatus, WatchedJob
 from autorecover.controllers.ports import Provenance
 
@@ -94,6 +95,7 @@ class SlurmJobs:
         self._seen: dict[str, _Seen] = {}
         self._done: OrderedDict[str, str] = OrderedDict()
         self._index: dict[tuple[str, int], _Index] = {}
+        self._warned: set[str] = set()  # jobs whose comment we could not read, told once
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -105,13 +107,15 @@ class SlurmJobs:
         for gone in [j for j in self._seen if j not in known]:  # Slurm forgot it (MinJobAge)
             del self._seen[gone]
         self._index = {k: v for k, v in self._index.items() if k[0] in known}
+        self._warned &= known
         for job in listed:
             phase = _PHASES.get(job_phase(job.state, job.reason))
-            if phase is None or not job.batch:
-                continue
+            if phase is None or not job.batch or job.comment.startswith(COMMENT_PREFIX):
+                continue  # a validation pair job of ours is no training job
             settings = resolve(job.comment, self.site)
             if not settings.enabled:
-                if settings.error:
+                if settings.error and job.job_id not in self._warned:
+                    self._warned.add(job.job_id)  # once per job, not once per pass
                     log.warning("job %s: %s (not watched)", job.job_id, settings.error)
                 continue
             self._remember(job)

@@ -57,7 +57,8 @@ from autorecover.domain.hardware.validation import (
 )
 
 PREFIX = "autorecover-val-"
-_COMMENT = re.compile(r"autorecover:validate:([^:]+):([^:]+)")
+COMMENT_PREFIX = "autorecover:validate:"  # a pair job's comment: ours, never a job to watch
+_COMMENT = re.compile(re.escape(COMMENT_PREFIX) + r"([^:]+):([^:]+)")
 _RANK = {DomainKind.NVLINK: 0, DomainKind.IB_LEAF: 1, DomainKind.RACK: 2}
 GRACE_S = 120.0  # past the job's own time limit before we cancel it ourselves
 
@@ -236,7 +237,7 @@ class SlurmPairValidation:
         argv = ["sbatch", "--parsable", f"--job-name={name}", f"--reservation={name}",
                 "--nodes=2", f"--nodelist={node},{peer}", "--ntasks-per-node=1", "--exclusive",
                 f"--gres=gpu:{self.settings.gpus_per_node}", f"--time={minutes}",
-                f"--comment=autorecover:validate:{node}:{peer}", "--no-requeue",
+                f"--comment={COMMENT_PREFIX}{node}:{peer}", "--no-requeue",
                 f"--chdir={self.spool}", f"--output={self.spool}/{name}-%j.out"]  # fmt: skip
         if partition is not None:
             argv.append(f"--partition={names.node_name(partition)}")
