@@ -98,6 +98,31 @@ def test_slurm_port_splits_appended_attempts_where_it_requeued(tmp_path: Path) -
     assert port.read_output("6", 1, node, 0, 100) == b"0: attempt 1\n"
 
 
+def test_slurm_port_asked_again_after_a_restart_keeps_reading_the_new_attempt(
+    tmp_path: Path,
+) -> None:
+    # The engine requeued job 6 and died before recording it; a new port (nothing in memory)
+    # is asked again under the same action: no requeue, and attempt 1's stream goes on.
+    out = tmp_path / "train-6.out"
+    out.write_bytes(b"0: attempt 0\n")
+    fake = FakeSlurm()
+    fake.add_job("6", Comment="autorecover:on", StdOut=str(out), NodeList="gpu01",
+                 BatchHost="gpu01", NumNodes="1")  # fmt: skip
+    prov = _prov("6#0/failure/requeue_excluding")
+    _port(fake).requeue("6", ["gpu01"], 0.0, prov)
+    with out.open("ab") as f:
+        f.write(b"0: attempt 1, step 1\n")
+    port = _port(fake)
+    (w,) = port.watched()
+    done = len(fake.mutations)
+    port.requeue("6", ["gpu01"], 0.0, prov)
+    assert len(fake.mutations) == done  # not requeued twice
+    with out.open("ab") as f:
+        f.write(b"0: attempt 1, step 2\n")
+    node = w.status.nodes[0]
+    assert port.read_output("6", 1, node, 0, 100) == b"0: attempt 1, step 2\n"
+
+
 def test_slurm_port_reads_a_truncated_file_from_its_start(tmp_path: Path) -> None:
     out = tmp_path / "train-9.out"
     out.write_bytes(b"0: attempt 0, a long line\n")

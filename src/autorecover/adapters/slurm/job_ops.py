@@ -162,7 +162,7 @@ class JobOps:
         phase = job_phase(before.state, before.reason)
         if not before.batch:
             raise SlurmConflictError(f"job {jid} is not a batch job: Slurm cannot requeue it")
-        if before.admin_comment.startswith(_head(provenance) + " "):
+        if self.carries(before, provenance):
             return self._requeued_before(operation, jid, before, phase, provenance)
         why = f"{operation.replace('_', ' ')} {','.join(exclude)}".strip()
         comment = self._admin_comment(before, provenance, why)
@@ -228,6 +228,12 @@ class JobOps:
             jid, operation, ok, detail, before, after, after.excluded if after else merged,
             took_s=self.timer.monotonic() - t0, steps=tuple(steps), record=record,
         )  # fmt: skip
+
+    @staticmethod
+    def carries(job: SlurmJob, provenance: Provenance) -> bool:
+        """Whether the job's AdminComment names this action: it was carried out on the job
+        already (before a restart of the engine)."""
+        return job.admin_comment.startswith(_head(provenance) + " ")
 
     def _requeued_before(
         self, operation: str, jid: str, before: SlurmJob, phase: JobPhase, provenance: Provenance

@@ -157,7 +157,8 @@ class SlurmJobs:
         if provenance.action_id in self._done:
             return
         before = self.scheduler.reader.job(job)
-        self._mark_next(before)
+        if not self.scheduler.jobs.carries(before, provenance):
+            self._mark_next(before)  # a requeue follows: the attempt now running ends here
         new = [n for n in exclude if n not in before.excluded]
         if new:
             result = self.scheduler.requeue_excluding(job, new, provenance)
