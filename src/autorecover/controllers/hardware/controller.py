@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from autorecover.controllers.counting import RemovalWindow, TokenBucket
 from autorecover.controllers.hardware.correlating import Changed, Correlator
@@ -29,7 +29,7 @@ from autorecover.controllers.hardware.ports import (
     SchedulerPort,
     StorePort,
 )
-from autorecover.controllers.hardware.reconciling import reconcile
+from autorecover.controllers.hardware.reconciling import lifted_by_someone, reconcile
 from autorecover.controllers.hardware.silencing import Silences
 from autorecover.controllers.ports import (
     ActionStatus,
@@ -71,11 +71,6 @@ from autorecover.domain.signals import HealthReport, NodeSignal
 
 _HEALTHY = NodeState.HEALTHY
 SOMEONE = "a person, via the scheduler"  # `by` of a release read from a lifted cordon
-# Our cordon gone this long after we set it is a person's doing, not a scheduler view that
-# has yet to show our write (an informer's cache, a `sinfo` read under way).
-UNCORDON_GRACE = timedelta(seconds=30)
-_PUTS_OUT = frozenset({ActionKind.CORDON, ActionKind.TAINT, ActionKind.DRAIN})
-_CORDONING = _PUTS_OUT | {ActionKind.RESUME, ActionKind.REBOOT}  # a reboot may return it
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,7 +377,7 @@ class HardwareController:
             and n not in self._queue.pending
             and self.name not in (cordoned[n].cordoned_by if n in cordoned else ())
         ]
-        found = [n for n in gone if self._lifted_by_someone(n, now)]
+        found = [n for n in gone if lifted_by_someone(self._store.actions(n), now)]
         if not found:
             return {}
         try:
@@ -390,23 +385,6 @@ class HardwareController:
         except (TransientError, PermanentError):
             return {}  # not sure what the scheduler shows: the next reconcile looks again
         return {n: views[n] for n in found if n in views}
-
-    def _lifted_by_someone(self, node: str, now: datetime) -> bool:
-        # Lifted: our last cordon took effect, and the last word on it was ours putting the
-        # node out. A cordon that failed never stood, so nobody can have lifted it.
-        last = cordon = None
-        for record in self._store.actions(node):
-            if record.status is ActionStatus.DONE and record.action.kind in _CORDONING:
-                last = record
-            if record.action.kind is ActionKind.CORDON:
-                cordon = record
-        return (
-            last is not None
-            and cordon is not None
-            and cordon.status is ActionStatus.DONE
-            and last.action.kind in _PUTS_OUT
-            and now - last.updated_at >= UNCORDON_GRACE
-        )
 
     # --- inside a pass ---------------------------------------------------------------------
 

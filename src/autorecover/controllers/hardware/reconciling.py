@@ -11,10 +11,11 @@ are theirs and are never touched.
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
-from datetime import datetime
+from collections.abc import Container, Iterable, Mapping
+from datetime import datetime, timedelta
 
-from autorecover.controllers.hardware.ports import SchedulerNode
+from autorecover.controllers.hardware.ports import ActionRecord, SchedulerNode
+from autorecover.controllers.ports import ActionStatus
 from autorecover.domain.hardware.lifecycle import (
     LADDER,
     OUT_OF_SERVICE,
@@ -61,3 +62,30 @@ def reconcile(
             why = f"reconcile: {rec.state} but our taint is gone"
             out.append(_action(rec.seq, node, ActionKind.TAINT, now, by, why))
     return out
+
+
+# Our cordon gone this long after we set it is a person's doing, not a scheduler view that
+# has yet to show our write (an informer's cache, a `sinfo` read under way).
+UNCORDON_GRACE = timedelta(seconds=30)
+_PUTS_OUT = frozenset({ActionKind.CORDON, ActionKind.TAINT, ActionKind.DRAIN})
+_CORDONING = _PUTS_OUT | {ActionKind.RESUME, ActionKind.REBOOT}  # a reboot may return it
+
+
+def lifted_by_someone(actions: Iterable[ActionRecord], now: datetime) -> bool:
+    """Whether a node's missing cordon of ours was lifted by somebody else, from its recorded
+    actions (oldest first): our last cordon took effect, and the last word on it was ours
+    putting the node out, long enough ago for the scheduler's view to show it. A cordon that
+    failed never stood, so nobody can have lifted it."""
+    last = cordon = None
+    for record in actions:
+        if record.status is ActionStatus.DONE and record.action.kind in _CORDONING:
+            last = record
+        if record.action.kind is ActionKind.CORDON:
+            cordon = record
+    return (
+        last is not None
+        and cordon is not None
+        and cordon.status is ActionStatus.DONE
+        and last.action.kind in _PUTS_OUT
+        and now - last.updated_at >= UNCORDON_GRACE
+    )
