@@ -39,7 +39,7 @@ from autorecover.domain.hardware.remediation import DiagnosticLevel, DiagnosticR
 from autorecover.domain.hardware.validation import NcclSettings
 from autorecover.domain.jobs.settings import SitePolicy
 
-UNVALIDATED = "not validated: no diagnostics run here without the node agents (--node-actions agent)"
+UNVALIDATED = "not validated: no diagnostics run without the node agents (--node-actions agent)"
 
 
 class UnvalidatedDiagnostics:
