@@ -3,6 +3,7 @@ evidence, operator-only changes, routes added later, the open paths, the insecur
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -295,3 +296,37 @@ def test_security_docs_show_the_table_as_it_is() -> None:
     rows.append(f"| any | anything else | {DEFAULT_ROLE.value}")
     for row in rows:
         assert row in doc, row
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        (b"text/plain", b"NVRM: Xid 79 on n1"),
+        (b"application/json", b"{not json: NVRM"),
+        (b"", b"x"),
+    ],
+)
+def test_security_redaction_fails_closed_on_what_is_not_json(
+    content_type: bytes, body: bytes
+) -> None:
+    import anyio
+
+    from autorecover.server.guarding import WITHHELD, _redacting
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(dict(message))
+
+    async def respond() -> None:
+        redacting = _redacting(send)
+        headers = [(b"content-type", content_type)] if content_type else []
+        await redacting({"type": "http.response.start", "status": 200, "headers": headers})
+        await redacting({"type": "http.response.body", "body": body[:4], "more_body": True})
+        await redacting({"type": "http.response.body", "body": body[4:]})
+
+    anyio.run(respond)
+    start, out = sent
+    assert start["status"] == 500 and json.loads(out["body"]) == {"detail": WITHHELD}
+    assert b"NVRM" not in out["body"]
+    assert (b"content-length", str(len(out["body"])).encode()) in start["headers"]

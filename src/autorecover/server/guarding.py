@@ -29,6 +29,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 log = logging.getLogger(__name__)
 RETRY_AFTER_S = 5
+# What a caller without the evidence role gets instead of a response that is not JSON (or not
+# readable as JSON): evidence cannot be removed from it, so none of it leaves.
+WITHHELD = "response withheld: it could not be checked for evidence"
 
 
 class AuthMiddleware:
@@ -133,16 +136,25 @@ def _redacting(send: Send) -> Send:
         body = b"".join(chunks)
         headers = list(start.get("headers", []))
         content_type = next((v for k, v in headers if k.lower() == b"content-type"), b"")
-        if body and content_type.startswith(b"application/json"):
-            try:
-                doc = json.loads(body)
-            except ValueError:
-                doc = None
-            if doc is not None:
+        if body:
+            doc, readable = None, False
+            if content_type.startswith(b"application/json"):
+                try:
+                    doc, readable = json.loads(body), True
+                except ValueError:
+                    readable = False
+            if readable:
                 body = json.dumps(redact_evidence(doc), ensure_ascii=False, allow_nan=False,
                                   separators=(",", ":")).encode()  # fmt: skip
-                headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
-                headers.append((b"content-length", str(len(body)).encode()))
+            else:  # fail closed: what cannot be read cannot be cleaned of evidence
+                log.error("withheld a %s response that could not be checked for evidence",
+                          content_type.decode("latin-1") or "typeless")  # fmt: skip
+                start = {**start, "status": 500}
+                body = json.dumps({"detail": WITHHELD}).encode()
+                headers = [(k, v) for k, v in headers if k.lower() != b"content-type"]
+                headers.append((b"content-type", b"application/json"))
+            headers = [(k, v) for k, v in headers if k.lower() != b"content-length"]
+            headers.append((b"content-length", str(len(body)).encode()))
         await send({**start, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
