@@ -245,3 +245,52 @@ def test_peer_blame_alone_names_nobody() -> None:
     fs = [*addresses, ib_error("n1", "10.0.0.3"), ib_error("n3", "10.0.0.1")]
     v = attribute(job(), fs, [], RULES)
     assert v.suspect_nodes == ()
+
+
+def gloo_closed(node: str, peer: str, minutes: float = 90) -> Finding:
+    return f(
+        "gloo.peer_closed",
+        node,
+        Blame.SYMPTOM,
+        30,
+        minutes,
+        source=Source.LOGS,
+        details=(("peer", peer),),
+    )
+
+
+def test_gloo_cascade_alone_is_transient_like_a_collective_timeout() -> None:
+    fs = [
+        gloo_closed("n1", "10.0.0.3"),
+        gloo_closed("n2", "10.0.0.3"),
+        f("torch.signal_received", "n3", Blame.INFO, 0, 90, source=Source.LOGS),
+    ]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.TRANSIENT, (), Action.REQUEUE)
+
+
+def test_gloo_peer_named_by_host_adds_to_its_own_weak_evidence() -> None:
+    weak = f("cuda.unknown_error", "n3", Blame.HARDWARE, 45, 89, source=Source.LOGS)
+    fs = [gloo_closed("n1", "n3"), gloo_closed("n2", "n3"), weak]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+
+
+def test_gloo_peer_named_by_bootstrap_address_alone_names_nobody() -> None:
+    addresses = [bootstrap(n, f"10.0.0.{i}") for i, n in enumerate(NODES, 1)]
+    fs = [*addresses, gloo_closed("n1", "10.0.0.3"), gloo_closed("n2", "10.0.0.3")]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+
+
+def test_rendezvous_timeout_alone_is_transient() -> None:
+    fs = [f("elastic.rendezvous_failed", "n1", Blame.TRANSIENT, 50, 5, source=Source.LOGS)]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.action) == (Cause.TRANSIENT, Action.REQUEUE)
+
+
+def test_gloo_symptoms_do_not_hide_the_applications_own_error() -> None:
+    app = f("python.exception", "n2", Blame.APPLICATION, 50, 80, source=Source.LOGS)
+    fs = [app, gloo_closed("n1", "n2"), gloo_closed("n3", "n2")]
+    v = attribute(job(), fs, [], RULES)
+    assert v.cause is Cause.APPLICATION

@@ -89,6 +89,17 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "nvrx.section_timeout": Blame.SYMPTOM,
     "nvrx.worker_group_restart": Blame.INFO,
     "nvrx.no_progress": Blame.APPLICATION,
+    # gloo, c10d store and torch elastic: what survivors print about a lost or slow peer
+    "gloo.peer_closed": Blame.SYMPTOM,
+    "gloo.io_timeout": Blame.SYMPTOM,
+    "gloo.pair_closure": Blame.SYMPTOM,
+    "gloo.connect_full_mesh": Blame.SYMPTOM,
+    "c10d.store_clients_timeout": Blame.SYMPTOM,
+    "c10d.store_timeout": Blame.SYMPTOM,
+    "c10d.store_connection": Blame.SYMPTOM,
+    "elastic.rendezvous_failed": Blame.TRANSIENT,
+    "elastic.rendezvous_closed": Blame.SYMPTOM,
+    "torch.signal_received": Blame.INFO,
 }
 
 # Named groups the attribution code reads.
@@ -101,6 +112,8 @@ REQUIRED_GROUPS: dict[str, frozenset[str]] = {
     "slurm.cancelled": frozenset({"host"}),
     "slurm.task_exit": frozenset({"host", "task", "code"}),
     "slurm.task_terminated": frozenset({"host", "task"}),
+    "gloo.peer_closed": frozenset({"peer"}),
+    "c10d.store_connection": frozenset({"peer"}),
 }
 
 REQUIRED_RULES: dict[int, str] = {
@@ -466,6 +479,57 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "nvrx.worker_group_restart",
         "[default] Worker group UNHEALTHY. 2/3 attempts left; will restart worker group",
         {},
+    ),  # RVC-Project/Retrieval-based-Voice-Conversion-WebUI issue #1882 (a comment)
+    (
+        "gloo.peer_closed",
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error "
+        "[192.168.70.92]:25266: Connection reset by peer",
+        {"peer": "192.168.70.92"},
+    ),
+    # facebookresearch/detectron2 issue #5121
+    (
+        "gloo.io_timeout",
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:136] "
+        "Timed out waiting 1800000ms for send operation to complete",
+        {"timeout_ms": "1800000", "op": "send"},
+    ),
+    # gpustack/gpustack issue #2125
+    (
+        "gloo.connect_full_mesh",
+        "(RayWorkerWrapper pid=933, ip=50.147.43.24) [rank1]:[E528 08:52:46.164295950 "
+        "ProcessGroupGloo.cpp:145] Gloo connectFullMesh failed with "
+        "[/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
+        {},
+    ),
+    # alibaba/Pai-Megatron-Patch issue #468 (title)
+    ("c10d.store_timeout", "torch.distributed.DistStoreError: Socket Timeout", {}),
+    # pytorch/pytorch pull request #111805 (the master store's wording before 'clients')
+    (
+        "c10d.store_clients_timeout",
+        "torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. "
+        "1/2 workers joined.",
+        {"seconds": "6", "joined": "1", "expected": "2"},
+    ),
+    # pytorch/pytorch pull request #129985
+    (
+        "c10d.store_connection",
+        "[trainer85612|12]:W0701 13:41:43.421574  4776 TCPStore.cpp:182] [c10d] recvValue "
+        "failed on SocketImpl(fd=24, addr=[trainer85612]:41690, remote=[trainer1]:29500): "
+        "Connection reset by peer",
+        {"peer": "trainer1"},
+    ),
+    # pytorch/pytorch issue #64926
+    (
+        "elastic.rendezvous_failed",
+        '    "message": "RendezvousConnectionError: The connection to the C10d store has '
+        'failed. See inner exception for details.",',
+        {"kind": "Connection"},
+    ),
+    # meta-llama/llama-models issue #334 (title)
+    (
+        "torch.signal_received",
+        "traceback : Signal 9 (SIGKILL) received by PID 2198",
+        {"signal": "9", "name": "SIGKILL"},
     ),
 ]
 
@@ -587,7 +651,13 @@ NEGATIVE: list[tuple[str, str]] = [
     ("slurm.task_terminated", "srun: error: taurusi2031: tasks 10-11: Exited with exit code 1"),
     ("kernel.xid", "NVRM: GPU at PCI:0000:66:00: GPU-12345678-1234-5678-9abc-def012345678"),
     ("kernel.xid", "NVRM: Xid (PCI:0000:66:00): abc, pid=2280636"),
-    ("nvrx.worker_group_restart", "[default] worker group successfully finished."),
+    (
+        "nvrx.worker_group_restart",
+        "[default] worker group successfully finished.",
+    ),  # NCCL's own wording is nccl.remote_error's, not gloo's
+    ("gloo.peer_closed", "NCCL WARN Net : Connection closed by remote peer 10.0.0.2<52344>"),
+    ("gloo.io_timeout", "Timed out waiting 1800000ms for the barrier"),
+    ("elastic.rendezvous_closed", "RendezvousClosed"),
 ]
 
 # Inputs that make badly written patterns (nested quantifiers, overlapping alternatives)

@@ -2,8 +2,8 @@
 
 The reasoning, in order:
 1. Keep what falls inside the job's window and re-read it in context (`context.py`).
-2. Collective failures (NCCL timeouts, peers exiting, elastic summaries) are symptoms; they
-   never decide a cause on their own.
+2. Collective failures (NCCL timeouts, peers exiting, gloo's lost pairs and timeouts, c10d
+   store timeouts, elastic summaries) are symptoms; they never decide a cause on their own.
 3. Hardware: a node with strong hardware evidence is a suspect, unless an application error
    came clearly first. A hang whose progress stopped on one node first names that node.
 4. Otherwise the application, if one of its own errors is there; otherwise a transient cause
@@ -259,12 +259,14 @@ def _about(node: str, f: Finding, signal: str, weight: int, reported_by: str) ->
 def _blamed_peers(
     everything: Sequence[Finding], seen: Iterable[Finding], job: JobRecord
 ) -> list[Finding]:
-    """NCCL network errors name a peer address; NCCL's bootstrap lines say whose it is.
+    """Network errors name a peer; NCCL's bootstrap lines (or the node's own name) say whose.
 
-    A peer named by the errors of other nodes is a weak hardware suspect: alone it decides
-    nothing (two nodes of a broken link blame each other), with its own evidence it adds up.
+    NCCL IB errors, gloo's lost-pair errors and TCPStore socket errors capture `peer`: an
+    address NCCL's bootstrap lines map to a node, or a host name that is the node's. A peer
+    named by the errors of other nodes is a weak hardware suspect: alone it decides nothing
+    (two nodes of a broken link blame each other), with its own evidence it adds up.
     """
-    owner: dict[str, str] = {}
+    owner: dict[str, str] = {node: node for node in job.nodes}
     for f in everything:  # bootstrap lines come at start-up: any time counts
         address = f.detail("address") if f.signal == "nccl.bootstrap" else None
         if address is not None:
