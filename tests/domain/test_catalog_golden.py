@@ -100,6 +100,18 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "elastic.rendezvous_closed": Blame.SYMPTOM,
     "torch.signal_received": Blame.INFO,
+    # NCCL network transport, IB verbs async events and error texts
+    "nccl.ib_async_device_fatal": Blame.HARDWARE,
+    "nccl.ib_async_port_error": Blame.HARDWARE,
+    "nccl.ib_async_queue_error": Blame.SYMPTOM,
+    "nccl.ib_async_benign": Blame.INFO,
+    "nccl.ib_completion_flushed": Blame.SYMPTOM,
+    "nccl.socket_peer_failed": Blame.SYMPTOM,
+    "nccl.socket_progress_error": Blame.SYMPTOM,
+    "nccl.internal_error": Blame.SYMPTOM,
+    "nccl.invalid_usage": Blame.APPLICATION,
+    "nccl.proxy_failed": Blame.SYMPTOM,
+    "nccl.cuda_failure": Blame.SYMPTOM,
 }
 
 # Named groups the attribution code reads.
@@ -114,6 +126,7 @@ REQUIRED_GROUPS: dict[str, frozenset[str]] = {
     "slurm.task_terminated": frozenset({"host", "task"}),
     "gloo.peer_closed": frozenset({"peer"}),
     "c10d.store_connection": frozenset({"peer"}),
+    "nccl.socket_peer_failed": frozenset({"peer"}),
 }
 
 REQUIRED_RULES: dict[int, str] = {
@@ -531,6 +544,104 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "traceback : Signal 9 (SIGKILL) received by PID 2198",
         {"signal": "9", "name": "SIGKILL"},
     ),
+    # NVIDIA/nccl issue #905 (a comment; the reporter's flapping link)
+    ("nccl.ib_async_port_error", "NCCL WARN NET/IB : Got async event : port error", {}),
+    # synthesized from NCCL 2.23+ formats (src/transport/net_ib/common.cc), device and port named
+    (
+        "nccl.ib_async_port_error",
+        "gpu-b07:52211:52290 [0] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_3:1 "
+        "Got non-fatal async event: port error(10)",
+        {"device": "mlx5_3", "port": "1"},
+    ),
+    (
+        "nccl.ib_async_device_fatal",
+        "gpu-b07:52211:52290 [0] transport/net_ib/common.cc:123 NCCL WARN NET/IB : mlx5_0:1 "
+        "async fatal event: local catastrophic error",
+        {"device": "mlx5_0", "port": "1"},
+    ),
+    (
+        "nccl.ib_async_queue_error",
+        "gpu-b07:52211:52290 [0] transport/net_ib/common.cc:140 NCCL WARN NET/IB : mlx5_0:1 "
+        "async fatal event on QP (0x55d0c1a0) qpn=4711 handle=3 send_cq=1 recv_cq=1 state=6 "
+        "sq_psn=12 rq_psn=40: local work queue catastrophic error",
+        {"device": "mlx5_0", "event": "local work queue catastrophic error"},
+    ),
+    # synthesized: NCCL 2.23+ non-fatal branch; the event is the one NVIDIA/nccl issue #2157 describes
+    (
+        "nccl.ib_async_benign",
+        "NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: port active(9)",
+        {"device": "mlx5_1", "event": "port active"},
+    ),
+    # synthesized from NCCL 2.23+ p2p.cc with status names (misc/ibvwrap.cc ibvWcStatusStr)
+    (
+        "nccl.ib_completion_error",
+        "NCCL WARN NET/IB: Got completion from peer 10.20.0.12<54237> with "
+        "status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) vendor_err=129  hca mlx5_0",
+        {"peer": "10.20.0.12", "status": "12"},
+    ),
+    # NVIDIA/nccl-tests issue #252
+    (
+        "nccl.ib_completion_error",
+        "kolyoz2:25146:25854 [0] ib_plugin.c:1105 NCCL WARN NET/IB : Got completion from peer "
+        "10.0.35.1<49189> with error 4, opcode 5327, len 5327, vendor err 81 (Send)",
+        {"peer": "10.0.35.1", "status": "4"},
+    ),
+    # NVIDIA/nccl issue #795 (NCCL 2.14)
+    (
+        "nccl.socket_peer_failed",
+        "a100-st-p4d24xlarge-22:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to "
+        "recv from 10.200.84.247<58355> failed : Broken pipe",
+        {"peer": "10.200.84.247"},
+    ),
+    # NVIDIA/nccl-tests issue #166
+    (
+        "nccl.socket_peer_failed",
+        "ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to "
+        "10.0.0.2<45763> failed : Software caused connection abort",
+        {"peer": "10.0.0.2"},
+    ),
+    # NVIDIA/nccl issue #629
+    (
+        "nccl.socket_peer_failed",
+        "A03-R28-I49-3-9000018:46841:46987 [0] include/socket.h:428 NCCL WARN Net : Call to "
+        "recv from 11.127.49.2<36048> failed : Connection reset by peer",
+        {"peer": "11.127.49.2"},
+    ),
+    # NVIDIA/nccl-tests issue #166
+    (
+        "nccl.proxy_failed",
+        "ubuntu:39964:40044 [0] proxy.cc:1143 NCCL WARN Socket recv failed while polling for "
+        "opId=0x7f6f18cb7f40",
+        {},
+    ),
+    # NVIDIA/nccl issue #1514 (via nccl.dist_backend_error's example)
+    (
+        "nccl.internal_error",
+        "torch.distributed.DistBackendError: NCCL error in: "
+        "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1275, internal error, NCCL "
+        "version 2.14.3",
+        {},
+    ),
+    # NVIDIA/nccl issue #1241 (title)
+    (
+        "nccl.invalid_usage",
+        "NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:"
+        "1287, invalid usage, NCCL version 2.17.1",
+        {},
+    ),
+    # NVIDIA/nccl issue #697 (title)
+    (
+        "nccl.unhandled_system_error",
+        "ncclSystemError: System call (socket, malloc, munmap, etc) failed when training on "
+        "two remote nodes",
+        {},
+    ),
+    # vllm-project/vllm issue #19890 (title; NCCL 2.2x adds the error number)
+    (
+        "nccl.cuda_failure",
+        "enqueue.cc:1556 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'",
+        {"code": "700"},
+    ),
 ]
 
 XID79_LINE = (  # samples/xid79-fell-off-bus
@@ -658,6 +769,24 @@ NEGATIVE: list[tuple[str, str]] = [
     ("gloo.peer_closed", "NCCL WARN Net : Connection closed by remote peer 10.0.0.2<52344>"),
     ("gloo.io_timeout", "Timed out waiting 1800000ms for the barrier"),
     ("elastic.rendezvous_closed", "RendezvousClosed"),
+    # a flushed completion is an echo: it must not blame its peer through the error entry
+    (
+        "nccl.ib_completion_error",
+        "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4242> with status=5 opcode=0",
+    ),
+    (
+        "nccl.ib_completion_flushed",
+        "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with status=12",
+    ),
+    ("nccl.ib_async_port_error", "NCCL WARN NET/IB : Got async event : port active"),
+    ("nccl.ib_async_benign", "NCCL WARN NET/IB : Got async event : port error"),
+    ("nccl.ib_async_device_fatal", "UCX WARN IB Async event on mlx5_0: local catastrophic error"),
+    ("nccl.invalid_usage", "ValueError: invalid argument 'lr' for the optimizer"),
+    ("nccl.internal_error", "RuntimeError: internal error in the data loader"),
+    (
+        "nccl.cuda_failure",
+        "Test CUDA failure common.cu:334 'an illegal memory access was encountered'",
+    ),
 ]
 
 # Inputs that make badly written patterns (nested quantifiers, overlapping alternatives)
