@@ -294,3 +294,27 @@ def test_gloo_symptoms_do_not_hide_the_applications_own_error() -> None:
     fs = [app, gloo_closed("n1", "n2"), gloo_closed("n3", "n2")]
     v = attribute(job(), fs, [], RULES)
     assert v.cause is Cause.APPLICATION
+
+
+def test_one_hardware_signal_on_every_node_at_once_isolates_no_node() -> None:
+    # An IB port error on every node of the job is the fabric (or the driver), not four bad
+    # hosts: retry without excluding any (a false isolation of the whole job otherwise).
+    port = [f("nccl.ib_async_port_error", n, Blame.HARDWARE, 70, 119.5) for n in NODES]
+    v = attribute(job(), [*port, *(timeout(n, 119.8) for n in NODES)], [], RULES)
+    assert v.cause is Cause.TRANSIENT and v.suspect_nodes == () and v.action is Action.REQUEUE
+    assert "on every node of the job at once" in v.summary
+
+
+def test_the_same_signal_on_some_nodes_still_names_them() -> None:
+    port = [f("nccl.ib_async_port_error", n, Blame.HARDWARE, 70, 119.5) for n in ("n1", "n2")]
+    v = attribute(job(), [*port, *(timeout(n, 119.8) for n in NODES)], [], RULES)
+    assert v.cause is Cause.HARDWARE and v.suspect_nodes == ("n1", "n2")
+
+
+def test_different_hardware_signals_on_every_node_are_still_hardware() -> None:
+    found = [
+        f("kernel.xid79", "n1", Blame.HARDWARE, 95, 119.5),
+        *(f("nccl.ib_async_port_error", n, Blame.HARDWARE, 70, 119.5) for n in NODES[1:]),
+    ]
+    v = attribute(job(), found, [], RULES)
+    assert v.cause is Cause.HARDWARE and set(v.suspect_nodes) == set(NODES)

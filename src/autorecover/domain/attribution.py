@@ -81,6 +81,9 @@ def attribute(
         )
 
     suspects = _suspects(hw, app)
+    everywhere = _everywhere(suspects, hw, job)
+    if everywhere is not None:
+        suspects = []  # one signal on every node at once is no one node's fault
     if hang is not None and not suspects:
         suspects = hang.suspects
     if suspects:
@@ -91,6 +94,13 @@ def attribute(
         return _verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
     if app:
         return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
+    if everywhere is not None:
+        why = (
+            f"{everywhere} on every node of the job at once: the fabric, the driver or the job, "
+            "not one node's hardware: retry without excluding any"
+        )
+        decisive = [f for s in hw.values() for f in s.findings if f.signal == everywhere]
+        return _verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
     if transient:
         return _verdict(Cause.TRANSIENT, (), transient, symptoms, _transient_reason(transient))
     crashes = [f for f in symptoms if f.signal in LOCAL_CRASHES]
@@ -105,6 +115,16 @@ def attribute(
         why = "the job stopped making progress on every node at once, with no evidence why"
         return _verdict(Cause.TRANSIENT, (), hang.findings, symptoms, why)
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
+
+
+def _everywhere(suspects: Sequence[str], hw: dict[str, _Scored], job: JobRecord) -> str | None:
+    """The hardware signal every node of a multi-node job shows as its strongest, if one does
+    (then it names no one node: an InfiniBand fabric event, a driver or firmware bug, the
+    job's own misuse of the device seen from every rank). None otherwise."""
+    if len(job.nodes) < 2 or set(suspects) != set(job.nodes):
+        return None
+    tops = {max(hw[n].findings, key=lambda f: f.weight).signal for n in suspects}
+    return tops.pop() if len(tops) == 1 else None
 
 
 def _empty(node: str) -> _Scored:
