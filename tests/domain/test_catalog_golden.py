@@ -100,6 +100,12 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "elastic.rendezvous_closed": Blame.SYMPTOM,
     "torch.signal_received": Blame.INFO,
+    # CUDA runtime and driver error strings
+    "cuda.launch_timeout": Blame.HARDWARE,
+    "cuda.device_unavailable": Blame.HARDWARE,
+    "cuda.kernel_exception": Blame.APPLICATION,
+    "cuda.environment": Blame.APPLICATION,
+    "cuda.invalid_usage": Blame.APPLICATION,
 }
 
 # Named groups the attribution code reads.
@@ -531,6 +537,53 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "traceback : Signal 9 (SIGKILL) received by PID 2198",
         {"signal": "9", "name": "SIGKILL"},
     ),
+    # pytorch/pytorch issue #10853 (the pre-1.0 THC wording)
+    (
+        "cuda.launch_timeout",
+        "RuntimeError: cuda runtime error (6) : the launch timed out and was terminated at "
+        "/opt/conda/conda-bld/pytorch_1532582123400/work/aten/src/THC/generic/THCStorage.cpp:36",
+        {},
+    ),
+    # facebookresearch/detectron2 issue #2580 (the runtime's older wording)
+    (
+        "cuda.device_unavailable",
+        "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
+        {"error": "all CUDA-capable devices are busy or unavailable"},
+    ),
+    # microsoft/lisa issue #2823 (an ND96asr_v4 without its fabric manager)
+    (
+        "cuda.device_unavailable",
+        "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you "
+        "run some cuda functions before calling NumCudaDevices() that might have already set an "
+        "error? Error 802: system not yet initialized (Triggered internally at  "
+        "../c10/cuda/CUDAFunctions.cpp:112.)",
+        {"error": "system not yet initialized"},
+    ),
+    # NVIDIA/apex issue #124
+    (
+        "cuda.kernel_exception",
+        "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCTensorCopy.cu line=84 error=74 : "
+        "misaligned address",
+        {"error": "misaligned address"},
+    ),
+    # NVIDIA/Fuser issue #4970 (title)
+    (
+        "cuda.kernel_exception",
+        "CUDA_ERROR_MISALIGNED_ADDRESS failed with error misaligned address",
+        {},
+    ),
+    # ZhaoJ9014/face.evoLVe issue #58 (title)
+    (
+        "cuda.invalid_usage",
+        "temp_x = x.cuda(self.device_id[i]) RuntimeError: CUDA error (10): invalid device ordinal",
+        {"error": "invalid device ordinal"},
+    ),
+    # uestc-huangyw in NovaSearch-Team/RAG-Retrieval issue #27
+    (
+        "cuda.invalid_usage",
+        "[rank5]: RuntimeError: CUDA error: invalid device ordinal",
+        {"error": "invalid device ordinal"},
+    ),
 ]
 
 XID79_LINE = (  # samples/xid79-fell-off-bus
@@ -658,6 +711,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ("gloo.peer_closed", "NCCL WARN Net : Connection closed by remote peer 10.0.0.2<52344>"),
     ("gloo.io_timeout", "Timed out waiting 1800000ms for the barrier"),
     ("elastic.rendezvous_closed", "RendezvousClosed"),
+    # strerror's EINVAL is not a CUDA error; nor is an unrelated "invalid argument"
+    ("cuda.invalid_usage", "OSError: [Errno 22] Invalid argument: '/data/shard-0001'"),
+    ("cuda.invalid_usage", "ValueError: invalid argument passed to the tokenizer"),
+    ("cuda.device_unavailable", "Service temporarily busy or unavailable, retrying"),
 ]
 
 # Inputs that make badly written patterns (nested quantifiers, overlapping alternatives)
