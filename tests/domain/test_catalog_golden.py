@@ -537,6 +537,10 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "traceback : Signal 9 (SIGKILL) received by PID 2198",
         {"signal": "9", "name": "SIGKILL"},
     ),
+    # MIC-DKFZ/nnUNet issue #593 (cudaErrorMemoryAllocation as PyTorch prints it)
+    ("cuda.oom", "RuntimeError: CUDA error: out of memory", {}),
+    # bluer555/CR-GAN issue #8 (title)
+    ("cuda.oom", "RuntimeError: CUDA error:out of memory", {}),
     # pytorch/pytorch issue #10853 (the pre-1.0 THC wording)
     (
         "cuda.launch_timeout",
