@@ -106,6 +106,30 @@ def test_xid13_on_every_node_is_the_application() -> None:
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
 
 
+def test_cuda_launch_timeout_on_every_node_is_the_application() -> None:
+    fs = [f("cuda.launch_timeout", n, Blame.HARDWARE, 45, 50, source=Source.LOGS) for n in NODES]
+    fs.append(f("xid.8", "n2", Blame.HARDWARE, 30, 49))
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+
+
+def test_no_usable_gpu_on_one_node_with_an_xid_names_that_node() -> None:
+    fs = [
+        f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 50, source=Source.LOGS),
+        f("xid.79", "n2", Blame.HARDWARE, 100, 49),
+        *(timeout(n, 70) for n in NODES if n != "n2"),
+    ]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
+def test_no_usable_gpu_on_one_node_alone_names_nobody() -> None:
+    fs = [f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 50, source=Source.LOGS)]
+    fs.extend(timeout(n, 70) for n in NODES if n != "n2")
+    v = attribute(job(), fs, [], RULES)
+    assert v.suspect_nodes == ()
+
+
 def test_xid45_alone_is_teardown_and_decides_nothing() -> None:
     fs = [f("xid.45", "n2", Blame.HARDWARE, 60, 100), timeout("n1", 99)]
     v = attribute(job(), fs, [], RULES)

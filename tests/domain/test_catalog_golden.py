@@ -112,6 +112,12 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "nccl.invalid_usage": Blame.APPLICATION,
     "nccl.proxy_failed": Blame.SYMPTOM,
     "nccl.cuda_failure": Blame.SYMPTOM,
+    # CUDA runtime and driver error strings
+    "cuda.launch_timeout": Blame.HARDWARE,
+    "cuda.device_unavailable": Blame.HARDWARE,
+    "cuda.kernel_exception": Blame.APPLICATION,
+    "cuda.environment": Blame.APPLICATION,
+    "cuda.invalid_usage": Blame.APPLICATION,
 }
 
 # Named groups the attribution code reads.
@@ -642,6 +648,57 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "enqueue.cc:1556 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'",
         {"code": "700"},
     ),
+    # MIC-DKFZ/nnUNet issue #593 (cudaErrorMemoryAllocation as PyTorch prints it)
+    ("cuda.oom", "RuntimeError: CUDA error: out of memory", {}),
+    # bluer555/CR-GAN issue #8 (title)
+    ("cuda.oom", "RuntimeError: CUDA error:out of memory", {}),
+    # pytorch/pytorch issue #10853 (the pre-1.0 THC wording)
+    (
+        "cuda.launch_timeout",
+        "RuntimeError: cuda runtime error (6) : the launch timed out and was terminated at "
+        "/opt/conda/conda-bld/pytorch_1532582123400/work/aten/src/THC/generic/THCStorage.cpp:36",
+        {},
+    ),
+    # facebookresearch/detectron2 issue #2580 (the runtime's older wording)
+    (
+        "cuda.device_unavailable",
+        "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
+        {"error": "all CUDA-capable devices are busy or unavailable"},
+    ),
+    # microsoft/lisa issue #2823 (an ND96asr_v4 without its fabric manager)
+    (
+        "cuda.device_unavailable",
+        "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you "
+        "run some cuda functions before calling NumCudaDevices() that might have already set an "
+        "error? Error 802: system not yet initialized (Triggered internally at  "
+        "../c10/cuda/CUDAFunctions.cpp:112.)",
+        {"error": "system not yet initialized"},
+    ),
+    # NVIDIA/apex issue #124
+    (
+        "cuda.kernel_exception",
+        "THCudaCheck FAIL file=/pytorch/aten/src/THC/THCTensorCopy.cu line=84 error=74 : "
+        "misaligned address",
+        {"error": "misaligned address"},
+    ),
+    # NVIDIA/Fuser issue #4970 (title)
+    (
+        "cuda.kernel_exception",
+        "CUDA_ERROR_MISALIGNED_ADDRESS failed with error misaligned address",
+        {},
+    ),
+    # ZhaoJ9014/face.evoLVe issue #58 (title)
+    (
+        "cuda.invalid_usage",
+        "temp_x = x.cuda(self.device_id[i]) RuntimeError: CUDA error (10): invalid device ordinal",
+        {"error": "invalid device ordinal"},
+    ),
+    # uestc-huangyw in NovaSearch-Team/RAG-Retrieval issue #27
+    (
+        "cuda.invalid_usage",
+        "[rank5]: RuntimeError: CUDA error: invalid device ordinal",
+        {"error": "invalid device ordinal"},
+    ),
 ]
 
 XID79_LINE = (  # samples/xid79-fell-off-bus
@@ -787,6 +844,10 @@ NEGATIVE: list[tuple[str, str]] = [
         "nccl.cuda_failure",
         "Test CUDA failure common.cu:334 'an illegal memory access was encountered'",
     ),
+    # strerror's EINVAL is not a CUDA error; nor is an unrelated "invalid argument"
+    ("cuda.invalid_usage", "OSError: [Errno 22] Invalid argument: '/data/shard-0001'"),
+    ("cuda.invalid_usage", "ValueError: invalid argument passed to the tokenizer"),
+    ("cuda.device_unavailable", "Service temporarily busy or unavailable, retrying"),
 ]
 
 # Inputs that make badly written patterns (nested quantifiers, overlapping alternatives)

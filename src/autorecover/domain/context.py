@@ -4,7 +4,9 @@ A finding's catalog meaning is its meaning alone. Here it meets its neighbours: 
 outside the job's window are dropped, XID 45 after another XID is sympathetic, XID 13/31 on
 every node of a job is the application, XID 154 follows the driver's recovery-action text,
 NVLink5 XIDs marked non-fatal in their own text decide nothing, and an ECC error the driver
-contained (XID 94, no 48/64/95/140) is the application's to retry, not the node's.
+contained (XID 94, no 48/64/95/140) is the application's to retry, not the node's. A CUDA
+error that may be the device or the software (a launch timeout, no usable GPU) on every node
+of a job at once is the software.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction
 LEAD_IN = timedelta(minutes=15)
 # Lines logged while the job was being torn down still belong to it.
 GRACE = timedelta(minutes=5)
+
+# CUDA errors that can be one node's device or driver, or the job's own setup: on every node
+# of a multi-node job they are the job's (nodes do not fail together).
+DEVICE_OR_SOFTWARE_SIGNALS = frozenset({"cuda.launch_timeout", "cuda.device_unavailable"})
 
 # Uncontained or unrecoverable memory XIDs: with one of these, an ECC error is the node's.
 HARD_MEMORY_XIDS = frozenset({48, 64, 95, 140})
@@ -69,17 +75,33 @@ def in_context(
         if any("contained" in rules.get(x, frozenset()) for x in xs)
         and not any(x in HARD_MEMORY_XIDS for x in xs)
     }
+    everywhere = _on_every_node(job, kept, DEVICE_OR_SOFTWARE_SIGNALS)
     out: list[Finding] = []
     for f in kept:
         number = xid_number(f)
         if number is None:
             if f.signal == "cuda.ecc_uncorrectable" and f.node in contained:
                 f = _reread(f, Blame.TRANSIENT, 60, NodeAction.NONE, "contained by the driver")
+            elif f.signal in everywhere:
+                f = _reread(f, Blame.APPLICATION, 60, NodeAction.NONE, "on every node: the job's")
             out.append(f)
             continue
         entry_rules = rules.get(number, frozenset())
         out.append(_apply_rules(f, number, entry_rules, job, xids_by_node))
     return out
+
+
+def _on_every_node(
+    job: JobRecord, findings: Sequence[Finding], signals: frozenset[str]
+) -> set[str]:
+    """The signals among `signals` that every node of a multi-node job reported."""
+    if len(job.nodes) < 2:
+        return set()
+    nodes_by_signal: dict[str, set[str]] = {}
+    for f in findings:
+        if f.signal in signals:
+            nodes_by_signal.setdefault(f.signal, set()).add(f.node)
+    return {s for s, nodes in nodes_by_signal.items() if nodes >= set(job.nodes)}
 
 
 def xid_number(finding: Finding) -> int | None:
