@@ -197,3 +197,23 @@ def test_the_intake_bench_counts_a_batch_recorded_when_fewer_wait_than_came_afte
     steady = list(bench_intake.paced(nodes=4, interval_s=2.0, seconds=4.0))
     assert [round(at, 2) for at, _, _ in steady] == [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5]
     assert [n for _, _, n in steady] == [1, 0, 0, 0, 0, 0, 0, 0]  # one batch in ten: a signal
+
+
+def test_catalog_coverage_counts_each_family_through_the_scanner(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    coverage = _load("catalog_coverage")
+    assert coverage.main([]) == 0
+    table = capsys.readouterr().out
+    assert "| **nccl** | all |" in table and "| **cuda** | all |" in table
+    # A family of one known and one unknown text: counted by the scanner's own matcher.
+    (tmp_path / "demo.toml").write_text(
+        'family = "demo"\n'
+        '[[text]]\nsource = "a.c"\nformat = "%s"\n'
+        'text = "NVRM: Xid (PCI:0000:ba:00): 79, GPU has fallen off the bus."\n'
+        '[[text]]\nsource = "a.c"\nformat = "%s"\ntext = "all is well"\n'
+    )
+    assert coverage.main(["--emitters", str(tmp_path), "--missing"]) == 0
+    out = capsys.readouterr().out
+    assert "| **demo** | all | **2** | **1** (50 %) | **0** |" in out  # kernel.xid is info
+    assert "Not matched:\n- demo `a.c`: %s" in out
