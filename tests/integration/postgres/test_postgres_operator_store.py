@@ -4,26 +4,9 @@ PostgreSQL: the very same test functions, with this tier's `store` fixture."""
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
-from pathlib import Path
+from integration.postgres.contracts import contract_tests
 
-_CONTRACT = Path(__file__).parents[2] / "adapters" / "store" / "test_operator_store.py"
-
-
-def _contract_tests() -> dict[str, object]:
-    spec = importlib.util.spec_from_file_location("operator_store_contract", _CONTRACT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return {
-        name: fn
-        for name, fn in vars(module).items()
-        if name.startswith("test_") and "store" in inspect.signature(fn).parameters
-    }
-
-
-CONTRACT = _contract_tests()
+CONTRACT = contract_tests("test_operator_store.py")
 globals().update(CONTRACT)
 
 
