@@ -179,6 +179,11 @@ def test_kubernetes_engine_killed_mid_requeue_converges_on_restart(
         placed = kube.placement()
         bad = placed["train-worker-2"]
         first.agent(bad).post(document(bad, xid79(bad, clock), clock=clock))
+        # With no settle wait, the job's failure is decided on what is recorded then: let the
+        # intake record the XID first (under load it may lag the job's pass).
+        first.until("the XID recorded", lambda: [
+            n for n in first.get("/api/v1/nodes") if n["name"] == bad and n["state"] != "healthy"
+        ])  # fmt: skip
         kube.fail_pod("train-worker-2")
         # The moment the requeue's first write lands on the job, the engine dies.
         notes = lambda: kube.job()["metadata"].get("annotations", {})  # noqa: E731
