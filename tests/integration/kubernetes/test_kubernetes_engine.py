@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from lightkube import ApiError
+
 from autorecover.adapters.http.credentials import ClientCredentials
 from autorecover.adapters.http.engine_client import EngineClient
 from autorecover.adapters.kubernetes.leases import KubeLease
@@ -184,7 +186,13 @@ def test_kubernetes_engine_killed_mid_requeue_converges_on_restart(
         first.until("the XID recorded", lambda: [
             n for n in first.get("/api/v1/nodes") if n["name"] == bad and n["state"] != "healthy"
         ])  # fmt: skip
-        kube.fail_pod("train-worker-2")
+        try:
+            kube.fail_pod("train-worker-2")
+        except ApiError as error:
+            # A recorded XID 79 on a running job's node may already have started the requeue
+            # that moves the job off it (the pod is gone): that is the requeue this test kills.
+            if error.status.code != 404:
+                raise
         # The moment the requeue's first write lands on the job, the engine dies.
         notes = lambda: kube.job()["metadata"].get("annotations", {})  # noqa: E731
         first.until("the requeue to begin", lambda: "autorecover.io/requeue-action" in notes())
