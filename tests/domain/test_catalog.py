@@ -345,3 +345,18 @@ def test_a_bad_document_leaves_no_partial_merge() -> None:
     with pytest.raises(CatalogError):
         merged(document)
     assert BUILTIN.xids[79].weight == 100
+
+
+def test_builtin_catalog_reads_every_family_file_after_the_core() -> None:
+    from importlib import resources
+
+    from autorecover.domain.catalog import builtin_documents
+
+    data = resources.files("autorecover.domain") / "data"
+    families = sorted(
+        e.name
+        for e in data.iterdir()
+        if e.name.startswith("signatures-") and e.name.endswith(".toml")
+    )
+    origins = [origin for origin, _ in builtin_documents()]
+    assert origins == [f"builtin:{n}" for n in ("xids.toml", "signatures.toml", *families)]

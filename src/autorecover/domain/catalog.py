@@ -124,7 +124,13 @@ def builtin_documents() -> list[tuple[str, Mapping[str, Any]]]:
     """The catalog documents that ship with autorecover, as (origin, parsed TOML)."""
     docs: list[tuple[str, Mapping[str, Any]]] = []
     data = resources.files("autorecover.domain") / "data"
-    for name in ("xids.toml", "signatures.toml"):
+    # One file per emitter family (signatures-<family>.toml) after the core signatures.toml.
+    families = sorted(
+        entry.name
+        for entry in data.iterdir()
+        if entry.name.startswith("signatures-") and entry.name.endswith(".toml")
+    )
+    for name in ("xids.toml", "signatures.toml", *families):
         text = (data / name).read_text(encoding="utf-8")
         docs.append((f"builtin:{name}", parse_document(text, f"builtin:{name}")))
     return docs
