@@ -159,3 +159,18 @@ def test_a_storm_of_identical_lines_stays_bounded(scanner: Scanner) -> None:
     assert len(xids) <= 33
     assert xids[0].line == 1 and xids[-1].line == 20_000  # the first ones and the latest
     assert dict(result.repeats)["xid.79"] + len(xids) == 20_000
+
+
+def test_nv_one_logger_metrics_updates_are_progress(scanner: Scanner) -> None:
+    """An nv-one-logger `training_metrics_update` line (milliseconds since the epoch) dates the
+    file's last progress, as NVIDIA's older `training_iterations` records do."""
+    lines = [
+        f'[type="event" | span_id="8c1f" | pid=9 | event.name="training_metrics_update"'
+        f" | event.attributes.timestamp_msec={ms} | event.attributes.current_iteration={it}"
+        f" | count={it}]"
+        for it, ms in ((100, 1772445600000), (200, 1772445660000))
+    ]
+    activity = scan(scanner, ("\n".join(lines) + "\n").encode(), Source.LOGS).activity
+    assert activity.progress_records == 2 and activity.last_step == 200
+    assert activity.last_progress_at == datetime(2026, 3, 2, 10, 1, tzinfo=UTC)
+    assert activity.median_step_interval_s == 60.0

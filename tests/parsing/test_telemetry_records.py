@@ -528,3 +528,105 @@ def test_formatters_use_utc() -> None:
     r = TelemetryRecord("autorecover", "step", ts=ts)
     assert '"ts":"2026-03-04T02:14:29Z"' in format_autorecover(r)
     assert "event.timestamp=2026-03-04T02:14:29+00:00" in format_nvidia(r)
+
+
+# nv-one-logger (github.com/NVIDIA/nv-one-logger): its LoggerExporter writes each record as
+# `[k=v | ...]`, nested dicts flattened to dotted keys, keys reverse-sorted at every level,
+# values json.dumps'd, `pid` and `count` added (nv_one_logger/exporter/logger_exporter.py and
+# its tests). Events carry `<section>.attributes.timestamp_msec` (milliseconds since the epoch).
+def _one_logger_line(record: dict[str, object], prefix: str = "") -> str:
+    items: list[str] = []
+    for key, value in sorted(record.items(), reverse=True):
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            items.append(_one_logger_line(value, path))
+        else:
+            items.append(f"{path}={json.dumps(value)}")
+    joined = " | ".join(items)
+    return joined if prefix else f"[{joined}]"
+
+
+_MSEC = 1764590460123  # 2025-12-01T12:01:00.123Z
+
+
+def test_one_logger_published_error_line_parses() -> None:
+    # Verbatim shape from nv-one-logger's own logger-exporter test (values of that test).
+    line = (
+        '[type="application_error" | span_id="5d6e" | pid=123 | event.name="error" '
+        "| event.attributes.timestamp_msec=24060000 "
+        '| event.attributes.exception_type="RuntimeError" '
+        '| event.attributes.exception_message="error_exception" '
+        '| event.attributes.error_message="error_msg" | count=2]'
+    )
+    rec = parse_telemetry(line)
+    assert rec is not None and rec.format == "nvidia" and rec.event == "error"
+    assert rec.error_type == "RuntimeError"
+    assert rec.error_message == "error_exception"
+    assert rec.ts == datetime(1970, 1, 1, 6, 41, tzinfo=UTC)
+
+
+def test_one_logger_training_metrics_update_is_progress() -> None:
+    line = _one_logger_line({
+        "type": "event", "span_id": "8c1f", "pid": 4711, "count": 57,
+        "event": {"name": "training_metrics_update", "attributes": {
+            "timestamp_msec": _MSEC, "train_iterations_start": 0, "current_iteration": 1200,
+            "num_iterations": 1200, "train_samples_start": 0, "num_train_samples": 614400,
+            "interval": 100, "avg_iteration_time_sec": 0.84, "min_iteration_time_sec": 0.8,
+            "max_iteration_time_sec": 0.9, "total_iteration_time_sec": 1008.0,
+            "avg_forward_time_sec": 0.3, "avg_backward_time_sec": 0.45, "latest_loss": 2.31,
+        }},
+    })  # fmt: skip
+    rec = parse_telemetry(f"[default0]:{line}")
+    assert rec is not None and rec.event == "step" and rec.step == 1200
+    assert rec.ts == datetime(2025, 12, 1, 12, 1, 0, 123000, tzinfo=UTC)
+    assert rec.get_float("event.attributes.avg_iteration_time_sec") == 0.84
+
+
+def test_one_logger_checkpoint_success_and_initialization() -> None:
+    saved = parse_telemetry(_one_logger_line({
+        "type": "event", "span_id": "8c1f", "pid": 4711, "count": 58,
+        "event": {"name": "save_checkpoint_success", "attributes": {
+            "timestamp_msec": _MSEC + 60_000, "checkpoint_strategy": "sync",
+            "current_iteration": 1200, "save_checkpoint_success_count": 3,
+            "productive_train_iterations": 1200, "productive_train_samples": 614400,
+            "productive_train_iterations_sec": 1008.0, "productive_validation_iterations_sec": 0.0,
+            "first_successful_save_checkpoint_timestamp_sec": 1764589000.0,
+            "latest_successful_save_checkpoint_timestamp_sec": 1764590520.0,
+        }},
+    }))  # fmt: skip
+    assert saved is not None and saved.event == "span_end" and saved.name == "checkpoint_save"
+    assert saved.step == 1200 and saved.get_bool("ok") is None
+    init = parse_telemetry(_one_logger_line({
+        "type": "event", "span_id": "11aa", "pid": 4711, "count": 1,
+        "event": {"name": "one_logger_initialization", "attributes": {
+            "timestamp_msec": _MSEC - 600_000, "world_size": 16, "rank": 0,
+            "node_name": "gpu-a01", "enable_for_current_rank": True, "session_tag": "run7",
+            "is_baseline_run": False, "one_logger_training_telemetry_version": "2.1.0",
+            "summary_data_schema_version": "1.0.0",
+        }},
+    }))  # fmt: skip
+    assert init is not None and init.event == "init" and init.rank == 0
+
+
+def test_one_logger_spans_and_data_errors() -> None:
+    span = parse_telemetry(_one_logger_line({
+        "type": "complete", "id": "77", "name": "checkpoint_save_sync", "pid": 1, "count": 9,
+        "attributes": {"checkpoint_strategy": "sync", "current_iteration": 400,
+                       "save_checkpoint_attempt_count": 2},
+        "start_event": {"name": "span_start", "attributes": {"timestamp_msec": _MSEC}},
+        "stop_event": {"name": "span_stop", "attributes": {"timestamp_msec": _MSEC + 5000}},
+    }))  # fmt: skip
+    assert span is not None and span.event == "span_end" and span.name == "checkpoint_save"
+    assert span.step == 400 and span.ts == datetime(
+        2025, 12, 1, 12, 1, 5, 123000, tzinfo=UTC
+    )  # its end
+    bad = parse_telemetry(
+        '[type="telemetry_data_error" | pid=1 | error.name="telemetry_data_error" '
+        "| error.attributes.timestamp_msec=24000000 "
+        '| error.attributes.telemetry_data_error_type="incomplete_telemetry_data" '
+        '| error.attributes.error_message="error_msg" | count=1]'
+    )
+    assert bad is not None and bad.event == "telemetry_data_error"
+    assert (
+        parse_telemetry('[type="event" | event.attributes.timestamp_msec=-5 | count=1]') is not None
+    )

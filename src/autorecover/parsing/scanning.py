@@ -40,7 +40,7 @@ from autorecover.parsing.telemetry_records import parse_telemetry
 
 CHUNK_BYTES = 4 << 20
 MAX_TEXT_CHARS = 2000  # evidence text kept per finding
-TELEMETRY_MARKERS = (b'{"telemetry"', b"training_iterations")
+TELEMETRY_MARKERS = (b'{"telemetry"', b"training_iterations", b"training_metrics_update")
 # A marker found by the prefilter costs a Python callback (about as much as `bytes.count`
 # spends on this many bytes); denser than that, the markers are counted with `bytes.count`.
 MARKER_CALLBACK_BYTES = 1024

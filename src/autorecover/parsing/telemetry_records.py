@@ -65,7 +65,9 @@ _FLOAT_MAX = 1.7976931348623157e308
 SUPPORTED_MAJOR = 1
 _MARKER = '{"telemetry"'
 _NV_START = "[type="
-_NV_TYPES = frozenset({"start", "stop", "complete", "event", "error"})
+_NV_TYPES = frozenset(
+    {"start", "stop", "complete", "event", "error", "application_error", "telemetry_data_error"}
+)
 _RESERVED = ("telemetry", "event", "ts", "rank", "step", "name")
 _VERSION_RE = re.compile(r"autorecover/(\d{1,6})(?:\.\d{1,6})?")
 _INT_RE = re.compile(r"-?(?:0|[1-9]\d{0,30})")
@@ -90,6 +92,22 @@ _SECTIONS = ("event", "stop_event", "start_event")
 _TS_KEYS = tuple(f"{s}.timestamp" for s in _SECTIONS)
 _STEP_KEYS = tuple(f"{s}.metrics.current_iteration" for s in _SECTIONS)
 _RANK_KEYS = tuple(f"{s}.metrics.rank" for s in _SECTIONS)
+# nv-one-logger (the current NVIDIA library) puts everything under `<section>.attributes.`:
+# milliseconds since the epoch, the iteration, and the rank (on its initialization event).
+_ONE_SECTIONS = ("event", "stop_event", "start_event", "error")
+_MSEC_KEYS = tuple(f"{s}.attributes.timestamp_msec" for s in _ONE_SECTIONS)
+_ONE_STEP_KEYS = (
+    *(f"{s}.attributes.current_iteration" for s in _ONE_SECTIONS),
+    "attributes.current_iteration",
+)
+_ONE_RANK_KEYS = tuple(f"{s}.attributes.rank" for s in _ONE_SECTIONS)
+_ONE_EVENTS = {  # nv-one-logger event names -> this vocabulary
+    "training_metrics_update": "step",
+    "save_checkpoint_success": "span_end",
+    "one_logger_initialization": "init",
+}
+_ONE_EVENT_SPANS = {"save_checkpoint_success": "checkpoint_save"}
+_MSEC_MAX = 253_402_300_799_000  # 9999-12-31
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,14 +167,22 @@ class TelemetryRecord:
     @property
     def error_type(self) -> str | None:
         """Exception type of an error record."""
-        return self.get_str("type" if self.format == "autorecover" else "event.exception_type")
+        if self.format == "autorecover":
+            return self.get_str("type")
+        return self.get_str("event.exception_type") or self.get_str(
+            "event.attributes.exception_type"
+        )
 
     @property
     def error_message(self) -> str | None:
         """Message of an error record."""
         if self.format == "autorecover":
             return self.get_str("message")
-        return self.get_str("event.exception_message") or self.get_str("event.error_message")
+        for key in ("exception_message", "error_message"):
+            for section in ("event.", "event.attributes."):
+                if (text := self.get_str(section + key)) is not None:
+                    return text
+        return None
 
 
 def parse_telemetry(line: str) -> TelemetryRecord | None:
@@ -228,23 +254,29 @@ def parse_nvidia_record(line: str) -> TelemetryRecord | None:
     if not isinstance(kind, str) or kind not in _NV_TYPES:
         return None
     event_name = flat.get("event.name")
+    name = _span_name(flat.get("name"))
     if kind == "start":
         event = "span_start"
     elif kind in ("stop", "complete"):
         event = "span_end"
-    elif kind == "error" or event_name == "error":
+    elif kind in ("error", "application_error") or event_name == "error":
         event = "error"
+    elif kind == "telemetry_data_error":
+        event = kind
     elif event_name == "training_iterations":
         event = "step"
+    elif isinstance(event_name, str) and event_name in _ONE_EVENTS:
+        event = _ONE_EVENTS[event_name]
+        name = _ONE_EVENT_SPANS.get(event_name, name)
     else:
         event = event_name if isinstance(event_name, str) and event_name else "event"
     return TelemetryRecord(
         format="nvidia",
         event=event,
-        ts=_first(flat, _TS_KEYS, _parse_ts),
-        rank=_first(flat, _RANK_KEYS, _as_int),
-        step=_first(flat, _STEP_KEYS, _as_int),
-        name=_span_name(flat.get("name")),
+        ts=_first(flat, _TS_KEYS, _parse_ts) or _first(flat, _MSEC_KEYS, _parse_msec),
+        rank=_first(flat, (*_RANK_KEYS, *_ONE_RANK_KEYS), _as_int),
+        step=_first(flat, (*_STEP_KEYS, *_ONE_STEP_KEYS), _as_int),
+        name=name,
         fields=_sorted(flat.items()),
     )
 
@@ -316,6 +348,16 @@ def _parse_ts(value: object) -> datetime | None:
         return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
     except (ValueError, OverflowError):
         return None
+
+
+def _parse_msec(value: object) -> datetime | None:
+    """Milliseconds since the epoch (nv-one-logger's ``timestamp_msec``) as an aware datetime."""
+    number = _as_int(value)
+    if number is None and isinstance(value, float) and math.isfinite(value):
+        number = int(value)
+    if number is None or not 0 < number < _MSEC_MAX:
+        return None
+    return datetime.fromtimestamp(number / 1000, tz=UTC)
 
 
 def _span_name(value: object) -> str | None:

@@ -271,3 +271,34 @@ def test_the_diagram_in_the_docs_is_generated_from_the_table() -> None:
         "docs/job-recovery.md's diagram differs from controllers/jobs/records.py; replace the "
         f"block with:\n```mermaid\n{expected}```"
     )
+
+
+def test_nv_one_logger_metrics_and_checkpoints_count_as_progress() -> None:
+    """nv-one-logger's LoggerExporter lines (keys reverse-sorted, values JSON): its
+    `training_metrics_update` is progress, `save_checkpoint_success` a completed checkpoint."""
+    msec = int(T0.timestamp() * 1000)
+
+    def update(it: int, at: int) -> str:
+        return (
+            f'[type="event" | span_id="8c1f" | pid=4711 | event.name="training_metrics_update"'
+            f" | event.attributes.timestamp_msec={at} | event.attributes.num_iterations={it}"
+            f" | event.attributes.current_iteration={it}"
+            f" | event.attributes.avg_iteration_time_sec=0.5 | count={it}]"
+        )
+
+    saved = (
+        '[type="event" | span_id="8c1f" | pid=4711 | event.name="save_checkpoint_success"'
+        f" | event.attributes.timestamp_msec={msec + 61_000}"
+        " | event.attributes.save_checkpoint_success_count=1"
+        ' | event.attributes.current_iteration=120 | event.attributes.checkpoint_strategy="sync"'
+        " | count=121]"
+    )
+    out, watch = _Output(), _watch()
+    out.write(
+        "n1", "\n".join([update(100, msec + 50_000), update(120, msec + 60_000), saved]) + "\n"
+    )
+    watch.read(out, ["n1"], final=False)  # type: ignore[arg-type]
+    assert watch.last_step == 120 and watch.checkpoint == 120
+    assert watch.step_time_s == 0.5
+    [report] = watch.progress.reports[0][-1:]
+    assert report.step == 120 and report.at == T0 + timedelta(seconds=60)

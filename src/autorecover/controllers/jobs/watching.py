@@ -242,7 +242,13 @@ def _merged(old: Activity | None, new: Activity) -> Activity:
 
 
 def _step_time(rec: TelemetryRecord) -> float | None:
-    for key in ("step_time_mean_s", "step_time_s", "event.metrics.average_iteration_time"):
+    keys = (
+        "step_time_mean_s",
+        "step_time_s",
+        "event.metrics.average_iteration_time",
+        "event.attributes.avg_iteration_time_sec",  # nv-one-logger training_metrics_update
+    )
+    for key in keys:
         value = rec.get_float(key)
         if value is not None and value > 0:
             return value
@@ -262,6 +268,7 @@ def _compute(rec: TelemetryRecord) -> float | None:
     pairs = (
         ("forward_mean_s", "backward_mean_s"),
         ("event.metrics.average_forward_time", "event.metrics.average_backward_time"),
+        ("event.attributes.avg_forward_time_sec", "event.attributes.avg_backward_time_sec"),
     )
     for fwd, bwd in pairs:
         a, b = rec.get_float(fwd), rec.get_float(bwd)
