@@ -116,3 +116,43 @@ def test_stray_file_in_logs_is_an_error(tmp_path: Path, catalog) -> None:  # typ
     (bundle / "logs" / "notes.txt").write_text("hi\n")
     with pytest.raises(BundleError, match=r"notes\.txt: unexpected file"):
         explain(bundle, catalog)
+
+
+def _hang_record(rank: int, at: str, frames: list[tuple[str, int, str]]) -> str:
+    stack = "".join(f'  File "{f}", line {n}, in {fn}\n    pass\n' for f, n, fn in frames)
+    return json.dumps({"telemetry": "autorecover/1", "ts": at, "event": "hang", "rank": rank,
+                       "idle_s": 700.0, "threshold_s": 600.0, "in_checkpoint": False,
+                       "stacks": {"MainThread": stack, "pt_watchdog": '  File "t.py", line 1, in run\n'}},
+                      separators=(",", ":"))  # fmt: skip
+
+
+def test_explain_names_the_rank_the_hang_stacks_single_out(tmp_path: Path) -> None:
+    """A hung job whose ranks wrote hang records: three wait in all_reduce, rank 3 (on
+    gpu-a02) is in its data loader; the explanation places the hang there."""
+    from autorecover.adapters.bundles import explain
+    from autorecover.domain.catalog import builtin_catalog
+
+    c10d = "/opt/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py"
+    train = [("/job/train.py", 210, "<module>"), ("/job/train.py", 120, "step")]
+    wait = [*train, (c10d, 2806, "all_reduce")]
+    stuck = [
+        *train,
+        ("/job/data.py", 44, "next_batch"),
+        ("/usr/lib/python3.11/queue.py", 180, "get"),
+    ]
+    write(
+        tmp_path, {**GOOD, "ended": None, "state": "RUNNING", "collected": "2026-03-02T10:40:00Z"}
+    )
+    (tmp_path / "logs").mkdir()
+    for node, ranks in (("gpu-a01", (0, 1)), ("gpu-a02", (2, 3))):
+        lines = [json.dumps({"telemetry": "autorecover/1", "ts": f"2026-03-02T10:{m:02d}:00Z",
+                             "event": "step", "rank": r, "step": m, "step_time_s": 1.0})
+                 for m in range(0, 20) for r in ranks]  # fmt: skip
+        lines += [_hang_record(r, "2026-03-02T10:30:00Z", stuck if r == 3 else wait) for r in ranks]
+        (tmp_path / "logs" / f"{node}.log").write_text("\n".join(lines) + "\n")
+    found = explain(tmp_path, builtin_catalog())
+    assert found.hang is not None
+    assert [(s.rank, s.node) for s in found.hang.outliers] == [(3, "gpu-a02")]
+    outliers = [f for f in found.findings if f.signal == "hang.stack_outlier"]
+    assert [(f.node, f.rank, f.detail("record_line")) for f in outliers] == [("gpu-a02", 3, "42")]
+    assert any(e.signal == "hang.stack_outlier" for e in found.verdict.evidence)

@@ -16,8 +16,10 @@ from typing import Any
 from autorecover.adapters.files import UnreadableError, open_regular, read_text
 from autorecover.domain.attribution import attribute
 from autorecover.domain.catalog import Catalog
+from autorecover.domain.hangs import HangLocation, RankStack, locate, stack_findings
 from autorecover.domain.records import Activity, Finding, JobRecord, Source, Verdict
 from autorecover.parsing.scanning import Scanner
+from autorecover.parsing.stacks import hang_stacks
 
 SCHEDULERS = ("slurm", "kubernetes")
 _NODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
@@ -41,6 +43,7 @@ class Explanation:
     findings: tuple[Finding, ...]
     activity: tuple[Activity, ...]
     repeats: tuple[tuple[str, str, int], ...] = ()  # node, signal, lines beyond those kept
+    hang: HangLocation | None = None  # where the ranks' hang stacks place the stall
 
 
 def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> Explanation:
@@ -50,6 +53,7 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
     findings: list[Finding] = []
     activity: list[Activity] = []
     repeats: list[tuple[str, str, int]] = []
+    stacks: list[RankStack] = []
     for source in (Source.LOGS, Source.SYSTEM):
         files = _node_files(bundle, source, job)
         for node in job.nodes:
@@ -69,9 +73,32 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
             findings.extend(result.findings)
             activity.append(result.activity)
             repeats.extend((node, signal, n) for signal, n in result.repeats)
+            if source is Source.LOGS and result.activity.progress_records:
+                stacks.extend(_stacks(path, node))
+    hang = locate(stacks)
+    if hang is not None:
+        findings.extend(stack_findings(hang))
     rules = {n: e.rules for n, e in catalog.xids.items() if e.rules}
     verdict = attribute(job, findings, activity, rules)
-    return Explanation(bundle, job, verdict, tuple(findings), tuple(activity), tuple(repeats))
+    return Explanation(bundle, job, verdict, tuple(findings), tuple(activity), tuple(repeats), hang)
+
+
+def _stacks(path: Path, node: str) -> list[RankStack]:
+    """The hang records' rank stacks in a node's output (read again: they are rare and long)."""
+    out: list[RankStack] = []
+    try:
+        with open_regular(path) as stream:
+            carry, base = b"", 0
+            while block := stream.read(4 << 20):
+                data = carry + block
+                end = data.rfind(b"\n") + 1
+                whole, carry = data[:end], data[end:]
+                out.extend(hang_stacks(node, whole, base))
+                base += whole.count(b"\n")
+            out.extend(hang_stacks(node, carry, base))
+    except (UnreadableError, OSError) as exc:
+        raise BundleError(f"{path}: cannot read: {exc}") from None
+    return out
 
 
 def read_job(bundle: Path) -> JobRecord:

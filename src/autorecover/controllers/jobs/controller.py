@@ -55,6 +55,7 @@ from autorecover.controllers.requests import (
 from autorecover.domain.attribution import attribute
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.context import Window
+from autorecover.domain.hangs import locate, stack_findings
 from autorecover.domain.jobs.decisions import JobHistory
 from autorecover.domain.jobs.health import Assessment, Condition, HealthThresholds, assess
 from autorecover.domain.jobs.policy import NO_CEILINGS, Ceilings, JobPolicy, PolicyError
@@ -277,6 +278,9 @@ class JobRecoveryController:
         found = [*watch.findings(), *self._node_signals(record.nodes, window.start, window.end)]
         if seen is not None:
             found.extend(hang_findings(seen))
+        located = locate(list(watch.stacks.values()))
+        if located is not None:
+            found.extend(stack_findings(located))  # which ranks the hang stacks single out
         verdict = attribute(record, found, watch.activity(record.nodes), self._rules)
         history = ledger.history(s.job)
         saved = max((c for c in (watch.checkpoint, watch.loaded) if c is not None), default=None)

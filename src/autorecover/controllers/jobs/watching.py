@@ -19,9 +19,11 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from autorecover.controllers.jobs.ports import JobSchedulerPort
+from autorecover.domain.hangs import RankStack
 from autorecover.domain.jobs.health import Progress, Report
 from autorecover.domain.records import Activity, Finding, Source
 from autorecover.parsing.scanning import Scanner
+from autorecover.parsing.stacks import rank_stack
 from autorecover.parsing.telemetry_records import TelemetryRecord, parse_telemetry
 
 MARKERS = (b'{"telemetry"', b"[type=")
@@ -64,6 +66,7 @@ class AttemptWatch:
     checkpoint_loaded_at: datetime | None = None
     first_step_at: datetime | None = None
     restarts: int = 0
+    stacks: dict[tuple[str, int], RankStack] = field(default_factory=dict)  # latest per rank
     _cursors: dict[str, _Cursor] = field(default_factory=dict)
     _kept: list[Finding] = field(default_factory=list)
     _tails: dict[str, Finding] = field(default_factory=dict)
@@ -160,12 +163,16 @@ class AttemptWatch:
         for number, rec in _records(data, base):
             if restart_line is not None and number > restart_line:
                 self.progress = Progress()  # what came before the restart is gone
+                self.stacks.clear()
                 restart_line = None
+            if rec.event == "hang" and (stack := rank_stack(node, number, rec)) is not None:
+                self.stacks[(node, stack.rank)] = stack  # a hang record: where this rank is
             if rec.ts is not None:
                 self.first_record_at = self.first_record_at or rec.ts
                 self._record(node, rec, rec.ts)
         if restart_line is not None:
             self.progress = Progress()
+            self.stacks.clear()
 
     def _record(self, node: str, rec: TelemetryRecord, at: datetime) -> None:
         rank = rec.rank if rec.rank is not None else 0

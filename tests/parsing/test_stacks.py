@@ -1,0 +1,56 @@
+"""Rank stacks read from the telemetry library's own hang records."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from autorecover.parsing.stacks import hang_stacks, rank_stack
+from autorecover.parsing.telemetry_records import parse_telemetry
+from autorecover.telemetry.watchdog import thread_stacks
+
+
+def _record(rank: int, stacks: dict[str, str]) -> str:
+    return json.dumps({"telemetry": "autorecover/1", "ts": "2026-03-02T10:00:00Z",
+                       "event": "hang", "rank": rank, "idle_s": 900.0, "threshold_s": 600.0,
+                       "in_checkpoint": False, "stacks": stacks}, separators=(",", ":"))  # fmt: skip
+
+
+def test_a_real_stack_from_the_library_reads_back_as_frames() -> None:
+    stacks = thread_stacks()  # this very test's threads, as the watchdog writes them
+    line = "[rank3]: " + _record(3, stacks)
+    rec = parse_telemetry(line)
+    assert rec is not None
+    stack = rank_stack("n1", 42, rec)
+    assert stack is not None and stack.rank == 3 and stack.line == 42
+    assert stack.frames[-1].function == "thread_stacks"
+    assert any(f.function == "test_a_real_stack_from_the_library_reads_back_as_frames"
+               for f in stack.frames)  # fmt: skip
+    assert threading.main_thread().name == "MainThread"
+
+
+def test_hang_records_are_found_in_output_bytes_with_their_line_numbers() -> None:
+    frame = '  File "/x/torch/distributed/distributed_c10d.py", line 2806, in all_reduce\n'
+    data = "\n".join(["step 1", _record(0, {"MainThread": frame}), "noise",
+                      _record(1, {"Thread-2": frame})]).encode()  # fmt: skip
+    found = list(hang_stacks("n0", data, base=10))
+    assert [(s.rank, s.line, s.frames[-1].function) for s in found] == [
+        (0, 12, "all_reduce"), (1, 14, "all_reduce")]  # fmt: skip
+    assert list(hang_stacks("n0", b"no records here\n")) == []
+
+
+def test_the_nvidia_form_carries_stacks_as_one_json_string() -> None:
+    frame = '  File "/job/train.py", line 7, in step\n'
+    packed = json.dumps(json.dumps({"MainThread": frame}))
+    line = f"[type=event | name=training_loop | event.name=hang | event.metrics.rank=5 | event.metrics.stacks={packed}]"
+    rec = parse_telemetry(line)
+    assert rec is not None and rec.event == "hang"
+    stack = rank_stack("n2", 1, rec)
+    assert stack is not None and stack.rank == 5 and stack.frames[-1].function == "step"
+
+
+def test_records_without_frames_give_nothing() -> None:
+    rec = parse_telemetry(_record(0, {"MainThread": "<stack unavailable>"}))
+    assert rec is not None and rank_stack("n0", 1, rec) is None
+    step = parse_telemetry('{"telemetry":"autorecover/1","event":"step","step":1}')
+    assert step is not None and rank_stack("n0", 1, step) is None
