@@ -232,6 +232,12 @@ class TestJournal:
                 break
         assert len(lines) == 4
         src.read(wait_s=0.05)  # starts it again, after the cursor: nothing new, nothing replayed
+        for _ in range(
+            500
+        ):  # the second child records its arguments once it runs (under load: later)
+            if len(args_log.read_text().splitlines()) >= 2:
+                break
+            src.read(wait_s=0.01)
         src.close()
         calls = [json.loads(x) for x in args_log.read_text().splitlines()]
         assert "-k" in calls[0] and "--after-cursor" in calls[-1]
