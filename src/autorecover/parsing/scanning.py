@@ -215,7 +215,7 @@ class Scanner:
             return None
         details = tuple((k, v) for k, v in m.groupdict().items() if v is not None)
         signal, blame, weight, action = sig.key, sig.blame, sig.weight, sig.node_action
-        if sig.key == "kernel.xid":
+        if sig.key == "kernel.xid" or sig.key.endswith(".xid"):  # an XID, maybe restated
             number = int(m.group("xid"))
             entry = self.catalog.xid(number)
             signal = f"xid.{number}"
