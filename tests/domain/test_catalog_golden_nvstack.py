@@ -72,3 +72,16 @@ def test_stack_lines(line: str, signal: str, blame: Blame) -> None:
 )
 def test_stack_neighbours_do_not_match(line: str) -> None:
     assert found(line) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "h100-s02:41230:41230 [3] transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'",
+        "gpu7:2212:2290 [7] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error'",
+    ],
+)
+def test_nvls_setup_failures_point_at_the_node_fabric(line: str) -> None:
+    signals = {s: b for s, b, _ in found(line, Source.LOGS)}
+    assert signals.get("nccl.nvls_setup_failure") is Blame.HARDWARE, signals
+    assert signals.get("nccl.cuda_failure") is Blame.SYMPTOM  # the generic reading stays
