@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from autorecover.domain.context import in_context
+from autorecover.domain.history import Attempt, recall
 from autorecover.domain.records import (
     ACTION_FOR_CAUSE,
     Activity,
@@ -28,12 +29,17 @@ from autorecover.domain.records import (
     Source,
     Verdict,
 )
+from autorecover.domain.shape import COLLECTIVE, family, shared_families, stopped_first
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
 APPLICATION_THRESHOLD = 50
 TRANSIENT_THRESHOLD = 50
 # An application error this much earlier than the first hardware line came first.
 APP_BEFORE_HW = timedelta(minutes=2)
+# A weaker application error (an XID 13 on one GPU) this shortly before the first collective
+# symptom, and before anything else went wrong, explains the flood of symptoms.
+APP_BEFORE_SYMPTOMS = timedelta(minutes=5)
+WEAK_APPLICATION = 30
 HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
 MAX_EVIDENCE = 8
@@ -59,17 +65,32 @@ def attribute(
     findings: Sequence[Finding],
     activity: Sequence[Activity],
     xid_rules: dict[int, frozenset[str]],
+    history: Sequence[Attempt] = (),
 ) -> Verdict:
-    """Decide cause, suspects and action for a failed or stuck job."""
+    """Decide cause, suspects and action for a failed or stuck job (`history`: the verdicts of
+    the job's earlier attempts, oldest first, when known)."""
+    verdict = _decide(job, findings, activity, xid_rules)
+    if not history:
+        return verdict
+    steps = [a.last_step for a in activity if a.source is Source.LOGS and a.last_step is not None]
+    return recall(verdict, history, max(steps) if steps else None)
+
+
+def _decide(
+    job: JobRecord,
+    findings: Sequence[Finding],
+    activity: Sequence[Activity],
+    xid_rules: dict[int, frozenset[str]],
+) -> Verdict:
     seen = in_context(job, findings, xid_rules)
     seen.extend(_state_findings(job))
     seen.extend(_named_failures(seen, job))
     seen.extend(_blamed_peers(findings, seen, job))
-    hw = _hardware_scores(seen)
+    seen.extend(stopped_first(job, seen, activity))
     hang = _hang(job, activity) if job.running else None
-    app = [f for f in seen if f.blame is Blame.APPLICATION and f.weight >= APPLICATION_THRESHOLD]
-    transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
+    app = _application_errors(seen, symptoms)
+    transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
 
     if any(job.exit_code(n) == NVRX_NO_REQUEUE_EXIT for n in job.nodes):
         return _verdict(
@@ -80,10 +101,9 @@ def attribute(
             f"a rank exited with {NVRX_NO_REQUEUE_EXIT}: NVRx asks not to requeue",
         )
 
+    shared = _shared(job, seen, app)
+    hw = _hardware_scores(f for f in seen if not _is_shared(f, shared))
     suspects = _suspects(hw, app)
-    everywhere = _everywhere(suspects, hw, job)
-    if everywhere is not None:
-        suspects = []  # one signal on every node at once is no one node's fault
     if hang is not None and not suspects:
         suspects = hang.suspects
     if suspects:
@@ -94,12 +114,19 @@ def attribute(
         return _verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
     if app:
         return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
-    if everywhere is not None:
+    if shared:
+        decisive = [f for f in seen if _is_shared(f, shared)]
+        names = ", ".join(sorted(shared))
+        if "device" in shared and all(f.source is Source.LOGS for f in decisive):
+            why = (
+                f"the same device error ({names}) on every rank of every node at once: the "
+                "job's own use of the GPU, not one node's hardware"
+            )
+            return _verdict(Cause.APPLICATION, (), decisive, symptoms, why)
         why = (
-            f"{everywhere} on every node of the job at once: the fabric, the driver or the job, "
-            "not one node's hardware: retry without excluding any"
+            f"{names} on every node of the job at once: the fabric, the shared storage, the "
+            "driver or the job, not one node's hardware: retry without excluding any"
         )
-        decisive = [f for s in hw.values() for f in s.findings if f.signal == everywhere]
         return _verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
     if transient:
         return _verdict(Cause.TRANSIENT, (), transient, symptoms, _transient_reason(transient))
@@ -117,14 +144,83 @@ def attribute(
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
 
 
-def _everywhere(suspects: Sequence[str], hw: dict[str, _Scored], job: JobRecord) -> str | None:
-    """The hardware signal every node of a multi-node job shows as its strongest, if one does
-    (then it names no one node: an InfiniBand fabric event, a driver or firmware bug, the
-    job's own misuse of the device seen from every rank). None otherwise."""
-    if len(job.nodes) < 2 or set(suspects) != set(job.nodes):
-        return None
-    tops = {max(hw[n].findings, key=lambda f: f.weight).signal for n in suspects}
-    return tops.pop() if len(tops) == 1 else None
+def _shared(job: JobRecord, seen: Sequence[Finding], app: Sequence[Finding]) -> set[str]:
+    """Families of hardware signal that fail on every node of a multi-node job at once.
+
+    A family with a strong finding of a node's own on every node (an InfiniBand port error on
+    every host, a storage error on every node, one device error from every rank) names no one
+    node: the fabric, the shared filesystem, the driver or the job's own use of the device is
+    at fault. So is a job whose every node is a suspect with its strongest signals all of one
+    family. Their findings are left out of the node scores; what is left may still name a node.
+    """
+    shared = shared_families(job, seen)
+    full = _hardware_scores(seen)
+    everyone = _suspects(full, list(app))
+    if len(job.nodes) > 1 and set(everyone) == set(job.nodes):
+        tops = {family(max(full[n].findings, key=lambda f: f.weight).signal) for n in everyone}
+        if len(tops) == 1:
+            shared |= tops
+    return shared
+
+
+def _is_shared(f: Finding, shared: set[str]) -> bool:
+    return f.blame is Blame.HARDWARE and f.origin is None and family(f.signal) in shared
+
+
+def _application_errors(seen: Sequence[Finding], symptoms: Sequence[Finding]) -> list[Finding]:
+    """The application's own errors: strong ones; a generic one (a bare Python exception) only
+    when it is not the traceback of its node's own collective symptom before it; a weaker one
+    when it came first and shortly before the flood of symptoms it explains."""
+    collective = [
+        f for f in symptoms if f.weight >= COLLECTIVE and f.source is Source.LOGS and not f.origin
+    ]
+    first_complaint: dict[str, Finding] = {}
+    for f in collective:
+        seen_first = first_complaint.get(f.node)
+        if seen_first is None or _before(f, seen_first):
+            first_complaint[f.node] = f
+    out = []
+    for f in seen:
+        if f.blame is not Blame.APPLICATION or f.weight < APPLICATION_THRESHOLD:
+            continue
+        complaint = first_complaint.get(f.node)
+        generic = f.weight <= APPLICATION_THRESHOLD and f.source is Source.LOGS
+        if generic and complaint is not None and _before(complaint, f):
+            continue  # the exception that carried its node's own timeout or lost peer
+        out.append(f)
+    if out:
+        return out
+    flood = [f.at for f in collective if f.at is not None]
+    if not flood:
+        return []
+    start = min(flood)
+    weak = [
+        f
+        for f in seen
+        if f.blame is Blame.APPLICATION
+        and WEAK_APPLICATION <= f.weight < APPLICATION_THRESHOLD
+        and f.at is not None
+        and start - APP_BEFORE_SYMPTOMS <= f.at <= start
+    ]
+    if not weak:
+        return []
+    first = min(f.at for f in weak if f.at is not None)
+    others = [
+        f
+        for f in seen
+        if f.blame in (Blame.HARDWARE, Blame.TRANSIENT)
+        and f.weight > 0
+        and f.at is not None
+        and f.at <= first
+    ]
+    return [] if others else weak
+
+
+def _before(a: Finding, b: Finding) -> bool:
+    """`a` came before `b` in the same node's job output (by time, else by position)."""
+    if a.at is not None and b.at is not None and a.at != b.at:
+        return a.at < b.at
+    return a.line < b.line
 
 
 def _empty(node: str) -> _Scored:
@@ -334,6 +430,10 @@ def _application_reason(app: list[Finding], job: JobRecord) -> str:
     top = max(app, key=lambda f: (f.weight, -(f.at.timestamp() if f.at else 0)))
     nodes = sorted({f.node for f in app})
     spread = "every node" if set(nodes) >= set(job.nodes) else ", ".join(nodes)
+    timed = [f for f in app if f.at is not None]
+    first = min(timed, key=lambda f: (f.at, f.line)) if timed else top
+    if len(nodes) > 1 and first.at is not None:
+        spread += f", first on {first.node} ({first.signal} at {first.at:%H:%M:%S}Z)"
     return f"the application failed ({top.signal}) on {spread}: a retry would fail the same way"
 
 
