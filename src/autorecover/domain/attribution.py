@@ -4,10 +4,15 @@ The reasoning, in order:
 1. Keep what falls inside the job's window and re-read it in context (`context.py`).
 2. Collective failures (NCCL timeouts, peers exiting, gloo's lost pairs and timeouts, c10d
    store timeouts, elastic summaries) are symptoms; they never decide a cause on their own.
-3. Hardware: a node with strong hardware evidence is a suspect, unless an application error
+3. The shape of the evidence (`shape.py`): one family of hardware signal failing on every
+   node at once names no node; the node missing from a cascade, or whose host went silent,
+   is a suspect when a second, independent line agrees.
+4. Hardware: a node with strong hardware evidence is a suspect, unless an application error
    came clearly first. A hang whose progress stopped on one node first names that node.
-4. Otherwise the application, if one of its own errors is there; otherwise a transient cause
-   (preemption, eviction, a collective timeout with no hardware behind it); otherwise unknown.
+5. Otherwise the application, if one of its own errors is there (not the traceback of its
+   node's own timeout); otherwise a transient cause (preemption, eviction, a collective
+   timeout with no hardware behind it); otherwise unknown.
+6. The job's earlier attempts (`history.py`) may turn a repeated failure into `application`.
 """
 
 from __future__ import annotations
@@ -29,17 +34,19 @@ from autorecover.domain.records import (
     Source,
     Verdict,
 )
-from autorecover.domain.shape import COLLECTIVE, family, shared_families, stopped_first
+from autorecover.domain.shape import (
+    application_errors,
+    family,
+    missing_from_cascade,
+    shared_families,
+    stopped_first,
+)
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
 APPLICATION_THRESHOLD = 50
 TRANSIENT_THRESHOLD = 50
 # An application error this much earlier than the first hardware line came first.
 APP_BEFORE_HW = timedelta(minutes=2)
-# A weaker application error (an XID 13 on one GPU) this shortly before the first collective
-# symptom, and before anything else went wrong, explains the flood of symptoms.
-APP_BEFORE_SYMPTOMS = timedelta(minutes=5)
-WEAK_APPLICATION = 30
 HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
 MAX_EVIDENCE = 8
@@ -89,7 +96,7 @@ def _decide(
     seen.extend(stopped_first(job, seen, activity))
     hang = _hang(job, activity) if job.running else None
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
-    app = _application_errors(seen, symptoms)
+    app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
     transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
 
     if any(job.exit_code(n) == NVRX_NO_REQUEUE_EXIT for n in job.nodes):
@@ -116,16 +123,17 @@ def _decide(
         return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
     if shared:
         decisive = [f for f in seen if _is_shared(f, shared)]
+        signals = ", ".join(sorted({f.signal for f in decisive}))
         names = ", ".join(sorted(shared))
         if "device" in shared and all(f.source is Source.LOGS for f in decisive):
             why = (
-                f"the same device error ({names}) on every rank of every node at once: the "
+                f"the same device error ({signals}) from every node's ranks at once: the "
                 "job's own use of the GPU, not one node's hardware"
             )
             return _verdict(Cause.APPLICATION, (), decisive, symptoms, why)
         why = (
-            f"{names} on every node of the job at once: the fabric, the shared storage, the "
-            "driver or the job, not one node's hardware: retry without excluding any"
+            f"{signals} ({names}) on every node of the job at once: the fabric, the shared "
+            "storage, the driver or the job, not one node's hardware: retry without excluding any"
         )
         return _verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
     if transient:
@@ -137,6 +145,12 @@ def _decide(
     collective = [f for f in symptoms if f.weight >= 20]
     if collective and not job.running:
         why = "collective failure with no hardware or application error behind it: retry"
+        quiet = missing_from_cascade(job, seen)
+        if quiet is not None:
+            why += (
+                f" (it started on {quiet}, the one node that did not complain, but nothing "
+                "else points at its hardware)"
+            )
         return _verdict(Cause.TRANSIENT, (), [], symptoms, why)
     if hang is not None:
         why = "the job stopped making progress on every node at once, with no evidence why"
@@ -165,62 +179,6 @@ def _shared(job: JobRecord, seen: Sequence[Finding], app: Sequence[Finding]) -> 
 
 def _is_shared(f: Finding, shared: set[str]) -> bool:
     return f.blame is Blame.HARDWARE and f.origin is None and family(f.signal) in shared
-
-
-def _application_errors(seen: Sequence[Finding], symptoms: Sequence[Finding]) -> list[Finding]:
-    """The application's own errors: strong ones; a generic one (a bare Python exception) only
-    when it is not the traceback of its node's own collective symptom before it; a weaker one
-    when it came first and shortly before the flood of symptoms it explains."""
-    collective = [
-        f for f in symptoms if f.weight >= COLLECTIVE and f.source is Source.LOGS and not f.origin
-    ]
-    first_complaint: dict[str, Finding] = {}
-    for f in collective:
-        seen_first = first_complaint.get(f.node)
-        if seen_first is None or _before(f, seen_first):
-            first_complaint[f.node] = f
-    out = []
-    for f in seen:
-        if f.blame is not Blame.APPLICATION or f.weight < APPLICATION_THRESHOLD:
-            continue
-        complaint = first_complaint.get(f.node)
-        generic = f.weight <= APPLICATION_THRESHOLD and f.source is Source.LOGS
-        if generic and complaint is not None and _before(complaint, f):
-            continue  # the exception that carried its node's own timeout or lost peer
-        out.append(f)
-    if out:
-        return out
-    flood = [f.at for f in collective if f.at is not None]
-    if not flood:
-        return []
-    start = min(flood)
-    weak = [
-        f
-        for f in seen
-        if f.blame is Blame.APPLICATION
-        and WEAK_APPLICATION <= f.weight < APPLICATION_THRESHOLD
-        and f.at is not None
-        and start - APP_BEFORE_SYMPTOMS <= f.at <= start
-    ]
-    if not weak:
-        return []
-    first = min(f.at for f in weak if f.at is not None)
-    others = [
-        f
-        for f in seen
-        if f.blame in (Blame.HARDWARE, Blame.TRANSIENT)
-        and f.weight > 0
-        and f.at is not None
-        and f.at <= first
-    ]
-    return [] if others else weak
-
-
-def _before(a: Finding, b: Finding) -> bool:
-    """`a` came before `b` in the same node's job output (by time, else by position)."""
-    if a.at is not None and b.at is not None and a.at != b.at:
-        return a.at < b.at
-    return a.line < b.line
 
 
 def _empty(node: str) -> _Scored:

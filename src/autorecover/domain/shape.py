@@ -10,6 +10,8 @@ A finding says what one line means. Across nodes, the pattern says more:
   timeout, a peer that closed) and that one prints nothing of the kind, the failure started
   there. Alone that is no proof of hardware (a killed or hung process leaves the same hole);
   with corroboration from the node itself, the scheduler or its silence it is.
+* **First in time.** A bare exception after its node's own collective symptom is that
+  symptom's traceback; a weaker application error just before the flood explains it.
 * **Silence.** A host that died stops writing its kernel log while the others go on; a
   process that died does not stop its host's log.
 
@@ -56,6 +58,10 @@ NODE_FAILED_STATES = frozenset({"NODE_FAIL", "NodeLost"})
 # Rank-local crashes are not complaints about a peer.
 LOCAL_CRASHES = frozenset({"process.crashed"})
 DERIVED_WEIGHT = 60
+# A weaker application error (an XID 13 on one GPU) this shortly before the first collective
+# symptom, and before anything else went wrong, explains the flood of symptoms.
+APP_BEFORE_SYMPTOMS = timedelta(minutes=5)
+WEAK_APPLICATION = 30
 
 
 def family(signal: str) -> str:
@@ -198,3 +204,61 @@ def stopped_first(
 def _last_seen(node: str, activity: Iterable[Activity]) -> datetime | None:
     times = [a.last_at for a in activity if a.node == node and a.present and a.last_at]
     return max(times) if times else None
+
+
+def application_errors(
+    seen: Sequence[Finding], symptoms: Sequence[Finding], threshold: int
+) -> list[Finding]:
+    """The application's own errors: strong ones; a generic one (a bare Python exception) only
+    when it is not the traceback of its node's own collective symptom before it; a weaker one
+    when it came first and shortly before the flood of symptoms it explains."""
+    collective = [
+        f for f in symptoms if f.weight >= COLLECTIVE and f.source is Source.LOGS and not f.origin
+    ]
+    first_complaint: dict[str, Finding] = {}
+    for f in collective:
+        seen_first = first_complaint.get(f.node)
+        if seen_first is None or _before(f, seen_first):
+            first_complaint[f.node] = f
+    out = []
+    for f in seen:
+        if f.blame is not Blame.APPLICATION or f.weight < threshold:
+            continue
+        complaint = first_complaint.get(f.node)
+        generic = f.weight <= threshold and f.source is Source.LOGS
+        if generic and complaint is not None and _before(complaint, f):
+            continue  # the exception that carried its node's own timeout or lost peer
+        out.append(f)
+    if out:
+        return out
+    flood = [f.at for f in collective if f.at is not None]
+    if not flood:
+        return []
+    start = min(flood)
+    weak = [
+        f
+        for f in seen
+        if f.blame is Blame.APPLICATION
+        and WEAK_APPLICATION <= f.weight < threshold
+        and f.at is not None
+        and start - APP_BEFORE_SYMPTOMS <= f.at <= start
+    ]
+    if not weak:
+        return []
+    first = min(f.at for f in weak if f.at is not None)
+    others = [
+        f
+        for f in seen
+        if f.blame in (Blame.HARDWARE, Blame.TRANSIENT)
+        and f.weight > 0
+        and f.at is not None
+        and f.at <= first
+    ]
+    return [] if others else weak
+
+
+def _before(a: Finding, b: Finding) -> bool:
+    """`a` came before `b` in the same node's job output (by time, else by position)."""
+    if a.at is not None and b.at is not None and a.at != b.at:
+        return a.at < b.at
+    return a.line < b.line
