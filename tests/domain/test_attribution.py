@@ -617,3 +617,23 @@ def test_history_is_parsed_strictly() -> None:
             parse_history([bad])
     with pytest.raises(ValueError, match="must be a list"):
         parse_history({"cause": "unknown"})
+
+
+def test_an_application_error_anywhere_keeps_the_shape_rules_quiet() -> None:
+    # An OOM just before the cascade explains it; n3's weak line does not make n3 a suspect.
+    oom = f("cuda.oom", "n1", Blame.APPLICATION, 80, 99.5, source=Source.LOGS)
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
+    v = attribute(job(state="NODE_FAIL"), [*cascade_without("n3"), oom, weak], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+
+
+def test_the_shape_adds_no_second_suspect_beside_strong_evidence() -> None:
+    xid = f("xid.79", "n2", Blame.HARDWARE, 100, 99)
+    v = attribute(job(state="NODE_FAIL"), [*cascade_without("n3"), xid], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
+def test_silence_needs_the_other_hosts_alive_at_the_end() -> None:
+    fs = [timeout(n, 100) for n in NODES]
+    early = [*(system(n, 100) for n in NODES if n != "n3"), system("n3", 90)]
+    assert attribute(job(state="NODE_FAIL"), fs, early, RULES).suspect_nodes == ()

@@ -93,10 +93,10 @@ def _decide(
     seen.extend(_state_findings(job))
     seen.extend(_named_failures(seen, job))
     seen.extend(_blamed_peers(findings, seen, job))
-    seen.extend(stopped_first(job, seen, activity))
-    hang = _hang(job, activity) if job.running else None
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
     app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
+    seen.extend(stopped_first(job, seen, activity, app))
+    hang = _hang(job, activity) if job.running else None
     transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
 
     if any(job.exit_code(n) == NVRX_NO_REQUEUE_EXIT for n in job.nodes):

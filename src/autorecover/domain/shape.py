@@ -114,8 +114,8 @@ def missing_from_cascade(job: JobRecord, findings: Sequence[Finding]) -> str | N
 
 
 def silent_nodes(job: JobRecord, activity: Sequence[Activity]) -> set[str]:
-    """Nodes whose system log is missing, or stops well before every other node's and before
-    the job ended, while the others' go on (a host that died); never half the job or more.
+    """Nodes whose system log is missing, or stops well before every other node's while the
+    others' go on to the job's end (a host that died); never half the job or more.
 
     Only the system log counts: a job output that stops or is missing is what a hung or
     killed process leaves too, and is the same fact as the node missing from a cascade."""
@@ -136,7 +136,9 @@ def silent_nodes(job: JobRecord, activity: Sequence[Activity]) -> set[str]:
         others_last = [a.last_at for a in others if a.last_at is not None]
         if own.last_at is None or len(others_last) < len(others):
             continue  # seconds-since-boot stamps: no wall time to compare
-        if own.last_at < end and min(others_last) - own.last_at >= SILENCE_GAP:
+        alive = min(others_last)  # every other host still wrote this late
+        gone = own.last_at < end and alive - own.last_at >= SILENCE_GAP
+        if gone and alive >= end - SILENCE_GAP:
             silent.add(node)
     return silent if len(silent) * 2 < len(job.nodes) else set()
 
@@ -145,6 +147,7 @@ def stopped_first(
     job: JobRecord,
     findings: Sequence[Finding],
     activity: Sequence[Activity],
+    application: Sequence[Finding] = (),
 ) -> list[Finding]:
     """Hardware evidence against the node where a failed job's failure started, when the
     shape of the evidence and a second, independent line agree.
@@ -155,10 +158,12 @@ def stopped_first(
     (NODE_FAIL), any hardware finding of its own (even a weak one), its silence. A node needs
     a pointer and two of {pointed at by its peers, silence, the scheduler, its own hardware
     line}. Never with a transient event in the window (a preemption, a spot reclaim, a node
-    shutdown explain a silent host), never for a running job (the hang rule covers it), and
-    never more than one node (two candidates are no answer).
+    shutdown explain a silent host) or an `application` error (the software explains the
+    cascade), never for a running job (the hang rule covers it), never beside another node's
+    strong hardware evidence (that node is the answer) and never more than one node (two
+    candidates are no answer).
     """
-    if job.running or len(job.nodes) < 2:
+    if job.running or len(job.nodes) < 2 or application:
         return []
     if any(f.blame is Blame.TRANSIENT and f.weight >= 50 for f in findings):
         return []
@@ -168,6 +173,7 @@ def stopped_first(
     own_hw = {
         f.node for f in findings if f.blame is Blame.HARDWARE and f.weight > 0 and f.origin is None
     }
+    strong = {n for n in own_hw if _strongest(n, findings) >= STRONG}
     scheduler = job.state in NODE_FAILED_STATES
     hits: dict[str, list[str]] = {}
     for node in sorted({*named, *silent, *([missing] if missing else [])}):
@@ -187,6 +193,8 @@ def stopped_first(
     if len(hits) != 1:
         return []
     node, why = hits.popitem()
+    if strong - {node}:
+        return []
     return [
         Finding(
             signal="node.stopped_first",
@@ -201,9 +209,19 @@ def stopped_first(
     ]
 
 
+def _strongest(node: str, findings: Iterable[Finding]) -> int:
+    own = [
+        f.weight
+        for f in findings
+        if f.node == node and f.blame is Blame.HARDWARE and f.origin is None
+    ]
+    return max(own, default=0)
+
+
 def _last_seen(node: str, activity: Iterable[Activity]) -> datetime | None:
+    """When the node went quiet: the earlier of its job output's and its system log's ends."""
     times = [a.last_at for a in activity if a.node == node and a.present and a.last_at]
-    return max(times) if times else None
+    return min(times) if times else None
 
 
 def application_errors(
