@@ -637,3 +637,16 @@ def test_silence_needs_the_other_hosts_alive_at_the_end() -> None:
     fs = [timeout(n, 100) for n in NODES]
     early = [*(system(n, 100) for n in NODES if n != "n3"), system("n3", 90)]
     assert attribute(job(state="NODE_FAIL"), fs, early, RULES).suspect_nodes == ()
+
+
+def test_two_different_device_faults_on_a_two_node_job_are_two_faults() -> None:
+    pair = job(nodes=("a", "b"))
+    fs = [f("xid.79", "a", Blame.HARDWARE, 100, 100), f("xid.48", "b", Blame.HARDWARE, 95, 100)]
+    v = attribute(pair, fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("a", "b"))
+    # Two different adapter errors on both hosts are the fabric between them.
+    net = [
+        f("ib.link_down", "a", Blame.HARDWARE, 85, 100),
+        f("nic.mlx5_fatal", "b", Blame.HARDWARE, 85, 100),
+    ]
+    assert attribute(pair, net, [], RULES).suspect_nodes == ()

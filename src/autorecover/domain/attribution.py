@@ -36,6 +36,7 @@ from autorecover.domain.records import (
 )
 from autorecover.domain.shape import (
     application_errors,
+    confinement,
     family,
     missing_from_cascade,
     shared_families,
@@ -125,7 +126,7 @@ def _decide(
         decisive = [f for f in seen if _is_shared(f, shared)]
         signals = ", ".join(sorted({f.signal for f in decisive}))
         names = ", ".join(sorted(shared))
-        if "device" in shared and all(f.source is Source.LOGS for f in decisive):
+        if all(family(f.signal) == "device" and f.source is Source.LOGS for f in decisive):
             why = (
                 f"the same device error ({signals}) from every node's ranks at once: the "
                 "job's own use of the GPU, not one node's hardware"
@@ -171,14 +172,14 @@ def _shared(job: JobRecord, seen: Sequence[Finding], app: Sequence[Finding]) -> 
     full = _hardware_scores(seen)
     everyone = _suspects(full, list(app))
     if len(job.nodes) > 1 and set(everyone) == set(job.nodes):
-        tops = {family(max(full[n].findings, key=lambda f: f.weight).signal) for n in everyone}
+        tops = {confinement(max(full[n].findings, key=lambda f: f.weight).signal) for n in everyone}
         if len(tops) == 1:
             shared |= tops
     return shared
 
 
 def _is_shared(f: Finding, shared: set[str]) -> bool:
-    return f.blame is Blame.HARDWARE and f.origin is None and family(f.signal) in shared
+    return f.blame is Blame.HARDWARE and f.origin is None and confinement(f.signal) in shared
 
 
 def _empty(node: str) -> _Scored:

@@ -50,6 +50,7 @@ FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("device", ("xid.", "nvrm.", "cuda.", "gpu.", "pcie.", "nvlink.", "dcgm.", "nvml.")),
 )
+BY_FAMILY = frozenset({"network", "storage"})  # shared by family; the rest by their key
 STRONG = 60  # a finding this heavy would name its node on its own
 COLLECTIVE = 20  # a symptom this heavy is a collective complaint (timeout, lost peer)
 SILENCE_GAP = timedelta(minutes=5)  # the others' system logs went on at least this much longer
@@ -72,14 +73,23 @@ def family(signal: str) -> str:
     return signal
 
 
+def confinement(signal: str) -> str:
+    """What must be the same on every node for a signal to be shared rather than each node's:
+    the family for the network and storage (any adapter or storage error on every host at once
+    is the fabric or the shared filesystem), the key itself for a device (two different GPU
+    faults on two nodes are two faults; the same one from every node is the job or driver)."""
+    name = family(signal)
+    return name if name in BY_FAMILY else signal
+
+
 def shared_families(job: JobRecord, findings: Iterable[Finding]) -> set[str]:
-    """Families with strong hardware evidence of a node's own on every node of the job."""
+    """Families (`confinement`) with strong hardware evidence of a node's own on every node."""
     if len(job.nodes) < 2:
         return set()
     nodes_by_family: dict[str, set[str]] = {}
     for f in findings:
         if f.blame is Blame.HARDWARE and f.weight >= STRONG and f.origin is None:
-            nodes_by_family.setdefault(family(f.signal), set()).add(f.node)
+            nodes_by_family.setdefault(confinement(f.signal), set()).add(f.node)
     return {fam for fam, nodes in nodes_by_family.items() if nodes >= set(job.nodes)}
 
 
