@@ -650,3 +650,12 @@ def test_two_different_device_faults_on_a_two_node_job_are_two_faults() -> None:
         f("nic.mlx5_fatal", "b", Blame.HARDWARE, 85, 100),
     ]
     assert attribute(pair, net, [], RULES).suspect_nodes == ()
+
+
+def test_a_node_still_training_when_the_others_time_out_is_not_where_it_stopped() -> None:
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
+    still = [*healthy_activity(), activity("n3", 110)]  # progress at minute 110 > timeouts at 100
+    v = attribute(job(), [*cascade_without("n3"), weak], still, RULES)
+    assert v.suspect_nodes == ()
+    stopped = [*healthy_activity(), activity("n3", 95)]
+    assert attribute(job(), [*cascade_without("n3"), weak], stopped, RULES).suspect_nodes == ("n3",)

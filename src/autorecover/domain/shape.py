@@ -93,17 +93,20 @@ def shared_families(job: JobRecord, findings: Iterable[Finding]) -> set[str]:
     return {fam for fam, nodes in nodes_by_family.items() if nodes >= set(job.nodes)}
 
 
-def complaining_nodes(findings: Iterable[Finding]) -> set[str]:
-    """Nodes whose job output carries a collective symptom (a timeout, a lost peer)."""
-    return {
-        f.node
-        for f in findings
-        if f.blame is Blame.SYMPTOM
+def is_complaint(f: Finding) -> bool:
+    """A collective symptom in a node's job output (a timeout, a lost peer)."""
+    return (
+        f.blame is Blame.SYMPTOM
         and f.weight >= COLLECTIVE
         and f.source is Source.LOGS
         and f.origin is None
         and f.signal not in LOCAL_CRASHES
-    }
+    )
+
+
+def complaining_nodes(findings: Iterable[Finding]) -> set[str]:
+    """Nodes whose job output carries a collective symptom."""
+    return {f.node for f in findings if is_complaint(f)}
 
 
 def missing_from_cascade(job: JobRecord, findings: Sequence[Finding]) -> str | None:
@@ -171,7 +174,8 @@ def stopped_first(
     shutdown explain a silent host) or an `application` error (the software explains the
     cascade), never for a running job (the hang rule covers it), never beside another node's
     strong hardware evidence (that node is the answer) and never more than one node (two
-    candidates are no answer).
+    candidates are no answer). A node still making progress after the first complaint is
+    not where the job stopped.
     """
     if job.running or len(job.nodes) < 2 or application:
         return []
@@ -186,7 +190,10 @@ def stopped_first(
     strong = {n for n in own_hw if _strongest(n, findings) >= STRONG}
     scheduler = job.state in NODE_FAILED_STATES
     hits: dict[str, list[str]] = {}
+    first_complaint = min((f.at for f in findings if f.at and is_complaint(f)), default=None)
     for node in sorted({*named, *silent, *([missing] if missing else [])}):
+        if first_complaint is not None and _progressed(node, activity, first_complaint):
+            continue  # still training when the others gave up: not where it stopped
         why = []
         if node == missing:
             why.append("every other node complained about a peer and it did not")
@@ -219,6 +226,13 @@ def stopped_first(
     ]
 
 
+def _progressed(node: str, activity: Iterable[Activity], after: datetime) -> bool:
+    return any(
+        a.node == node and a.last_progress_at is not None and a.last_progress_at > after
+        for a in activity
+    )
+
+
 def _strongest(node: str, findings: Iterable[Finding]) -> int:
     own = [
         f.weight
@@ -240,9 +254,7 @@ def application_errors(
     """The application's own errors: strong ones; a generic one (a bare Python exception) only
     when it is not the traceback of its node's own collective symptom before it; a weaker one
     when it came first and shortly before the flood of symptoms it explains."""
-    collective = [
-        f for f in symptoms if f.weight >= COLLECTIVE and f.source is Source.LOGS and not f.origin
-    ]
+    collective = [f for f in symptoms if is_complaint(f)]
     first_complaint: dict[str, Finding] = {}
     for f in collective:
         seen_first = first_complaint.get(f.node)
