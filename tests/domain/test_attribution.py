@@ -582,16 +582,29 @@ def test_the_same_step_failing_the_same_way_again_is_the_job() -> None:
 
 
 def test_a_transient_failure_moving_from_node_to_node_points_at_the_job() -> None:
-    fs = [timeout("n4", 99), *(timeout(n, 100) for n in NODES[:3])]
+    fs = cascade_without("n4")  # it started on n4 this time
     moved = (
         Attempt(Cause.TRANSIENT, "nccl.watchdog_timeout", "n1"),
         Attempt(Cause.TRANSIENT, "nccl.watchdog_timeout", "n2"),
     )
     v = attribute(job(), fs, [], RULES, moved)
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+    assert "n1, n2, n4" in v.summary
     assert attribute(job(), fs, [], RULES, moved[:1]).cause is Cause.TRANSIENT
     stuck = (moved[0], Attempt(Cause.TRANSIENT, "nccl.watchdog_timeout", "n1"))
     assert attribute(job(), fs, [], RULES, stuck).cause is Cause.TRANSIENT
+    # Every node complained: where it started is unknown (the first to complain is chance).
+    everyone = [timeout("n4", 99), *(timeout(n, 100) for n in NODES[:3])]
+    assert attribute(job(), everyone, [], RULES, moved).cause is Cause.TRANSIENT
+    # A decisive transient line says where it started.
+    system_error = [
+        f("nccl.unhandled_system_error", n, Blame.TRANSIENT, 50, 100, source=Source.LOGS)
+        for n in ("n3",)
+    ]
+    unhandled = tuple(
+        Attempt(Cause.TRANSIENT, "nccl.unhandled_system_error", n) for n in ("n1", "n2")
+    )
+    assert attribute(job(), system_error, [], RULES, unhandled).cause is Cause.APPLICATION
 
 
 def test_history_never_names_a_node_nor_overrides_hardware_or_the_scheduler() -> None:

@@ -81,7 +81,23 @@ def attribute(
     if not history:
         return verdict
     steps = [a.last_step for a in activity if a.source is Source.LOGS and a.last_step is not None]
-    return recall(verdict, history, max(steps) if steps else None)
+    seen = in_context(job, findings, xid_rules)
+    signal, origin = _signature(verdict, seen)
+    origin = missing_from_cascade(job, seen) or origin
+    return recall(verdict, history, max(steps) if steps else None, origin, signal)
+
+
+def _signature(verdict: Verdict, seen: Sequence[Finding]) -> tuple[str | None, str | None]:
+    """The failure's signal and the node it started on, as history records them: the decisive
+    line's; for a cascade with no decisive line, its heaviest collective symptom (earliest on
+    a tie) and no node (the first of many nodes to complain is chance)."""
+    if verdict.strength > 0 and verdict.evidence:
+        return verdict.evidence[0].signal, verdict.evidence[0].node
+    complaints = [f for f in seen if f.blame is Blame.SYMPTOM and f.weight >= 20]
+    if not complaints:
+        return None, None
+    top = min(complaints, key=lambda f: (-f.weight, f.at.timestamp() if f.at else 0.0, f.line))
+    return top.signal, None
 
 
 def _decide(

@@ -68,16 +68,27 @@ def parse_history(raw: object) -> tuple[Attempt, ...]:
     return tuple(out)
 
 
-def recall(verdict: Verdict, history: Sequence[Attempt], step: int | None = None) -> Verdict:
-    """This attempt's verdict, read against the job's earlier attempts."""
+def recall(
+    verdict: Verdict,
+    history: Sequence[Attempt],
+    step: int | None = None,
+    origin: str | None = None,
+    signal: str | None = None,
+) -> Verdict:
+    """This attempt's verdict, read against the job's earlier attempts.
+
+    `step` is the last training step this attempt reached; `origin` the node its failure
+    started on, when one is known (the node missing from a cascade, the node of a decisive
+    line), never the first of many nodes to complain; `signal` the failure's signal (the
+    verdict's first evidence line when not given)."""
     if not history or verdict.cause is Cause.HARDWARE or not verdict.evidence:
         return verdict
-    first = verdict.evidence[0]
-    if first.source is Source.JOB:
+    if verdict.evidence[0].source is Source.JOB:
         return verdict  # the scheduler's own word (a preemption, a time limit) is not the job's
+    signal = signal or verdict.evidence[0].signal
 
     def same_failure(a: Attempt) -> bool:
-        if a.cause is Cause.HARDWARE or a.signal != first.signal:
+        if a.cause is Cause.HARDWARE or a.signal != signal:
             return False
         if step is not None and a.step is not None:
             return a.step == step  # the same step failing the same way
@@ -85,21 +96,22 @@ def recall(verdict: Verdict, history: Sequence[Attempt], step: int | None = None
 
     again = [i for i, a in enumerate(history, 1) if same_failure(a)]
     if again:
-        at = f" at step {step}" if step is not None else ""
+        last = history[again[-1] - 1]
+        at = f" at step {step}" if step is not None and last.step == step else ""
         why = (
-            f"{verdict.summary}; attempt {again[-1]} of this job failed the same way "
-            f"({first.signal}{at}): the job's own failure, a retry fails again"
+            f"attempt {again[-1]} of this job failed the same way ({signal}{at}): the "
+            f"job's own failure, a retry fails again (this attempt: {verdict.summary})"
         )
         return _as_application(verdict, why)
-    if verdict.cause is not Cause.TRANSIENT:
+    if verdict.cause is not Cause.TRANSIENT or not origin:
         return verdict
-    same = [a for a in history if a.signal == first.signal and a.cause is not Cause.HARDWARE]
+    same = [a for a in history if a.signal == signal and a.cause is not Cause.HARDWARE]
     nodes = {a.node for a in same if a.node}
-    if len(same) >= MOVING_ATTEMPTS and len(nodes) == len(same) and first.node not in nodes:
+    if len(same) >= MOVING_ATTEMPTS and len(nodes) == len(same) and origin not in nodes:
         why = (
-            f"{verdict.summary}; the same {first.signal} started on a different node in each of "
-            f"{len(same) + 1} attempts ({', '.join([*sorted(nodes), first.node])}): the job, "
-            "not a node or the network"
+            f"the same {signal} started on a different node in each of {len(same) + 1} "
+            f"attempts ({', '.join([*sorted(nodes), origin])}): the job, not a node or the "
+            f"network (this attempt: {verdict.summary})"
         )
         return _as_application(verdict, why)
     return verdict
