@@ -120,7 +120,12 @@ def missing_from_cascade(job: JobRecord, findings: Sequence[Finding]) -> str | N
     node = quiet.pop()
     own = (Blame.APPLICATION, Blame.TRANSIENT)
     if any(
-        f.node == node and f.origin is None and f.blame in own and f.weight >= 50 for f in findings
+        f.node == node
+        and f.origin is None
+        and f.source is not Source.JOB
+        and f.blame in own
+        and f.weight >= 50
+        for f in findings
     ):
         return None  # it said what went wrong: that decides, not its absence
     return node
