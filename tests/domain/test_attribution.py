@@ -672,3 +672,12 @@ def test_a_node_still_training_when_the_others_time_out_is_not_where_it_stopped(
     assert v.suspect_nodes == ()
     stopped = [*healthy_activity(), activity("n3", 95)]
     assert attribute(job(), [*cascade_without("n3"), weak], stopped, RULES).suspect_nodes == ("n3",)
+
+
+def test_derived_symptoms_are_no_complaint() -> None:
+    # A derived line (line 0, e.g. a rank's place in hang stacks) is not a timeout n3 printed:
+    # n3 is still the node missing from the cascade.
+    derived = f("hang.stack_outlier", "n3", Blame.SYMPTOM, 45, 99, source=Source.LOGS, line=0)
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
+    v = attribute(job(), [*cascade_without("n3"), derived, weak], healthy_activity(), RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))

@@ -94,12 +94,14 @@ def shared_families(job: JobRecord, findings: Iterable[Finding]) -> set[str]:
 
 
 def is_complaint(f: Finding) -> bool:
-    """A collective symptom in a node's job output (a timeout, a lost peer)."""
+    """A collective symptom a node printed in its job output (a timeout, a lost peer); derived
+    findings (line 0: a rank's place in hang stacks, progress that stopped) are not."""
     return (
         f.blame is Blame.SYMPTOM
         and f.weight >= COLLECTIVE
         and f.source is Source.LOGS
         and f.origin is None
+        and f.line > 0
         and f.signal not in LOCAL_CRASHES
     )
 
