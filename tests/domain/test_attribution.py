@@ -681,3 +681,15 @@ def test_derived_symptoms_are_no_complaint() -> None:
     weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
     v = attribute(job(), [*cascade_without("n3"), derived, weak], healthy_activity(), RULES)
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+
+
+def test_what_one_node_shows_beyond_a_shared_family_is_its_own() -> None:
+    # Every host logs a port event (the fabric reacting); one host's link went down.
+    events = [f("ib.port_event", n, Blame.HARDWARE, 60, 100) for n in NODES]
+    down = f("ib.link_down", "n2", Blame.HARDWARE, 85, 99.9)
+    v = attribute(job(), [*events, down, *(timeout(n, 101) for n in NODES)], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+    # Links down on most hosts is the fabric again.
+    most = [f("ib.link_down", n, Blame.HARDWARE, 85, 99.9) for n in ("n1", "n2", "n3")]
+    v = attribute(job(), [*events, *most], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())

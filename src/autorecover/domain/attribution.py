@@ -126,7 +126,7 @@ def _decide(
         )
 
     shared = _shared(job, seen, app)
-    hw = _hardware_scores(f for f in seen if not _is_shared(f, shared))
+    hw = _hardware_scores(f for f in seen if not shared.holds(f))
     suspects = _suspects(hw, app)
     if hang is not None and not suspects:
         suspects = hang.suspects
@@ -139,9 +139,9 @@ def _decide(
     if app:
         return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
     if shared:
-        decisive = [f for f in seen if _is_shared(f, shared)]
+        decisive = [f for f in seen if shared.holds(f)]
         signals = ", ".join(sorted({f.signal for f in decisive}))
-        names = ", ".join(sorted(shared))
+        names = ", ".join(sorted(shared.families))
         if all(family(f.signal) == "device" and f.source is Source.LOGS for f in decisive):
             why = (
                 f"the same device error ({signals}) from every node's ranks at once: the "
@@ -175,27 +175,57 @@ def _decide(
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
 
 
-def _shared(job: JobRecord, seen: Sequence[Finding], app: Sequence[Finding]) -> set[str]:
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """Hardware families failing on every node at once, and what some nodes show beyond it."""
+
+    families: frozenset[str]
+    level: dict[str, int]  # the weight every node shows in the family
+    own: frozenset[tuple[str, str]]  # (node, family): a minority showing more than the level
+
+    def __bool__(self) -> bool:
+        return bool(self.families)
+
+    def holds(self, f: Finding) -> bool:
+        """True when the finding is the shared cause's, not its node's own."""
+        if f.blame is not Blame.HARDWARE or f.origin is not None:
+            return False
+        name = confinement(f.signal)
+        if name not in self.families:
+            return False
+        return not ((f.node, name) in self.own and f.weight > self.level[name])
+
+
+def _shared(job: JobRecord, seen: Sequence[Finding], app: Sequence[Finding]) -> _Shared:
     """Families of hardware signal that fail on every node of a multi-node job at once.
 
     A family with a strong finding of a node's own on every node (an InfiniBand port error on
     every host, a storage error on every node, one device error from every rank) names no one
     node: the fabric, the shared filesystem, the driver or the job's own use of the device is
     at fault. So is a job whose every node is a suspect with its strongest signals all of one
-    family. Their findings are left out of the node scores; what is left may still name a node.
+    family. Their findings are left out of the node scores — except where a minority of nodes
+    shows more in the family than every node does (a link down beside every host's port
+    event): that much is the node's own. What is left may still name a node.
     """
-    shared = shared_families(job, seen)
+    families = shared_families(job, seen)
     full = _hardware_scores(seen)
     everyone = _suspects(full, list(app))
     if len(job.nodes) > 1 and set(everyone) == set(job.nodes):
         tops = {confinement(max(full[n].findings, key=lambda f: f.weight).signal) for n in everyone}
         if len(tops) == 1:
-            shared |= tops
-    return shared
-
-
-def _is_shared(f: Finding, shared: set[str]) -> bool:
-    return f.blame is Blame.HARDWARE and f.origin is None and confinement(f.signal) in shared
+            families |= tops
+    level: dict[str, int] = {}
+    own: set[tuple[str, str]] = set()
+    for name in families:
+        tops_by_node: dict[str, int] = {}
+        for f in seen:
+            if f.blame is Blame.HARDWARE and f.origin is None and confinement(f.signal) == name:
+                tops_by_node[f.node] = max(f.weight, tops_by_node.get(f.node, 0))
+        level[name] = min(tops_by_node.get(n, 0) for n in job.nodes)
+        above = {n for n, w in tops_by_node.items() if w > level[name]}
+        if len(above) * 2 < len(job.nodes):
+            own.update((n, name) for n in above)
+    return _Shared(frozenset(families), level, frozenset(own))
 
 
 def _empty(node: str) -> _Scored:
