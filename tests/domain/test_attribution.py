@@ -395,6 +395,7 @@ def test_the_node_missing_from_a_cascade_with_a_weak_hardware_line_is_the_suspec
 def test_the_node_missing_from_a_cascade_when_the_scheduler_says_a_node_failed() -> None:
     v = attribute(job(state="NODE_FAIL"), cascade_without("n3"), healthy_activity(), RULES)
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+    assert "the scheduler says a node failed (NODE_FAIL)" in v.summary
 
 
 def test_the_node_missing_from_a_cascade_whose_host_went_silent() -> None:

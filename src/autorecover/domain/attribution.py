@@ -422,6 +422,9 @@ def _hardware_reason(suspects: list[str], hw: dict[str, _Scored], symptoms: list
             continue
         top = max(scored.findings, key=lambda f: f.weight)
         when = f" at {top.at:%H:%M:%S}Z" if top.at else ""
+        if top.signal == "node.stopped_first":  # derived: its text says why
+            parts.append(f"{node}: {top.text}")
+            continue
         parts.append(f"{node}: {top.signal}{when} (node action: {top.node_action})")
     why = "hardware fault on " + "; ".join(parts)
     bystanders = sorted({f.node for f in symptoms if f.weight >= 20} - set(suspects))
