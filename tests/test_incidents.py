@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -13,16 +16,61 @@ from autorecover.parsing.scanning import Scanner
 from conftest import CORPUS, SAMPLES
 
 
+def _load_scorer() -> ModuleType:
+    name = "score_corpus"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parent.parent / "scripts" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None and spec.loader is not None
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
+
+
+SCORER = _load_scorer()
+
+
 def _bundles(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / "expected.json").exists())
 
 
-ALL = _bundles(SAMPLES) + (_bundles(CORPUS) if CORPUS.exists() else [])
+def _split(bundle: Path) -> str:
+    split = json.loads((bundle / "expected.json").read_text()).get("split")
+    return str(split or SCORER.split_for(bundle.name))
+
+
+CORPUS_BUNDLES = _bundles(CORPUS) if CORPUS.exists() else []
+HELDOUT = [b for b in CORPUS_BUNDLES if _split(b) == "heldout"]
+# Samples and the tuning split are checked one by one; the held-out split only in aggregate.
+ALL = _bundles(SAMPLES) + [b for b in CORPUS_BUNDLES if _split(b) != "heldout"]
+# Issue 14 asks for 150 corpus bundles, a third of them held out; raise to 150 once they land.
+MIN_CORPUS = 46
 
 
 def test_there_are_enough_incidents() -> None:
     assert len(_bundles(SAMPLES)) == 8
-    assert CORPUS.exists() and len(_bundles(CORPUS)) >= 30
+    assert CORPUS.exists() and len(CORPUS_BUNDLES) >= MIN_CORPUS
+    if MIN_CORPUS >= SCORER.MIN_BUNDLES:
+        assert 3 * len(HELDOUT) >= len(CORPUS_BUNDLES)
+
+
+def test_every_corpus_bundle_has_a_known_split() -> None:
+    for bundle in CORPUS_BUNDLES:
+        split = json.loads((bundle / "expected.json").read_text()).get("split")
+        assert split in (None, *SCORER.SPLITS), bundle.name
+
+
+@pytest.mark.skipif(not HELDOUT, reason="no held-out bundle yet")
+def test_the_held_out_split_meets_the_targets(catalog: Catalog, scanner: Scanner) -> None:
+    outcomes = [SCORER.score_bundle(b, "heldout", catalog, scanner) for b in HELDOUT]
+    missed = SCORER.failures(outcomes, min_bundles=0)
+    wrong = [
+        f"{o.bundle}: got {o.got_cause} {list(o.got_suspects)}, "
+        f"want {o.want_cause} {list(o.want_suspects)}"
+        for o in outcomes
+        if not o.right
+    ]
+    assert not missed, "; ".join(missed) + "\n" + "\n".join(wrong)
 
 
 @pytest.mark.parametrize("bundle", ALL, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -39,7 +87,7 @@ def test_verdict_matches_expected(bundle: Path, catalog: Catalog, scanner: Scann
     assert got == want, verdict.summary
 
 
-@pytest.mark.parametrize("bundle", ALL, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("bundle", ALL + HELDOUT, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_evidence_points_at_real_lines(bundle: Path, catalog: Catalog, scanner: Scanner) -> None:
     verdict = explain(bundle, catalog, scanner).verdict
     if verdict.cause.value == "hardware":

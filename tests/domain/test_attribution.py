@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from autorecover.domain.attribution import attribute
+from autorecover.domain.history import Attempt, parse_history
 from autorecover.domain.records import (
     Action,
     Activity,
@@ -124,8 +127,9 @@ def test_no_usable_gpu_on_one_node_with_an_xid_names_that_node() -> None:
 
 
 def test_no_usable_gpu_on_one_node_alone_names_nobody() -> None:
+    # n2 times out like every other node: nothing but its own weak line points at it.
     fs = [f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 50, source=Source.LOGS)]
-    fs.extend(timeout(n, 70) for n in NODES if n != "n2")
+    fs.extend(timeout(n, 70) for n in NODES)
     v = attribute(job(), fs, [], RULES)
     assert v.suspect_nodes == ()
 
@@ -342,3 +346,351 @@ def test_different_hardware_signals_on_every_node_are_still_hardware() -> None:
     ]
     v = attribute(job(), found, [], RULES)
     assert v.cause is Cause.HARDWARE and set(v.suspect_nodes) == set(NODES)
+
+
+# --- The shape of the evidence (issue 14, item 2) ---------------------------------------------
+
+
+def system(node: str, last_minutes: float | None, present: bool = True) -> Activity:
+    """A node's system log: present or not, and when its last line was written."""
+    at = None if last_minutes is None else T0 + timedelta(minutes=last_minutes)
+    return Activity(node=node, source=Source.SYSTEM, present=present, lines=50, last_at=at)
+
+
+def output(node: str, last_minutes: float, present: bool = True) -> Activity:
+    at = T0 + timedelta(minutes=last_minutes)
+    return Activity(node=node, source=Source.LOGS, present=present, lines=50, last_at=at)
+
+
+def cascade_without(node: str, minutes: float = 100) -> list[Finding]:
+    """Every node but `node` times out in a collective; `node` only says it got a signal."""
+    fs = [timeout(n, minutes) for n in NODES if n != node]
+    fs.append(f("torch.signal", node, Blame.SYMPTOM, 5, minutes - 1, source=Source.LOGS))
+    return fs
+
+
+def healthy_activity(end: float = 125) -> list[Activity]:
+    return [*(system(n, end) for n in NODES), *(output(n, 119) for n in NODES)]
+
+
+def test_the_node_missing_from_a_cascade_alone_is_no_suspect() -> None:
+    v = attribute(job(), cascade_without("n3"), healthy_activity(), RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.TRANSIENT, (), Action.REQUEUE)
+    # Its job output missing is the same fact (it printed nothing), not a second one.
+    acts = [*(a for a in healthy_activity() if a.node != "n3" or a.source is Source.SYSTEM)]
+    acts.append(output("n3", 0, present=False))
+    assert attribute(job(), cascade_without("n3"), acts, RULES).suspect_nodes == ()
+
+
+def test_the_node_missing_from_a_cascade_with_a_weak_hardware_line_is_the_suspect() -> None:
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
+    v = attribute(job(), [*cascade_without("n3"), weak], healthy_activity(), RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+    assert any(e.signal == "node.stopped_first" and e.node == "n3" for e in v.evidence)
+    # The same weak line on a node that complained like the others names nobody.
+    other = f("pcie.aer_nonfatal", "n2", Blame.HARDWARE, 40, 98)
+    assert attribute(job(), [*cascade_without("n3"), other], [], RULES).suspect_nodes == ()
+
+
+def test_the_node_missing_from_a_cascade_when_the_scheduler_says_a_node_failed() -> None:
+    v = attribute(job(state="NODE_FAIL"), cascade_without("n3"), healthy_activity(), RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+    assert "the scheduler says a node failed (NODE_FAIL)" in v.summary
+
+
+def test_the_node_missing_from_a_cascade_whose_host_went_silent() -> None:
+    acts = [*(system(n, 125) for n in NODES if n != "n3"), system("n3", 90)]
+    v = attribute(job(), cascade_without("n3"), acts, RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+    missing = [*(system(n, 125) for n in NODES if n != "n3"), system("n3", None, present=False)]
+    v = attribute(job(), cascade_without("n3"), missing, RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+
+
+def test_a_missing_node_that_printed_its_own_error_is_never_named() -> None:
+    # n3 raised the application's own error: the software, not the node (even with NODE_FAIL).
+    app = f("python.exception", "n3", Blame.APPLICATION, 50, 95, source=Source.LOGS)
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
+    v = attribute(job(state="NODE_FAIL"), [*cascade_without("n3"), app, weak], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+
+
+def test_a_lifecycle_event_explains_the_silent_host() -> None:
+    acts = [*(system(n, 125) for n in NODES if n != "n3"), system("n3", 90)]
+    notice = f("k8s.node_shutdown", "n3", Blame.TRANSIENT, 70, 89)
+    v = attribute(job(state="NODE_FAIL"), [*cascade_without("n3"), notice], acts, RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+    v = attribute(job(state="PREEMPTED"), cascade_without("n3"), acts, RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+
+
+def test_silence_with_the_peers_naming_the_host_names_it() -> None:
+    addresses = [bootstrap(n, f"10.0.0.{i}") for i, n in enumerate(NODES, 1)]
+    acts = [*(system(n, 125) for n in NODES if n != "n3"), system("n3", 90)]
+    fs = [*addresses, gloo_closed("n1", "10.0.0.3"), gloo_closed("n2", "10.0.0.3")]
+    v = attribute(job(), fs, acts, RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+    # The same errors with every host's log going on: a process died, not its host.
+    assert attribute(job(), fs, healthy_activity(), RULES).suspect_nodes == ()
+
+
+def test_silence_alone_names_nobody() -> None:
+    acts = [*(system(n, 125) for n in NODES if n != "n3"), system("n3", 90)]
+    v = attribute(job(), [timeout(n, 100) for n in NODES], acts, RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+
+
+def test_silence_with_a_node_failure_names_the_silent_host() -> None:
+    fs = [timeout(n, 100) for n in NODES]
+    acts = [*(system(n, 125) for n in NODES if n != "n3"), system("n3", 90)]
+    v = attribute(job(state="NODE_FAIL"), fs, acts, RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+    # Every host's log ends at the same time (the bundle's window), or the early one has only
+    # seconds-since-boot stamps, or it went on past the job's end: nobody went silent.
+    same = [system(n, 90) for n in NODES]
+    assert attribute(job(state="NODE_FAIL"), fs, same, RULES).suspect_nodes == ()
+    untimed = [*(system(n, 125) for n in NODES if n != "n3"), system("n3", None)]
+    assert attribute(job(state="NODE_FAIL"), fs, untimed, RULES).suspect_nodes == ()
+    after = [*(system(n, 140) for n in NODES if n != "n3"), system("n3", 121)]
+    assert attribute(job(state="NODE_FAIL"), fs, after, RULES).suspect_nodes == ()
+
+
+def test_two_candidates_are_no_answer() -> None:
+    acts = [*(system(n, 125) for n in ("n1", "n2")), system("n3", 90), system("n4", 90)]
+    fs = [timeout("n1", 100), timeout("n2", 100)]
+    v = attribute(job(state="NODE_FAIL"), fs, acts, RULES)
+    assert v.suspect_nodes == ()
+
+
+def test_a_network_family_error_on_every_host_is_the_fabric() -> None:
+    # Different keys, one family: adapter port errors on every host at once.
+    fs = [
+        f("nccl.ib_async_port_error", "n1", Blame.HARDWARE, 70, 119.5),
+        f("nccl.ib_async_port_error", "n2", Blame.HARDWARE, 70, 119.5),
+        f("ib.port_event", "n3", Blame.HARDWARE, 60, 119.4),
+        f("ib.link_down", "n4", Blame.HARDWARE, 85, 119.4),
+        *(timeout(n, 119.8) for n in NODES),
+    ]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.TRANSIENT, (), Action.REQUEUE)
+    assert "network" in v.summary
+    # On one host it is that host's adapter.
+    one = [fs[3], *(timeout(n, 119.8) for n in NODES)]
+    assert attribute(job(), one, [], RULES).suspect_nodes == ("n4",)
+
+
+def test_a_shared_family_does_not_hide_one_nodes_own_fault() -> None:
+    port = [f("nccl.ib_async_port_error", n, Blame.HARDWARE, 70, 119.5) for n in NODES]
+    xid = f("xid.79", "n3", Blame.HARDWARE, 100, 119.0)
+    v = attribute(job(), [*port, xid, *(timeout(n, 119.8) for n in NODES)], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+
+
+def test_a_storage_error_on_every_node_is_the_shared_filesystem() -> None:
+    every = [f("fs.io_error", n, Blame.HARDWARE, 70, 100) for n in NODES]
+    v = attribute(job(), every, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+    local = f("disk.io_error", "n2", Blame.HARDWARE, 70, 100)
+    assert attribute(job(), [local], [], RULES).suspect_nodes == ("n2",)
+
+
+def test_a_device_error_from_every_rank_is_the_applications_use_of_the_gpu() -> None:
+    every = [f("cuda.device_error", n, Blame.HARDWARE, 70, 100, source=Source.LOGS) for n in NODES]
+    v = attribute(job(), every, [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.APPLICATION, (), Action.STOP)
+    # From the kernel on every node at once it is the driver or the platform: retry.
+    kernel = [f("xid.79", n, Blame.HARDWARE, 100, 100) for n in NODES]
+    assert attribute(job(), kernel, [], RULES).cause is Cause.TRANSIENT
+
+
+def test_a_bare_exception_after_its_nodes_own_timeout_is_that_timeouts_traceback() -> None:
+    late = f("python.exception", "n2", Blame.APPLICATION, 50, 100.5, source=Source.LOGS, line=9)
+    v = attribute(job(), [*(timeout(n, 100) for n in NODES), late], [], RULES)
+    assert v.cause is Cause.TRANSIENT
+    early = f("python.exception", "n2", Blame.APPLICATION, 50, 99, source=Source.LOGS)
+    assert attribute(job(), [*(timeout(n, 100) for n in NODES), early], [], RULES).cause is (
+        Cause.APPLICATION
+    )
+    # A strong application error is the application's wherever it stands.
+    oom = f("cuda.oom", "n2", Blame.APPLICATION, 80, 100.5, source=Source.LOGS, line=9)
+    assert attribute(job(), [*(timeout(n, 100) for n in NODES), oom], [], RULES).cause is (
+        Cause.APPLICATION
+    )
+
+
+def test_a_weak_application_error_just_before_the_flood_explains_it() -> None:
+    xid13 = f("xid.13", "n2", Blame.APPLICATION, 40, 98)
+    v = attribute(job(), [*(timeout(n, 100) for n in NODES), xid13], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+    long_before = f("xid.13", "n2", Blame.APPLICATION, 40, 60)
+    v = attribute(job(), [*(timeout(n, 100) for n in NODES), long_before], [], RULES)
+    assert v.cause is Cause.TRANSIENT
+    # Something else went wrong first: the weak error explains nothing.
+    first = f("nccl.unhandled_system_error", "n1", Blame.TRANSIENT, 50, 97, source=Source.LOGS)
+    v = attribute(job(), [*(timeout(n, 100) for n in NODES), xid13, first], [], RULES)
+    assert v.cause is Cause.TRANSIENT
+
+
+def test_the_summary_names_the_first_application_error() -> None:
+    fs = [
+        f("python.exception", "n4", Blame.APPLICATION, 50, 90, source=Source.LOGS),
+        f("cuda.oom", "n1", Blame.APPLICATION, 80, 95, source=Source.LOGS),
+    ]
+    v = attribute(job(), fs, [], RULES)
+    assert v.cause is Cause.APPLICATION and "first on n4" in v.summary
+
+
+def test_thin_evidence_stays_unknown() -> None:
+    assert attribute(job(), [], [], RULES).cause is Cause.UNKNOWN
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
+    v = attribute(job(), [weak], healthy_activity(), RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ())
+
+
+# --- The job's history ------------------------------------------------------------------------
+
+
+def crash(node: str, minutes: float = 100) -> Finding:
+    return f("process.crashed", node, Blame.SYMPTOM, 45, minutes, source=Source.LOGS)
+
+
+def progress(step: int) -> list[Activity]:
+    return [
+        Activity(node=n, source=Source.LOGS, present=True, lines=9, last_step=step) for n in NODES
+    ]
+
+
+def test_the_same_unexplained_crash_again_is_the_application() -> None:
+    alone = attribute(job(), [crash("n2")], [], RULES)
+    assert alone.cause is Cause.UNKNOWN
+    before = (Attempt(Cause.UNKNOWN, "process.crashed", "n1"),)
+    v = attribute(job(), [crash("n2")], [], RULES, before)
+    assert (v.cause, v.action) == (Cause.APPLICATION, Action.STOP)
+    assert "attempt 1" in v.summary
+    other = (Attempt(Cause.UNKNOWN, "cuda.oom", "n1"),)
+    assert attribute(job(), [crash("n2")], [], RULES, other).cause is Cause.UNKNOWN
+
+
+def test_the_same_step_failing_the_same_way_again_is_the_job() -> None:
+    fs = [timeout(n, 100) for n in NODES]
+    same = (Attempt(Cause.TRANSIENT, "nccl.watchdog_timeout", "n1", step=1200),)
+    v = attribute(job(), fs, progress(1200), RULES, same)
+    assert v.cause is Cause.APPLICATION and "step 1200" in v.summary
+    later = (Attempt(Cause.TRANSIENT, "nccl.watchdog_timeout", "n1", step=800),)
+    assert attribute(job(), fs, progress(1200), RULES, later).cause is Cause.TRANSIENT
+    # Without steps a repeated collective timeout is just a repeated transient failure.
+    assert attribute(job(), fs, [], RULES, later).cause is Cause.TRANSIENT
+
+
+def test_a_transient_failure_moving_from_node_to_node_points_at_the_job() -> None:
+    fs = cascade_without("n4")  # it started on n4 this time
+    moved = (
+        Attempt(Cause.TRANSIENT, "nccl.watchdog_timeout", "n1"),
+        Attempt(Cause.TRANSIENT, "nccl.watchdog_timeout", "n2"),
+    )
+    v = attribute(job(), fs, [], RULES, moved)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+    assert "n1, n2, n4" in v.summary
+    assert attribute(job(), fs, [], RULES, moved[:1]).cause is Cause.TRANSIENT
+    stuck = (moved[0], Attempt(Cause.TRANSIENT, "nccl.watchdog_timeout", "n1"))
+    assert attribute(job(), fs, [], RULES, stuck).cause is Cause.TRANSIENT
+    # Every node complained: where it started is unknown (the first to complain is chance).
+    everyone = [timeout("n4", 99), *(timeout(n, 100) for n in NODES[:3])]
+    assert attribute(job(), everyone, [], RULES, moved).cause is Cause.TRANSIENT
+    # A decisive transient line says where it started.
+    system_error = [
+        f("nccl.unhandled_system_error", n, Blame.TRANSIENT, 50, 100, source=Source.LOGS)
+        for n in ("n3",)
+    ]
+    unhandled = tuple(
+        Attempt(Cause.TRANSIENT, "nccl.unhandled_system_error", n) for n in ("n1", "n2")
+    )
+    assert attribute(job(), system_error, [], RULES, unhandled).cause is Cause.APPLICATION
+
+
+def test_history_never_names_a_node_nor_overrides_hardware_or_the_scheduler() -> None:
+    hw = [f("xid.79", "n3", Blame.HARDWARE, 100, 60)]
+    before = (Attempt(Cause.HARDWARE, "xid.79", "n3", suspect_nodes=("n3",)),)
+    assert attribute(job(), hw, [], RULES, before).suspect_nodes == ("n3",)
+    preempted = (Attempt(Cause.TRANSIENT, "slurm.preempted", "n1", step=5),)
+    v = attribute(job(state="PREEMPTED"), [], progress(5), RULES, preempted)
+    assert v.cause is Cause.TRANSIENT
+
+
+def test_history_is_parsed_strictly() -> None:
+    raw = [{"cause": "transient", "signal": "nccl.watchdog_timeout", "node": "n1", "step": 7}]
+    assert parse_history(raw) == (Attempt(Cause.TRANSIENT, "nccl.watchdog_timeout", "n1", 7),)
+    assert parse_history(None) == ()
+    for bad, field in (
+        ({"cause": "flaky"}, "history[0].cause"),
+        ({"cause": "unknown", "step": "7"}, "history[0].step"),
+        ({"cause": "unknown", "color": 1}, "history[0].color"),
+        ({"cause": "unknown", "suspect_nodes": "n1"}, "history[0].suspect_nodes"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(field)):
+            parse_history([bad])
+    with pytest.raises(ValueError, match="must be a list"):
+        parse_history({"cause": "unknown"})
+
+
+def test_an_application_error_anywhere_keeps_the_shape_rules_quiet() -> None:
+    # An OOM just before the cascade explains it; n3's weak line does not make n3 a suspect.
+    oom = f("cuda.oom", "n1", Blame.APPLICATION, 80, 99.5, source=Source.LOGS)
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
+    v = attribute(job(state="NODE_FAIL"), [*cascade_without("n3"), oom, weak], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+
+
+def test_the_shape_adds_no_second_suspect_beside_strong_evidence() -> None:
+    xid = f("xid.79", "n2", Blame.HARDWARE, 100, 99)
+    v = attribute(job(state="NODE_FAIL"), [*cascade_without("n3"), xid], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
+def test_silence_needs_the_other_hosts_alive_at_the_end() -> None:
+    fs = [timeout(n, 100) for n in NODES]
+    early = [*(system(n, 100) for n in NODES if n != "n3"), system("n3", 90)]
+    assert attribute(job(state="NODE_FAIL"), fs, early, RULES).suspect_nodes == ()
+
+
+def test_two_different_device_faults_on_a_two_node_job_are_two_faults() -> None:
+    pair = job(nodes=("a", "b"))
+    fs = [f("xid.79", "a", Blame.HARDWARE, 100, 100), f("xid.48", "b", Blame.HARDWARE, 95, 100)]
+    v = attribute(pair, fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("a", "b"))
+    # Two different adapter errors on both hosts are the fabric between them.
+    net = [
+        f("ib.link_down", "a", Blame.HARDWARE, 85, 100),
+        f("nic.mlx5_fatal", "b", Blame.HARDWARE, 85, 100),
+    ]
+    assert attribute(pair, net, [], RULES).suspect_nodes == ()
+
+
+def test_a_node_still_training_when_the_others_time_out_is_not_where_it_stopped() -> None:
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
+    still = [*healthy_activity(), activity("n3", 110)]  # progress at minute 110 > timeouts at 100
+    v = attribute(job(), [*cascade_without("n3"), weak], still, RULES)
+    assert v.suspect_nodes == ()
+    stopped = [*healthy_activity(), activity("n3", 95)]
+    assert attribute(job(), [*cascade_without("n3"), weak], stopped, RULES).suspect_nodes == ("n3",)
+
+
+def test_derived_symptoms_are_no_complaint() -> None:
+    # A derived line (line 0, e.g. a rank's place in hang stacks) is not a timeout n3 printed:
+    # n3 is still the node missing from the cascade.
+    derived = f("hang.stack_outlier", "n3", Blame.SYMPTOM, 45, 99, source=Source.LOGS, line=0)
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)
+    v = attribute(job(), [*cascade_without("n3"), derived, weak], healthy_activity(), RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+
+
+def test_what_one_node_shows_beyond_a_shared_family_is_its_own() -> None:
+    # Every host logs a port event (the fabric reacting); one host's link went down.
+    events = [f("ib.port_event", n, Blame.HARDWARE, 60, 100) for n in NODES]
+    down = f("ib.link_down", "n2", Blame.HARDWARE, 85, 99.9)
+    v = attribute(job(), [*events, down, *(timeout(n, 101) for n in NODES)], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+    # Links down on most hosts is the fabric again.
+    most = [f("ib.link_down", n, Blame.HARDWARE, 85, 99.9) for n in ("n1", "n2", "n3")]
+    v = attribute(job(), [*events, *most], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())

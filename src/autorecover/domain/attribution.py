@@ -4,10 +4,15 @@ The reasoning, in order:
 1. Keep what falls inside the job's window and re-read it in context (`context.py`).
 2. Collective failures (NCCL timeouts, peers exiting, gloo's lost pairs and timeouts, c10d
    store timeouts, elastic summaries) are symptoms; they never decide a cause on their own.
-3. Hardware: a node with strong hardware evidence is a suspect, unless an application error
+3. The shape of the evidence (`shape.py`): one family of hardware signal failing on every
+   node at once names no node; the node missing from a cascade, or whose host went silent,
+   is a suspect when a second, independent line agrees.
+4. Hardware: a node with strong hardware evidence is a suspect, unless an application error
    came clearly first. A hang whose progress stopped on one node first names that node.
-4. Otherwise the application, if one of its own errors is there; otherwise a transient cause
-   (preemption, eviction, a collective timeout with no hardware behind it); otherwise unknown.
+5. Otherwise the application, if one of its own errors is there (not the traceback of its
+   node's own timeout); otherwise a transient cause (preemption, eviction, a collective
+   timeout with no hardware behind it); otherwise unknown.
+6. The job's earlier attempts (`history.py`) may turn a repeated failure into `application`.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from autorecover.domain.context import in_context
+from autorecover.domain.history import Attempt, recall
 from autorecover.domain.records import (
     ACTION_FOR_CAUSE,
     Activity,
@@ -27,6 +33,14 @@ from autorecover.domain.records import (
     JobRecord,
     Source,
     Verdict,
+)
+from autorecover.domain.shape import (
+    application_errors,
+    confinement,
+    family,
+    missing_from_cascade,
+    shared_families,
+    stopped_first,
 )
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
@@ -59,17 +73,48 @@ def attribute(
     findings: Sequence[Finding],
     activity: Sequence[Activity],
     xid_rules: dict[int, frozenset[str]],
+    history: Sequence[Attempt] = (),
 ) -> Verdict:
-    """Decide cause, suspects and action for a failed or stuck job."""
+    """Decide cause, suspects and action for a failed or stuck job (`history`: the verdicts of
+    the job's earlier attempts, oldest first, when known)."""
+    verdict = _decide(job, findings, activity, xid_rules)
+    if not history:
+        return verdict
+    steps = [a.last_step for a in activity if a.source is Source.LOGS and a.last_step is not None]
+    seen = in_context(job, findings, xid_rules)
+    signal, origin = _signature(verdict, seen)
+    origin = missing_from_cascade(job, seen) or origin
+    return recall(verdict, history, max(steps) if steps else None, origin, signal)
+
+
+def _signature(verdict: Verdict, seen: Sequence[Finding]) -> tuple[str | None, str | None]:
+    """The failure's signal and the node it started on, as history records them: the decisive
+    line's; for a cascade with no decisive line, its heaviest collective symptom (earliest on
+    a tie) and no node (the first of many nodes to complain is chance)."""
+    if verdict.strength > 0 and verdict.evidence:
+        return verdict.evidence[0].signal, verdict.evidence[0].node
+    complaints = [f for f in seen if f.blame is Blame.SYMPTOM and f.weight >= 20]
+    if not complaints:
+        return None, None
+    top = min(complaints, key=lambda f: (-f.weight, f.at.timestamp() if f.at else 0.0, f.line))
+    return top.signal, None
+
+
+def _decide(
+    job: JobRecord,
+    findings: Sequence[Finding],
+    activity: Sequence[Activity],
+    xid_rules: dict[int, frozenset[str]],
+) -> Verdict:
     seen = in_context(job, findings, xid_rules)
     seen.extend(_state_findings(job))
     seen.extend(_named_failures(seen, job))
     seen.extend(_blamed_peers(findings, seen, job))
-    hw = _hardware_scores(seen)
-    hang = _hang(job, activity) if job.running else None
-    app = [f for f in seen if f.blame is Blame.APPLICATION and f.weight >= APPLICATION_THRESHOLD]
-    transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
+    app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
+    seen.extend(stopped_first(job, seen, activity, app))
+    hang = _hang(job, activity) if job.running else None
+    transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
 
     if any(job.exit_code(n) == NVRX_NO_REQUEUE_EXIT for n in job.nodes):
         return _verdict(
@@ -80,10 +125,9 @@ def attribute(
             f"a rank exited with {NVRX_NO_REQUEUE_EXIT}: NVRx asks not to requeue",
         )
 
+    shared = _shared(job, seen, app)
+    hw = _hardware_scores(f for f in seen if not shared.holds(f))
     suspects = _suspects(hw, app)
-    everywhere = _everywhere(suspects, hw, job)
-    if everywhere is not None:
-        suspects = []  # one signal on every node at once is no one node's fault
     if hang is not None and not suspects:
         suspects = hang.suspects
     if suspects:
@@ -94,12 +138,20 @@ def attribute(
         return _verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
     if app:
         return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
-    if everywhere is not None:
+    if shared:
+        decisive = [f for f in seen if shared.holds(f)]
+        signals = ", ".join(sorted({f.signal for f in decisive}))
+        names = ", ".join(sorted(shared.families))
+        if all(family(f.signal) == "device" and f.source is Source.LOGS for f in decisive):
+            why = (
+                f"the same device error ({signals}) from every node's ranks at once: the "
+                "job's own use of the GPU, not one node's hardware"
+            )
+            return _verdict(Cause.APPLICATION, (), decisive, symptoms, why)
         why = (
-            f"{everywhere} on every node of the job at once: the fabric, the driver or the job, "
-            "not one node's hardware: retry without excluding any"
+            f"{signals} ({names}) on every node of the job at once: the fabric, the shared "
+            "storage, the driver or the job, not one node's hardware: retry without excluding any"
         )
-        decisive = [f for s in hw.values() for f in s.findings if f.signal == everywhere]
         return _verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
     if transient:
         return _verdict(Cause.TRANSIENT, (), transient, symptoms, _transient_reason(transient))
@@ -110,6 +162,12 @@ def attribute(
     collective = [f for f in symptoms if f.weight >= 20]
     if collective and not job.running:
         why = "collective failure with no hardware or application error behind it: retry"
+        quiet = missing_from_cascade(job, seen)
+        if quiet is not None:
+            why += (
+                f" (it started on {quiet}, the one node that did not complain, but nothing "
+                "else points at its hardware)"
+            )
         return _verdict(Cause.TRANSIENT, (), [], symptoms, why)
     if hang is not None:
         why = "the job stopped making progress on every node at once, with no evidence why"
@@ -117,14 +175,57 @@ def attribute(
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
 
 
-def _everywhere(suspects: Sequence[str], hw: dict[str, _Scored], job: JobRecord) -> str | None:
-    """The hardware signal every node of a multi-node job shows as its strongest, if one does
-    (then it names no one node: an InfiniBand fabric event, a driver or firmware bug, the
-    job's own misuse of the device seen from every rank). None otherwise."""
-    if len(job.nodes) < 2 or set(suspects) != set(job.nodes):
-        return None
-    tops = {max(hw[n].findings, key=lambda f: f.weight).signal for n in suspects}
-    return tops.pop() if len(tops) == 1 else None
+@dataclass(frozen=True, slots=True)
+class _Shared:
+    """Hardware families failing on every node at once, and what some nodes show beyond it."""
+
+    families: frozenset[str]
+    level: dict[str, int]  # the weight every node shows in the family
+    own: frozenset[tuple[str, str]]  # (node, family): a minority showing more than the level
+
+    def __bool__(self) -> bool:
+        return bool(self.families)
+
+    def holds(self, f: Finding) -> bool:
+        """True when the finding is the shared cause's, not its node's own."""
+        if f.blame is not Blame.HARDWARE or f.origin is not None:
+            return False
+        name = confinement(f.signal)
+        if name not in self.families:
+            return False
+        return not ((f.node, name) in self.own and f.weight > self.level[name])
+
+
+def _shared(job: JobRecord, seen: Sequence[Finding], app: Sequence[Finding]) -> _Shared:
+    """Families of hardware signal that fail on every node of a multi-node job at once.
+
+    A family with a strong finding of a node's own on every node (an InfiniBand port error on
+    every host, a storage error on every node, one device error from every rank) names no one
+    node: the fabric, the shared filesystem, the driver or the job's own use of the device is
+    at fault. So is a job whose every node is a suspect with its strongest signals all of one
+    family. Their findings are left out of the node scores — except where a minority of nodes
+    shows more in the family than every node does (a link down beside every host's port
+    event): that much is the node's own. What is left may still name a node.
+    """
+    families = shared_families(job, seen)
+    full = _hardware_scores(seen)
+    everyone = _suspects(full, list(app))
+    if len(job.nodes) > 1 and set(everyone) == set(job.nodes):
+        tops = {confinement(max(full[n].findings, key=lambda f: f.weight).signal) for n in everyone}
+        if len(tops) == 1:
+            families |= tops
+    level: dict[str, int] = {}
+    own: set[tuple[str, str]] = set()
+    for name in families:
+        tops_by_node: dict[str, int] = {}
+        for f in seen:
+            if f.blame is Blame.HARDWARE and f.origin is None and confinement(f.signal) == name:
+                tops_by_node[f.node] = max(f.weight, tops_by_node.get(f.node, 0))
+        level[name] = min(tops_by_node.get(n, 0) for n in job.nodes)
+        above = {n for n, w in tops_by_node.items() if w > level[name]}
+        if len(above) * 2 < len(job.nodes):
+            own.update((n, name) for n in above)
+    return _Shared(frozenset(families), level, frozenset(own))
 
 
 def _empty(node: str) -> _Scored:
@@ -321,6 +422,9 @@ def _hardware_reason(suspects: list[str], hw: dict[str, _Scored], symptoms: list
             continue
         top = max(scored.findings, key=lambda f: f.weight)
         when = f" at {top.at:%H:%M:%S}Z" if top.at else ""
+        if top.signal == "node.stopped_first":  # derived: its text says why
+            parts.append(f"{node}: {top.text}")
+            continue
         parts.append(f"{node}: {top.signal}{when} (node action: {top.node_action})")
     why = "hardware fault on " + "; ".join(parts)
     bystanders = sorted({f.node for f in symptoms if f.weight >= 20} - set(suspects))
@@ -334,6 +438,10 @@ def _application_reason(app: list[Finding], job: JobRecord) -> str:
     top = max(app, key=lambda f: (f.weight, -(f.at.timestamp() if f.at else 0)))
     nodes = sorted({f.node for f in app})
     spread = "every node" if set(nodes) >= set(job.nodes) else ", ".join(nodes)
+    timed = [f for f in app if f.at is not None]
+    first = min(timed, key=lambda f: (f.at, f.line)) if timed else top
+    if len(nodes) > 1 and first.at is not None:
+        spread += f", first on {first.node} ({first.signal} at {first.at:%H:%M:%S}Z)"
     return f"the application failed ({top.signal}) on {spread}: a retry would fail the same way"
 
 

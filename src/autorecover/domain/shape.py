@@ -1,0 +1,311 @@
+"""The shape of the evidence: where errors are confined, who is missing, who went silent.
+
+A finding says what one line means. Across nodes, the pattern says more:
+
+* **Confinement by family.** A signal's family is the part of the machine it speaks for (a
+  network adapter, storage, the GPU device). One family failing strongly on *every* node of a
+  multi-node job at once is something they share (the fabric, the shared filesystem, the
+  driver or the job's own use of the device), not every node breaking together.
+* **The node missing from a cascade.** When every node but one prints collective symptoms (a
+  timeout, a peer that closed) and that one prints nothing of the kind, the failure started
+  there. Alone that is no proof of hardware (a killed or hung process leaves the same hole);
+  with corroboration from the node itself, the scheduler or its silence it is.
+* **First in time.** A bare exception after its node's own collective symptom is that
+  symptom's traceback; a weaker application error just before the flood explains it.
+* **Silence.** A host that died stops writing its kernel log while the others go on; a
+  process that died does not stop its host's log.
+
+Everything here is a pure function of findings and activity, tested on hand-made findings in
+`tests/domain/test_attribution.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+
+from autorecover.domain.records import Activity, Blame, Finding, JobRecord, Source
+
+# The parts of a machine a hardware signal can speak for, by the prefix of its catalog key.
+# A signal with no family here is its own family (the same key on every node).
+FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("network", ("ib.", "nic.", "efa.", "mlx5.", "roce.", "nccl.ib_async_", "net.link")),
+    (
+        "storage",
+        (
+            "fs.",
+            "nfs.",
+            "lustre.",
+            "gpfs.",
+            "beegfs.",
+            "weka.",
+            "storage.",
+            "disk.",
+            "nvme.",
+            "blk.",
+            "scsi.",
+            "ext4.",
+            "xfs.",
+        ),
+    ),
+    ("device", ("xid.", "nvrm.", "cuda.", "gpu.", "pcie.", "nvlink.", "dcgm.", "nvml.")),
+)
+BY_FAMILY = frozenset({"network", "storage"})  # shared by family; the rest by their key
+STRONG = 60  # a finding this heavy would name its node on its own
+COLLECTIVE = 20  # a symptom this heavy is a collective complaint (timeout, lost peer)
+SILENCE_GAP = timedelta(minutes=5)  # the others' system logs went on at least this much longer
+# Job states in which the scheduler says a node of the job failed (without naming it).
+NODE_FAILED_STATES = frozenset({"NODE_FAIL", "NodeLost"})
+# Rank-local crashes are not complaints about a peer.
+LOCAL_CRASHES = frozenset({"process.crashed"})
+DERIVED_WEIGHT = 60
+# A weaker application error (an XID 13 on one GPU) this shortly before the first collective
+# symptom, and before anything else went wrong, explains the flood of symptoms.
+APP_BEFORE_SYMPTOMS = timedelta(minutes=5)
+WEAK_APPLICATION = 30
+
+
+def family(signal: str) -> str:
+    """The family a signal speaks for: `network`, `storage`, `device`, else the key itself."""
+    for name, prefixes in FAMILIES:
+        if signal.startswith(prefixes):
+            return name
+    return signal
+
+
+def confinement(signal: str) -> str:
+    """What must be the same on every node for a signal to be shared rather than each node's:
+    the family for the network and storage (any adapter or storage error on every host at once
+    is the fabric or the shared filesystem), the key itself for a device (two different GPU
+    faults on two nodes are two faults; the same one from every node is the job or driver)."""
+    name = family(signal)
+    return name if name in BY_FAMILY else signal
+
+
+def shared_families(job: JobRecord, findings: Iterable[Finding]) -> set[str]:
+    """Families (`confinement`) with strong hardware evidence of a node's own on every node."""
+    if len(job.nodes) < 2:
+        return set()
+    nodes_by_family: dict[str, set[str]] = {}
+    for f in findings:
+        if f.blame is Blame.HARDWARE and f.weight >= STRONG and f.origin is None:
+            nodes_by_family.setdefault(confinement(f.signal), set()).add(f.node)
+    return {fam for fam, nodes in nodes_by_family.items() if nodes >= set(job.nodes)}
+
+
+def is_complaint(f: Finding) -> bool:
+    """A collective symptom a node printed in its job output (a timeout, a lost peer); derived
+    findings (line 0: a rank's place in hang stacks, progress that stopped) are not."""
+    return (
+        f.blame is Blame.SYMPTOM
+        and f.weight >= COLLECTIVE
+        and f.source is Source.LOGS
+        and f.origin is None
+        and f.line > 0
+        and f.signal not in LOCAL_CRASHES
+    )
+
+
+def complaining_nodes(findings: Iterable[Finding]) -> set[str]:
+    """Nodes whose job output carries a collective symptom."""
+    return {f.node for f in findings if is_complaint(f)}
+
+
+def missing_from_cascade(job: JobRecord, findings: Sequence[Finding]) -> str | None:
+    """The one node that printed no collective symptom, no error of its own, while every other
+    node of the job did complain; None when there is no such single node."""
+    if len(job.nodes) < 2:
+        return None
+    quiet = set(job.nodes) - complaining_nodes(findings)
+    if len(quiet) != 1:
+        return None
+    node = quiet.pop()
+    own = (Blame.APPLICATION, Blame.TRANSIENT)
+    if any(
+        f.node == node
+        and f.origin is None
+        and f.source is not Source.JOB
+        and f.blame in own
+        and f.weight >= 50
+        for f in findings
+    ):
+        return None  # it said what went wrong: that decides, not its absence
+    return node
+
+
+def silent_nodes(job: JobRecord, activity: Sequence[Activity]) -> set[str]:
+    """Nodes whose system log is missing, or stops well before every other node's while the
+    others' go on to the job's end (a host that died); never half the job or more.
+
+    Only the system log counts: a job output that stops or is missing is what a hung or
+    killed process leaves too, and is the same fact as the node missing from a cascade."""
+    if len(job.nodes) < 2:
+        return set()
+    system = {a.node: a for a in activity if a.source is Source.SYSTEM}
+    present = {n for n, a in system.items() if a.present}
+    end = job.ended or job.collected
+    silent: set[str] = set()
+    for node in job.nodes:
+        others = [system[n] for n in job.nodes if n != node and n in present]
+        own = system.get(node)
+        if not others or own is None:
+            continue  # no system logs to compare with, or none collected at all
+        if not own.present:
+            silent.add(node)
+            continue
+        others_last = [a.last_at for a in others if a.last_at is not None]
+        if own.last_at is None or len(others_last) < len(others):
+            continue  # seconds-since-boot stamps: no wall time to compare
+        alive = min(others_last)  # every other host still wrote this late
+        gone = own.last_at < end and alive - own.last_at >= SILENCE_GAP
+        if gone and alive >= end - SILENCE_GAP:
+            silent.add(node)
+    return silent if len(silent) * 2 < len(job.nodes) else set()
+
+
+def stopped_first(
+    job: JobRecord,
+    findings: Sequence[Finding],
+    activity: Sequence[Activity],
+    application: Sequence[Finding] = (),
+) -> list[Finding]:
+    """Hardware evidence against the node where a failed job's failure started, when the
+    shape of the evidence and a second, independent line agree.
+
+    Pointers at a node: it is missing from the others' cascade of collective symptoms, or the
+    others' network errors name it (`nccl.peer_blamed`); its silence (system log missing or
+    stopping well before the others'). Corroboration: the scheduler saying a node failed
+    (NODE_FAIL), any hardware finding of its own (even a weak one), its silence. A node needs
+    a pointer and two of {pointed at by its peers, silence, the scheduler, its own hardware
+    line}. Never with a transient event in the window (a preemption, a spot reclaim, a node
+    shutdown explain a silent host) or an `application` error (the software explains the
+    cascade), never for a running job (the hang rule covers it), never beside another node's
+    strong hardware evidence (that node is the answer) and never more than one node (two
+    candidates are no answer). A node still making progress after the first complaint is
+    not where the job stopped.
+    """
+    if job.running or len(job.nodes) < 2 or application:
+        return []
+    if any(f.blame is Blame.TRANSIENT and f.weight >= 50 for f in findings):
+        return []
+    missing = missing_from_cascade(job, findings)
+    named = {f.node for f in findings if f.signal == "nccl.peer_blamed"}
+    silent = silent_nodes(job, activity)
+    own_hw = {
+        f.node for f in findings if f.blame is Blame.HARDWARE and f.weight > 0 and f.origin is None
+    }
+    strong = {n for n in own_hw if _strongest(n, findings) >= STRONG}
+    scheduler = job.state in NODE_FAILED_STATES
+    hits: dict[str, list[str]] = {}
+    first_complaint = min((f.at for f in findings if f.at and is_complaint(f)), default=None)
+    for node in sorted({*named, *silent, *([missing] if missing else [])}):
+        if first_complaint is not None and _progressed(node, activity, first_complaint):
+            continue  # still training when the others gave up: not where it stopped
+        why = []
+        if node == missing:
+            why.append("every other node complained about a peer and it did not")
+        elif node in named:
+            why.append("the other nodes' network errors name it")
+        if node in silent:
+            why.append("its system log is missing or stopped well before the others'")
+        if scheduler:
+            why.append(f"the scheduler says a node failed ({job.state})")
+        if node in own_hw:
+            why.append("it has hardware evidence of its own")
+        if len(why) >= 2:
+            hits[node] = why
+    if len(hits) != 1:
+        return []
+    node, why = hits.popitem()
+    if strong - {node}:
+        return []
+    return [
+        Finding(
+            signal="node.stopped_first",
+            node=node,
+            source=Source.LOGS,
+            line=0,
+            text=f"the failure started on {node}: " + "; ".join(why),
+            blame=Blame.HARDWARE,
+            weight=DERIVED_WEIGHT,
+            at=_last_seen(node, activity),
+        )
+    ]
+
+
+def _progressed(node: str, activity: Iterable[Activity], after: datetime) -> bool:
+    return any(
+        a.node == node and a.last_progress_at is not None and a.last_progress_at > after
+        for a in activity
+    )
+
+
+def _strongest(node: str, findings: Iterable[Finding]) -> int:
+    own = [
+        f.weight
+        for f in findings
+        if f.node == node and f.blame is Blame.HARDWARE and f.origin is None
+    ]
+    return max(own, default=0)
+
+
+def _last_seen(node: str, activity: Iterable[Activity]) -> datetime | None:
+    """When the node went quiet: the earlier of its job output's and its system log's ends."""
+    times = [a.last_at for a in activity if a.node == node and a.present and a.last_at]
+    return min(times) if times else None
+
+
+def application_errors(
+    seen: Sequence[Finding], symptoms: Sequence[Finding], threshold: int
+) -> list[Finding]:
+    """The application's own errors: strong ones; a generic one (a bare Python exception) only
+    when it is not the traceback of its node's own collective symptom before it; a weaker one
+    when it came first and shortly before the flood of symptoms it explains."""
+    collective = [f for f in symptoms if is_complaint(f)]
+    first_complaint: dict[str, Finding] = {}
+    for f in collective:
+        seen_first = first_complaint.get(f.node)
+        if seen_first is None or _before(f, seen_first):
+            first_complaint[f.node] = f
+    out = []
+    for f in seen:
+        if f.blame is not Blame.APPLICATION or f.weight < threshold:
+            continue
+        complaint = first_complaint.get(f.node)
+        generic = f.weight <= threshold and f.source is Source.LOGS
+        if generic and complaint is not None and _before(complaint, f):
+            continue  # the exception that carried its node's own timeout or lost peer
+        out.append(f)
+    if out:
+        return out
+    flood = [f.at for f in collective if f.at is not None]
+    if not flood:
+        return []
+    start = min(flood)
+    weak = [
+        f
+        for f in seen
+        if f.blame is Blame.APPLICATION
+        and WEAK_APPLICATION <= f.weight < threshold
+        and f.at is not None
+        and start - APP_BEFORE_SYMPTOMS <= f.at <= start
+    ]
+    if not weak:
+        return []
+    first = min(f.at for f in weak if f.at is not None)
+    others = [
+        f
+        for f in seen
+        if f.blame in (Blame.HARDWARE, Blame.TRANSIENT)
+        and f.weight > 0
+        and f.at is not None
+        and f.at <= first
+    ]
+    return [] if others else weak
+
+
+def _before(a: Finding, b: Finding) -> bool:
+    """`a` came before `b` in the same node's job output (by time, else by position)."""
+    if a.at is not None and b.at is not None and a.at != b.at:
+        return a.at < b.at
+    return a.line < b.line
