@@ -156,3 +156,26 @@ def test_explain_names_the_rank_the_hang_stacks_single_out(tmp_path: Path) -> No
     outliers = [f for f in found.findings if f.signal == "hang.stack_outlier"]
     assert [(f.node, f.rank, f.detail("record_line")) for f in outliers] == [("gpu-a02", 3, "42")]
     assert any(e.signal == "hang.stack_outlier" for e in found.verdict.evidence)
+
+
+def test_job_history_in_job_json_is_read_and_checked(tmp_path: Path) -> None:
+    """An unexplained crash that the job's earlier attempt also died of, the same way, is the
+    job's own (docs/attribution.md, job history); a malformed history names its field."""
+    from autorecover.adapters.bundles import explain
+    from autorecover.domain.catalog import builtin_catalog
+    from conftest import CORPUS
+
+    bundle = tmp_path / "b"
+    shutil.copytree(CORPUS / "unknown-dataloader-bus-error-shm", bundle)
+    first = explain(bundle, builtin_catalog()).verdict
+    assert first.cause.value == "unknown" and first.evidence
+    decisive = first.evidence[0]
+    job = json.loads((bundle / "job.json").read_text())
+    job["history"] = [{"cause": "unknown", "signal": decisive.signal, "node": decisive.node}]
+    (bundle / "job.json").write_text(json.dumps(job))
+    again = explain(bundle, builtin_catalog()).verdict
+    assert again.cause.value == "application" and again.suspect_nodes == ()
+    job["history"] = [{"cause": "broken"}]
+    (bundle / "job.json").write_text(json.dumps(job))
+    with pytest.raises(BundleError, match=r"job.json: field history\[0\].cause"):
+        explain(bundle, builtin_catalog())

@@ -17,13 +17,16 @@ from autorecover.adapters.files import UnreadableError, open_regular, read_text
 from autorecover.domain.attribution import attribute
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.hangs import HangLocation, RankStack, locate, stack_findings
+from autorecover.domain.history import Attempt, parse_history
 from autorecover.domain.records import Activity, Finding, JobRecord, Source, Verdict
 from autorecover.parsing.scanning import Scanner
 from autorecover.parsing.stacks import hang_stacks
 
 SCHEDULERS = ("slurm", "kubernetes")
 _NODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
-_JOB_FIELDS = {"scheduler", "job", "nodes", "started", "ended", "collected", "state", "exit_codes"}
+_JOB_FIELDS = {
+    "scheduler", "job", "nodes", "started", "ended", "collected", "state", "exit_codes", "history",
+}  # fmt: skip
 
 
 MAX_JOB_BYTES = 1 << 20  # job.json is a few hundred bytes; a megabyte is not one
@@ -79,7 +82,7 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
     if hang is not None:
         findings.extend(stack_findings(hang))
     rules = {n: e.rules for n, e in catalog.xids.items() if e.rules}
-    verdict = attribute(job, findings, activity, rules)
+    verdict = attribute(job, findings, activity, rules, read_history(bundle))
     return Explanation(bundle, job, verdict, tuple(findings), tuple(activity), tuple(repeats), hang)
 
 
@@ -99,6 +102,19 @@ def _stacks(path: Path, node: str) -> list[RankStack]:
     except (UnreadableError, OSError) as exc:
         raise BundleError(f"{path}: cannot read: {exc}") from None
     return out
+
+
+def read_history(bundle: Path) -> tuple[Attempt, ...]:
+    """The optional `history` of `job.json` (earlier attempts' verdicts, oldest first)."""
+    path = bundle / "job.json"
+    try:
+        raw = json.loads(read_text(path, MAX_JOB_BYTES))
+    except (UnreadableError, json.JSONDecodeError) as exc:
+        raise BundleError(f"{path}: {exc}") from None
+    try:
+        return parse_history(raw.get("history") if isinstance(raw, dict) else None)
+    except ValueError as exc:
+        raise BundleError(f"{path}: field {exc}") from None
 
 
 def read_job(bundle: Path) -> JobRecord:
