@@ -694,3 +694,45 @@ def test_what_one_node_shows_beyond_a_shared_family_is_its_own() -> None:
     most = [f("ib.link_down", n, Blame.HARDWARE, 85, 99.9) for n in ("n1", "n2", "n3")]
     v = attribute(job(), [*events, *most], [], RULES)
     assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+
+
+# --- hang stacks (domain/hangs.py): the rank outside the others' collective ----------------
+
+
+def _outlier(node: str, rank: int, minutes: float = 100) -> Finding:
+    return f("hang.stack_outlier", node, Blame.SYMPTOM, 45, minutes, source=Source.LOGS,
+             line=0, rank=rank, details=(("where", "next_batch (job/data.py:44)"),),
+             text=f"hang stacks: rank {rank} on {node} is in next_batch")  # fmt: skip
+
+
+def _timeouts(minutes: float = 110) -> list[Finding]:
+    return [f("nccl.watchdog_timeout", n, Blame.SYMPTOM, 30, minutes, source=Source.LOGS)
+            for n in NODES]  # fmt: skip
+
+
+def test_a_stack_outlier_with_a_hardware_line_of_its_own_names_its_node() -> None:
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 95)
+    v = attribute(job(), [*_timeouts(), _outlier("n3", 5), weak], [], RULES)
+    assert v.cause is Cause.HARDWARE and v.suspect_nodes == ("n3",)
+    assert "hang.stack_outlier" in [e.signal for e in v.evidence]
+
+
+def test_a_stack_outlier_alone_names_nobody_but_is_the_evidence() -> None:
+    v = attribute(job(), [*_timeouts(), _outlier("n3", 5)], [], RULES)
+    assert v.cause is Cause.TRANSIENT and v.suspect_nodes == ()
+    assert v.evidence[0].signal == "hang.stack_outlier"
+    assert "rank 5 on n3" in v.summary
+
+
+def test_a_stack_outlier_never_outweighs_an_application_error() -> None:
+    err = f("python.exception", "n1", Blame.APPLICATION, 60, 99, source=Source.LOGS)
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 95)
+    v = attribute(job(), [*_timeouts(), _outlier("n3", 5), weak, err], [], RULES)
+    assert v.cause is Cause.APPLICATION and v.suspect_nodes == ()
+
+
+def test_outliers_on_most_nodes_name_nobody() -> None:
+    weak = [f("pcie.aer_nonfatal", n, Blame.HARDWARE, 40, 95) for n in ("n2", "n3")]
+    outliers = [_outlier("n2", 3), _outlier("n3", 5)]
+    v = attribute(job(), [*_timeouts(), *outliers, *weak], [], RULES)
+    assert v.suspect_nodes == ()

@@ -48,6 +48,7 @@ APPLICATION_THRESHOLD = 50
 TRANSIENT_THRESHOLD = 50
 # An application error this much earlier than the first hardware line came first.
 APP_BEFORE_HW = timedelta(minutes=2)
+STACK_OUTLIER = "hang.stack_outlier"  # domain/hangs.py: a rank outside the others' collective
 HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
 MAX_EVIDENCE = 8
@@ -130,10 +131,14 @@ def _decide(
     suspects = _suspects(hw, app)
     if hang is not None and not suspects:
         suspects = hang.suspects
+    outliers = [f for f in seen if f.signal == STACK_OUTLIER]
+    if not suspects and not app:
+        suspects = _corroborated_outliers(job, outliers, seen)
     if suspects:
         decisive = [f for s in suspects for f in hw.get(s, _empty(s)).findings]
         if hang is not None:
             decisive.extend(hang.findings)
+        decisive.extend(f for f in outliers if f.node in suspects)
         why = _hardware_reason(suspects, hw, symptoms)
         return _verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
     if app:
@@ -162,6 +167,9 @@ def _decide(
     collective = [f for f in symptoms if f.weight >= 20]
     if collective and not job.running:
         why = "collective failure with no hardware or application error behind it: retry"
+        if outliers:
+            why += f" ({_outlier_reason(outliers)})"
+            return _verdict(Cause.TRANSIENT, (), outliers, symptoms, why)
         quiet = missing_from_cascade(job, seen)
         if quiet is not None:
             why += (
@@ -171,8 +179,36 @@ def _decide(
         return _verdict(Cause.TRANSIENT, (), [], symptoms, why)
     if hang is not None:
         why = "the job stopped making progress on every node at once, with no evidence why"
-        return _verdict(Cause.TRANSIENT, (), hang.findings, symptoms, why)
+        if outliers:
+            why = (
+                "the job stopped making progress on every node at once and no node shows a "
+                f"fault: {_outlier_reason(outliers)}"
+            )
+        return _verdict(Cause.TRANSIENT, (), [*outliers, *hang.findings], symptoms, why)
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
+
+
+def _corroborated_outliers(
+    job: JobRecord, outliers: Sequence[Finding], seen: Sequence[Finding]
+) -> list[str]:
+    """Nodes of ranks the hang stacks single out that also show a hardware line of their own
+    (any weight): the stall sits there. Never more than a third of the job's nodes."""
+    nodes = sorted({f.node for f in outliers})
+    if not nodes or len(nodes) * 3 > len(job.nodes):
+        return []
+    return [
+        n for n in nodes
+        if any(f.node == n and f.blame is Blame.HARDWARE and f.line > 0 and f.origin is None
+               for f in seen)
+    ]  # fmt: skip
+
+
+def _outlier_reason(outliers: Sequence[Finding]) -> str:
+    ranks = ", ".join(
+        f"rank {f.rank} on {f.node}" + (f" in {f.detail('where')}" if f.detail("where") else "")
+        for f in outliers[:3]
+    )
+    return f"the hang stacks single out {ranks}: the others wait for it in a collective"
 
 
 @dataclass(frozen=True, slots=True)
