@@ -736,3 +736,20 @@ def test_outliers_on_most_nodes_name_nobody() -> None:
     outliers = [_outlier("n2", 3), _outlier("n3", 5)]
     v = attribute(job(), [*_timeouts(), *outliers, *weak], [], RULES)
     assert v.suspect_nodes == ()
+
+
+def test_a_line_ray_forwarded_from_another_node_belongs_to_that_node() -> None:
+    """The driver on n1 prints a worker's ECC error with `(Worker pid=N, ip=A)`; n3 announced A
+    in Ray's banner. n3 is the suspect; the driver's own re-raise of it is a restatement."""
+    banner = f("ray.node_ip", "n3", Blame.INFO, 0, 0, source=Source.LOGS,
+               details=(("address", "10.0.0.3"),))  # fmt: skip
+    forwarded = f("cuda.ecc_uncorrectable", "n1", Blame.HARDWARE, 90, 100, source=Source.LOGS,
+                  line=35, details=(("via", "10.0.0.3"),))  # fmt: skip
+    reraised = f("cuda.ecc_uncorrectable", "n1", Blame.HARDWARE, 90, 100, source=Source.LOGS,
+                 line=39)  # fmt: skip
+    v = attribute(job(), [banner, forwarded, reraised], [], RULES)
+    assert v.cause is Cause.HARDWARE and v.suspect_nodes == ("n3",)
+    assert (v.evidence[0].node, v.evidence[0].line) == ("n1", 35)  # the file that holds it
+    unknown_address = f("cuda.ecc_uncorrectable", "n1", Blame.HARDWARE, 90, 100,
+                        source=Source.LOGS, details=(("via", "10.9.9.9"),))  # fmt: skip
+    assert attribute(job(), [banner, unknown_address], [], RULES).suspect_nodes == ("n1",)

@@ -109,3 +109,24 @@ def test_never_raises_on_arbitrary_text(text: str) -> None:
     parsed = parse_line(text, REF)
     assert isinstance(parsed.message, str)
     assert parsed.at is None or parsed.at.tzinfo is not None
+
+
+@pytest.mark.parametrize(
+    ("line", "via", "message"),
+    [
+        ("(RayWorkerWrapper pid=2287, ip=10.244.6.9) ERROR 06-03 03:17:42 worker_base.py:145] x",
+         "10.244.6.9", "ERROR 06-03 03:17:42 worker_base.py:145] x"),
+        ("(pid=4121, ip=172.31.8.40) RuntimeError: boom", "172.31.8.40", "RuntimeError: boom"),
+        ("(raylet, ip=10.0.0.7) [2026-06-03 01:00:02,118 E 77 77] node_manager.cc:1 died",
+         "10.0.0.7", "node_manager.cc:1 died"),
+        ("(RayTrainWorker pid=9, ip=10.0.0.8, actor_id=ab12) 2026-06-03 01:00:02,118 ok",
+         "10.0.0.8", "ok"),
+        ("(see the docs) ip=10.0.0.9", None, "(see the docs) ip=10.0.0.9"),
+    ],
+)  # fmt: skip
+def test_ray_forwarding_prefix_says_where_a_line_came_from(
+    line: str, via: str | None, message: str
+) -> None:
+    parsed = parse_line(line, datetime(2026, 6, 3, tzinfo=UTC))
+    assert parsed.via == via
+    assert parsed.message.strip().endswith(message.split("] ")[-1].split(" ")[-1])

@@ -18,7 +18,7 @@ The reasoning, in order:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from autorecover.domain.context import in_context
@@ -48,6 +48,7 @@ APPLICATION_THRESHOLD = 50
 TRANSIENT_THRESHOLD = 50
 # An application error this much earlier than the first hardware line came first.
 APP_BEFORE_HW = timedelta(minutes=2)
+ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip"})  # lines announcing a node's address
 STACK_OUTLIER = "hang.stack_outlier"  # domain/hangs.py: a rank outside the others' collective
 HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
@@ -107,6 +108,7 @@ def _decide(
     activity: Sequence[Activity],
     xid_rules: dict[int, frozenset[str]],
 ) -> Verdict:
+    findings = _forwarded(findings, job)
     seen = in_context(job, findings, xid_rules)
     seen.extend(_state_findings(job))
     seen.extend(_named_failures(seen, job))
@@ -413,6 +415,42 @@ def _about(node: str, f: Finding, signal: str, weight: int, reported_by: str) ->
     )
 
 
+def address_book(everything: Iterable[Finding], job: JobRecord) -> dict[str, str]:
+    """Address -> node, from the lines in which nodes announce their address (NCCL's bootstrap
+    lines, Ray's banner; at start-up, so any time counts), and each node's own name."""
+    owner: dict[str, str] = {node: node for node in job.nodes}
+    for f in everything:
+        address = f.detail("address") if f.signal in ADDRESS_SIGNALS else None
+        if address is not None:
+            owner.setdefault(address, f.node)
+    return owner
+
+
+def _forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
+    """Lines one node's output forwards from another's process (Ray's `(Worker pid=N, ip=A)`
+    prefix) belong to the node with that address; the file that holds them is the origin."""
+    if not any(f.detail("via") for f in findings):
+        return list(findings)
+    owner = address_book(findings, job)
+    out = []
+    relayed: set[tuple[str, str]] = set()  # (file's node, signal) forwarded from elsewhere
+    for f in findings:
+        via = f.detail("via")
+        node = owner.get(via) if via else None
+        if node is not None and node != f.node and node in job.nodes and f.origin is None:
+            relayed.add((f.node, f.signal))
+            f = replace(f, node=node, origin=f.node)
+        out.append(f)
+    # The driver re-raises a worker's error in its own traceback, unprefixed: a restatement.
+    return [
+        replace(f, blame=Blame.SYMPTOM)
+        if f.origin is None and not f.detail("via") and (f.node, f.signal) in relayed
+        and f.blame is not Blame.INFO
+        else f
+        for f in out
+    ]  # fmt: skip
+
+
 def _blamed_peers(
     everything: Sequence[Finding], seen: Iterable[Finding], job: JobRecord
 ) -> list[Finding]:
@@ -423,11 +461,7 @@ def _blamed_peers(
     named by the errors of other nodes is a weak hardware suspect: alone it decides nothing
     (two nodes of a broken link blame each other), with its own evidence it adds up.
     """
-    owner: dict[str, str] = {node: node for node in job.nodes}
-    for f in everything:  # bootstrap lines come at start-up: any time counts
-        address = f.detail("address") if f.signal == "nccl.bootstrap" else None
-        if address is not None:
-            owner.setdefault(address, f.node)
+    owner = address_book(everything, job)
     reporters: dict[str, set[str]] = {}
     first: dict[str, Finding] = {}
     for f in seen:

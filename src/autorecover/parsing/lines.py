@@ -4,7 +4,7 @@ Every format an incident bundle may hold is recognised here: syslog/journal
 (`Mar  2 11:41:58 host kernel: ...`), `dmesg -T` (`[Mon Mar  2 11:41:58 2026] ...`), plain
 `dmesg` (`[ 1843.308145] ...`, seconds since boot), ISO-8601 and Python logging stamps,
 glog-style torch lines (`E0302 11:41:57.185000 ...`, `[E302 11:41:53.327 ...]`), `srun -l`
-rank prefixes (`3: `) and torchrun's `[rank3]:` / `[default3]:`. Times without a zone are UTC;
+rank prefixes (`3: `), torchrun's `[rank3]:` / `[default3]:` and Ray's `(Worker pid=N, ip=A)`. Times without a zone are UTC;
 stamps without a year take the year that puts them nearest a reference time.
 """
 
@@ -23,6 +23,12 @@ _MONTHS = {
 
 _SRUN = re.compile(r"(\s{0,6}\d{1,6}): ")
 _TORCHRUN = re.compile(r"\[(?:rank|default)(\d{1,6})\]: ?")
+# Ray's driver prefixes every line it forwards from a worker with where it ran:
+# `(RayTrainWorker pid=1234, ip=10.0.0.7)`, `(pid=1234, ip=10.0.0.7)`, `(raylet, ip=10.0.0.7)`.
+_RAY = re.compile(
+    r"\((?:[\w.:<>-]{1,80}(?: pid=\d{1,10})?|pid=\d{1,10}), ip=([0-9A-Fa-f.:]{3,45})"
+    r"(?:, [^)]{0,80})?\) ?"
+)
 _ISO = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
     r"(Z|[+-]\d{2}:?\d{2})?"
@@ -46,6 +52,7 @@ class ParsedLine:
     uptime_s: float | None = None
     rank: int | None = None
     host: str | None = None
+    via: str | None = None  # the address a forwarding prefix (Ray's) says the line came from
 
 
 def parse_line(text: str, reference: datetime) -> ParsedLine:
@@ -60,13 +67,18 @@ def parse_line(text: str, reference: datetime) -> ParsedLine:
     if m:
         rank = int(m.group(1))
         rest = rest[m.end() :]
+    via = None
+    m = _RAY.match(rest) if rest.startswith("(") else None
+    if m:
+        via = m.group(1)
+        rest = rest[m.end() :]
     at, uptime, host, rest = _stamp(rest, reference)
     if rank is None:
         m = _TORCHRUN.match(rest)
         if m:
             rank = int(m.group(1))
             rest = rest[m.end() :]
-    return ParsedLine(message=rest, at=at, uptime_s=uptime, rank=rank, host=host)
+    return ParsedLine(message=rest, at=at, uptime_s=uptime, rank=rank, host=host, via=via)
 
 
 def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | None, str | None, str]:

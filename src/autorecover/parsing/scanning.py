@@ -214,6 +214,8 @@ class Scanner:
         if state.source not in sig.sources:
             return None
         details = tuple((k, v) for k, v in m.groupdict().items() if v is not None)
+        if parsed.via is not None:  # forwarded from another host's worker (Ray)
+            details = (*details, ("via", parsed.via))
         signal, blame, weight, action = sig.key, sig.blame, sig.weight, sig.node_action
         if sig.key == "kernel.xid" or sig.key.endswith(".xid"):  # an XID, maybe restated
             number = int(m.group("xid"))
