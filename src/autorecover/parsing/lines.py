@@ -4,8 +4,9 @@ Every format an incident bundle may hold is recognised here: syslog/journal
 (`Mar  2 11:41:58 host kernel: ...`), `dmesg -T` (`[Mon Mar  2 11:41:58 2026] ...`), plain
 `dmesg` (`[ 1843.308145] ...`, seconds since boot), ISO-8601 and Python logging stamps,
 glog-style torch lines (`E0302 11:41:57.185000 ...`, `[E302 11:41:53.327 ...]`), `srun -l`
-rank prefixes (`3: `), torchrun's `[rank3]:` / `[default3]:` and Ray's `(Worker pid=N, ip=A)`. Times without a zone are UTC;
-stamps without a year take the year that puts them nearest a reference time.
+rank prefixes (`3: `), torchrun's `[rank3]:` / `[default3]:` and Ray's `(Worker pid=N, ip=A)`.
+Times without a zone are UTC; stamps without a year take the year that puts them nearest a
+reference time.
 """
 
 from __future__ import annotations
