@@ -56,10 +56,11 @@ from autorecover.domain.attribution import attribute
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.context import Window
 from autorecover.domain.hangs import locate, stack_findings
+from autorecover.domain.history import Attempt as EarlierAttempt
 from autorecover.domain.jobs.decisions import JobHistory
 from autorecover.domain.jobs.health import Assessment, Condition, HealthThresholds, assess
 from autorecover.domain.jobs.policy import NO_CEILINGS, Ceilings, JobPolicy, PolicyError
-from autorecover.domain.records import Finding
+from autorecover.domain.records import Cause, Finding
 from autorecover.domain.signals import NodeSignal
 from autorecover.parsing.scanning import Scanner
 
@@ -281,8 +282,10 @@ class JobRecoveryController:
         located = locate(list(watch.stacks.values()))
         if located is not None:
             found.extend(stack_findings(located))  # which ranks the hang stacks single out
-        verdict = attribute(record, found, watch.activity(record.nodes), self._rules)
         history = ledger.history(s.job)
+        verdict = attribute(
+            record, found, watch.activity(record.nodes), self._rules, _earlier(history)
+        )
         saved = max((c for c in (watch.checkpoint, watch.loaded) if c is not None), default=None)
         checkpoint = saved if saved is not None else _last_checkpoint(history)
         failed_at = s.ended or (seen.since if seen and seen.since else now)
@@ -451,3 +454,15 @@ def deliver_handovers(
     ingest([h.signal for h in pending])
     outbox.handed_over([h.id for h in pending], at)
     return len(pending)
+
+
+def _earlier(history: JobHistory) -> tuple[EarlierAttempt, ...]:
+    """The job's earlier failures as attribution's history reads them (docs/attribution.md:
+    the same unexplained failure again is the job's own). A root that is only a cause name
+    (nothing decided) is no signal to compare."""
+    causes = {str(c) for c in Cause}
+    return tuple(
+        EarlierAttempt(cause=a.cause, signal="" if a.root in causes else a.root,
+                       suspect_nodes=a.suspects)
+        for a in history.attempts
+    )  # fmt: skip
