@@ -32,6 +32,7 @@ REQUIRED: dict[str, Blame] = {
     "cloud.k8s_autoscaler_scale_down": Blame.TRANSIENT,
     "cloud.karpenter_disruption": Blame.TRANSIENT,
     "cloud.slurm_preempted_requeue": Blame.TRANSIENT,
+    "cloud.ray_node_preempted": Blame.TRANSIENT,
 }
 
 
@@ -80,6 +81,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    (  # ray-project/ray pull request #58638: Ray's list of possible causes is not a reclaim
+        "cloud.ray_node_preempted",
+        "Task failed because the node it was running on is dead or unavailable. Node IP: "
+        "10.8.0.23, node ID: b157c93de9603b1458ae4bd22668b46a4f0ae249bf9467072ba6fd45. This can "
+        "happen if the node was preempted, had a hardware failure, or its raylet crashed "
+        "unexpectedly.",
+    ),
     (  # aws/aws-node-termination-handler issue #207: start-up, no event
         "*",
         "2020/07/16 17:31:46 Kubernetes AWS Node Termination Handler has started successfully!",

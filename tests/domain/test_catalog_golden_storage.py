@@ -32,6 +32,7 @@ REQUIRED: dict[str, Blame] = {
     "storage.nfs_ok": Blame.INFO,
     "storage.stale_handle": Blame.TRANSIENT,
     "storage.fuse_disconnected": Blame.TRANSIENT,
+    "storage.shared_fs_wait": Blame.TRANSIENT,
     # one node's own disk: its hardware, named with corroboration
     "storage.block_medium_error": Blame.HARDWARE,
     "storage.block_io_error": Blame.HARDWARE,
@@ -202,6 +203,12 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # hung-task frames outside a shared file system client (aws/aws-parallelcluster issue #1150)
+    (
+        "storage.shared_fs_wait",
+        "Jun 17 20:18:08 ip-172-31-27-211 kernel: [<ffffffffa1766921>] "
+        "schedule_timeout+0x221/0x2d0",
+    ),
     # removable, flash and virtual devices say nothing about the node
     ("*", "blk_update_request: I/O error, dev mtdblock1, sector 0"),  # coolsnowwolf/lede #119
     (  # khadas/u-boot issue #44
