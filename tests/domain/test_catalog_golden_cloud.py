@@ -1,0 +1,164 @@
+"""Golden tests for the cloud and cluster lifecycle family (signatures-cloud.toml).
+
+A node taken away on purpose (spot or preemptible reclaim, scheduled maintenance, autoscaler
+scale-down, consolidation, scheduler preemption) is transient and names no one: real lines
+(named beside each; a few are the providers' documented formats) must match, and the
+handlers' and autoscalers' ordinary chatter must not.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame
+from autorecover.parsing.scanning import Scanner
+
+FAMILY_FILE = "signatures-cloud.toml"
+NAMESPACES = frozenset({"cloud"})
+
+REQUIRED: dict[str, Blame] = {
+    "cloud.aws_spot_interruption": Blame.TRANSIENT,
+    "cloud.aws_scheduled_event": Blame.TRANSIENT,
+    "cloud.aws_rebalance_recommendation": Blame.INFO,
+    "cloud.gce_preempted": Blame.TRANSIENT,
+    "cloud.gce_host_maintenance": Blame.TRANSIENT,
+    "cloud.gce_live_migration": Blame.TRANSIENT,
+    "cloud.azure_scheduled_event": Blame.TRANSIENT,
+    "cloud.azure_freeze": Blame.TRANSIENT,
+    "cloud.k8s_autoscaler_scale_down": Blame.TRANSIENT,
+    "cloud.karpenter_disruption": Blame.TRANSIENT,
+    "cloud.slurm_preempted_requeue": Blame.TRANSIENT,
+    "cloud.ray_node_preempted": Blame.TRANSIENT,
+}
+
+
+def test_a_reclaim_decides_and_names_no_node() -> None:
+    """Every reclaim or preemption signature is above the transient threshold and carries no
+    node action: the node it took away must never be excluded."""
+    for key in FAMILY_KEYS:
+        sig = CATALOG.signatures[key]
+        assert sig.node_action.value == "none", key
+        if (
+            key not in {"cloud.gce_live_migration", "cloud.azure_freeze"}
+            and sig.blame is Blame.TRANSIENT
+        ):
+            assert sig.weight >= 50, key
+
+
+POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # documented EventBridge event (docs.aws.amazon.com spot-instance-termination-notices)
+        "cloud.aws_spot_interruption",
+        '  "detail-type": "EC2 Spot Instance Interruption Warning",',
+        {},
+    ),
+    (  # documented instance-metadata item (same page)
+        "cloud.aws_spot_interruption",
+        '{"action": "terminate", "time": "2017-09-18T08:22:00Z"}',
+        {},
+    ),
+    (  # stackhpc/magnum-terraform README.md (three empty nodes removed in a row)
+        "cloud.k8s_autoscaler_scale_down",
+        "        I1017 14:00:17.891315       1 scale_down.go:882] Scale-down: removing empty "
+        "node k8s-sb7k6mtqieim-minion-3",
+        {"node": "k8s-sb7k6mtqieim-minion-3"},
+    ),
+    (  # kubernetes-sigs/karpenter issue #1256 (line cut short by the issue excerpt)
+        "cloud.karpenter_disruption",
+        '{"level":"INFO","time":"2024-05-14T10:19:48.204Z","logger":"controller.disruption",'
+        '"message":"disrupting via consolidation delete, terminating 1 nodes (1 pods) '
+        "ip-10-2-131-28.eu-central-1.compute.internal/c6gn",
+        {},
+    ),
+    (  # documented Scheduled Events document (learn.microsoft.com scheduled-events)
+        "cloud.azure_scheduled_event",
+        '"EventType": "Redeploy",',
+        {"event": "Redeploy"},
+    ),
+]
+
+NEGATIVE: list[tuple[str, str]] = [
+    (  # ray-project/ray pull request #58638: Ray's list of possible causes is not a reclaim
+        "cloud.ray_node_preempted",
+        "Task failed because the node it was running on is dead or unavailable. Node IP: "
+        "10.8.0.23, node ID: b157c93de9603b1458ae4bd22668b46a4f0ae249bf9467072ba6fd45. This can "
+        "happen if the node was preempted, had a hardware failure, or its raylet crashed "
+        "unexpectedly.",
+    ),
+    (  # aws/aws-node-termination-handler issue #207: start-up, no event
+        "*",
+        "2020/07/16 17:31:46 Kubernetes AWS Node Termination Handler has started successfully!",
+    ),
+    (  # aws/aws-node-termination-handler issue #146: a metadata poll failing is not an event
+        "*",
+        "2020/04/28 23:00:46 There was a problem monitoring for Scheduled Maintenance events: "
+        "Unable to parse metadata response: Metadata request received http status code: 404",
+    ),
+    (  # kubernetes-retired/kube-aws issue #1302: the autoscaler deciding nothing
+        "*",
+        "I0514 08:53:03.149510       1 utils.go:398] Skipping ip-10-0-0-48.ec2.internal - no "
+        "node group config",
+    ),
+    (  # aws/karpenter-provider-aws pull request #2123: cordon after the decision, not the decision
+        "*",
+        "karpenter-68d787db56-6x6q8 controller 2022-07-18T02:44:31.248Z\tINFO\t"
+        'controller.termination\tCordoned node\t{"commit": "63daf4b", "node": '
+        '"ip-192-168-166-214.us-west-2.compute.internal"}',
+    ),
+    # the Freeze pause is not a reclaim, and a reclaim is not a pause
+    ("cloud.azure_scheduled_event", '      "EventType": "Freeze",'),
+    ("cloud.azure_freeze", '      "EventType": "Preempt",'),
+    # a rebalance recommendation is only a warning
+    ("cloud.aws_spot_interruption", '  "detail-type": "EC2 Instance Rebalance Recommendation",'),
+]
+
+CATALOG = builtin_catalog()
+SCANNER = Scanner(CATALOG)
+DATA = resources.files("autorecover.domain") / "data"
+CORE_KEYS = frozenset(tomllib.loads((DATA / "signatures.toml").read_text("utf-8"))["signature"])
+FAMILY_KEYS = frozenset(tomllib.loads((DATA / FAMILY_FILE).read_text("utf-8"))["signature"])
+
+
+def _hits(line: str) -> dict[str, dict[str, str]]:
+    """The scanner's own verdict on one line: key -> named captures (generic ones dropped)."""
+    return {
+        sig.key: {k: v for k, v in m.groupdict().items() if v is not None}
+        for sig, m in SCANNER.match_line(line)
+    }
+
+
+def test_family_keys_are_new_and_namespaced() -> None:
+    assert FAMILY_KEYS, f"{FAMILY_FILE} holds no signature"
+    assert not FAMILY_KEYS & CORE_KEYS, "a family file must not silently override a core key"
+    for key in FAMILY_KEYS:
+        assert key.split(".", 1)[0] in NAMESPACES, key
+
+
+@pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
+def test_required_signature_and_blame(key: str, blame: Blame) -> None:
+    assert key in FAMILY_KEYS
+    assert CATALOG.signatures[key].blame is blame
+
+
+def test_every_family_signature_is_pinned() -> None:
+    assert set(REQUIRED) == FAMILY_KEYS, "pin the blame of every signature of the family here"
+
+
+@pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
+def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> None:
+    hits = _hits(line)
+    assert key in hits, f"{key} should match {line!r}; got {sorted(hits)}"
+    assert {name: hits[key].get(name) for name in expected} == expected
+    assert "python.exception" not in hits, "a specific signature must win over the generic one"
+
+
+@pytest.mark.parametrize(("key", "line"), NEGATIVE)
+def test_line_must_not_match(key: str, line: str) -> None:
+    hits = set(_hits(line))
+    if key == "*":  # no signature of the family
+        assert not hits & FAMILY_KEYS, f"{sorted(hits & FAMILY_KEYS)} must not match {line!r}"
+    else:
+        assert key not in hits, f"{key} must not match {line!r}"

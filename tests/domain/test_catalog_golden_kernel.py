@@ -1,0 +1,243 @@
+"""Golden tests for the kernel family (signatures-kernel.toml).
+
+Real kernel lines from public issues (named beside each) must match the expected signature with
+its captures: uncorrected machine checks and memory errors blame the node, corrected ones are a
+trend, lockups, stalls and panics are consequences; look-alike lines (EDAC bookkeeping, AER
+detail lines, healthy mlx5 ports) must not match.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame
+from autorecover.parsing.scanning import Scanner
+
+FAMILY_FILE = "signatures-kernel.toml"
+NAMESPACES = frozenset({"mce", "edac", "ghes", "kernel", "pcie", "nic"})
+
+REQUIRED: dict[str, Blame] = {
+    "mce.fatal": Blame.HARDWARE,
+    "mce.logged": Blame.INFO,
+    "edac.uncorrected": Blame.HARDWARE,
+    "edac.corrected": Blame.INFO,
+    "ghes.uncorrected": Blame.HARDWARE,
+    "kernel.memory_failure": Blame.HARDWARE,
+    "kernel.soft_lockup": Blame.SYMPTOM,
+    "kernel.hard_lockup": Blame.HARDWARE,
+    "kernel.rcu_stall": Blame.SYMPTOM,
+    "kernel.panic": Blame.SYMPTOM,
+    "kernel.nmi_hardware": Blame.HARDWARE,
+    "kernel.nmi_unknown": Blame.HARDWARE,
+    "pcie.aer_recovery_failed": Blame.HARDWARE,
+    "pcie.aer_received": Blame.INFO,
+    "pcie.dpc_containment": Blame.HARDWARE,
+    "pcie.hotplug_link_down": Blame.HARDWARE,
+    "pcie.link_degraded": Blame.INFO,
+    "nic.mlx5_health_syndrome": Blame.HARDWARE,
+    "nic.mlx5_cmd_no_completion": Blame.HARDWARE,
+    "nic.mlx5_cmd_failed": Blame.SYMPTOM,
+}
+
+
+def test_weak_hardware_signals_need_corroboration() -> None:
+    """Lockups, unknown NMIs and stuck firmware commands are hardware evidence too weak to name
+    a node alone (below attribution's HARDWARE_THRESHOLD of 60)."""
+    for key in ("kernel.hard_lockup", "kernel.nmi_unknown", "nic.mlx5_cmd_no_completion"):
+        assert CATALOG.signatures[key].weight < 60, key
+
+
+POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # ublue-os/bazzite issue #5546
+        "mce.fatal",
+        "Kernel panic - not syncing: Fatal machine check",
+        {},
+    ),
+    (  # ublue-os/bazzite issue #5546
+        "mce.fatal",
+        "mce: [Hardware Error]: Machine check: Processor context corrupt",
+        {},
+    ),
+    (  # andikleen/mcelog issue #116
+        "mce.logged",
+        "[202072.518835] mce: [Hardware Error]: Machine check events logged",
+        {},
+    ),
+    (  # andikleen/mcelog issue #70 (a comment; corrected event at boot)
+        "mce.logged",
+        "Sep 16 19:51:15 kernel: [    0.064265] mce: [Hardware Error]: CPU 0: Machine Check: 0 "
+        "Bank 4: a600000000020408",
+        {},
+    ),
+    (  # illinois-scicomp/machine-shop-maintenance issue #66
+        "edac.corrected",
+        "[Mon Oct  3 13:52:42 2022] EDAC MC1: 262 CE memory read error on "
+        "CPU_SrcID#0_Ha#0_Chan#1_DIMM#0 (channel:1 slot:0 page:0x2031c14 offset:0x940 grain:32 "
+        "syndrome:0x0 -  OVERFLOW area:DRAM err_code:0001:0091 socket:0 ha:0 channel_mask:2 "
+        "rank:1)",
+        {"mc": "1"},
+    ),
+    (  # andikleen/mcelog issue #74 (a comment)
+        "ghes.uncorrected",
+        "2019-08-19T04:18:38.274661-04:00 linux-dgwd kernel: [ 261.273227] {1}[Hardware Error]: "
+        "event severity: recoverable",
+        {"severity": "recoverable"},
+    ),
+    (  # madMAx43v3r/chia-plotter issue #535
+        "kernel.soft_lockup",
+        "kernel:[405108.698255] watchdog: BUG: soft lockup - CPU#2 stuck for 22s! "
+        "[chia_plot:29632]",
+        {"cpu": "2", "seconds": "22"},
+    ),
+    (  # OE4T/meta-tegra issue #390 (older 'NMI watchdog:' prefix)
+        "kernel.soft_lockup",
+        "[   80.221608] NMI watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [kworker/0:4:4202]",
+        {"cpu": "0"},
+    ),
+    (  # scylladb/seastar issue #775
+        "kernel.hard_lockup",
+        "[62005.595383] Kernel panic - not syncing: Watchdog detected hard LOCKUP on cpu 74",
+        {"cpu": "74"},
+    ),
+    (  # open-power/skiboot issue #194 (powerpc wording)
+        "kernel.hard_lockup",
+        "[  252.718656] Watchdog CPU:59 Hard LOCKUP",
+        {"wcpu": "59"},
+    ),
+    (  # openzfs/zfs issue #3031
+        "kernel.rcu_stall",
+        "Jan 21 18:44:55 storage-pod kernel: INFO: rcu_sched self-detected stall on CPU { 17}  "
+        "(t=15001 jiffies g=310464443 c=310464442 q=0)",
+        {},
+    ),
+    (  # openzfs/zfs issue #557 (older rcu_sched_state name)
+        "kernel.rcu_stall",
+        "Nov 24 19:39:04 gsan1-coy kernel: [ 3556.510903] INFO: rcu_sched_state detected stall "
+        "on CPU 0 (t=105060 jiffies)",
+        {},
+    ),
+    (  # clearlinux/distribution issue #2795
+        "kernel.rcu_stall",
+        "rcu: INFO: rcu_sched detected expedited stalls on CPUs/tasks: { 2-.... } 21 jiffies s: "
+        "1137 root: 0x1/.",
+        {},
+    ),
+    (  # systemd/systemd-centos-ci issue #660
+        "kernel.panic",
+        "[   36.560762] Kernel panic - not syncing: softlockup: hung tasks",
+        {},
+    ),
+    (  # minisforum-docs/MS-02-Ultra issue #10
+        "pcie.aer_recovery_failed",
+        "Sep 22 09:59:09 pve kernel: pcieport 0000:80:1b.4: AER: device recovery failed",
+        {"bdf": "0000:80:1b.4"},
+    ),
+    (  # minisforum-docs/MS-02-Ultra issue #10 (newer 'message received from' wording)
+        "pcie.aer_received",
+        "Sep 22 09:59:09 pve kernel: pcieport 0000:80:1b.4: AER: Uncorrectable (Non-Fatal) "
+        "error message received from 0000:80:1b.4",
+        {"severity": "Non-Fatal"},
+    ),
+    (  # pop-os/pop issue #3363
+        "pcie.aer_received",
+        "Sep 19 16:18:02 bubz kernel: [68183.615790] pcieport 0000:00:03.1: AER: Correctable "
+        "error message received from 0000:00:00.0",
+        {},
+    ),
+    (  # openucx/ucx issue #9488 (NVMe over RDMA set-up)
+        "nic.mlx5_cmd_failed",
+        "[5365309.262528]mlx5_cmd_check:810:(pid 923941): create_mkey(0x200) op_mod(0x0) failed, "
+        "status bad parameter(0x3), syndrome (0x35e6ec)",
+        {"command": "create_mkey", "status": "bad parameter"},
+    ),
+]
+
+NEGATIVE: list[tuple[str, str]] = [
+    # EDAC bookkeeping around an error is not the error (radiasoft/devops issue #134)
+    ("*", "Feb 23 03:28:16 kernel: EDAC sbridge MC1: HANDLING MCE MEMORY ERROR"),
+    ("*", "Feb 23 03:28:16 kernel: EDAC sbridge MC1: ADDR ee30a0000"),
+    ("*", "EDAC MC: Ver: 3.0.0"),  # CachyOS/linux-cachyos issue #1038
+    # a corrected error is not an uncorrected one, and the reverse
+    (
+        "edac.uncorrected",
+        "May  7 06:45:12 errol kernel: [21584690.529877] EDAC MC0: 4 CE error on "
+        "CPU#0Channel#2_DIMM#0 (channel:2 slot:0 page:0x0 offset:0x0 grain:8 syndrome:0x0)",
+    ),  # openstreetmap/operations issue #300
+    ("mce.fatal", "[202072.518835] mce: [Hardware Error]: Machine check events logged"),
+    ("mce.logged", "mce: [Hardware Error]: CPU 7: Machine Check Exception: 5 Bank 0"),
+    # the APEI header without a severity (andikleen/mcelog issue #74)
+    (
+        "ghes.uncorrected",
+        "[ 261.273226] {1}[Hardware Error]: Hardware error from APEI Generic Hardware Error "
+        "Source: 4",
+    ),
+    # AER detail lines after the severity line (rwth-i6/returnn issue #1500)
+    (
+        "*",
+        "[  +0.000898] pcieport 0000:00:03.0:   device [8086:6f08] error status/mask=00004020/00000000",
+    ),
+    ("*", "[  +0.000894] pcieport 0000:00:03.0:    [14] CmpltTO                (First)"),
+    # a port coming back, and the core's own lines, are not this family's
+    ("*", "mlx5_core 0000:5c:00.0 mlx5_2: Port: 1 Link ACTIVE"),
+    (
+        "*",
+        "[74785.660380] pcieport 0000:00:02.0: PCIe Bus Error: severity=Corrected, type=Data Link "
+        "Layer, id=0010(Transmitter ID)",
+    ),  # wilicc/gpu-burn issue #1 (core pcie.aer_corrected)
+    (
+        "*",
+        "[Wed Sep 26 00:30:18 2018] INFO: task python:19772 blocked for more than 120 seconds.",
+    ),  # ROCm/tensorflow-upstream issue #180 (core kernel.hung_task)
+]
+
+CATALOG = builtin_catalog()
+SCANNER = Scanner(CATALOG)
+DATA = resources.files("autorecover.domain") / "data"
+CORE_KEYS = frozenset(tomllib.loads((DATA / "signatures.toml").read_text("utf-8"))["signature"])
+FAMILY_KEYS = frozenset(tomllib.loads((DATA / FAMILY_FILE).read_text("utf-8"))["signature"])
+
+
+def _hits(line: str) -> dict[str, dict[str, str]]:
+    """The scanner's own verdict on one line: key -> named captures (generic ones dropped)."""
+    return {
+        sig.key: {k: v for k, v in m.groupdict().items() if v is not None}
+        for sig, m in SCANNER.match_line(line)
+    }
+
+
+def test_family_keys_are_new_and_namespaced() -> None:
+    assert FAMILY_KEYS, f"{FAMILY_FILE} holds no signature"
+    assert not FAMILY_KEYS & CORE_KEYS, "a family file must not silently override a core key"
+    for key in FAMILY_KEYS:
+        assert key.split(".", 1)[0] in NAMESPACES, key
+
+
+@pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
+def test_required_signature_and_blame(key: str, blame: Blame) -> None:
+    assert key in FAMILY_KEYS
+    assert CATALOG.signatures[key].blame is blame
+
+
+def test_every_family_signature_is_pinned() -> None:
+    assert set(REQUIRED) == FAMILY_KEYS, "pin the blame of every signature of the family here"
+
+
+@pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
+def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> None:
+    hits = _hits(line)
+    assert key in hits, f"{key} should match {line!r}; got {sorted(hits)}"
+    assert {name: hits[key].get(name) for name in expected} == expected
+    assert "python.exception" not in hits, "a specific signature must win over the generic one"
+
+
+@pytest.mark.parametrize(("key", "line"), NEGATIVE)
+def test_line_must_not_match(key: str, line: str) -> None:
+    hits = set(_hits(line))
+    if key == "*":  # no signature of the family
+        assert not hits & FAMILY_KEYS, f"{sorted(hits & FAMILY_KEYS)} must not match {line!r}"
+    else:
+        assert key not in hits, f"{key} must not match {line!r}"

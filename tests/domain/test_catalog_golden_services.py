@@ -1,0 +1,255 @@
+"""Golden tests for the outside-services family (signatures-services.toml).
+
+Real lines from public issues (named beside each) must match the expected signature through
+the scanner's own matcher, without the generic Python-exception entry winning (an outage is
+not the job's bug); a refusal for the job's own reasons (credentials, a missing object) must
+read as the application, and distributed-training socket lines must stay with their own
+families.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame
+from autorecover.parsing.scanning import Scanner
+
+FAMILY_FILE = "signatures-services.toml"
+NAMESPACES = frozenset({"service"})
+
+REQUIRED: dict[str, Blame] = {
+    # an outside service failing: retry, never a node
+    "service.s3_throttled": Blame.TRANSIENT,
+    "service.endpoint_timeout": Blame.TRANSIENT,
+    "service.endpoint_unreachable": Blame.TRANSIENT,
+    "service.gcp_unavailable": Blame.TRANSIENT,
+    "service.azure_request_failed": Blame.TRANSIENT,
+    "service.internal_server_error": Blame.TRANSIENT,
+    "service.rate_limited": Blame.TRANSIENT,
+    "service.http_connection_failed": Blame.TRANSIENT,
+    "service.dns_failure": Blame.TRANSIENT,
+    "service.dns_unknown_host": Blame.TRANSIENT,
+    "service.hf_hub_unreachable": Blame.TRANSIENT,
+    "service.wandb_network_retry": Blame.TRANSIENT,
+    "service.wandb_init_timeout": Blame.TRANSIENT,
+    "service.mlflow_request_failed": Blame.TRANSIENT,
+    # the service refuses the job's own request: configuration
+    "service.access_denied": Blame.APPLICATION,
+    "service.not_found": Blame.APPLICATION,
+    "service.hf_offline_not_cached": Blame.APPLICATION,
+    # the bottom of a chained traceback
+    "service.socket_error": Blame.SYMPTOM,
+}
+
+POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # cockpit-project/bots issue #3991 (S3 rate limit through urllib)
+        "service.s3_throttled",
+        "urllib.error.HTTPError: HTTP Error 503: Slow Down",
+        {},
+    ),
+    (  # flightstats/hub issue #291 (Java SDK wording)
+        "service.s3_throttled",
+        "com.amazonaws.services.s3.model.AmazonS3Exception: Please reduce your request rate. "
+        "(Service: Amazon S3; Status Code: 503; Error Code: SlowDown; Request ID: 03D8D00FA3AD0455)",
+        {},
+    ),
+    (  # aws/aws-cli issue #6450 (botocore's retry handler)
+        "service.endpoint_timeout",
+        "2021-10-05 17:10:05,133 - MainThread - botocore.retryhandler - DEBUG - retry needed, "
+        'retryable exception caught: Read timeout on endpoint URL: "https://ec2.us-west-2.amazonaws.com/"',
+        {"kind": "Read", "url": "https://ec2.us-west-2.amazonaws.com/"},
+    ),
+    (  # Arize-ai/phoenix issue #1925
+        "service.endpoint_timeout",
+        "botocore.exceptions.ReadTimeoutError: Read timeout on endpoint URL: "
+        '"https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-v2/invoke"',
+        {"kind": "Read"},
+    ),
+    (  # nccgroup/Scout2 issue #196
+        "service.endpoint_unreachable",
+        "botocore.exceptions.EndpointConnectionError: Could not connect to the endpoint URL: "
+        '"https://sts.amazonaws.com/"',
+        {"url": "https://sts.amazonaws.com/"},
+    ),
+    (  # huggingface/transformers issue #34841
+        "service.rate_limited",
+        "requests.exceptions.HTTPError: 429 Client Error: Too Many Requests for URL: "
+        "https://huggingface.co/meta-llama/Meta-Llama-3-8B/resolve/main/config.json",
+        {},
+    ),
+    (  # huggingface/smolagents pull request #599 (CI failure line)
+        "service.rate_limited",
+        "FAILED tests/test_models.py::ModelTests::test_get_hfapi_message_no_tool - "
+        "huggingface_hub.errors.HfHubHTTPError: 429 Client Error: Too Many Requests for url: "
+        "https://api-inference.huggingface.co/models/Qwen/Qwen2.5-Coder-32B-Instruct/v1/chat/"
+        "completions (Request ID: BBblp7)",
+        {},
+    ),
+    (  # huggingface/huggingface_hub issue #1211
+        "service.internal_server_error",
+        "requests.exceptions.HTTPError: 500 Server Error: Internal Server Error for url: "
+        "https://huggingface.co/api/models",
+        {},
+    ),
+    (  # mlflow/mlflow issue #12154 (tracking server not up)
+        "service.http_connection_failed",
+        "ConnectionError: HTTPConnectionPool(host='localhost', port=5000): Max retries exceeded "
+        "with url: /api/2.0/mlflow/experiments/get-by-name?experiment_name=MLflow_Quickstart "
+        "(Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at "
+        "0x7e710e575310>: Failed to establish a new connection: [Errno 111] Connection refused'))",
+        {},
+    ),
+    (  # boto/botocore issue #1711
+        "service.http_connection_failed",
+        "urllib3.exceptions.ReadTimeoutError: AWSHTTPSConnectionPool(host='ec2.us-east-1."
+        "amazonaws.com', port=443): Read timed out. (read timeout=60)",
+        {},
+    ),
+    (  # OverTheWireOrg/OverTheWire-website issue #70
+        "service.dns_failure",
+        "socket.gaierror: [Errno -3] Temporary failure in name resolution",
+        {},
+    ),
+    (  # csyezheng/edx-helper issue #13 (title)
+        "service.dns_failure",
+        "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name resolution>",
+        {},
+    ),
+    (  # haoheliu/AudioLDM2 issue #46
+        "service.hf_hub_unreachable",
+        "huggingface_hub.utils._errors.LocalEntryNotFoundError: An error happened while trying to "
+        "locate the file on the Hub and we cannot find the requested files in the local cache. "
+        "Please check your connection and try again or make sure your Internet connection is on.",
+        {},
+    ),
+    (  # treeverse/dvc issue #6433 (title)
+        "service.access_denied",
+        "Unexpected error - Forbidden: An error occurred (403) when calling the HeadObject "
+        "operation: Forbidden",
+        {"code": "403"},
+    ),
+    (  # rendeirolab/LazySlide issue #52
+        "service.access_denied",
+        "GatedRepoError: 401 Client Error. (Request ID: Root=1-6800c1a8-69511c6166fc8c3076cf474d;"
+        "b91c310c-e96a-4855-88a6-1d10b06d8e80)",
+        {},
+    ),
+    (  # IBM/ibm-cos-sdk-js issue #62 (title)
+        "service.not_found",
+        "CLIENT ERROR: An error occurred (NoSuchKey) when calling the GetObject operation: The "
+        "specified key does not exist while running python get_item",
+        {"code": "NoSuchKey"},
+    ),
+    (  # wandb/wandb issue #4568
+        "service.wandb_network_retry",
+        "wandb: Network error (TransientError), entering retry loop",
+        {"error": "TransientError"},
+    ),
+    (  # wandb/wandb issue #10044
+        "service.wandb_network_retry",
+        "wandb: Network error (ConnectTimeout), entering retry loop.",
+        {"error": "ConnectTimeout"},
+    ),
+    (  # Azure/blobxfer issue #77
+        "service.socket_error",
+        "2018-06-29 04:46:58,222 ERROR - ConnectionError: ('Connection aborted.', error(104, "
+        "'Connection reset by peer'))",
+        {},
+    ),
+]
+
+NEGATIVE: list[tuple[str, str]] = [
+    # survivors' socket lines about a lost training peer belong to gloo / c10d, not to a service
+    (  # RVC-Project/Retrieval-based-Voice-Conversion-WebUI issue #1882 (tests/corpus)
+        "*",
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error "
+        "[10.30.0.13]:25266: Connection reset by peer",
+    ),
+    (  # gensyn-ai/rl-swarm issue #197 (tests/corpus)
+        "*",
+        "[W506 14:02:16.149509694 socket.cpp:752] [c10d] The client socket has failed to connect "
+        "to [cpu-b01]:29500 (errno: 110 - Connection timed out).",
+    ),
+    # an outage is not a refusal, and a refusal is not an outage
+    (
+        "service.access_denied",
+        "botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the "
+        "CompleteMultipartUpload operation",
+    ),
+    (
+        "service.s3_throttled",
+        "An error occurred (NoSuchKey) when calling the GetObject operation: The specified key "
+        "does not exist.",
+    ),
+    (
+        "service.not_found",
+        "Unexpected error - Forbidden: An error occurred (403) when calling the HeadObject "
+        "operation: Forbidden",
+    ),
+    (
+        "service.hf_hub_unreachable",
+        "huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in the "
+        "disk cache and outgoing traffic has been disabled. To enable hf.co look-ups and "
+        "downloads online, set 'local_files_only' to False.",
+    ),
+    # the transient DNS failure is not the unknown-host one
+    (
+        "service.dns_unknown_host",
+        "socket.gaierror: [Errno -3] Temporary failure in name resolution",
+    ),
+    # W&B's ordinary progress lines
+    ("*", "wandb: Syncing run eternal-sun-12"),
+    ("*", "wandb: Tracking run with wandb version 0.16.0"),
+]
+
+CATALOG = builtin_catalog()
+SCANNER = Scanner(CATALOG)
+DATA = resources.files("autorecover.domain") / "data"
+CORE_KEYS = frozenset(tomllib.loads((DATA / "signatures.toml").read_text("utf-8"))["signature"])
+FAMILY_KEYS = frozenset(tomllib.loads((DATA / FAMILY_FILE).read_text("utf-8"))["signature"])
+
+
+def _hits(line: str) -> dict[str, dict[str, str]]:
+    """The scanner's own verdict on one line: key -> named captures (generic ones dropped)."""
+    return {
+        sig.key: {k: v for k, v in m.groupdict().items() if v is not None}
+        for sig, m in SCANNER.match_line(line)
+    }
+
+
+def test_family_keys_are_new_and_namespaced() -> None:
+    assert FAMILY_KEYS, f"{FAMILY_FILE} holds no signature"
+    assert not FAMILY_KEYS & CORE_KEYS, "a family file must not silently override a core key"
+    for key in FAMILY_KEYS:
+        assert key.split(".", 1)[0] in NAMESPACES, key
+
+
+@pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
+def test_required_signature_and_blame(key: str, blame: Blame) -> None:
+    assert key in FAMILY_KEYS
+    assert CATALOG.signatures[key].blame is blame
+
+
+def test_every_family_signature_is_pinned() -> None:
+    assert set(REQUIRED) == FAMILY_KEYS, "pin the blame of every signature of the family here"
+
+
+@pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
+def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> None:
+    hits = _hits(line)
+    assert key in hits, f"{key} should match {line!r}; got {sorted(hits)}"
+    assert {name: hits[key].get(name) for name in expected} == expected
+    assert "python.exception" not in hits, "a specific signature must win over the generic one"
+
+
+@pytest.mark.parametrize(("key", "line"), NEGATIVE)
+def test_line_must_not_match(key: str, line: str) -> None:
+    hits = set(_hits(line))
+    if key == "*":  # no signature of the family
+        assert not hits & FAMILY_KEYS, f"{sorted(hits & FAMILY_KEYS)} must not match {line!r}"
+    else:
+        assert key not in hits, f"{key} must not match {line!r}"

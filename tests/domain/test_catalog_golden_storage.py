@@ -1,0 +1,300 @@
+"""Golden tests for the storage family (signatures-storage.toml).
+
+Real lines from public issues (named beside each) must match the expected signature through
+the scanner's own matcher, with their captures, and without the generic Python-exception entry
+winning; lines that only look alike (virtual or removable devices, mount chatter, benign
+kernel lines of the shared corpus bundles) must not.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame
+from autorecover.parsing.scanning import Scanner
+
+FAMILY_FILE = "signatures-storage.toml"
+NAMESPACES = frozenset({"storage"})
+
+REQUIRED: dict[str, Blame] = {
+    # shared file systems: an outage outside every node
+    "storage.lustre_rpc_failed": Blame.TRANSIENT,
+    "storage.lustre_request_expired": Blame.TRANSIENT,
+    "storage.lustre_connection_lost": Blame.TRANSIENT,
+    "storage.lustre_connection_restored": Blame.INFO,
+    "storage.lustre_evicted": Blame.TRANSIENT,
+    "storage.lustre_other": Blame.SYMPTOM,
+    "storage.nfs_not_responding": Blame.TRANSIENT,
+    "storage.nfs_ok": Blame.INFO,
+    "storage.stale_handle": Blame.TRANSIENT,
+    "storage.fuse_disconnected": Blame.TRANSIENT,
+    "storage.shared_fs_wait": Blame.TRANSIENT,
+    # one node's own disk: its hardware, named with corroboration
+    "storage.block_medium_error": Blame.HARDWARE,
+    "storage.block_io_error": Blame.HARDWARE,
+    "storage.buffer_io_error": Blame.HARDWARE,
+    "storage.nvme_timeout": Blame.HARDWARE,
+    "storage.nvme_controller_lost": Blame.HARDWARE,
+    "storage.ext4_error": Blame.HARDWARE,
+    "storage.xfs_io_error": Blame.HARDWARE,
+    # the job's configuration: a retry fails the same way
+    "storage.no_space": Blame.APPLICATION,
+    "storage.quota_exceeded": Blame.APPLICATION,
+    # says the file system failed, not which one
+    "storage.eio": Blame.SYMPTOM,
+    "storage.read_only_fs": Blame.SYMPTOM,
+    "storage.torch_write_failed": Blame.SYMPTOM,
+    "storage.safetensors_io": Blame.SYMPTOM,
+    "storage.dcp_failed": Blame.SYMPTOM,
+}
+
+POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # amazonlinux/amazon-linux-2023 issue #723
+        "storage.lustre_other",
+        "[Fri May 31 00:54:38 2024] LustreError: 26155:0:(mgc_request.c:612:do_requeue()) "
+        "failed processing log: -5",
+        {},
+    ),
+    (  # linux-surface/linux-surface issue #1494 (soft mount)
+        "storage.nfs_not_responding",
+        "[32495.562824] nfs: server thinkcentre not responding, timed out",
+        {"server": "thinkcentre", "state": "timed out"},
+    ),
+    (  # pulibrary/princeton_ansible issue #6612
+        "storage.nfs_not_responding",
+        "Oct 24 00:11:11 figgy-web-staging1 kernel: nfs: server td-mf-cl2.princeton.edu not "
+        "responding, still trying",
+        {"program": "nfs", "server": "td-mf-cl2.princeton.edu", "state": "still trying"},
+    ),
+    (  # linux-surface/linux-surface issue #1494
+        "storage.nfs_ok",
+        "[32958.266147] nfs: server thinkcentre OK",
+        {"server": "thinkcentre"},
+    ),
+    (  # scylladb/scylladb issue #1575 (4.x wording, failing RAID member)
+        "storage.block_medium_error",
+        "[104802.137143] blk_update_request: critical medium error, dev sdb, sector 4136641792",
+        {"device": "sdb", "sector": "4136641792"},
+    ),
+    (  # longhorn/longhorn issue #2775 (print_req_error wording)
+        "storage.block_medium_error",
+        "Jul 12 08:01:41 immortal kernel: [518171.289145] print_req_error: critical medium "
+        "error, dev sdc, sector 7988224",
+        {"device": "sdc"},
+    ),
+    (  # MichaIng/DietPi issue #4499 (USB disk dropping off)
+        "storage.block_io_error",
+        "[  407.147725] blk_update_request: I/O error, dev sda, sector 6192120 op 0x1:(WRITE) "
+        "flags 0x100000 phys_seg 3 prio class 0",
+        {"kind": "I/O", "device": "sda", "sector": "6192120"},
+    ),
+    (  # Requiem4Eternity/Appstream issue #107 (a Kubernetes node)
+        "storage.block_io_error",
+        "Jun 14 08:04:35 k8snode230 kernel: print_req_error: I/O error, dev sdc, sector "
+        "1098288304 flags 0",
+        {"device": "sdc"},
+    ),
+    (  # openebs/openebs issue #1433
+        "storage.buffer_io_error",
+        "Apr 16 07:07:38 -worker-02 kernel: [33713.708530] Buffer I/O error on dev sdb, logical "
+        "block 640, lost async page write",
+        {"device": "sdb", "block": "640"},
+    ),
+    (  # xcat2/xcat-core issue #1175 (older 'device' wording)
+        "storage.buffer_io_error",
+        "[  543.676116] Buffer I/O error on device dm-0, logical block 2477053",
+        {"device": "dm-0"},
+    ),
+    (  # linux-nvme/nvme-cli issue #151
+        "storage.nvme_timeout",
+        "[11457.533097] nvme nvme2: I/O 0 QID 0 timeout, reset controller",
+        {"controller": "nvme2", "qid": "0", "action": "reset controller"},
+    ),
+    (  # linux-nvme/nvme-cli issue #151
+        "storage.nvme_controller_lost",
+        "[11508.697977] nvme nvme2: Removing after probe failure status: -19",
+        {"controller": "nvme2"},
+    ),
+    (  # raspberrypi/linux issue #703
+        "storage.ext4_error",
+        "Nov 22 17:46:18 sentinel.donadio.be kernel: EXT4-fs warning (device dm-1): "
+        "ext4_end_bio:316: I/O error -5 writing to inode 10223621 (offset 33554432 size 8388608 "
+        "starting block 14403824)",
+        {"eio_device": "dm-1"},
+    ),
+    (  # longhorn/longhorn issue #193 (title)
+        "storage.ext4_error",
+        "EXT4-fs (sdb): Remounting filesystem read-only",
+        {"ro_device": "sdb"},
+    ),
+    (  # dm-vdo/kvdo issue #25
+        "storage.xfs_io_error",
+        "Jul 26 05:55:54 hdp-datanode-1 kernel: XFS (dm-7): metadata I/O error: block "
+        '0x280000010 ("xlog_bread_noalign") error 5 numblks 8',
+        {"device": "dm-7"},
+    ),
+    (  # kubernetes/node-problem-detector pull request #845
+        "storage.xfs_io_error",
+        "kernel: XFS (dm-4): I/O Error Detected. Shutting down filesystem",
+        {"device": "dm-4"},
+    ),
+    (  # siderolabs/talos pull request #8733
+        "storage.xfs_io_error",
+        "109.200.197.196: kern:   alert: [2024-05-13T15:13:11.99477118Z]: XFS (sdb6): "
+        "Filesystem has been shut down due to log error (0x2).",
+        {"device": "sdb6"},
+    ),
+    ("storage.eio", "OSError: [Errno 5] Input/output error", {}),  # pymedusa/Medusa issue #10661
+    (  # marbl/verkko issue #98
+        "storage.eio",
+        "OSError: [Errno 5] Input/output error: '../6-layoutContigs/unitig-popped.layout'",
+        {},
+    ),
+    (  # pytorch/pytorch issue #45826 (torch.load from a Slurm job)
+        "storage.stale_handle",
+        "RuntimeError: read(): fd 33 failed with Stale file handle",
+        {},
+    ),
+    (  # modelscope/ms-swift issue #6695 (every node of the job)
+        "storage.stale_handle",
+        "[rank1]: OSError: [Errno 116] Stale file handle: xxx",
+        {},
+    ),
+    (  # h5py/h5py issue #2346 (checkpoint on a NAS)
+        "storage.stale_handle",
+        "OSError: [Errno 116] Unable to synchronously create file (unable to fstat file, "
+        "errno = 116, error message = 'Stale file handle')",
+        {},
+    ),
+    (  # hiyouga/LlamaFactory issue #5155 (title)
+        "storage.no_space",
+        "safetensors_rust.SafetensorError: Error while serializing: IoError(Os { code: 28, kind: "
+        'StorageFull, message: "No space left on device" })',
+        {},
+    ),
+    ("storage.no_space", "[Errno 28] No space left on device", {}),  # Antergos/Cnchi issue #1031
+    (  # KennthShang/HostG issue #7 (a comment)
+        "storage.quota_exceeded",
+        "OSError: [Errno 122] Disk quota exceeded: 'out/intermediate.ntw'",
+        {},
+    ),
+    (  # lrstanley/Code issue #5 (Python 2 wording)
+        "storage.quota_exceeded",
+        "+Code | [08:00:30] IOError: [Errno 122] Disk quota exceeded (file "
+        '"/root/code/modules/find.py", line 65, in save_db)',
+        {},
+    ),
+    (  # SWivid/F5-TTS issue #458
+        "storage.torch_write_failed",
+        "[rank0]: RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter "
+        "failed writing file data.pkl: file write failed",
+        {"record": "data.pkl"},
+    ),
+    (  # pytorch/pytorch issue #29186
+        "storage.torch_write_failed",
+        "RuntimeError: [enforce fail at inline_container.cc:319] . PytorchStreamWriter failed "
+        "opening archive.",
+        {},
+    ),
+]
+
+NEGATIVE: list[tuple[str, str]] = [
+    # hung-task frames outside a shared file system client (aws/aws-parallelcluster issue #1150)
+    (
+        "storage.shared_fs_wait",
+        "Jun 17 20:18:08 ip-172-31-27-211 kernel: [<ffffffffa1766921>] "
+        "schedule_timeout+0x221/0x2d0",
+    ),
+    # removable, flash and virtual devices say nothing about the node
+    ("*", "blk_update_request: I/O error, dev mtdblock1, sector 0"),  # coolsnowwolf/lede #119
+    (  # khadas/u-boot issue #44
+        "*",
+        "[    3.462611] blk_update_request: I/O error, dev mmcblk2, sector 0 op 0x0:(READ) flags "
+        "0x0 phys_seg 1 prio class 0",
+    ),
+    (  # openwrt/openwrt pull request #4036
+        "*",
+        "[   20.724439] Buffer I/O error on dev mtdblock2, logical block 1, async page read",
+    ),
+    # benign lines of the shared corpus bundles (tests/corpus, system logs)
+    (
+        "*",
+        "[Thu Mar  5 15:27:23 2026] EXT4-fs (nvme0n1p2): mounted filesystem with ordered data "
+        "mode. Opts: (null). Quota mode: none.",
+    ),
+    ("*", "[Thu Mar  5 15:27:22 2026] nvme nvme0: pci function 0000:41:00.0"),
+    # mount chatter (dm-vdo/kvdo issue #25)
+    ("*", "Jul 26 12:25:28 hdp-datanode-1 kernel: XFS (vda1): Ending clean mount"),
+    ("*", "Jul 26 05:55:54 hdp-datanode-1 kernel: XFS (dm-1): Mounting V5 Filesystem"),
+    # a block error's op is not a medium error, and a medium error is not a plain I/O one
+    (
+        "storage.block_medium_error",
+        "[  415.118808] blk_update_request: I/O error, dev nvme1n1, sector 823872 op 0x0:(READ) "
+        "flags 0x80700 phys_seg 1 prio class 0",
+    ),
+    (
+        "storage.block_io_error",
+        "[104802.137143] blk_update_request: critical medium error, dev sdb, sector 4136641792",
+    ),
+    # an NFS OK is not an outage; an NFS outage is not its end
+    ("storage.nfs_not_responding", "[32958.266147] nfs: server thinkcentre OK"),
+    (
+        "storage.nfs_ok",
+        "[1576939.453001] nfs: server 100.73.159.36 not responding, still trying",
+    ),  # nfs-ganesha/nfs-ganesha issue #1295
+    # ENOSPC is not EIO and EIO is not ENOSPC
+    ("storage.eio", "OSError: [Errno 28] No space left on device"),
+    ("storage.no_space", "OSError: [Errno 5] Input/output error"),
+]
+
+CATALOG = builtin_catalog()
+SCANNER = Scanner(CATALOG)
+DATA = resources.files("autorecover.domain") / "data"
+CORE_KEYS = frozenset(tomllib.loads((DATA / "signatures.toml").read_text("utf-8"))["signature"])
+FAMILY_KEYS = frozenset(tomllib.loads((DATA / FAMILY_FILE).read_text("utf-8"))["signature"])
+
+
+def _hits(line: str) -> dict[str, dict[str, str]]:
+    """The scanner's own verdict on one line: key -> named captures (generic ones dropped)."""
+    return {
+        sig.key: {k: v for k, v in m.groupdict().items() if v is not None}
+        for sig, m in SCANNER.match_line(line)
+    }
+
+
+def test_family_keys_are_new_and_namespaced() -> None:
+    assert FAMILY_KEYS, f"{FAMILY_FILE} holds no signature"
+    assert not FAMILY_KEYS & CORE_KEYS, "a family file must not silently override a core key"
+    for key in FAMILY_KEYS:
+        assert key.split(".", 1)[0] in NAMESPACES, key
+
+
+@pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
+def test_required_signature_and_blame(key: str, blame: Blame) -> None:
+    assert key in FAMILY_KEYS
+    assert CATALOG.signatures[key].blame is blame
+
+
+def test_every_family_signature_is_pinned() -> None:
+    assert set(REQUIRED) == FAMILY_KEYS, "pin the blame of every signature of the family here"
+
+
+@pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
+def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> None:
+    hits = _hits(line)
+    assert key in hits, f"{key} should match {line!r}; got {sorted(hits)}"
+    assert {name: hits[key].get(name) for name in expected} == expected
+    assert "python.exception" not in hits, "a specific signature must win over the generic one"
+
+
+@pytest.mark.parametrize(("key", "line"), NEGATIVE)
+def test_line_must_not_match(key: str, line: str) -> None:
+    hits = set(_hits(line))
+    if key == "*":  # no signature of the family
+        assert not hits & FAMILY_KEYS, f"{sorted(hits & FAMILY_KEYS)} must not match {line!r}"
+    else:
+        assert key not in hits, f"{key} must not match {line!r}"
