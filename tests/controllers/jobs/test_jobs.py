@@ -412,3 +412,25 @@ def test_the_timeline_without_telemetry_still_closes_when_the_attempt_ends(rig: 
     incident = rig.incident()
     assert incident.phase is IncidentPhase.CLOSED and "before a new step" in incident.outcome
     assert timedelta(0) <= incident.closed_at - incident.opened_at  # type: ignore[operator]
+
+
+def test_the_same_unexplained_crash_again_is_the_jobs_own(rig: JobRig) -> None:
+    """A rank dies of a segfault with no word why: retried once (unknown). The next attempt
+    dies the same way: the job's history makes it the job's own failure, and it stops."""
+    crash = "Fatal Python error: Segmentation fault\n"
+    rig.submit(user_restarts=5, same_cause_ceiling=9)
+    rig.steps(count=3)
+    rig.scheduler.write("train", "n2", crash)
+    rig.fail()
+    rig.settle()
+    first = rig.incident()
+    assert first.verdict.cause is Cause.UNKNOWN, first.verdict.summary
+    assert first.decided is not None and first.decided.action is Action.REQUEUE
+    rig.clock.advance(3600)  # far apart: not a crash loop
+    rig.steps(count=3)
+    rig.scheduler.write("train", "n1", crash)  # another node this time
+    rig.fail()
+    rig.settle()
+    second = rig.incident(attempt=1)
+    assert second.verdict.cause is Cause.APPLICATION, second.verdict.summary
+    assert second.decided is not None and second.decided.action is Action.STOP

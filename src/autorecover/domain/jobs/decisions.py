@@ -202,4 +202,7 @@ def _confirm(verdict: Verdict, past: JobHistory, policy: JobPolicy, root: str) -
         return False
     if past.spent(Budget.USER) >= policy.user_restarts:
         return False
-    return not any(a.root == root and a.cause is Cause.APPLICATION for a in past.attempts)
+    # An earlier attempt that failed on the same root (as the application, or unexplained and
+    # retried) was the confirmation already.
+    confirmed = (Cause.APPLICATION, Cause.UNKNOWN)
+    return not any(a.root == root and a.cause in confirmed for a in past.attempts)
