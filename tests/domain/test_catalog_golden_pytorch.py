@@ -42,6 +42,7 @@ BLAME: dict[str, Blame] = {
     "elastic.rendezvous_node_lost": Blame.SYMPTOM,
     "elastic.membership_restart": Blame.INFO,
     "elastic.exit_barrier_failed": Blame.SYMPTOM,
+    "elastic.worker_group_failed": Blame.SYMPTOM,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -227,6 +228,15 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # synthesized from torch 2.15.0 elastic/agent/server/api.py (format only)
     ("Got termination signal: 15", "torch.signal", {}),
+    # pytorch/pytorch#114097 (a comment; torch 2.4 prints the signal's name)
+    (
+        "W0823 16:54:02.337000 139733055988160 torch/distributed/elastic/agent/server/api.py:688]"
+        " Received Signals.SIGTERM death signal, shutting down workers",
+        "torch.signal",
+        {},
+    ),
+    # Lightning-AI/pytorch-lightning#3029 (torchelastic 0.2)
+    ("[default] Worker group failed", "elastic.worker_group_failed", {}),
     # synthesized from torch 2.15.0 sources (format only; the entries' own examples)
     (
         "Process 88 did not exit after SIGKILL within 30s; abandoning and continuing teardown. "
@@ -271,6 +281,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("elastic.closing_workers", "[default] Stopping worker group"),
     ("elastic.rendezvous_failed", "RendezvousGracefulExitError: node closed the rendezvous"),
     ("elastic.membership_restart", "[default] Worker group FAILED. 3/3 attempts left"),
+    ("elastic.worker_group_failed", "[default] Worker group FAILED. 3/3 attempts left"),
 ]
 
 
