@@ -39,6 +39,8 @@ BLAME: dict[str, Blame] = {
     "xla.nccl_failed": Blame.SYMPTOM,
     "xla.rendezvous_stuck": Blame.SYMPTOM,
     "xla.oom": Blame.APPLICATION,
+    "xla.tpu_core_halted": Blame.APPLICATION,
+    "xla.tpu_in_use": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -150,6 +152,29 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
 ]
 
+GOLDEN += [
+    # pytorch/xla#7138 (a comment; torch_xla on a TPU litepod)
+    (
+        "  0%|          | 1/7800 [00:01<2:37:37,  1.21s/it]F0000 00:00:1717141650.890307    9276 "
+        "pjrt_computation_client.cc:487] Non-OK-status: status status: INTERNAL: Core halted "
+        "unexpectedly: INTERNAL: Accelerator device halted prematurely, perhaps due to an "
+        "on-device check-failure. Node 0 halted unexpectedly at tag:pc "
+        "TensorCoreSequencer:887:0x6f1 (from TensorCoreSequencer:887:0x3b91): no debugging "
+        "message found for this tag:pc. HLO: fusion.1; HLO computation: "
+        "SyncTensorsGraph.55205_spmd",
+        "xla.tpu_core_halted",
+        {},
+    ),
+    # jax-ml/jax#22070 (a comment)
+    (
+        "INFO:2024-06-25 00:34:55,142:jax._src.xla_bridge:889: Unable to initialize backend "
+        "'tpu': ABORTED: The TPU is already in use by process with pid 176028. Not attempting to "
+        "load libtpu.so in this process.",
+        "xla.tpu_in_use",
+        {"pid": "176028"},
+    ),
+]
+
 # (signal, line that must NOT match it)
 NEGATIVE: list[tuple[str, str]] = [
     # a later barrier is not the start-up one
@@ -165,6 +190,12 @@ NEGATIVE: list[tuple[str, str]] = [
     ("xla.runtime_status", "XlaRuntimeError: FAILED_PRECONDITION: Buffer has been deleted"),
     ("xla.nccl_failed", "NCCL operation completed in 12 ms"),
     ("xla.tasks_unhealthy", "Task /job:jax_worker/replica:0/task:3 has disconnected"),
+    # jax-ml/jax#22070: a backend that is simply absent is not one in use
+    (
+        "xla.tpu_in_use",
+        "INFO:2024-06-25 00:34:55,109:jax._src.xla_bridge:889: Unable to initialize backend "
+        "'cuda': ",
+    ),
 ]
 
 
