@@ -36,6 +36,8 @@ BLAME: dict[str, Blame] = {
     "ray.raylet_died": Blame.SYMPTOM,
     "ray.task_error": Blame.INFO,
     "ray.object_lost": Blame.SYMPTOM,
+    "ray.gcs_unreachable": Blame.SYMPTOM,
+    "ray.gcs_connect_retry": Blame.INFO,
     "mp.process_raised": Blame.SYMPTOM,
     "mp.process_exited": Blame.SYMPTOM,
     "lightning.child_terminated": Blame.SYMPTOM,
@@ -209,6 +211,34 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
 ]
 
+GOLDEN += [
+    # ray-project/ray#36651 (a release test's raylet)
+    (
+        "[2023-06-14 23:54:11,900 E 869 1530] gcs_rpc_client.h:542: Failed to connect to GCS "
+        "within 60 seconds. GCS may have been killed. It's either GCS is terminated by `ray stop` "
+        "or is killed unexpectedly. If it is killed unexpectedly, see the log file "
+        "gcs_server.out. https://docs.ray.io/en/master/ray-observability/ray-logging.html"
+        "#logging-directory-structure. The program will terminate.",
+        "ray.gcs_unreachable",
+        {},
+    ),
+    # vllm-project/vllm#15385 (title)
+    (
+        "[Bug]: gcs_rpc_client.h:151: Failed to connect to GCS at address 192.168.2.40:6379 "
+        "within 5 seconds.",
+        "ray.gcs_connect_retry",
+        {},
+    ),
+    # ray-project/ray#3224 (Ray 0.5's wording of a remote task's failure)
+    (
+        "ray.worker.RayGetError: Could not get objectid "
+        "ObjectID(01000000047ef5a3579261569b767307b25bcf53). It was created by remote function "
+        "train which failed with:",
+        "ray.task_error",
+        {},
+    ),
+]
+
 # (signal, line that must NOT match it)
 NEGATIVE: list[tuple[str, str]] = [
     # Lightning-AI/pytorch-lightning#151 (title): no ProcessExitedException in it
@@ -229,6 +259,17 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ray.node_marked_dead", "the actor's node was terminated expectedly: received SIGTERM"),
     ("ray.actor_died", "The actor is dead because its owner has died. Owner Id: 0100"),
     ("ray.task_error", "RayTaskError"),
+    # the per-attempt warning is not the fatal loss of the GCS, and the reverse
+    (
+        "ray.gcs_unreachable",
+        "gcs_rpc_client.h:202: Failed to connect to GCS at address 10.90.95.155:6379 within 5 "
+        "seconds.",
+    ),
+    (
+        "ray.gcs_connect_retry",
+        "gcs_rpc_client.h:533: Failed to connect to GCS within 60 seconds. GCS may have been "
+        "killed.",
+    ),
     ("deepspeed.launcher_exit", "Process 13266 exits successfully."),
 ]
 
