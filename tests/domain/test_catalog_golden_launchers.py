@@ -37,6 +37,7 @@ BLAME: dict[str, Blame] = {
     "ray.task_error": Blame.INFO,
     "ray.object_lost": Blame.SYMPTOM,
     "ray.gcs_unreachable": Blame.SYMPTOM,
+    "ray.task_node_died": Blame.SYMPTOM,
     "ray.gcs_connect_retry": Blame.INFO,
     "mp.process_raised": Blame.SYMPTOM,
     "mp.process_exited": Blame.SYMPTOM,
@@ -222,6 +223,20 @@ GOLDEN += [
         "ray.gcs_unreachable",
         {},
     ),
+    # marin-community/marin#2309 (a wrapper quoting Ray's task-error header)
+    (
+        "RuntimeError: Job 140208822563728 failed with status failed and error: "
+        "ray::run_on_pod_ray() (pid=101181, ip=10.128.0.64)",
+        "ray.task_error",
+        {},
+    ),
+    # marin-community/marin#2377 (the line up to its node IP and ID)
+    (
+        "RuntimeError: Job 139393033556432 failed: Task failed because the node it was running "
+        "on is dead or unavailable.",
+        "ray.task_node_died",
+        {},
+    ),
     # vllm-project/vllm#15385 (title)
     (
         "[Bug]: gcs_rpc_client.h:151: Failed to connect to GCS at address 192.168.2.40:6379 "
@@ -259,6 +274,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ray.node_marked_dead", "the actor's node was terminated expectedly: received SIGTERM"),
     ("ray.actor_died", "The actor is dead because its owner has died. Owner Id: 0100"),
     ("ray.task_error", "RayTaskError"),
+    ("ray.task_error", "(raylet) ray::IDLE is using 4.5GB of memory"),
     # the per-attempt warning is not the fatal loss of the GCS, and the reverse
     (
         "ray.gcs_unreachable",
