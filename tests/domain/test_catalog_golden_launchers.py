@@ -1,0 +1,337 @@
+"""Golden tests for the launcher family (`signatures-launchers.toml`, issue 14).
+
+Real lines from Ray, torch.multiprocessing.spawn (Lightning ddp_spawn), Accelerate and the
+DeepSpeed launcher (each cited) go through the scanner's own matcher: each must yield its
+signal with the captures it names. A launcher only restates who died: none of its lines may
+read as the application's error, except Ray's memory monitor, which says why it killed a
+worker. Lines that look alike must not match. Every entry of the family file has a golden line.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame
+from autorecover.parsing.scanning import Scanner
+
+CATALOG = builtin_catalog()
+SCANNER = Scanner(CATALOG)
+FAMILY_FILE = "signatures-launchers.toml"
+FAMILY_KEYS = frozenset(
+    tomllib.loads(
+        (resources.files("autorecover.domain") / "data" / FAMILY_FILE).read_text(encoding="utf-8")
+    )["signature"]
+)
+
+BLAME: dict[str, Blame] = {
+    "ray.oom_killed": Blame.APPLICATION,
+    "ray.node_marked_dead": Blame.SYMPTOM,
+    "ray.actor_died": Blame.SYMPTOM,
+    "ray.worker_died": Blame.SYMPTOM,
+    "ray.owner_died": Blame.SYMPTOM,
+    "ray.raylet_died": Blame.SYMPTOM,
+    "ray.task_error": Blame.INFO,
+    "ray.object_lost": Blame.SYMPTOM,
+    "ray.gcs_unreachable": Blame.SYMPTOM,
+    "ray.task_node_died": Blame.SYMPTOM,
+    "ray.gcs_connect_retry": Blame.INFO,
+    "mp.process_raised": Blame.SYMPTOM,
+    "mp.process_exited": Blame.SYMPTOM,
+    "lightning.child_terminated": Blame.SYMPTOM,
+    "launcher.subprocess_failed": Blame.SYMPTOM,
+    "deepspeed.launcher_exit": Blame.SYMPTOM,
+    "deepspeed.killing_subprocess": Blame.INFO,
+    "deepspeed.launcher_signalled": Blame.SYMPTOM,
+}
+
+# (line, signal, captures the line must yield)
+GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # ray-project/ray#30312 (pytest output)
+    (
+        "E                       ray.exceptions.OutOfMemoryError: Task was killed due to the "
+        "node running low on memory.",
+        "ray.oom_killed",
+        {},
+    ),
+    # WM-PO/WMPO#3 (the memory monitor's summary; the terminal wrapped the line after "at")
+    (
+        "(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 "
+        "Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to "
+        "other reasons at",
+        "ray.oom_killed",
+        {},
+    ),
+    # tensorflow/tpu tools/ray_tpu/README.md (the second node of the same event)
+    (
+        "2023-03-03 05:15:33,243 WARNING worker.py:1866 -- The node with node id: "
+        "214f5e4656d1ef48f99148ddde46448253fe18672534467ee94b02ba and address: 10.130.0.114 and "
+        "node name: 10.130.0.114 has been marked dead because the detector has missed too many "
+        "heartbeats from it. This can happen when a       (1) raylet crashes unexpectedly (OOM, "
+        "preempted node, etc.)",
+        "ray.node_marked_dead",
+        {"peer": "10.130.0.114"},
+    ),
+    # hiyouga/EasyR1#324
+    (
+        "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+        "ray.actor_died",
+        {},
+    ),
+    # ray-project/ray#18586 (title; the exception's name before Ray 2.10)
+    (
+        "ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
+        "ray.actor_died",
+        {},
+    ),
+    # Unakar/Logic-RL#18
+    (
+        "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR "
+        "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of "
+        "file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM "
+        "killer due to high memory usage. (2) ray stop --force is called. (3) The worker is "
+        "crashed unexpectedly due to SIGSEGV or other unexpected errors.",
+        "ray.actor_died",
+        {},
+    ),
+    # ray-project/ray#26007
+    (
+        "  | 2022-06-21 19:14:10,718\tWARNING worker.py:1737 -- A worker died or was killed while "
+        "executing a task by an unexpected system error. To troubleshoot the problem, check the "
+        "logs for the dead worker. RayTask ID: ffffffffffffffff7cc1d49b6d4812ea954ca19a01000000 "
+        "Worker ID: 9fb0f63d84689c6a9e5257309a6346170c827aa7f970c0ee45e79a8b Node ID: "
+        "2d493b4f39f0c382a5dc28137ba73af78b0327696117e9981bd2425c Worker IP address: 172.18.0.3 "
+        "Worker port: 35883 Worker PID: 31945 Worker exit type: SYSTEM_ERROR Worker exit detail: "
+        "Worker unexpectedly exits with a connection error code 2. End of file. There are some "
+        "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high "
+        "memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due "
+        "to SIGSEGV or other unexpected errors.",
+        "ray.worker_died",
+        {},
+    ),
+    # hiyouga/EasyR1#324
+    (
+        "The actor is dead because its owner has died. Owner Id: "
+        "01000000ffffffffffffffffffffffffffffffffffffffffffffffff Owner Ip address: 172.21.160.9 "
+        "Owner worker exit type: SYSTEM_ERROR Worker exit detail: Owner's node has crashed.",
+        "ray.owner_died",
+        {},
+    ),
+    # synthesized from ray-project/ray python/ray/exceptions.py (fixed text)
+    (
+        "ray.exceptions.LocalRayletDiedError: The task's local raylet died. Check raylet.out for "
+        "more information.",
+        "ray.raylet_died",
+        {},
+    ),
+    # hiyouga/EasyR1#193 (title)
+    (
+        "bug: ray.exceptions.RayTaskError(AssertionError): ray::Runner.run()",
+        "ray.task_error",
+        {"wrapped": "AssertionError"},
+    ),
+    # ray-project/ray#35365
+    (
+        "ray.exceptions.RayTaskError: ray::f() (pid=42963, ip=10.0.35.208)",
+        "ray.task_error",
+        {},
+    ),
+    # synthesized from ray-project/ray python/ray/exceptions.py (format only)
+    (
+        "All copies of 00ffffffffffffffffffffffffffffffffffffff0100000001000000 have been lost "
+        "due to node failure. Check cluster logs (`/tmp/ray/session_latest/logs`) for more "
+        "information about the failure.",
+        "ray.object_lost",
+        {},
+    ),
+    # Lightning-AI/pytorch-lightning#20392 (CI output)
+    (
+        "FAILED strategies\\launchers\\test_multiprocessing.py::test_fit_twice_raises - "
+        "torch.multiprocessing.spawn.ProcessRaisedException: ",
+        "mp.process_raised",
+        {},
+    ),
+    # LSH9832/edgeyolo#20
+    ("-- Process 1 terminated with the following error:", "mp.process_raised", {}),
+    # Plachtaa/VITS-fast-fine-tuning#399 (title)
+    (
+        "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with exit code 1",
+        "mp.process_exited",
+        {"code": "1"},
+    ),
+    # synthesized from Lightning's subprocess_script.py (format only)
+    (
+        "[rank: 1] Child process with PID 52081 terminated with code 1. Forcefully terminating "
+        "all other processes to avoid zombies 🧟",
+        "lightning.child_terminated",
+        {"code": "1"},
+    ),
+    # Ree1s/IDM#4 (title)
+    (
+        "subprocess.CalledProcessError: Command '['where', 'cl']' returned non-zero exit status 1.",
+        "launcher.subprocess_failed",
+        {"code": "1"},
+    ),
+    # MarvinTeichmann/MultiNet#61 (title)
+    (
+        "subprocess.CalledProcessError: Command returned non-zero exit status -11",
+        "launcher.subprocess_failed",
+        {"code": "-11"},
+    ),
+    # deepspeedai/DeepSpeed#5302
+    (
+        "[2024-03-20 20:31:29,240] [INFO] [launch.py:315:sigkill_handler] Killing subprocess "
+        "3353708",
+        "deepspeed.killing_subprocess",
+        {},
+    ),
+    # deepspeedai/DeepSpeed#3232
+    (
+        "[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', "
+        "'-u', 'main.py', '--local_rank=0', '--data_path', 'Dahoas/rm-static', "
+        "'Dahoas/full-hh-rlhf', 'Dahoas/synthetic-instruct-gptj-pairwise', "
+        "'yitingxie/rlhf-reward-datasets', 'openai/webgpt_comparisons', 'stanfordnlp/SHP', "
+        "'--data_split', '2,4,4', '--model_name_or_path', 'facebook/opt-125m', "
+        "'--per_device_train_batch_size', '2', '--per_device_eval_batch_size', '8', "
+        "'--max_seq_len', '512', '--learning_rate', '9.65e-6', '--weight_decay', '0.1', "
+        "'--num_train_epochs', '2', '--gradient_accumulation_steps', '1', '--lr_scheduler_type', "
+        "'cosine', '--num_warmup_steps', '0', '--seed', '1234', '--zero_stage', '2', "
+        "'--deepspeed', '--output_dir', '/content/DeepSpeedExamples/applications/DeepSpeed-Chat/"
+        "output/actor-models/125m'] exits with return code = -9",
+        "deepspeed.launcher_exit",
+        {"code": "-9"},
+    ),
+    # synthesized from microsoft/DeepSpeed deepspeed/launcher/launch.py (format only)
+    (
+        "[INFO] [launch.py:330:sigkill_handler] Main process received SIGTERM, exiting",
+        "deepspeed.launcher_signalled",
+        {},
+    ),
+]
+
+GOLDEN += [
+    # ray-project/ray#36651 (a release test's raylet)
+    (
+        "[2023-06-14 23:54:11,900 E 869 1530] gcs_rpc_client.h:542: Failed to connect to GCS "
+        "within 60 seconds. GCS may have been killed. It's either GCS is terminated by `ray stop` "
+        "or is killed unexpectedly. If it is killed unexpectedly, see the log file "
+        "gcs_server.out. https://docs.ray.io/en/master/ray-observability/ray-logging.html"
+        "#logging-directory-structure. The program will terminate.",
+        "ray.gcs_unreachable",
+        {},
+    ),
+    # marin-community/marin#2309 (a wrapper quoting Ray's task-error header)
+    (
+        "RuntimeError: Job 140208822563728 failed with status failed and error: "
+        "ray::run_on_pod_ray() (pid=101181, ip=10.128.0.64)",
+        "ray.task_error",
+        {},
+    ),
+    # marin-community/marin#2377 (the line up to its node IP and ID)
+    (
+        "RuntimeError: Job 139393033556432 failed: Task failed because the node it was running "
+        "on is dead or unavailable.",
+        "ray.task_node_died",
+        {},
+    ),
+    # vllm-project/vllm#15385 (title)
+    (
+        "[Bug]: gcs_rpc_client.h:151: Failed to connect to GCS at address 192.168.2.40:6379 "
+        "within 5 seconds.",
+        "ray.gcs_connect_retry",
+        {},
+    ),
+    # ray-project/ray#3224 (Ray 0.5's wording of a remote task's failure)
+    (
+        "ray.worker.RayGetError: Could not get objectid "
+        "ObjectID(01000000047ef5a3579261569b767307b25bcf53). It was created by remote function "
+        "train which failed with:",
+        "ray.task_error",
+        {},
+    ),
+]
+
+# (signal, line that must NOT match it)
+NEGATIVE: list[tuple[str, str]] = [
+    # Lightning-AI/pytorch-lightning#151 (title): no ProcessExitedException in it
+    ("mp.process_exited", "Exception: process 0 terminated with exit code 1 when DDP"),
+    ("launcher.subprocess_failed", "from subprocess import CalledProcessError, run"),
+    (
+        "launcher.subprocess_failed",
+        "    raise subprocess.CalledProcessError(returncode=1, cmd=cmd)",
+    ),
+    # the worker-exit detail lists the OOM killer as a possibility, not as what happened
+    (
+        "ray.oom_killed",
+        "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a "
+        "connection error code 2. (1) The process is killed by SIGKILL by OOM killer due to high "
+        "memory usage.",
+    ),
+    # a node that left on purpose (autoscaler, ray stop) is not marked dead by the detector
+    ("ray.node_marked_dead", "the actor's node was terminated expectedly: received SIGTERM"),
+    ("ray.actor_died", "The actor is dead because its owner has died. Owner Id: 0100"),
+    ("ray.task_error", "RayTaskError"),
+    ("ray.task_error", "(raylet) ray::IDLE is using 4.5GB of memory"),
+    # the per-attempt warning is not the fatal loss of the GCS, and the reverse
+    (
+        "ray.gcs_unreachable",
+        "gcs_rpc_client.h:202: Failed to connect to GCS at address 10.90.95.155:6379 within 5 "
+        "seconds.",
+    ),
+    (
+        "ray.gcs_connect_retry",
+        "gcs_rpc_client.h:533: Failed to connect to GCS within 60 seconds. GCS may have been "
+        "killed.",
+    ),
+    ("deepspeed.launcher_exit", "Process 13266 exits successfully."),
+]
+
+
+def _hits(line: str) -> dict[str, dict[str, str]]:
+    return {
+        sig.key: {k: v for k, v in m.groupdict().items() if v is not None}
+        for sig, m in SCANNER.match_line(line)
+    }
+
+
+@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
+def test_golden_line_yields_its_signal(line: str, key: str, captures: dict[str, str]) -> None:
+    hits = _hits(line)
+    assert key in hits, f"{key} should match {line!r}; got {sorted(hits)}"
+    assert {name: hits[key].get(name) for name in captures} == captures
+
+
+@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
+def test_only_application_lines_read_as_the_application(
+    line: str, key: str, captures: dict[str, str]
+) -> None:
+    blames = {k: CATALOG.signatures[k].blame for k in _hits(line)}
+    wanted = CATALOG.signatures[key].blame is Blame.APPLICATION
+    assert (Blame.APPLICATION in blames.values()) is wanted, f"{line!r}: {blames}"
+
+
+@pytest.mark.parametrize(("key", "line"), NEGATIVE)
+def test_negative_line(key: str, line: str) -> None:
+    assert key not in _hits(line), f"{key} must not match {line!r}"
+
+
+@pytest.mark.parametrize(("key", "blame"), sorted(BLAME.items()))
+def test_blame(key: str, blame: Blame) -> None:
+    assert CATALOG.signatures[key].blame is blame
+
+
+def test_every_family_entry_has_its_blame_and_a_golden_line() -> None:
+    assert set(BLAME) >= FAMILY_KEYS
+    assert {key for _, key, _ in GOLDEN} >= FAMILY_KEYS
+
+
+def test_a_node_marked_dead_is_only_a_weak_hint_against_it() -> None:
+    # the node's address is captured as `peer`: attribution adds a weak hardware hint against
+    # the node at that address, never enough to name it without the node's own evidence
+    sig = CATALOG.signatures["ray.node_marked_dead"]
+    assert "peer" in sig.compiled().groupindex
+    assert sig.blame is Blame.SYMPTOM
+    assert sig.weight < 60

@@ -1,0 +1,334 @@
+"""Golden tests for the PyTorch distributed family (`signatures-pytorch.toml`, issue 14).
+
+Real lines from public issues (each cited) go through the scanner's own matcher: each must
+yield its signal with the captures it names, and, being a survivor's or a teardown's line,
+never an application finding (the generic python.exception entry must lose to the specific
+one). Lines that look alike must not match. Every entry of the family file has a golden line.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame
+from autorecover.parsing.scanning import Scanner
+
+CATALOG = builtin_catalog()
+SCANNER = Scanner(CATALOG)
+FAMILY_FILE = "signatures-pytorch.toml"
+FAMILY_KEYS = frozenset(
+    tomllib.loads(
+        (resources.files("autorecover.domain") / "data" / FAMILY_FILE).read_text(encoding="utf-8")
+    )["signature"]
+)
+
+BLAME: dict[str, Blame] = {
+    "c10d.nccl_async_teardown": Blame.SYMPTOM,
+    "c10d.nccl_work_timeout": Blame.SYMPTOM,
+    "c10d.nccl_watchdog_failure": Blame.SYMPTOM,
+    "c10d.nccl_dump_signal": Blame.SYMPTOM,
+    "c10d.nccl_debug_dump": Blame.INFO,
+    "c10d.nccl_comm_aborted": Blame.SYMPTOM,
+    "c10d.store_connect_failed": Blame.TRANSIENT,
+    "c10d.store_connect_retry": Blame.INFO,
+    "c10d.store_listen_failed": Blame.TRANSIENT,
+    "c10d.store_peer_closed": Blame.SYMPTOM,
+    "elastic.closing_workers": Blame.INFO,
+    "elastic.worker_wedged": Blame.SYMPTOM,
+    "elastic.rendezvous_node_lost": Blame.SYMPTOM,
+    "elastic.membership_restart": Blame.INFO,
+    "elastic.exit_barrier_failed": Blame.SYMPTOM,
+    "elastic.worker_group_failed": Blame.SYMPTOM,
+    # core entries of signatures.toml this family extends
+    "elastic.rendezvous_failed": Blame.TRANSIENT,
+    "torch.signal": Blame.SYMPTOM,
+}
+
+# (line, signal, captures the line must yield)
+GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # salesforce/MUST#7 (1.9-1.12 wording, one line)
+    (
+        "[E ProcessGroupNCCL.cpp:341] Some NCCL operations have failed or timed out. Due to the "
+        "asynchronous nature of CUDA kernels, subsequent GPU operations might run on "
+        "corrupted/incomplete data. To avoid this inconsistency, we are taking the entire "
+        "process down.",
+        "c10d.nccl_async_teardown",
+        {},
+    ),
+    # opendatalab/DocLayout-YOLO#22
+    (
+        "[E ProcessGroupNCCL.cpp:494] To avoid data inconsistency, we are taking the entire "
+        "process down.",
+        "c10d.nccl_async_teardown",
+        {},
+    ),
+    # snowflakedb/ArcticTraining#219
+    (
+        "[rank3]:[E626 16:48:25.440250129 ProcessGroupNCCL.cpp:684] [Rank 3] Some NCCL "
+        "operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, "
+        "subsequent GPU operations might run on corrupted/incomplete data.",
+        "c10d.nccl_async_teardown",
+        {},
+    ),
+    # NVIDIA/physicsnemo#691 (2.3-2.5 wording)
+    (
+        "[rank3]:[E1016 03:33:45.319862434 ProcessGroupNCCL.cpp:1628] [PG 0 Rank 3] Timeout at "
+        "NCCL work: 50, last enqueued NCCL work: 50, last completed NCCL work: 49.",
+        "c10d.nccl_work_timeout",
+        {},
+    ),
+    # huggingface/diffusers#12422 (blocking wait)
+    (
+        "[rank1]:[E1002 18:16:40.662691402 ProcessGroupNCCL.cpp:756] [Rank 1] Work "
+        "WorkNCCL(SeqNum=2521, OpType=ALLREDUCE, NumelIn=160672064, NumelOut=160672064, "
+        "Timeout(ms)=600000) timed out in blocking wait.",
+        "c10d.nccl_work_timeout",
+        {},
+    ),
+    # pytorch/pytorch#122850 (test plan output, a wrapped line)
+    (
+        "   Rank 0] Received a timeout signal from this local rank and will start",
+        "c10d.nccl_work_timeout",
+        {},
+    ),
+    # NVIDIA/physicsnemo#691
+    (
+        "[rank3]:[E1016 03:33:45.319844411 ProcessGroupNCCL.cpp:1583] [PG 0 Rank 3] Exception "
+        "(either an error or timeout) detected by watchdog at work: 50, last enqueued NCCL work: "
+        "50, last completed NCCL work: 49.",
+        "c10d.nccl_watchdog_failure",
+        {},
+    ),
+    # OpenRLHF/OpenRLHF#1126 (2.6+ wording)
+    (
+        "[rank7]:[E901 05:20:03.124073319 ProcessGroupNCCL.cpp:2271] [PG ID 0 PG GUID "
+        "0(default_pg) Rank 7]  failure detected by watchdog at work sequence id: 460631 PG "
+        "status: last enqueued work: 460631, last completed work: 460630",
+        "c10d.nccl_watchdog_failure",
+        {},
+    ),
+    # OpenRLHF/OpenRLHF#1126
+    (
+        "[rank2]:[E901 05:20:03.118859045 ProcessGroupNCCL.cpp:1746] [PG ID 0 PG GUID "
+        "0(default_pg) Rank 2] Received a dump signal due to a collective timeout from  rank 6 "
+        "and we will try our best to dump the debug info. Last enqueued NCCL work: 460631, last "
+        "completed NCCL work: 460630.This is most likely caused by incorrect usages of "
+        "collectives, e.g., wrong sizes used across ranks, the order of collectives is not same "
+        "for all ranks or the scheduled collective, for some reason, didn't run. Additionally, "
+        "this can be caused by GIL deadlock or other reasons such as network errors or bugs in "
+        "the communications library (e.g. NCCL), etc. ",
+        "c10d.nccl_dump_signal",
+        {"source_rank": "6"},
+    ),
+    # vllm-project/vllm-omni#2928 (the rank that timed out itself)
+    (
+        "[rank1]:[E418 01:32:50.907313453 ProcessGroupNCCL.cpp:1890] [PG ID 0 PG GUID "
+        "0(default_pg) Rank 1] Received a dump signal due to a collective timeout from this "
+        "local rank and we will try our best to dump the debug info. Last enqueued NCCL work: "
+        "233659, last completed NCCL work: 233659.This is most likely caused by incorrect usages "
+        "of collectives, e.g., wrong sizes used across ranks, the order of collectives is not "
+        "same for all ranks or the scheduled collective, for some reason, didn't run. "
+        "Additionally, this can be caused by GIL deadlock or other reasons such as network "
+        "errors or bugs in the communications library (e.g. NCCL), etc.",
+        "c10d.nccl_dump_signal",
+        {},
+    ),
+    # meta-pytorch/torchtune#2651
+    (
+        "[rank1]:[E430 05:09:48.046336354 ProcessGroupNCCL.cpp:1533] [PG ID 0 PG GUID "
+        "0(default_pg) Rank 1] ProcessGroupNCCL preparing to dump debug info. Include stack "
+        "trace:",
+        "c10d.nccl_debug_dump",
+        {},
+    ),
+    # pytorch/pytorch#64241 (the message before the change)
+    ("NCCL communicator was aborted on rank 1.", "c10d.nccl_comm_aborted", {}),
+    # lllyasviel/ControlNet#382 (the exception line: TimeoutError before DistNetworkError)
+    (
+        "TimeoutError: The client socket has timed out after 1800s while trying to connect to "
+        "(127.0.0.1, 48391).",
+        "c10d.store_connect_failed",
+        {"store": "127.0.0.1", "port": "48391"},
+    ),
+    # gensyn-ai/rl-swarm#197 (title)
+    (
+        "[W427 01:04:16.149509694 socket.cpp:752] [c10d] The client socket has failed to connect "
+        "to [::ffff:198.18.0.1]:3254 (errno: 110 - Connection timed out).",
+        "c10d.store_connect_retry",
+        {},
+    ),
+    # showlab/Tune-A-Video#90
+    (
+        "RuntimeError: The server socket has failed to listen on any local network address. The "
+        "server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The "
+        "server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).",
+        "c10d.store_listen_failed",
+        {},
+    ),
+    # pytorch/pytorch#153586 (test plan output)
+    (
+        "[W514 18:33:36.536327028 TCPStore.cpp:138] [c10d] recvValueWithTimeout failed on "
+        "SocketImpl(fd=3, addr=[localhost]:34658, remote=[localhost]:1234): Failed to recv, got 0 "
+        "bytes. Connection was likely closed. Did the remote server shutdown or crash?",
+        "c10d.store_peer_closed",
+        {},
+    ),
+    # aws-samples/amazon-eks-machine-learning-with-terraform-and-kubeflow#93 (2.0-2.3 wording)
+    (
+        "[2024-04-10 16:02:56,193] torch.distributed.elastic.multiprocessing.api: [WARNING] "
+        "Sending process 270 closing signal SIGTERM",
+        "elastic.closing_workers",
+        {},
+    ),
+    # pytorch/pytorch#150916
+    (
+        "W0409 07:28:49.531000 1359 torch/distributed/elastic/multiprocessing/api.py:897] "
+        "Sending process 1365 closing signal SIGTERM",
+        "elastic.closing_workers",
+        {},
+    ),
+    # NVIDIA/nvidia-resiliency-ext#18 (2.4+ wording)
+    (
+        "W0227 17:39:41.936000 293813 site-packages/torch/distributed/elastic/multiprocessing/"
+        "api.py:766] Closing process 293845 via signal SIGTERM",
+        "elastic.closing_workers",
+        {},
+    ),
+    # pytorch/pytorch#115219 (test plan output)
+    (
+        "WARNING] Unable to shutdown process 4422 via Signals.SIGTERM, forcefully exiting via "
+        "Signals.SIGKILL",
+        "elastic.closing_workers",
+        {},
+    ),
+    # pytorch/pytorch#69520 (a comment)
+    (
+        "2023-03-09T10:53:23.670-05:00\tERROR:torch.distributed.elastic.agent.server.api:Error "
+        "waiting on exit barrier. Elapsed: 315.7792458534241 seconds",
+        "elastic.exit_barrier_failed",
+        {},
+    ),
+    # wenet-e2e/wekws#172 (title)
+    (
+        "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to "
+        "the C10d store has failed. See inner exception for details.",
+        "elastic.rendezvous_failed",
+        {"kind": "Connection"},
+    ),
+    # synthesized from torch 2.15.0 elastic/rendezvous/dynamic_rendezvous.py (format only)
+    (
+        "torch.distributed.elastic.rendezvous.api.RendezvousStateError: The rendezvous state is "
+        "corrupt. See inner exception for details.",
+        "elastic.rendezvous_failed",
+        {"kind": "State"},
+    ),
+    # synthesized from torch 2.15.0 elastic/agent/server/api.py (format only)
+    ("Got termination signal: 15", "torch.signal", {}),
+    # pytorch/pytorch#114097 (a comment; torch 2.4 prints the signal's name)
+    (
+        "W0823 16:54:02.337000 139733055988160 torch/distributed/elastic/agent/server/api.py:688]"
+        " Received Signals.SIGTERM death signal, shutting down workers",
+        "torch.signal",
+        {},
+    ),
+    # Lightning-AI/pytorch-lightning#3029 (torchelastic 0.2)
+    ("[default] Worker group failed", "elastic.worker_group_failed", {}),
+    # synthesized from torch 2.15.0 sources (format only; the entries' own examples)
+    (
+        "Process 88 did not exit after SIGKILL within 30s; abandoning and continuing teardown. "
+        "Worker may be in uninterruptible kernel sleep (e.g. wedged on GPU/NIC); host may need "
+        "to be recycled.",
+        "elastic.worker_wedged",
+        {},
+    ),
+    (
+        "The node 'gpu-a02_4242_0' has failed to send a keep-alive heartbeat to the rendezvous "
+        "'job-17' due to an error of type RendezvousConnectionError.",
+        "elastic.rendezvous_node_lost",
+        {},
+    ),
+    (
+        "[default] Detected 1 new nodes from group_rank=0; will restart worker group",
+        "elastic.membership_restart",
+        {},
+    ),
+]
+
+# (signal, line that must NOT match it)
+NEGATIVE: list[tuple[str, str]] = [
+    # a connect attempt c10d retries is not the final failure ...
+    (
+        "c10d.store_connect_failed",
+        "[W427 01:04:16.149509694 socket.cpp:752] [c10d] The client socket has failed to connect "
+        "to [::ffff:198.18.0.1]:3254 (errno: 110 - Connection timed out).",
+    ),
+    # ... and the final failure is not a retry
+    (
+        "c10d.store_connect_retry",
+        "torch.distributed.DistNetworkError: The client socket has failed to connect to any "
+        "network address of (node-a01, 29500).",
+    ),
+    # the store starting to listen is not a failure to listen
+    ("c10d.store_listen_failed", "[c10d] The server socket has started to listen on [::]:29500."),
+    # the dump signal names a rank only when another rank sent it
+    ("c10d.nccl_work_timeout", "ProcessGroupNCCL preparing to dump debug info. Include stack"),
+    ("c10d.nccl_comm_aborted", "[c10d] Add logs for NCCL Comm Abort call"),
+    ("elastic.closing_workers", "Main process received SIGTERM, exiting"),
+    ("elastic.closing_workers", "[default] Stopping worker group"),
+    ("elastic.rendezvous_failed", "RendezvousGracefulExitError: node closed the rendezvous"),
+    ("elastic.membership_restart", "[default] Worker group FAILED. 3/3 attempts left"),
+    ("elastic.worker_group_failed", "[default] Worker group FAILED. 3/3 attempts left"),
+]
+
+
+def _hits(line: str) -> dict[str, dict[str, str]]:
+    return {
+        sig.key: {k: v for k, v in m.groupdict().items() if v is not None}
+        for sig, m in SCANNER.match_line(line)
+    }
+
+
+@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
+def test_golden_line_yields_its_signal(line: str, key: str, captures: dict[str, str]) -> None:
+    hits = _hits(line)
+    assert key in hits, f"{key} should match {line!r}; got {sorted(hits)}"
+    assert {name: hits[key].get(name) for name in captures} == captures
+
+
+@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
+def test_survivor_lines_are_never_the_application(
+    line: str, key: str, captures: dict[str, str]
+) -> None:
+    blames = {k: CATALOG.signatures[k].blame for k in _hits(line)}
+    assert Blame.APPLICATION not in blames.values(), f"{line!r}: {blames}"
+
+
+@pytest.mark.parametrize(("key", "line"), NEGATIVE)
+def test_negative_line(key: str, line: str) -> None:
+    assert key not in _hits(line), f"{key} must not match {line!r}"
+
+
+@pytest.mark.parametrize(("key", "blame"), sorted(BLAME.items()))
+def test_blame(key: str, blame: Blame) -> None:
+    assert CATALOG.signatures[key].blame is blame
+
+
+def test_every_family_entry_has_its_blame_and_a_golden_line() -> None:
+    assert set(BLAME) >= FAMILY_KEYS
+    assert {key for _, key, _ in GOLDEN} >= FAMILY_KEYS
+
+
+def test_store_failures_to_assemble_are_transient() -> None:
+    # a port held by a stale process decides a retry; a store nobody reached is only a hint
+    # (a wrong MASTER_ADDR looks the same), so alone it leaves the cause unknown
+    assert CATALOG.signatures["c10d.store_listen_failed"].weight >= 50
+    assert 0 < CATALOG.signatures["c10d.store_connect_failed"].weight < 50
+    for key in ("c10d.store_connect_failed", "c10d.store_listen_failed"):
+        assert CATALOG.signatures[key].blame is Blame.TRANSIENT
+    # the collective teardown texts are symptoms too weak to decide anything alone
+    for key in ("c10d.nccl_async_teardown", "c10d.nccl_dump_signal", "elastic.closing_workers"):
+        assert CATALOG.signatures[key].weight <= 30

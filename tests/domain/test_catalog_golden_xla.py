@@ -1,0 +1,242 @@
+"""Golden tests for the XLA / JAX family (`signatures-xla.toml`, issue 14).
+
+Real lines (each cited: public issues and jax-ml/jax docs/fault_tolerance.rst) go through the
+scanner's own matcher: each must yield its signal with the captures it names. A task's
+unhealthy, unreachable or late peers are symptoms (or, at start-up, a transient failure to
+assemble), never the application's error; running out of device memory is the application's.
+Lines that look alike must not match. Every entry of the family file has a golden line.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame
+from autorecover.parsing.scanning import Scanner
+
+CATALOG = builtin_catalog()
+SCANNER = Scanner(CATALOG)
+FAMILY_FILE = "signatures-xla.toml"
+FAMILY_KEYS = frozenset(
+    tomllib.loads(
+        (resources.files("autorecover.domain") / "data" / FAMILY_FILE).read_text(encoding="utf-8")
+    )["signature"]
+)
+
+BLAME: dict[str, Blame] = {
+    "xla.tasks_unhealthy": Blame.SYMPTOM,
+    "xla.coordination_fatal": Blame.SYMPTOM,
+    "xla.coordination_unreachable": Blame.SYMPTOM,
+    "xla.init_barrier_timeout": Blame.TRANSIENT,
+    "xla.barrier_timeout": Blame.SYMPTOM,
+    "xla.shutdown_barrier": Blame.SYMPTOM,
+    "xla.task_not_connected": Blame.SYMPTOM,
+    "xla.runtime_status": Blame.SYMPTOM,
+    "xla.nccl_failed": Blame.SYMPTOM,
+    "xla.rendezvous_stuck": Blame.SYMPTOM,
+    "xla.oom": Blame.APPLICATION,
+    "xla.tpu_core_halted": Blame.APPLICATION,
+    "xla.tpu_in_use": Blame.SYMPTOM,
+}
+
+# (line, signal, captures the line must yield)
+GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # jax-ml/jax docs/fault_tolerance.rst (a peer task killed with SIGKILL, seen from the survivors)
+    (
+        "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX "
+        "distributed service detected fatal errors. This most likely indicates that another task "
+        "died; see the other task logs for more details. Disable Python buffering, i.e. `python "
+        "-u`, to be sure to see all the previous output. absl::Status: UNAVAILABLE: The following "
+        "tasks are unhealthy (stopped sending heartbeats):",
+        "xla.tasks_unhealthy",
+        {},
+    ),
+    # jax-ml/jax docs/fault_tolerance.rst
+    (
+        "E0929 17:42:48.594192 1044529 coordination_service_agent.cc:332] Polled an error from "
+        "coordination service (this can be an error from this or another task).",
+        "xla.coordination_fatal",
+        {},
+    ),
+    # jax-ml/jax docs/fault_tolerance.rst (the leader task died)
+    (
+        "F0929 17:42:48.594200 1044529 client.h:77] Terminating process because the JAX "
+        "distributed service detected fatal errors. This most likely indicates that another task "
+        "died; see the other task logs for more details. Disable Python buffering, i.e. `python "
+        "-u`, to be sure to see all the previous output. absl::Status: UNAVAILABLE: Failed to "
+        "send RPC to coordination service. Either the leader task was preempted/died/restarted "
+        "unexpectedly or this task is experiencing network issues. Check earlier logs from 1) "
+        "this task, 2) the leader (usually slice 0 task 0), and 3) cluster scheduler to debug "
+        "further.",
+        "xla.coordination_unreachable",
+        {},
+    ),
+    # ayaka14732/llama-2-jax#20 (jax.distributed.initialize never assembled)
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: "
+        "PjRT_Client_Connect. Timed out task names:",
+        "xla.init_barrier_timeout",
+        {},
+    ),
+    # marin-community/levanter#432 (a task crashed before a later barrier)
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: "
+        "multihost_broadcast_sync0. Timed out task names:",
+        "xla.barrier_timeout",
+        {"barrier": "multihost_broadcast_sync0"},
+    ),
+    # synthesized from openxla/xla coordination_service.cc (MakeShutdownBarrierError; format only)
+    ("INTERNAL: Shutdown barrier has failed.", "xla.shutdown_barrier", {}),
+    # jax-ml/jax docs/fault_tolerance.rst
+    (
+        "    jaxlib._jax.XlaRuntimeError: FAILED_PRECONDITION: Task with incarnation id "
+        "3446767950926952685 is not connected",
+        "xla.task_not_connected",
+        {},
+    ),
+    # alpa-projects/alpa#826 (title)
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Connect() timed out after 0 "
+        "with 1 attempts.",
+        "xla.runtime_status",
+        {"code": "DEADLINE_EXCEEDED"},
+    ),
+    # jax-ml/jax#22747 (NCCL bootstrap failed under XLA)
+    (
+        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation "
+        "ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled system error (run with "
+        "NCCL_DEBUG=INFO for details). Last NCCL warning(error) log entry (may be unrelated) "
+        "'socketTryAccept: Accept failed: Bad file descriptor'.",
+        "xla.nccl_failed",
+        {"op": "ncclCommInitRank"},
+    ),
+    # jax-ml/jax#22740
+    (
+        "2024-07-29 17:14:59.920189: E external/xla/xla/service/rendezvous.cc:38] This thread "
+        "has been waiting for `initialize clique for rank 6; clique=devices=[0,1,2,3,4,5,6,7,8,9,"
+        "10,11,12,13,14,15]; stream=0; run_id=724296073` for 10 seconds and may be stuck. "
+        "Expected 8 threads to join the rendezvous, but not all of them arrived on time.",
+        "xla.rendezvous_stuck",
+        {},
+    ),
+    # google-deepmind/alphafold#1023
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to "
+        "allocate 7406166528 bytes.",
+        "xla.oom",
+        {"bytes": "7406166528"},
+    ),
+    # onpix/LLNeRF#9
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating "
+        "20029400304 bytes.",
+        "xla.oom",
+        {"bytes": "20029400304"},
+    ),
+    # google-deepmind/alphafold#197 (title; the older wording)
+    (
+        "RuntimeError: Resource exhausted: Out of memory while trying to allocate 12582912 bytes.",
+        "xla.oom",
+        {"bytes": "12582912"},
+    ),
+    # pytorch/xla#9524 (title; TPU compile-time memory space)
+    (
+        "RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. "
+        "Ran out of memory in memory space vmem.",
+        "xla.oom",
+        {"space": "vmem"},
+    ),
+]
+
+GOLDEN += [
+    # pytorch/xla#7138 (a comment; torch_xla on a TPU litepod)
+    (
+        "  0%|          | 1/7800 [00:01<2:37:37,  1.21s/it]F0000 00:00:1717141650.890307    9276 "
+        "pjrt_computation_client.cc:487] Non-OK-status: status status: INTERNAL: Core halted "
+        "unexpectedly: INTERNAL: Accelerator device halted prematurely, perhaps due to an "
+        "on-device check-failure. Node 0 halted unexpectedly at tag:pc "
+        "TensorCoreSequencer:887:0x6f1 (from TensorCoreSequencer:887:0x3b91): no debugging "
+        "message found for this tag:pc. HLO: fusion.1; HLO computation: "
+        "SyncTensorsGraph.55205_spmd",
+        "xla.tpu_core_halted",
+        {},
+    ),
+    # jax-ml/jax#22070 (a comment)
+    (
+        "INFO:2024-06-25 00:34:55,142:jax._src.xla_bridge:889: Unable to initialize backend "
+        "'tpu': ABORTED: The TPU is already in use by process with pid 176028. Not attempting to "
+        "load libtpu.so in this process.",
+        "xla.tpu_in_use",
+        {"pid": "176028"},
+    ),
+]
+
+# (signal, line that must NOT match it)
+NEGATIVE: list[tuple[str, str]] = [
+    # a later barrier is not the start-up one
+    (
+        "xla.init_barrier_timeout",
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: "
+        "multihost_broadcast_sync0. Timed out task names:",
+    ),
+    # gRPC message-size limits and donated buffers are not memory or peers
+    ("xla.oom", "RESOURCE_EXHAUSTED: grpc: received message larger than max (5000 vs. 4194304)"),
+    ("xla.task_not_connected", "XlaRuntimeError: FAILED_PRECONDITION: Buffer has been deleted"),
+    ("xla.runtime_status", "jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: bad shape"),
+    ("xla.runtime_status", "XlaRuntimeError: FAILED_PRECONDITION: Buffer has been deleted"),
+    ("xla.nccl_failed", "NCCL operation completed in 12 ms"),
+    ("xla.tasks_unhealthy", "Task /job:jax_worker/replica:0/task:3 has disconnected"),
+    # jax-ml/jax#22070: a backend that is simply absent is not one in use
+    (
+        "xla.tpu_in_use",
+        "INFO:2024-06-25 00:34:55,109:jax._src.xla_bridge:889: Unable to initialize backend "
+        "'cuda': ",
+    ),
+]
+
+
+def _hits(line: str) -> dict[str, dict[str, str]]:
+    return {
+        sig.key: {k: v for k, v in m.groupdict().items() if v is not None}
+        for sig, m in SCANNER.match_line(line)
+    }
+
+
+@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
+def test_golden_line_yields_its_signal(line: str, key: str, captures: dict[str, str]) -> None:
+    hits = _hits(line)
+    assert key in hits, f"{key} should match {line!r}; got {sorted(hits)}"
+    assert {name: hits[key].get(name) for name in captures} == captures
+
+
+@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
+def test_only_application_lines_read_as_the_application(
+    line: str, key: str, captures: dict[str, str]
+) -> None:
+    blames = {k: CATALOG.signatures[k].blame for k in _hits(line)}
+    wanted = CATALOG.signatures[key].blame is Blame.APPLICATION
+    assert (Blame.APPLICATION in blames.values()) is wanted, f"{line!r}: {blames}"
+
+
+@pytest.mark.parametrize(("key", "line"), NEGATIVE)
+def test_negative_line(key: str, line: str) -> None:
+    assert key not in _hits(line), f"{key} must not match {line!r}"
+
+
+@pytest.mark.parametrize(("key", "blame"), sorted(BLAME.items()))
+def test_blame(key: str, blame: Blame) -> None:
+    assert CATALOG.signatures[key].blame is blame
+
+
+def test_every_family_entry_has_its_blame_and_a_golden_line() -> None:
+    assert set(BLAME) >= FAMILY_KEYS
+    assert {key for _, key, _ in GOLDEN} >= FAMILY_KEYS
+
+
+def test_a_peer_is_a_symptom_and_memory_is_the_application() -> None:
+    assert CATALOG.signatures["xla.tasks_unhealthy"].blame is Blame.SYMPTOM
+    assert CATALOG.signatures["xla.oom"].weight >= CATALOG.signatures["python.exception"].weight
