@@ -43,8 +43,8 @@ CORPUS_BUNDLES = _bundles(CORPUS) if CORPUS.exists() else []
 HELDOUT = [b for b in CORPUS_BUNDLES if _split(b) == "heldout"]
 # Samples and the tuning split are checked one by one; the held-out split only in aggregate.
 ALL = _bundles(SAMPLES) + [b for b in CORPUS_BUNDLES if _split(b) != "heldout"]
-# Issue 14 asks for 150 corpus bundles, a third of them held out; raise to 150 once they land.
-MIN_CORPUS = 46
+# Issue 14 asks for 150 corpus bundles, a third of them held out.
+MIN_CORPUS = 150
 
 
 def test_there_are_enough_incidents() -> None:
@@ -64,13 +64,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 def test_the_held_out_split_meets_the_targets(catalog: Catalog, scanner: Scanner) -> None:
     outcomes = [SCORER.score_bundle(b, "heldout", catalog, scanner) for b in HELDOUT]
     missed = SCORER.failures(outcomes, min_bundles=0)
-    wrong = [
-        f"{o.bundle}: got {o.got_cause} {list(o.got_suspects)}, "
-        f"want {o.want_cause} {list(o.want_suspects)}"
-        for o in outcomes
-        if not o.right
-    ]
-    assert not missed, "; ".join(missed) + "\n" + "\n".join(wrong)
+    # Aggregates only: naming the held-out misses here would invite tuning to them (whoever
+    # must see them runs `scripts/score_corpus.py --misses` knowing what that costs).
+    assert not missed, "; ".join(missed)
 
 
 @pytest.mark.parametrize("bundle", ALL, ids=lambda p: f"{p.parent.name}/{p.name}")
