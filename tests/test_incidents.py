@@ -51,7 +51,8 @@ def test_there_are_enough_incidents() -> None:
     assert len(_bundles(SAMPLES)) == 8
     assert CORPUS.exists() and len(CORPUS_BUNDLES) >= MIN_CORPUS
     if MIN_CORPUS >= SCORER.MIN_BUNDLES:
-        assert 3 * len(HELDOUT) >= len(CORPUS_BUNDLES)
+        held, total = len(HELDOUT), len(CORPUS_BUNDLES)
+        assert 3 * held >= total, f"{held} of {total} held out"
 
 
 def test_every_corpus_bundle_has_a_known_split() -> None:
