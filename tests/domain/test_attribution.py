@@ -753,3 +753,29 @@ def test_a_line_ray_forwarded_from_another_node_belongs_to_that_node() -> None:
     unknown_address = f("cuda.ecc_uncorrectable", "n1", Blame.HARDWARE, 90, 100,
                         source=Source.LOGS, details=(("via", "10.9.9.9"),))  # fmt: skip
     assert attribute(job(), [banner, unknown_address], [], RULES).suspect_nodes == ("n1",)
+
+
+def test_a_reclaimed_node_is_not_excluded_for_what_others_say_about_it() -> None:
+    """The cloud took n2 away (a spot notice); Slurm says it failed: no hardware fault."""
+    notice = f("cloud.aws_spot_interruption", "n2", Blame.TRANSIENT, 90, 95)
+    failed = f("slurm.node_failure", "n1", Blame.SYMPTOM, 40, 100, source=Source.LOGS,
+               text="srun: error: Node failure on n2")  # fmt: skip
+    named = [f("node.reported_failed", "n2", Blame.HARDWARE, 70, 100, origin="n1")]
+    v = attribute(job(), [notice, failed, *named, *_timeouts(101)], [], RULES)
+    assert v.cause is Cause.TRANSIENT and v.suspect_nodes == (), v.summary
+    # a hardware line of its own still counts
+    xid = f("xid.79", "n2", Blame.HARDWARE, 95, 99)
+    v = attribute(job(), [notice, xid, *named, *_timeouts(101)], [], RULES)
+    assert v.suspect_nodes == ("n2",)
+
+
+def test_a_hang_on_shared_storage_names_no_node_that_stopped_first() -> None:
+    running = job(ended=None, state="RUNNING", collected=T0 + timedelta(hours=3))
+    acts = [Activity(node=n, source=Source.LOGS, present=True, lines=100,
+                     last_at=T0 + timedelta(minutes=60 if n == "n2" else 90),
+                     last_progress_at=T0 + timedelta(minutes=60 if n == "n2" else 90))
+            for n in NODES]  # fmt: skip
+    assert attribute(running, [], acts, RULES).suspect_nodes == ("n2",)
+    hung = f("kernel.hung_task", "n4", Blame.SYMPTOM, 30, 88)
+    v = attribute(running, [hung], acts, RULES)
+    assert v.cause is Cause.TRANSIENT and v.suspect_nodes == (), v.summary

@@ -49,6 +49,18 @@ TRANSIENT_THRESHOLD = 50
 # An application error this much earlier than the first hardware line came first.
 APP_BEFORE_HW = timedelta(minutes=2)
 ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip"})  # lines announcing a node's address
+# What takes a node away without any fault of its hardware, and the evidence that is only
+# second-hand (others saying it failed or went quiet) or a stall on shared storage.
+RECLAIM_PREFIXES = ("cloud.",)
+RECLAIM_WEIGHT = 80
+SECOND_HAND = frozenset({
+    "node.reported_failed", "nccl.peer_blamed", "node.stopped_first", "job.progress_stopped",
+})  # fmt: skip
+STORAGE_STALLS = frozenset({
+    "kernel.hung_task", "storage.shared_fs_wait", "storage.nfs_not_responding",
+    "storage.lustre_connection_lost", "storage.lustre_request_expired",
+    "storage.lustre_rpc_failed", "storage.lustre_evicted",
+})  # fmt: skip
 STACK_OUTLIER = "hang.stack_outlier"  # domain/hangs.py: a rank outside the others' collective
 HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
@@ -130,9 +142,9 @@ def _decide(
 
     shared = _shared(job, seen, app)
     hw = _hardware_scores(f for f in seen if not shared.holds(f))
-    suspects = _suspects(hw, app)
+    suspects = _cleared(job, seen, hw, _suspects(hw, app))
     if hang is not None and not suspects:
-        suspects = hang.suspects
+        suspects = _cleared(job, seen, hw, hang.suspects)
     outliers = [f for f in seen if f.signal == STACK_OUTLIER]
     if not suspects and not app:
         suspects = _corroborated_outliers(job, outliers, seen)
@@ -188,6 +200,46 @@ def _decide(
             )
         return _verdict(Cause.TRANSIENT, (), [*outliers, *hang.findings], symptoms, why)
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
+
+
+def _cleared(
+    job: JobRecord, seen: Sequence[Finding], hw: dict[str, _Scored], suspects: Sequence[str]
+) -> list[str]:
+    """Suspects whose only case against them is explained by something that is no fault of
+    their hardware:
+
+    * **reclaimed**: the cloud or cluster took the node away (a spot or preemption notice,
+      an autoscaler or Karpenter removing it, weight >= 80) and what points at it is only
+      second-hand (the scheduler saying it failed, peers losing it, its output stopping);
+    * **stalled on storage**: a process of the job is blocked in the kernel or a shared file
+      system (a hung task, NFS/Lustre/GPFS waits) on any node (the storage is shared, so
+      which node stopped first is chance) and the node has no hardware line of weight
+      >= 60 of its own.
+    """
+    reclaimed: set[str] = set()
+    stalled: set[str] = set()
+    for f in seen:
+        if (
+            f.blame is Blame.TRANSIENT
+            and f.weight >= RECLAIM_WEIGHT
+            and f.signal.startswith(RECLAIM_PREFIXES)
+        ):
+            reclaimed.add(f.node)
+            named = f.detail("node")
+            if named in job.nodes:
+                reclaimed.add(named)
+        if f.signal in STORAGE_STALLS:
+            stalled.update(job.nodes)
+    out = []
+    for node in suspects:
+        case = hw.get(node, _empty(node)).findings
+        if node in reclaimed and all(f.signal in SECOND_HAND for f in case):
+            continue
+        if node in stalled and not any(f.weight >= 60 and f.signal not in SECOND_HAND
+                                       for f in case):  # fmt: skip
+            continue
+        out.append(node)
+    return out
 
 
 def _corroborated_outliers(
