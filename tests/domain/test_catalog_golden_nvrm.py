@@ -1,0 +1,59 @@
+"""Golden lines for the driver's non-XID reports (signatures-nvrm.toml): NV_STATUS codes,
+adapter init and GSP boot failures, NVSwitch SXids, CUDA driver device-fault codes, DCGM."""
+
+from __future__ import annotations
+
+import pytest
+
+from autorecover.domain.records import Blame, Source
+from domain.test_catalog_golden_nvstack import found
+
+
+@pytest.mark.parametrize(
+    ("line", "signal", "blame", "source"),
+    [
+        ("NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus "
+         "[NV_ERR_GPU_IS_LOST] (0x0000000F) returned from pRmApi->Control(...)",
+         "nvrm.gpu_lost_status", Blame.HARDWARE, Source.SYSTEM),
+        ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] "
+         "(0x00000062) returned from kchannelCtrlCmdResetIsolatedChannel",
+         "nvrm.device_fault_status", Blame.HARDWARE, Source.SYSTEM),
+        ("NVRM: knvlinkCoreTrainLinks: Nvlink Training Error [NV_ERR_NVLINK_TRAINING_ERROR]",
+         "nvrm.device_fault_status", Blame.HARDWARE, Source.SYSTEM),
+        ("kernel: NVRM: GPU 0000:b5:00.0: RmInitAdapter failed! (0x62:0x55:2477)",
+         "nvrm.init_adapter_failed", Blame.HARDWARE, Source.SYSTEM),
+        ("kernel: NVRM: _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP",
+         "nvrm.gsp_wpr2_up", Blame.HARDWARE, Source.SYSTEM),
+        ("nvidia-nvswitch1: SXid (PCI:0000:aa:00.0): 24007, Severity 1 Engine instance 12 "
+         "Sub-engine instance 00", "nvswitch.sxid_fatal", Blame.HARDWARE, Source.SYSTEM),
+        ("nvidia-nvswitch2: SXid (PCI:0000:06:00.0): 12028, Fatal, Link 44 egress non-posted PRIV "
+         "error", "nvswitch.sxid_fatal", Blame.HARDWARE, Source.SYSTEM),
+        ("nvidia-nvswitch3: SXid (PCI:0000:07:00.0): 20034, Non-fatal, Link 32 LTSSM Fault Up",
+         "nvswitch.sxid_nonfatal", Blame.HARDWARE, Source.SYSTEM),
+        ("Accelerator Fatal Error: call to cuCtxCreate returned error 214 "
+         "(CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable ECC error encountered",
+         "cuda.driver_device_fault", Blame.HARDWARE, Source.LOGS),
+        ("nv-hostengine[77]: ERROR [77:79] [[Health]] Detected a FAILURE in health system "
+         "Memory: 'A double bit ECC error occurred on GPU 5.", "dcgm.health_failure",
+         Blame.HARDWARE, Source.SYSTEM),
+        ("nv-hostengine[77]: ERROR [77:79] [[Health]] Detected a WARNING in health system "
+         "Thermal: 'Detected clocks event due to thermal violation in GPU 2.",
+         "dcgm.health_warning", Blame.HARDWARE, Source.SYSTEM),
+    ],
+)  # fmt: skip
+def test_driver_lines(line: str, signal: str, blame: Blame, source: Source) -> None:
+    signals = {s: b for s, b, _ in found(line, source)}
+    assert signals.get(signal) is blame, signals
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15",
+        "NVRM: nvAssertOkFailedNoLog: Assertion failed: Invalid argument [NV_ERR_INVALID_ARGUMENT]",
+        "nvidia-nvswitch0: NVLink training complete on all links",
+        "cuInit returned CUDA_ERROR_NO_DEVICE on a login node",
+    ],
+)
+def test_driver_neighbours_name_no_device_fault(line: str) -> None:
+    assert all(b is not Blame.HARDWARE for _, b, _ in found(line))
