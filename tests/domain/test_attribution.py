@@ -779,3 +779,14 @@ def test_a_hang_on_shared_storage_names_no_node_that_stopped_first() -> None:
     hung = f("kernel.hung_task", "n4", Blame.SYMPTOM, 30, 88)
     v = attribute(running, [hung], acts, RULES)
     assert v.cause is Cause.TRANSIENT and v.suspect_nodes == (), v.summary
+
+
+def test_the_same_network_error_on_most_nodes_is_the_fabric() -> None:
+    ports = [f("nccl.ib_async_port_error", n, Blame.HARDWARE, 70, 90 + i, source=Source.LOGS)
+             for i, n in enumerate(("n1", "n2", "n4"))]  # fmt: skip
+    v = attribute(job(), [*ports, *_timeouts(100)], [], RULES)
+    assert v.cause is Cause.TRANSIENT and v.suspect_nodes == (), v.summary
+    assert "fabric" in v.summary
+    # one host's adapter is that host
+    v = attribute(job(), [ports[0], *_timeouts(100)], [], RULES)
+    assert v.suspect_nodes == ("n1",)

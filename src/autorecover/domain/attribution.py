@@ -148,6 +148,14 @@ def _decide(
     outliers = [f for f in seen if f.signal == STACK_OUTLIER]
     if not suspects and not app:
         suspects = _corroborated_outliers(job, outliers, seen)
+    if _fabric_wide(job, suspects, hw):
+        decisive = [max(hw[s].findings, key=lambda f: f.weight) for s in suspects]
+        why = (
+            f"network errors of the same kind on {len(suspects)} of {len(job.nodes)} nodes: the "
+            "fabric they share (a switch, a link, the subnet manager), not each node's adapter: "
+            "retry without excluding any"
+        )
+        return _verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
     if suspects:
         decisive = [f for s in suspects for f in hw.get(s, _empty(s)).findings]
         if hang is not None:
@@ -200,6 +208,20 @@ def _decide(
             )
         return _verdict(Cause.TRANSIENT, (), [*outliers, *hang.findings], symptoms, why)
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
+
+
+def _fabric_wide(job: JobRecord, suspects: Sequence[str], hw: dict[str, _Scored]) -> bool:
+    """Three or more nodes (or most of a job's) suspected for network errors alone: several
+    adapters failing at once is far less likely than the fabric they share."""
+    if len(suspects) < 3 and not (len(suspects) >= 2 and len(suspects) * 2 > len(job.nodes)):
+        return False
+    for node in suspects:
+        scored = hw.get(node)
+        if scored is None or not scored.findings:
+            return False
+        if family(max(scored.findings, key=lambda f: f.weight).signal) != "network":
+            return False
+    return True
 
 
 def _cleared(
