@@ -43,6 +43,12 @@ BLAME: dict[str, Blame] = {
     "elastic.membership_restart": Blame.INFO,
     "elastic.exit_barrier_failed": Blame.SYMPTOM,
     "elastic.worker_group_failed": Blame.SYMPTOM,
+    "c10d.store_barrier_timeout": Blame.SYMPTOM,
+    "c10d.nccl_unique_id_wait": Blame.SYMPTOM,
+    "c10d.collective_mismatch": Blame.APPLICATION,
+    "nccl.legacy_invalid_call": Blame.APPLICATION,
+    "nccl.unhandled_cuda_error_name": Blame.SYMPTOM,
+    "torch.dataloader_worker_exited": Blame.SYMPTOM,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -256,6 +262,37 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "elastic.membership_restart",
         {},
     ),
+    # torch 1.x/2.x formats from distributed_c10d.py and ProcessGroupNCCL.cpp (the messages'
+    # format strings; values as a run prints them)
+    (
+        "RuntimeError: Timed out initializing process group in store based barrier on rank: 3, "
+        "for key: store_based_barrier_key:1 (world_size=8, worker_count=4, timeout=0:30:00)",
+        "c10d.store_barrier_timeout",
+        {"rank": "3", "arrived": "4"},
+    ),
+    (
+        "RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] "
+        "via c10d key-value store by key '0', but store->get('0') got error: Socket Timeout",
+        "c10d.nccl_unique_id_wait",
+        {"root": "0"},
+    ),
+    (
+        "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running "
+        "collective: CollectiveFingerPrint(SequenceNumber=12, OpType=ALLREDUCE)",
+        "c10d.collective_mismatch",
+        {},
+    ),
+    ("RuntimeError: NCCL Error 5: invalid usage", "nccl.legacy_invalid_call", {"code": "5"}),
+    (
+        "ncclUnhandledCudaError: Call to CUDA function failed.",
+        "nccl.unhandled_cuda_error_name",
+        {},
+    ),
+    (
+        "RuntimeError: DataLoader worker (pid(s) 14232, 14233) exited unexpectedly",
+        "torch.dataloader_worker_exited",
+        {},
+    ),
 ]
 
 # (signal, line that must NOT match it)
@@ -299,7 +336,9 @@ def test_golden_line_yields_its_signal(line: str, key: str, captures: dict[str, 
     assert {name: hits[key].get(name) for name in captures} == captures
 
 
-@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
+@pytest.mark.parametrize(
+    ("line", "key", "captures"), [g for g in GOLDEN if BLAME.get(g[1]) is not Blame.APPLICATION]
+)
 def test_survivor_lines_are_never_the_application(
     line: str, key: str, captures: dict[str, str]
 ) -> None:

@@ -35,6 +35,7 @@ from autorecover.domain.records import (
     Verdict,
 )
 from autorecover.domain.shape import (
+    LOCAL_CRASHES,
     application_errors,
     confinement,
     family,
@@ -67,7 +68,6 @@ HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
 MAX_EVIDENCE = 8
 NVRX_NO_REQUEUE_EXIT = 93
 # Rank-local crashes of unknown cause: not a collective symptom, not yet anyone's fault.
-LOCAL_CRASHES = frozenset({"process.crashed"})
 NAMED_FAILURE_WEIGHT = 70  # the scheduler itself says this node failed
 PEER_BLAME_WEIGHT = 35  # other nodes' NCCL errors name this node's address
 

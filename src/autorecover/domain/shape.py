@@ -57,7 +57,7 @@ SILENCE_GAP = timedelta(minutes=5)  # the others' system logs went on at least t
 # Job states in which the scheduler says a node of the job failed (without naming it).
 NODE_FAILED_STATES = frozenset({"NODE_FAIL", "NodeLost"})
 # Rank-local crashes are not complaints about a peer.
-LOCAL_CRASHES = frozenset({"process.crashed"})
+LOCAL_CRASHES = frozenset({"process.crashed", "process.shell_crash_report"})
 DERIVED_WEIGHT = 60
 # A weaker application error (an XID 13 on one GPU) this shortly before the first collective
 # symptom, and before anything else went wrong, explains the flood of symptoms.

@@ -1,0 +1,53 @@
+"""Golden lines for CUDA libraries, the runtime's view of the node and crash reports
+(signatures-cudalibs.toml)."""
+
+from __future__ import annotations
+
+import pytest
+
+from autorecover.domain.records import Blame, Source
+from domain.test_catalog_golden_nvstack import found
+
+
+@pytest.mark.parametrize(
+    ("line", "signal", "blame"),
+    [
+        ("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+         "cuda.library_alloc_failed", Blame.APPLICATION),
+        ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+         "cuda.library_alloc_failed", Blame.APPLICATION),
+        ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you "
+         "passed in a non-contiguous input.", "cuda.library_bad_call", Blame.APPLICATION),
+        ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( "
+         "handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`",
+         "cuda.library_execution_failed", Blame.SYMPTOM),
+        ("RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR", "cuda.library_execution_failed",
+         Blame.SYMPTOM),
+        ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an "
+         "NVIDIA GPU and installed a driver", "cuda.node_driver_missing", Blame.HARDWARE),
+        ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",
+         "cuda.node_driver_missing", Blame.HARDWARE),
+        ("RuntimeError: No CUDA GPUs are available", "cuda.node_driver_missing", Blame.HARDWARE),
+        ("RuntimeError: CUDA driver error: out of memory", "cuda.driver_oom", Blame.APPLICATION),
+        ("/var/spool/slurmd/job4242/slurm_script: line 12: 81234 Segmentation fault      (core "
+         "dumped) python train.py", "process.shell_crash_report", Blame.SYMPTOM),
+        ("Bus error (core dumped)", "process.shell_crash_report", Blame.SYMPTOM),
+        ("OSError: [Errno 113] No route to host", "net.oserror_unreachable", Blame.SYMPTOM),
+        ("OSError: [Errno 101] Network is unreachable", "net.oserror_unreachable", Blame.SYMPTOM),
+    ],
+)  # fmt: skip
+def test_library_and_runtime_lines(line: str, signal: str, blame: Blame) -> None:
+    signals = {s: b for s, b, _ in found(line, Source.LOGS)}
+    assert signals.get(signal) is blame, signals
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Segmentation fault handler installed",
+        "cuDNN version 8902 loaded",
+        "Aborted by user request",
+    ],
+)
+def test_neighbours_do_not_match(line: str) -> None:
+    assert found(line, Source.LOGS) == []
