@@ -1,0 +1,104 @@
+"""Golden lines for NCCL's initialization and configuration errors (signatures-ncclinit.toml).
+Each line is quoted from the public issue named beside it."""
+
+from __future__ import annotations
+
+import io
+import tomllib
+from datetime import UTC, datetime
+from importlib import resources
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame, Source
+from autorecover.parsing.scanning import Scanner
+
+SCANNER = Scanner(builtin_catalog())
+T0 = datetime(2026, 3, 4, tzinfo=UTC)
+_DATA = resources.files("autorecover.domain") / "data" / "signatures-ncclinit.toml"
+INIT_KEYS = frozenset(tomllib.loads(_DATA.read_text(encoding="utf-8"))["signature"])
+
+
+def found(line: str) -> dict[str, Blame]:
+    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=Source.LOGS,
+                          reference=T0)  # fmt: skip
+    return {f.signal: f.blame for f in result.findings}
+
+
+@pytest.mark.parametrize(
+    ("line", "signal", "blame"),
+    [
+        # horovod/horovod issue #3929; NVIDIA/Megatron-LM issue #661 (PyTorch's "Last error:")
+        ("[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected "
+         ": rank 2 and rank 0 both on CUDA device 1000", "nccl.duplicate_gpu", Blame.APPLICATION),
+        ("Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000",
+         "nccl.duplicate_gpu", Blame.APPLICATION),
+        # EasonXiao-888/MambaTree issue #14
+        ("Bootstrap : no socket interface found", "nccl.no_socket_interface", Blame.APPLICATION),
+        # NVIDIA/nccl issues #379 (NCCL_TOPO_FILE) and #573 (WSL2 hides /sys PCI paths)
+        ("graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found", "nccl.topology_xml",
+         Blame.APPLICATION),
+        ("SHJS-PF4ZKYLL:92777:92889 [0] graph/xml.cc:332 NCCL WARN Could not find real path of "
+         "/sys/class/pci_bus/0000:01/../../0000:01:00.0", "nccl.topology_xml", Blame.APPLICATION),
+        # NVIDIA/nccl issues #520 and #1020
+        ("compute-dy-p4d24xlarge-5: compute-dy-p4d24xlarge-5:3049:4987 [3] graph/rings.cc:38 NCCL "
+         "WARN Error : ring 2 does not loop back to start (2 != 3)", "nccl.ring_mismatch",
+         Blame.APPLICATION),
+        ("[7] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (13 != 15).",
+         "nccl.ring_mismatch", Blame.APPLICATION),
+        # pytorch/ci-infra pull request #490; NVIDIA/nccl-tests issue #166; NVIDIA/nccl #1518
+        ("[2026-04-22 21:34:20] mt-l-x86iavx512-45-172-t4-4-csmpw-runner-g4sfw-workflow:202016:"
+         "202235 [0] misc/shmutils.cc:88 NCCL WARN Error: failed to extend /dev/shm/nccl-WU88OE "
+         "to 9637892 bytes, error: No space left on device (28)", "nccl.shm_exhausted",
+         Blame.APPLICATION),
+        ("ubuntu:9621:9688 [3] misc/shmutils.cc:112 NCCL WARN Error while creating shared memory "
+         "segment /dev/shm/nccl-KWfVyt (size 5967872)", "nccl.shm_exhausted", Blame.APPLICATION),
+        ("ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend "
+         "/dev/shm/nccl-fjwOOB to 5967876 bytes", "nccl.shm_exhausted", Blame.APPLICATION),
+        ("[1] misc/shmutils.cc:114 NCCL WARN Error while creating shared memory segment "
+         "/dev/shm/nccl-NzwJ7O (size 9637888)", "nccl.shm_exhausted", Blame.APPLICATION),
+        # NVIDIA/nccl issue #1589
+        ("g148:14937:69361 [0] misc/shmutils.cc:129 NCCL WARN Error while attaching to shared "
+         "memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory "
+         "(2)", "nccl.shm_attach_failed", Blame.APPLICATION),
+        # ray-project/ray_lightning issue #24; ai-dynamo/dynamo issue #1229 (PyTorch's wording)
+        ("(pid=909608) z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA "
+         "IPC handle : 217 peer access is not supported between these two devices",
+         "nccl.p2p_unsupported", Blame.APPLICATION),
+        ("RuntimeError: CUDA error: peer access is not supported between these two devices",
+         "nccl.p2p_unsupported", Blame.APPLICATION),
+    ],
+)  # fmt: skip
+def test_init_lines(line: str, signal: str, blame: Blame) -> None:
+    signals = found(line)
+    assert signals.get(signal) is blame, signals
+
+
+def test_a_ring_mismatch_alone_does_not_decide_but_a_duplicate_gpu_does() -> None:
+    catalog = builtin_catalog()
+    assert catalog.signatures["nccl.ring_mismatch"].weight < 50
+    assert catalog.signatures["nccl.shm_attach_failed"].weight < 50
+    assert catalog.signatures["nccl.duplicate_gpu"].weight >= 50
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # NVIDIA/nccl issue #601: the same words at INFO level are harmless
+        "gpu23:1513:1528 [2] NCCL INFO Attribute coll of node net not found",
+        # NVIDIA/nccl-tests issue #188; NVIDIA/nccl issue #1267: normal fallbacks
+        "user:852750:852750 [0] NCCL INFO NET/Plugin : No plugin found, using internal "
+        "implementation",
+        "instance-8g-96c-2:525781:525957 [0] NCCL INFO NET/IB : No device found.",
+        "instance-8g-96c-2:525781:525957 [0] NCCL INFO NET/Socket : Using [0]ens7:10.128.0.31<0>",
+        "instance-8g-96c-2:525781:525957 [0] NCCL INFO comm 0x55f90cbfd740 rank 0 nranks 1 cudaDev "
+        "0 nvmlDev 0 busId 30 commId 0x795b968dc454cfee - Init START",
+        # NVIDIA/nccl issue #258: NCCL probing P2P and falling back
+        "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)",
+        # NVIDIA/nccl issue #1232
+        "[0] node0:13571:13571 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0",
+    ],
+)
+def test_init_neighbours_do_not_match(line: str) -> None:
+    assert not set(found(line)) & INIT_KEYS
