@@ -34,8 +34,8 @@ def found(line: str, source: Source = Source.SYSTEM) -> list[tuple[str, Blame, i
          Blame.APPLICATION),
         # NVML and the driver
         ("Unable to determine the device handle for GPU0000:3B:00.0: GPU is lost.  Reboot the "
-         "system to recover this GPU", "nvml.gpu_lost", Blame.HARDWARE),
-        ("failed to get device remapped rows: ERROR_GPU_IS_LOST", "nvml.gpu_lost",
+         "system to recover this GPU", "nvml.gpu_is_lost", Blame.HARDWARE),
+        ("failed to get device remapped rows: ERROR_GPU_IS_LOST", "nvml.gpu_is_lost",
          Blame.HARDWARE),
         ("Failed to initialize NVML: Driver/library version mismatch", "nvml.version_mismatch",
          Blame.HARDWARE),
