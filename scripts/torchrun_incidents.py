@@ -502,6 +502,7 @@ def run(sc: Scenario, torchrun: str, out: Path, hang_collect_s: float) -> str:
             collected = _now()
             snapshot = {i: p.read_bytes() for i, p in job.logs.items()}
             alive = all(p.poll() is None for p in job.procs.values())
+            job.events.append(f"{collected:%H:%M:%S}Z bundle collected; then the job is ended:")
             job.end()
             if not alive:
                 raise RuntimeError(f"{sc.name}: the job ended before it was collected")
@@ -555,7 +556,7 @@ def _write_bundle(
         "Timeline (UTC):",
         f"- {_iso(job.started)} job started",
         *(f"- {e}" for e in job.events),
-        f"- {_iso(collected)} bundle collected" + (" (job still running)" if sc.hang else ""),
+        *([] if sc.hang else [f"- {_iso(collected)} bundle collected"]),
         "",
         "`logs/<node>.log` is each node's torchrun stdout and stderr, unchanged (`--tee 3`). "
         "There is no `system/` folder: nothing happened on the nodes' kernel side, and no "
@@ -606,8 +607,11 @@ def main() -> int:
     for sc in hangs:
         print(results.get(sc.name, f"{sc.name}: failed"), flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = [results.get(sc.name, f"{sc.name}: failed") for sc in chosen]
-    (args.out / "runs.txt").write_text("\n".join(summary) + "\n")
+    runs = args.out / "runs.txt"  # one line per scenario; a partial run updates its lines
+    lines = dict(ln.split(": ", 1) for ln in runs.read_text().splitlines()) if runs.exists() else {}
+    lines.update(results.get(sc.name, f"{sc.name}: failed").split(": ", 1) for sc in chosen)
+    order = [sc.name for sc in SCENARIOS if sc.name in lines]
+    runs.write_text("".join(f"{name}: {lines[name]}\n" for name in order))
     return 0 if len(results) == len(chosen) else 1
 
 
