@@ -131,7 +131,12 @@ def _decide(
     hang = _hang(job, activity) if job.running else None
     transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
 
-    if any(job.exit_code(n) == NVRX_NO_REQUEUE_EXIT for n in job.nodes):
+    # NVRx's "do not requeue" exit reaches job.json directly, or only through the launcher's
+    # report of its worker's exit code (torchrun's agent itself exits 1).
+    if any(job.exit_code(n) == NVRX_NO_REQUEUE_EXIT for n in job.nodes) or any(
+        f.signal == "torch.elastic_failure" and f.detail("exitcode") == str(NVRX_NO_REQUEUE_EXIT)
+        for f in seen
+    ):
         return _verdict(
             Cause.APPLICATION,
             (),

@@ -191,9 +191,15 @@ def stopped_first(
     missing = missing_from_cascade(job, findings)
     named = {f.node for f in findings if f.signal == "nccl.peer_blamed"}
     silent = silent_nodes(job, activity)
-    own_hw = {
-        f.node for f in findings if f.blame is Blame.HARDWARE and f.weight > 0 and f.origin is None
-    }
+    hardware = [
+        f for f in findings if f.blame is Blame.HARDWARE and f.weight > 0 and f.origin is None
+    ]
+    # A line every node prints alike (the same key on all of them) is nobody's own evidence.
+    seen_on: dict[str, set[str]] = {}
+    for f in hardware:
+        seen_on.setdefault(f.signal, set()).add(f.node)
+    everywhere = {k for k, nodes in seen_on.items() if nodes >= set(job.nodes)}
+    own_hw = {f.node for f in hardware if f.signal not in everywhere}
     strong = {n for n in own_hw if _strongest(n, findings) >= STRONG}
     scheduler = job.state in NODE_FAILED_STATES
     hits: dict[str, list[str]] = {}
