@@ -790,3 +790,14 @@ def test_the_same_network_error_on_most_nodes_is_the_fabric() -> None:
     # one host's adapter is that host
     v = attribute(job(), [ports[0], *_timeouts(100)], [], RULES)
     assert v.suspect_nodes == ("n1",)
+
+
+def test_nvrx_exit_93_through_torchruns_report_stops_the_job() -> None:
+    """Under torchrun the job's exit code is the agent's 1; the worker's 93 is in its report."""
+    report = f("torch.elastic_failure", "n2", Blame.SYMPTOM, 5, 100, source=Source.LOGS,
+               details=(("exitcode", "93"),))  # fmt: skip
+    v = attribute(job(exit_codes={n: 1 for n in NODES}), [report, *_timeouts(101)], [], RULES)
+    assert v.cause is Cause.APPLICATION and v.action is Action.STOP
+    other = f("torch.elastic_failure", "n2", Blame.SYMPTOM, 5, 100, source=Source.LOGS,
+              details=(("exitcode", "1"),))  # fmt: skip
+    assert attribute(job(), [other, *_timeouts(101)], [], RULES).cause is not Cause.APPLICATION
