@@ -1,0 +1,41 @@
+"""Golden lines for Python's own exception classes (signatures-python.toml)."""
+
+from __future__ import annotations
+
+import pytest
+
+from autorecover.domain.records import Blame, Source
+from domain.test_catalog_golden_nvstack import found
+
+
+@pytest.mark.parametrize(
+    ("line", "signal", "blame"),
+    [
+        ("09:14:37 TimeoutError: RPC call to sample_tokens timed out.", "python.timeout",
+         Blame.SYMPTOM),
+        ("asyncio.exceptions.TimeoutError", "python.timeout", Blame.SYMPTOM),
+        ("[rank3]: KeyboardInterrupt", "python.keyboard_interrupt", Blame.SYMPTOM),
+        ("MemoryError: Unable to allocate 38.1 GiB for an array with shape (5120, 1000000)",
+         "python.memory_error", Blame.APPLICATION),
+        ("concurrent.futures.process.BrokenProcessPool: A process in the process pool was "
+         "terminated abruptly while the future was running or pending.",
+         "python.broken_process_pool", Blame.SYMPTOM),
+    ],
+)  # fmt: skip
+def test_python_classes(line: str, signal: str, blame: Blame) -> None:
+    signals = {s: b for s, b, _ in found(line, Source.LOGS)}
+    assert signals.get(signal) is blame, signals
+    assert "python.exception" not in signals  # the specific reading replaces the generic one
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+        "TimeoutError: [Errno 110] Connection timed out",
+        "set NCCL_TIMEOUT_ERROR_HANDLING=1",
+    ],
+)
+def test_not_these(line: str) -> None:
+    signals = {s for s, _, _ in found(line, Source.LOGS)}
+    assert not signals & {"python.timeout", "python.memory_error"}
