@@ -801,3 +801,11 @@ def test_nvrx_exit_93_through_torchruns_report_stops_the_job() -> None:
     other = f("torch.elastic_failure", "n2", Blame.SYMPTOM, 5, 100, source=Source.LOGS,
               details=(("exitcode", "1"),))  # fmt: skip
     assert attribute(job(), [other, *_timeouts(101)], [], RULES).cause is not Cause.APPLICATION
+
+
+def test_an_either_way_cuda_error_on_every_node_is_the_job() -> None:
+    every = [f("cuda.launch_failure", n, Blame.SYMPTOM, 40, 100, source=Source.LOGS) for n in NODES]
+    v = attribute(job(), [*every, *_timeouts(101)], [], RULES)
+    assert v.cause is Cause.APPLICATION and v.suspect_nodes == (), v.summary
+    one = attribute(job(), [every[0], *_timeouts(101)], [], RULES)
+    assert one.cause is not Cause.APPLICATION

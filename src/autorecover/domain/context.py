@@ -25,7 +25,10 @@ GRACE = timedelta(minutes=5)
 
 # CUDA errors that can be one node's device or driver, or the job's own setup: on every node
 # of a multi-node job they are the job's (nodes do not fail together).
-DEVICE_OR_SOFTWARE_SIGNALS = frozenset({"cuda.launch_timeout", "cuda.device_unavailable"})
+DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
+    "cuda.launch_timeout", "cuda.device_unavailable", "cuda.launch_failure", "cuda.unknown_error",
+    "cuda.library_execution_failed", "cuda.setup_either",
+})  # fmt: skip
 
 # Uncontained or unrecoverable memory XIDs: with one of these, an ECC error is the node's.
 HARD_MEMORY_XIDS = frozenset({48, 64, 95, 140})
