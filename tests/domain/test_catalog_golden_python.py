@@ -14,6 +14,7 @@ from domain.test_catalog_golden_nvstack import found
         ("09:14:37 TimeoutError: RPC call to sample_tokens timed out.", "python.timeout",
          Blame.SYMPTOM),
         ("asyncio.exceptions.TimeoutError", "python.timeout", Blame.SYMPTOM),
+        ("[rank3]: AssertionError", "python.bare_exception", Blame.APPLICATION),
         ("[rank3]: KeyboardInterrupt", "python.keyboard_interrupt", Blame.SYMPTOM),
         ("MemoryError: Unable to allocate 38.1 GiB for an array with shape (5120, 1000000)",
          "python.memory_error", Blame.APPLICATION),
@@ -34,8 +35,9 @@ def test_python_classes(line: str, signal: str, blame: Blame) -> None:
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
         "TimeoutError: [Errno 110] Connection timed out",
         "set NCCL_TIMEOUT_ERROR_HANDLING=1",
+        "Caught AssertionError in worker, retrying",
     ],
 )
 def test_not_these(line: str) -> None:
     signals = {s for s, _, _ in found(line, Source.LOGS)}
-    assert not signals & {"python.timeout", "python.memory_error"}
+    assert not signals & {"python.timeout", "python.memory_error", "python.bare_exception"}
