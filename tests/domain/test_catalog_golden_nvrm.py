@@ -39,6 +39,12 @@ from domain.test_catalog_golden_nvstack import found
         ("nv-hostengine[77]: ERROR [77:79] [[Health]] Detected a WARNING in health system "
          "Thermal: 'Detected clocks event due to thermal violation in GPU 2.",
          "dcgm.health_warning", Blame.HARDWARE, Source.SYSTEM),
+        ("Unable to determine the device handle for GPU 0000:3B:00.0: Unknown Error",
+         "nvml.device_handle_failed", Blame.HARDWARE, Source.SYSTEM),
+        ("pcieport 0000:c0:03.1: AER: Uncorrected (Fatal) error received: id=c018",
+         "pcie.aer_fatal_received", Blame.HARDWARE, Source.SYSTEM),
+        ("ib0: transmit timeout: latency 9864 msecs", "ib.ipoib_tx_timeout", Blame.HARDWARE,
+         Source.SYSTEM),
     ],
 )  # fmt: skip
 def test_driver_lines(line: str, signal: str, blame: Blame, source: Source) -> None:
@@ -53,6 +59,7 @@ def test_driver_lines(line: str, signal: str, blame: Blame, source: Source) -> N
         "NVRM: nvAssertOkFailedNoLog: Assertion failed: Invalid argument [NV_ERR_INVALID_ARGUMENT]",
         "nvidia-nvswitch0: NVLink training complete on all links",
         "cuInit returned CUDA_ERROR_NO_DEVICE on a login node",
+        "pcieport 0000:00:02.0: AER: Uncorrected (Non-Fatal) error received: 0000:02:00.0",
     ],
 )
 def test_driver_neighbours_name_no_device_fault(line: str) -> None:
