@@ -15,6 +15,17 @@ from domain.test_catalog_golden_nvstack import found
          Blame.SYMPTOM),
         ("asyncio.exceptions.TimeoutError", "python.timeout", Blame.SYMPTOM),
         ("[rank3]: AssertionError", "python.bare_exception", Blame.APPLICATION),
+        ("Exception: The checkpoint you are trying to load has model type `llama` but "
+         "Transformers does not recognize this architecture.", "python.base_exception",
+         Blame.APPLICATION),
+        ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+         "python.compile_failed", Blame.APPLICATION),
+        ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: "
+         "262144, Hardware limit: 232448.", "python.compile_failed", Blame.APPLICATION),
+        ("Rank 3: found NaN in local grad norm in backward pass before data-parallel "
+         "communication collective. Device: 3, node: gpu-a01", "training.non_finite",
+         Blame.APPLICATION),
+        ("Loss is NaN, stopping training", "training.non_finite", Blame.APPLICATION),
         ("[rank3]: KeyboardInterrupt", "python.keyboard_interrupt", Blame.SYMPTOM),
         ("MemoryError: Unable to allocate 38.1 GiB for an array with shape (5120, 1000000)",
          "python.memory_error", Blame.APPLICATION),
@@ -36,6 +47,7 @@ def test_python_classes(line: str, signal: str, blame: Blame) -> None:
         "TimeoutError: [Errno 110] Connection timed out",
         "set NCCL_TIMEOUT_ERROR_HANDLING=1",
         "Caught AssertionError in worker, retrying",
+        "ValueError: the loss is non-negative",
     ],
 )
 def test_not_these(line: str) -> None:

@@ -49,6 +49,7 @@ BLAME: dict[str, Blame] = {
     "nccl.legacy_invalid_call": Blame.APPLICATION,
     "nccl.unhandled_cuda_error_name": Blame.SYMPTOM,
     "torch.dataloader_worker_exited": Blame.SYMPTOM,
+    "c10d.monitored_barrier": Blame.SYMPTOM,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -287,6 +288,17 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ncclUnhandledCudaError: Call to CUDA function failed.",
         "nccl.unhandled_cuda_error_name",
         {},
+    ),
+    (
+        "[rank0]: RuntimeError: Rank 5 successfully reached monitoredBarrier, but received "
+        "errors while waiting for send/recv from rank 2. Please check rank 2 logs for faulty rank.",
+        "c10d.monitored_barrier",
+        {"faulty": "2"},
+    ),
+    (
+        "RuntimeError: Ranks 1, 3 failed to pass monitoredBarrier in 1800000 ms",
+        "c10d.monitored_barrier",
+        {"ranks": "1, 3"},
     ),
     (
         "RuntimeError: DataLoader worker (pid(s) 14232, 14233) exited unexpectedly",
