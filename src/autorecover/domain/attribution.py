@@ -18,9 +18,15 @@ The reasoning, in order:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from autorecover.domain.clearing import (
+    cleared,
+    corroborated_outliers,
+    fabric_wide,
+    outlier_reason,
+)
 from autorecover.domain.context import in_context
 from autorecover.domain.history import Attempt, recall
 from autorecover.domain.records import (
@@ -34,6 +40,7 @@ from autorecover.domain.records import (
     Source,
     Verdict,
 )
+from autorecover.domain.reports import blamed_peers, forwarded, named_failures
 from autorecover.domain.shape import (
     LOCAL_CRASHES,
     application_errors,
@@ -49,27 +56,12 @@ APPLICATION_THRESHOLD = 50
 TRANSIENT_THRESHOLD = 50
 # An application error this much earlier than the first hardware line came first.
 APP_BEFORE_HW = timedelta(minutes=2)
-ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip"})  # lines announcing a node's address
-# What takes a node away without any fault of its hardware, and the evidence that is only
-# second-hand (others saying it failed or went quiet) or a stall on shared storage.
-RECLAIM_PREFIXES = ("cloud.",)
-RECLAIM_WEIGHT = 80
-SECOND_HAND = frozenset({
-    "node.reported_failed", "nccl.peer_blamed", "node.stopped_first", "job.progress_stopped",
-})  # fmt: skip
-STORAGE_STALLS = frozenset({
-    "kernel.hung_task", "storage.shared_fs_wait", "storage.nfs_not_responding",
-    "storage.lustre_connection_lost", "storage.lustre_request_expired",
-    "storage.lustre_rpc_failed", "storage.lustre_evicted",
-})  # fmt: skip
 STACK_OUTLIER = "hang.stack_outlier"  # domain/hangs.py: a rank outside the others' collective
 HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
 MAX_EVIDENCE = 8
 NVRX_NO_REQUEUE_EXIT = 93
 # Rank-local crashes of unknown cause: not a collective symptom, not yet anyone's fault.
-NAMED_FAILURE_WEIGHT = 70  # the scheduler itself says this node failed
-PEER_BLAME_WEIGHT = 35  # other nodes' NCCL errors name this node's address
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,11 +112,11 @@ def _decide(
     activity: Sequence[Activity],
     xid_rules: dict[int, frozenset[str]],
 ) -> Verdict:
-    findings = _forwarded(findings, job)
+    findings = forwarded(findings, job)
     seen = in_context(job, findings, xid_rules)
     seen.extend(_state_findings(job))
-    seen.extend(_named_failures(seen, job))
-    seen.extend(_blamed_peers(findings, seen, job))
+    seen.extend(named_failures(seen, job))
+    seen.extend(blamed_peers(findings, seen, job))
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
     app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
     seen.extend(stopped_first(job, seen, activity, app))
@@ -147,13 +139,14 @@ def _decide(
 
     shared = _shared(job, seen, app)
     hw = _hardware_scores(f for f in seen if not shared.holds(f))
-    suspects = _cleared(job, seen, hw, _suspects(hw, app))
+    cases = {n: scored.findings for n, scored in hw.items()}
+    suspects = cleared(job, seen, cases, _suspects(hw, app))
     if hang is not None and not suspects:
-        suspects = _cleared(job, seen, hw, hang.suspects)
+        suspects = cleared(job, seen, cases, hang.suspects)
     outliers = [f for f in seen if f.signal == STACK_OUTLIER]
     if not suspects and not app:
-        suspects = _corroborated_outliers(job, outliers, seen)
-    if _fabric_wide(job, suspects, hw):
+        suspects = corroborated_outliers(job, outliers, seen)
+    if fabric_wide(job, suspects, cases):
         decisive = [max(hw[s].findings, key=lambda f: f.weight) for s in suspects]
         why = (
             f"network errors of the same kind on {len(suspects)} of {len(job.nodes)} nodes: the "
@@ -195,7 +188,7 @@ def _decide(
     if collective and not job.running:
         why = "collective failure with no hardware or application error behind it: retry"
         if outliers:
-            why += f" ({_outlier_reason(outliers)})"
+            why += f" ({outlier_reason(outliers)})"
             return _verdict(Cause.TRANSIENT, (), outliers, symptoms, why)
         quiet = missing_from_cascade(job, seen)
         if quiet is not None:
@@ -209,87 +202,10 @@ def _decide(
         if outliers:
             why = (
                 "the job stopped making progress on every node at once and no node shows a "
-                f"fault: {_outlier_reason(outliers)}"
+                f"fault: {outlier_reason(outliers)}"
             )
         return _verdict(Cause.TRANSIENT, (), [*outliers, *hang.findings], symptoms, why)
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
-
-
-def _fabric_wide(job: JobRecord, suspects: Sequence[str], hw: dict[str, _Scored]) -> bool:
-    """Three or more nodes (or most of a job's) suspected for network errors alone: several
-    adapters failing at once is far less likely than the fabric they share."""
-    if len(suspects) < 3 and not (len(suspects) >= 2 and len(suspects) * 2 > len(job.nodes)):
-        return False
-    for node in suspects:
-        scored = hw.get(node)
-        if scored is None or not scored.findings:
-            return False
-        if family(max(scored.findings, key=lambda f: f.weight).signal) != "network":
-            return False
-    return True
-
-
-def _cleared(
-    job: JobRecord, seen: Sequence[Finding], hw: dict[str, _Scored], suspects: Sequence[str]
-) -> list[str]:
-    """Suspects whose only case against them is explained by something that is no fault of
-    their hardware:
-
-    * **reclaimed**: the cloud or cluster took the node away (a spot or preemption notice,
-      an autoscaler or Karpenter removing it, weight >= 80) and what points at it is only
-      second-hand (the scheduler saying it failed, peers losing it, its output stopping);
-    * **stalled on storage**: a process of the job is blocked in the kernel or a shared file
-      system (a hung task, NFS/Lustre/GPFS waits) on any node (the storage is shared, so
-      which node stopped first is chance) and the node has no hardware line of weight
-      >= 60 of its own.
-    """
-    reclaimed: set[str] = set()
-    stalled: set[str] = set()
-    for f in seen:
-        if (
-            f.blame is Blame.TRANSIENT
-            and f.weight >= RECLAIM_WEIGHT
-            and f.signal.startswith(RECLAIM_PREFIXES)
-        ):
-            reclaimed.add(f.node)
-            named = f.detail("node")
-            if named in job.nodes:
-                reclaimed.add(named)
-        if f.signal in STORAGE_STALLS:
-            stalled.update(job.nodes)
-    out = []
-    for node in suspects:
-        case = hw.get(node, _empty(node)).findings
-        if node in reclaimed and all(f.signal in SECOND_HAND for f in case):
-            continue
-        if node in stalled and not any(f.weight >= 60 and f.signal not in SECOND_HAND
-                                       for f in case):  # fmt: skip
-            continue
-        out.append(node)
-    return out
-
-
-def _corroborated_outliers(
-    job: JobRecord, outliers: Sequence[Finding], seen: Sequence[Finding]
-) -> list[str]:
-    """Nodes of ranks the hang stacks single out that also show a hardware line of their own
-    (any weight): the stall sits there. Never more than a third of the job's nodes."""
-    nodes = sorted({f.node for f in outliers})
-    if not nodes or len(nodes) * 3 > len(job.nodes):
-        return []
-    return [
-        n for n in nodes
-        if any(f.node == n and f.blame is Blame.HARDWARE and f.line > 0 and f.origin is None
-               for f in seen)
-    ]  # fmt: skip
-
-
-def _outlier_reason(outliers: Sequence[Finding]) -> str:
-    ranks = ", ".join(
-        f"rank {f.rank} on {f.node}" + (f" in {f.detail('where')}" if f.detail("where") else "")
-        for f in outliers[:3]
-    )
-    return f"the hang stacks single out {ranks}: the others wait for it in a collective"
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,96 +382,6 @@ def _state_findings(job: JobRecord) -> list[Finding]:
             at=job.ended,
         )
     ]
-
-
-def _named_failures(findings: Iterable[Finding], job: JobRecord) -> list[Finding]:
-    """A node another node's log names as failed (`srun: error: Node failure on X`)."""
-    out = []
-    for f in findings:
-        host = f.detail("failed_host")
-        if host is not None and host in job.nodes:
-            out.append(_about(host, f, "node.reported_failed", NAMED_FAILURE_WEIGHT, f.node))
-    return out
-
-
-def _about(node: str, f: Finding, signal: str, weight: int, reported_by: str) -> Finding:
-    """Hardware evidence against `node` from a line in another node's file."""
-    return Finding(
-        signal=signal,
-        node=node,
-        source=f.source,
-        line=f.line,
-        text=f.text,
-        blame=Blame.HARDWARE,
-        weight=weight,
-        at=f.at,
-        origin=f.node,
-        details=(("reported_by", reported_by),),
-    )
-
-
-def address_book(everything: Iterable[Finding], job: JobRecord) -> dict[str, str]:
-    """Address -> node, from the lines in which nodes announce their address (NCCL's bootstrap
-    lines, Ray's banner; at start-up, so any time counts), and each node's own name."""
-    owner: dict[str, str] = {node: node for node in job.nodes}
-    for f in everything:
-        address = f.detail("address") if f.signal in ADDRESS_SIGNALS else None
-        if address is not None:
-            owner.setdefault(address, f.node)
-    return owner
-
-
-def _forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
-    """Lines one node's output forwards from another's process (Ray's `(Worker pid=N, ip=A)`
-    prefix) belong to the node with that address; the file that holds them is the origin."""
-    if not any(f.detail("via") for f in findings):
-        return list(findings)
-    owner = address_book(findings, job)
-    out = []
-    relayed: set[tuple[str, str]] = set()  # (file's node, signal) forwarded from elsewhere
-    for f in findings:
-        via = f.detail("via")
-        node = owner.get(via) if via else None
-        if node is not None and node != f.node and node in job.nodes and f.origin is None:
-            relayed.add((f.node, f.signal))
-            f = replace(f, node=node, origin=f.node)
-        out.append(f)
-    # The driver re-raises a worker's error in its own traceback, unprefixed: a restatement.
-    return [
-        replace(f, blame=Blame.SYMPTOM)
-        if f.origin is None and not f.detail("via") and (f.node, f.signal) in relayed
-        and f.blame is not Blame.INFO
-        else f
-        for f in out
-    ]  # fmt: skip
-
-
-def _blamed_peers(
-    everything: Sequence[Finding], seen: Iterable[Finding], job: JobRecord
-) -> list[Finding]:
-    """Network errors name a peer; NCCL's bootstrap lines (or the node's own name) say whose.
-
-    NCCL IB errors, gloo's lost-pair errors and TCPStore socket errors capture `peer`: an
-    address NCCL's bootstrap lines map to a node, or a host name that is the node's. A peer
-    named by the errors of other nodes is a weak hardware suspect: alone it decides nothing
-    (two nodes of a broken link blame each other), with its own evidence it adds up.
-    """
-    owner = address_book(everything, job)
-    reporters: dict[str, set[str]] = {}
-    first: dict[str, Finding] = {}
-    for f in seen:
-        peer = f.detail("peer")
-        node = owner.get(peer.split("<", 1)[0]) if peer else None
-        if node is None or node == f.node or node not in job.nodes:
-            continue
-        reporters.setdefault(node, set()).add(f.node)
-        first.setdefault(node, f)
-    out = []
-    for node, by in reporters.items():
-        f = first[node]
-        weight = PEER_BLAME_WEIGHT + (10 if len(by) > 1 else 0)
-        out.append(_about(node, f, "nccl.peer_blamed", weight, ",".join(sorted(by))))
-    return out
 
 
 def _by_signal(findings: Iterable[Finding], signal: str) -> list[Finding]:

@@ -1,0 +1,112 @@
+"""What other nodes, the scheduler and relays say about a node.
+
+* **Named failures.** Slurm's `srun: error: Node failure on X` counts against X.
+* **Peers.** Network errors that name a peer's address count (weakly) against the node that
+  announced that address (NCCL's bootstrap lines, Ray's banner: the address book).
+* **Forwarded lines.** A line one node's output relays from another's process (Ray's
+  `(Worker pid=N, ip=A)` prefix) belongs to the node with that address; the relaying node's
+  own re-raise of it is a restatement.
+
+Pure functions of the findings; `domain/attribution.py` uses them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from autorecover.domain.records import Blame, Finding, JobRecord
+
+ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip"})  # lines announcing a node's address
+NAMED_FAILURE_WEIGHT = 70  # the scheduler itself says this node failed
+PEER_BLAME_WEIGHT = 35  # other nodes' NCCL errors name this node's address
+
+
+def named_failures(findings: Iterable[Finding], job: JobRecord) -> list[Finding]:
+    """A node another node's log names as failed (`srun: error: Node failure on X`)."""
+    out = []
+    for f in findings:
+        host = f.detail("failed_host")
+        if host is not None and host in job.nodes:
+            out.append(_about(host, f, "node.reported_failed", NAMED_FAILURE_WEIGHT, f.node))
+    return out
+
+
+def _about(node: str, f: Finding, signal: str, weight: int, reported_by: str) -> Finding:
+    """Hardware evidence against `node` from a line in another node's file."""
+    return Finding(
+        signal=signal,
+        node=node,
+        source=f.source,
+        line=f.line,
+        text=f.text,
+        blame=Blame.HARDWARE,
+        weight=weight,
+        at=f.at,
+        origin=f.node,
+        details=(("reported_by", reported_by),),
+    )
+
+
+def address_book(everything: Iterable[Finding], job: JobRecord) -> dict[str, str]:
+    """Address -> node, from the lines in which nodes announce their address (NCCL's bootstrap
+    lines, Ray's banner; at start-up, so any time counts), and each node's own name."""
+    owner: dict[str, str] = {node: node for node in job.nodes}
+    for f in everything:
+        address = f.detail("address") if f.signal in ADDRESS_SIGNALS else None
+        if address is not None:
+            owner.setdefault(address, f.node)
+    return owner
+
+
+def forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
+    """Lines one node's output forwards from another's process (Ray's `(Worker pid=N, ip=A)`
+    prefix) belong to the node with that address; the file that holds them is the origin."""
+    if not any(f.detail("via") for f in findings):
+        return list(findings)
+    owner = address_book(findings, job)
+    out = []
+    relayed: set[tuple[str, str]] = set()  # (file's node, signal) forwarded from elsewhere
+    for f in findings:
+        via = f.detail("via")
+        node = owner.get(via) if via else None
+        if node is not None and node != f.node and node in job.nodes and f.origin is None:
+            relayed.add((f.node, f.signal))
+            f = replace(f, node=node, origin=f.node)
+        out.append(f)
+    # The driver re-raises a worker's error in its own traceback, unprefixed: a restatement.
+    return [
+        replace(f, blame=Blame.SYMPTOM)
+        if f.origin is None and not f.detail("via") and (f.node, f.signal) in relayed
+        and f.blame is not Blame.INFO
+        else f
+        for f in out
+    ]  # fmt: skip
+
+
+def blamed_peers(
+    everything: Sequence[Finding], seen: Iterable[Finding], job: JobRecord
+) -> list[Finding]:
+    """Network errors name a peer; NCCL's bootstrap lines (or the node's own name) say whose.
+
+    NCCL IB errors, gloo's lost-pair errors and TCPStore socket errors capture `peer`: an
+    address NCCL's bootstrap lines map to a node, or a host name that is the node's. A peer
+    named by the errors of other nodes is a weak hardware suspect: alone it decides nothing
+    (two nodes of a broken link blame each other), with its own evidence it adds up.
+    """
+    owner = address_book(everything, job)
+    reporters: dict[str, set[str]] = {}
+    first: dict[str, Finding] = {}
+    for f in seen:
+        peer = f.detail("peer")
+        node = owner.get(peer.split("<", 1)[0]) if peer else None
+        if node is None or node == f.node or node not in job.nodes:
+            continue
+        reporters.setdefault(node, set()).add(f.node)
+        first.setdefault(node, f)
+    out = []
+    for node, by in reporters.items():
+        f = first[node]
+        weight = PEER_BLAME_WEIGHT + (10 if len(by) > 1 else 0)
+        out.append(_about(node, f, "nccl.peer_blamed", weight, ",".join(sorted(by))))
+    return out
