@@ -98,6 +98,26 @@ KNOWN_MISSES: dict[str, str] = {
         "the only line is a Slurm epilog's 'cudaGetDeviceCount: initialization error', an "
         "either-way CUDA text the engine does not pin on the node alone"
     ),
+    "hw-cudnn-execution-failed-one-machine-ddp": (
+        "a cuDNN execution failure on one machine: either way by its text; the thread's "
+        "hardware reading rests on the reporter's guess"
+    ),
+    "hw-devices-unavailable-one-nid-mpich-abort": (
+        "'CUDA-capable device(s) is/are busy or unavailable' on one node alone stays below the "
+        "naming threshold; the thread named the node from other jobs' failures"
+    ),
+    "hw-flaky-node-segfault-only-srun-slurm": (
+        "a bare segfault on one node reads as an unexplained crash (unknown); the thread "
+        "established the node from repeated failures"
+    ),
+    "tr-jax-async-nccl-error-first-step-sporadic": (
+        "segfaults next to XLA's async NCCL error read as an unexplained crash (unknown); the "
+        "thread found it sporadic (transient)"
+    ),
+    "unknown-bionemo-watchdog-7h-no-evidence": (
+        "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
+        "the cause open (unknown)"
+    ),
     "unknown-ib-async-port-error-several-nodes-hang": (
         "port errors on three of four nodes read as the shared fabric (transient); the thread "
         "left the cause open (unknown)"

@@ -821,3 +821,10 @@ def test_peers_are_mapped_through_ncclss_oob_address_lines() -> None:
     assert address_book([oob], job())["10.0.0.3"] == "n3"
     [named] = blamed_peers([oob, *errs], errs, job())
     assert (named.signal, named.node, named.weight) == ("nccl.peer_blamed", "n3", 45)
+
+
+def test_a_rate_limit_on_every_node_is_the_jobs_own_request_volume() -> None:
+    every = [f("service.rate_limited", n, Blame.TRANSIENT, 60, 100, source=Source.LOGS)
+             for n in NODES]  # fmt: skip
+    assert attribute(job(), every, [], RULES).cause is Cause.APPLICATION
+    assert attribute(job(), every[:1], [], RULES).cause is Cause.TRANSIENT

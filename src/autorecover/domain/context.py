@@ -30,6 +30,10 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "cuda.library_execution_failed", "cuda.setup_either",
 })  # fmt: skip
 
+# Outside-service refusals that the job's own request volume causes: a rate limit hit from
+# every node of a job at once is the job's many ranks asking at once (a retry asks again).
+VOLUME_SIGNALS = frozenset({"service.rate_limited"})
+
 # Uncontained or unrecoverable memory XIDs: with one of these, an ECC error is the node's.
 HARD_MEMORY_XIDS = frozenset({48, 64, 95, 140})
 
@@ -78,7 +82,7 @@ def in_context(
         if any("contained" in rules.get(x, frozenset()) for x in xs)
         and not any(x in HARD_MEMORY_XIDS for x in xs)
     }
-    everywhere = _on_every_node(job, kept, DEVICE_OR_SOFTWARE_SIGNALS)
+    everywhere = _on_every_node(job, kept, DEVICE_OR_SOFTWARE_SIGNALS | VOLUME_SIGNALS)
     out: list[Finding] = []
     for f in kept:
         number = xid_number(f)
