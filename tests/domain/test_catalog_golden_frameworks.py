@@ -80,6 +80,9 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "Exiting run.", "deepspeed.loss_scale_at_minimum", A),
         ("[deepspeed] fp16 dynamic loss scale overflow! Skipping step. Attempted loss scale: 4096, "
          "reducing to 2048", "deepspeed.fp16_overflow", N),
+        ("[2021-02-04 15:06:19,825] [INFO] [stage2.py:1357:step] [deepscale] OVERFLOW! Rank 0 "
+         "Skipping step. Attempted loss scale: 134217728.0, reducing to 67108864.0",
+         "deepspeed.fp16_overflow", N),
         ("deepspeed.runtime.zero.utils.ZeRORuntimeException: The checkpoint being loaded used a DP "
          "world size of 8 but the current world size is 16. Automatic adjustment of ZeRO's "
          "optimizer state partitioning with a new world size is not currently supported.",
