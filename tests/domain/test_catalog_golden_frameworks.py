@@ -69,6 +69,10 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "communication collective", "megatron.non_finite", A),
         ("AssertionError: world size (64) is not divisible by tensor model parallel size (8) "
          "times pipeline model parallel size (3)", "megatron.world_size_indivisible", A),
+        ("15: [rank15]: AssertionError: num_layers should be divisible by "
+         "pipeline_model_parallel_size", "megatron.parallel_split", A),
+        ("AssertionError: First dimension of the tensor should be divisible by tensor parallel "
+         "size", "megatron.parallel_split", A),
         ("Unexpected keys (not found in the checkpoint) encountered in the provided sharded state "
          "dict. ", "megatron.checkpoint_mismatch", A),
         ("[exiting program after receiving SIGTERM.] datetime: 2026-03-04 11:02:45 ",
@@ -93,6 +97,7 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "computed twice for this partition.                     Multiple gradient reduction is "
          "currently not supported.", "deepspeed.gradient_reduced_twice", A),
         ("RuntimeError: Error building extension 'fused_adam'", "deepspeed.op_build_failed", A),
+        ("SystemError: Cannot use fp16 without accelerator.", "deepspeed.no_accelerator", A),
         # TransformerEngine
         ("RuntimeError: /TransformerEngine/transformer_engine/common/util/cuda_driver.cpp:42 in "
          "function get_symbol: Assertion failed: driver_result == cudaDriverEntryPointSuccess.",
@@ -156,6 +161,8 @@ def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
         ("Unexpected result from the metadata server, retrying", "megatron.validation_failed"),
         ("Unexpected result from the metadata server, retrying", "megatron.validation_rerun"),
         ("world size (16) is divisible by 8", "megatron.world_size_indivisible"),
+        ("AssertionError: 25 is not divisible by 4", "megatron.world_size_indivisible"),
+        ("pipeline_model_parallel_size ........................ 4", "megatron.parallel_split"),
         ("Monitored metric val_loss did not improve in the last 3 records. Best score: 0.512.",
          "lightning.metric_not_finite"),
         ("`Trainer.fit` started", "lightning.fit_stopped"),
