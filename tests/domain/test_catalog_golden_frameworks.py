@@ -1,0 +1,198 @@
+"""Golden lines for the training frameworks' own messages (signatures-frameworks.toml): NVRx,
+Megatron, DeepSpeed, TransformerEngine, HF Trainer/accelerate, Lightning, torchtitan, FSDP, DCP,
+NeMo. Each example reads as its signal and blame; the neighbours that must not match are texts
+the same code paths print when nothing is wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame, Source
+from autorecover.parsing.scanning import Scanner
+from domain.test_catalog_golden_nvstack import found
+
+H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: info (noise)
+
+
+@pytest.mark.parametrize(
+    ("line", "signal", "blame"),
+    [
+        # NVRx: this node's own health checks
+        ("GPU health check failed for node gpu-a03_48120_0: Node gpu-a03_48120_0 has an "
+         "unhealthy GPU.", "nvrx.gpu_health_check_failed", H),
+        ("nvidia_resiliency_ext.inprocess.exception.HealthCheckError: GPU health check failed",
+         "nvrx.gpu_health_check_failed", H),
+        ("GPU 5: Requires a reset to recover. Terminate GPU processes and reset the GPU.",
+         "nvrx.gpu_reset_required", H),
+        ("GPU 2: Requires a node reboot to recover. Reboot the system.",
+         "nvrx.gpu_reboot_required", H),
+        ("GPU 7: Operating at reduced capacity. Drain existing work and reset the GPU.",
+         "nvrx.gpu_drain_and_reset", H),
+        ("GPU 3: NVL link 11 is in DISABLED state", "nvrx.nvlink_unhealthy", H),
+        ("NVLinkWindowHealthCheck: GPU 6 unhealthy -- 2 NVLink ports flagged for replay/recovery "
+         "events (gpu_ports_threshold=2, per-port threshold=3): port 4 (5/10 flagged).",
+         "nvrx.nvlink_unhealthy", H),
+        ("NIC device mlx5_3: Port state changed from ACTIVE to DOWN. Health check FAILED.",
+         "nvrx.nic_health_check_failed", H),
+        ("Node health check failed for node gpu-b11_90211_0: Node gpu-b11_90211_0 is unhealthy.",
+         "nvrx.node_health_check_failed", H),
+        ("Storage health check failed for node gpu-a07_1822_0: Node gpu-a07_1822_0 has unhealthy "
+         "storage state.", "nvrx.storage_health_check_failed", S),
+        # NVRx: detectors, restarts, decisions
+        ("STRAGGLER DETECTION WARNING: Some GPUs performance dropped. Affected ranks: "
+         "{StragglerId(rank=2, node='gpu-b05')}", "nvrx.straggler", S),
+        ("[2026-05-02 11:20:41.112093] rank=6 term_ex: RankShouldRestart('Interruption.HARD_TIMEOUT"
+         " affecting ranks {3}')", "nvrx.inprocess_restart", S),
+        ("[default] Another launcher reported a no-restart decision (no_progress); terminating "
+         "workers.", "nvrx.no_restart_relayed", S),
+        ("[default] Attribution recommended stopping the job; terminating workers and signalling "
+         "the rest of the job.", "nvrx.attribution_stop", A),
+        # Megatron
+        ("[rank2]: RuntimeError: Rank 2, node dcfai-xe9680-01, device 2, iteration -1: Unexpected "
+         "result nan (message='found NaN in local grad norm for bucket #0 in backward pass before "
+         "data-parallel communication collective')", "megatron.validation_failed", A),
+        ("ERROR:megatron.core.rerun_state_machine:Unexpected result nan on rank 3 at iteration #3 "
+         "invocation #2 (message='loss is NaN')", "megatron.validation_rerun", S),
+        ("Rank 3, node gpu-a01, device 3, iteration #3: First rerun: unexpected result is "
+         "reproducible within the tolerance (nan = nan). Need to rerun on a different GPU to "
+         "verify correctness.!", "megatron.rerun_needs_other_gpu", S),
+        ("Rank 5, node gpu-a04, device 5, iteration #812: Possible transient error!!",
+         "megatron.rerun_not_reproducible", H),
+        ("Rank 1, node gpu-b02, device 1, iteration #812: Possible persistent error!!",
+         "megatron.rerun_earlier_gpu_faulty", S),
+        ("Second rerun: unexpected result is reproducible on a different GPU, therefore it was "
+         "likely correct (nan = nan)", "megatron.rerun_application_error", A),
+        ("Exiting now. Please resume the job from the same checkpoint to rerun the last iteration "
+         "and establish a diagnostic", "megatron.rerun_exit", N),
+        ("found Inf in local grad norm for bucket #1 in backward pass before data-parallel "
+         "communication collective", "megatron.non_finite", A),
+        ("AssertionError: world size (64) is not divisible by tensor model parallel size (8) "
+         "times pipeline model parallel size (3)", "megatron.world_size_indivisible", A),
+        ("15: [rank15]: AssertionError: num_layers should be divisible by "
+         "pipeline_model_parallel_size", "megatron.parallel_split", A),
+        ("AssertionError: First dimension of the tensor should be divisible by tensor parallel "
+         "size", "megatron.parallel_split", A),
+        ("Unexpected keys (not found in the checkpoint) encountered in the provided sharded state "
+         "dict. ", "megatron.checkpoint_mismatch", A),
+        ("[exiting program after receiving SIGTERM.] datetime: 2026-03-04 11:02:45 ",
+         "megatron.exit_on_signal", S),
+        ("[exiting program at iteration 5000] datetime: 2026-03-04 11:02:45 ",
+         "megatron.exit_planned", N),
+        # DeepSpeed
+        ("Exception: Current loss scale already at minimum - cannot decrease scale anymore. "
+         "Exiting run.", "deepspeed.loss_scale_at_minimum", A),
+        ("[deepspeed] fp16 dynamic loss scale overflow! Skipping step. Attempted loss scale: 4096, "
+         "reducing to 2048", "deepspeed.fp16_overflow", N),
+        ("[2021-02-04 15:06:19,825] [INFO] [stage2.py:1357:step] [deepscale] OVERFLOW! Rank 0 "
+         "Skipping step. Attempted loss scale: 134217728.0, reducing to 67108864.0",
+         "deepspeed.fp16_overflow", N),
+        ("deepspeed.runtime.zero.utils.ZeRORuntimeException: The checkpoint being loaded used a DP "
+         "world size of 8 but the current world size is 16. Automatic adjustment of ZeRO's "
+         "optimizer state partitioning with a new world size is not currently supported.",
+         "deepspeed.checkpoint_world_size_mismatch", A),
+        ("AssertionError: Micro batch size per gpu: 0 has to be greater than 0",
+         "deepspeed.batch_size_mismatch", A),
+        ("AssertionError: The parameter 255 has already been reduced.                     Gradient "
+         "computed twice for this partition.                     Multiple gradient reduction is "
+         "currently not supported.", "deepspeed.gradient_reduced_twice", A),
+        ("RuntimeError: Error building extension 'fused_adam'", "deepspeed.op_build_failed", A),
+        ("SystemError: Cannot use fp16 without accelerator.", "deepspeed.no_accelerator", A),
+        # TransformerEngine
+        ("RuntimeError: /TransformerEngine/transformer_engine/common/util/cuda_driver.cpp:42 in "
+         "function get_symbol: Assertion failed: driver_result == cudaDriverEntryPointSuccess.",
+         "te.check_failed", A),
+        ('[default0]:ValueError: No dot product attention support for the provided inputs!',
+         "te.no_attention_backend", A),
+        ("AssertionError: Device compute capability 10.0 or higher required for MXFP8 execution.",
+         "te.fp8_unsupported", A),
+        # Hugging Face
+        ("ValueError: No valid checkpoint found in output directory (./outputs)",
+         "hf.checkpoint_not_found", A),
+        ("ValueError: You can't train a model that has been loaded in 8-bit precision on a "
+         "different device than the one you're training on.", "hf.quantized_training_placement", A),
+        # Lightning
+        ("Monitored metric val_loss = inf is not finite. Previous best value was 0.512. Signaling "
+         "Trainer to stop.", "lightning.metric_not_finite", A),
+        ("RuntimeError: Early stopping conditioned on metric `val_acc` which is not available. "
+         "Pass in or modify your `EarlyStopping` callback to use any of the following: "
+         "`train_loss`", "lightning.monitor_missing", A),
+        ("pytorch_lightning.utilities.exceptions.MisconfigurationException: You requested gpu: "
+         "[0, 1] But your machine only has: [0]", "lightning.misconfiguration", A),
+        ("[rank: 3] Received SIGTERM: 15", "lightning.sigterm", S),
+        ("Handling auto-requeue signal: 10", "lightning.auto_requeue", N),
+        # torchtitan
+        ("RuntimeError: Loss or gradient norm is not finite on at least one rank at step 4210. "
+         "Stopping training before the optimizer update.", "titan.non_finite_step", A),
+        ("FileNotFoundError: --checkpoint.load_step=3000 not found because checkpoint.folder "
+         "./outputs/checkpoint does not exist", "titan.load_step_missing", A),
+        # FSDP and DCP
+        ("ValueError: `FlatParameter` requires uniform dtype but got torch.float16 and "
+         "torch.float32", "fsdp.mixed_dtype", A),
+        ("ValueError: Inconsistent compute device and `device_id` on rank 0: cuda:1 vs cuda:0",
+         "fsdp.device_mismatch", A),
+        ("[rank3]: RuntimeError: Missing key in checkpoint state_dict: model.2.weight.",
+         "dcp.missing_key", A),
+        ("ValueError: Size mismatch between saved torch.Size([257152, 2048]) and current: "
+         "torch.Size([131661824]) for model.embed_tokens.weight", "dcp.size_mismatch", A),
+        # NeMo
+        ("nemo.utils.exp_manager.NotFoundError: There were no checkpoints found in checkpoint_dir "
+         "or no checkpoint folder at checkpoint_dir :/results/checkpoints. Cannot resume.",
+         "nemo.no_checkpoint_to_resume", A),
+        ("ValueError: Found /results/checkpoints/megatron_gpt-end.ckpt indicating that the last "
+         "training run has already completed.", "nemo.resume_ambiguous", A),
+        ("Received signal 15, initiating graceful stop", "nemo.preemption", S),
+    ],
+)  # fmt: skip
+def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
+    signals = {s: b for s, b, _ in found(line, Source.LOGS)}
+    assert signals.get(signal) is blame, signals
+    assert "python.exception" not in signals  # the specific reading replaces the generic one
+
+
+@pytest.mark.parametrize(
+    ("line", "signal"),
+    [
+        ("GPU health check passed for node gpu-a03_48120_0", "nvrx.gpu_health_check_failed"),
+        ("NIC device mlx5_0: Port state changed from DOWN to ACTIVE",
+         "nvrx.nic_health_check_failed"),
+        ("GPU 3: NVL link 11 is in ACTIVE state", "nvrx.nvlink_unhealthy"),
+        ("Storage health check passed", "nvrx.storage_health_check_failed"),
+        ("Unexpected result from the metadata server, retrying", "megatron.validation_failed"),
+        ("Unexpected result from the metadata server, retrying", "megatron.validation_rerun"),
+        ("world size (16) is divisible by 8", "megatron.world_size_indivisible"),
+        ("AssertionError: 25 is not divisible by 4", "megatron.world_size_indivisible"),
+        ("pipeline_model_parallel_size ........................ 4", "megatron.parallel_split"),
+        ("Monitored metric val_loss did not improve in the last 3 records. Best score: 0.512.",
+         "lightning.metric_not_finite"),
+        ("`Trainer.fit` started", "lightning.fit_stopped"),
+        ("Assertion failed: x > 0, file main.c, line 12", "te.check_failed"),
+        ("FP8 execution enabled with DelayedScaling recipe", "te.fp8_unsupported"),
+        ("Missing key(s) in state_dict: \"lm_head.weight\".", "dcp.missing_key"),
+        ("size mismatch for gpt.h.15.ln_1.weight: copying a param with shape torch.Size([1280]) "
+         "from checkpoint, the shape in current model is torch.Size([1024]).",
+         "dcp.size_mismatch"),
+        ("There were no checkpoints found in checkpoint_dir or no checkpoint folder at "
+         "checkpoint_dir :/results/checkpoints. Training from scratch.",
+         "nemo.no_checkpoint_to_resume"),
+        ("Received SIGTERM, saving checkpoint and exiting", "lightning.sigterm"),
+        ("[deepspeed] loss scale 65536 is stable", "deepspeed.fp16_overflow"),
+    ],
+)  # fmt: skip
+def test_not_these(line: str, signal: str) -> None:
+    assert signal not in {s for s, _, _ in found(line, Source.LOGS)}
+
+
+def test_health_checks_and_detectors_capture_who() -> None:
+    """The node a health check failed on, the ranks a detector names: details, never blame of
+    another node (`host` / `straggler_node`, not `peer` or `failed_host`)."""
+    scanner = Scanner(builtin_catalog())
+    line = ("STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance. Affected "
+            "ranks: {StragglerId(rank=13, node='gpu-a02')}")  # fmt: skip
+    (sig, match), *_ = [h for h in scanner.match_line(line) if h[0].key == "nvrx.straggler"]
+    assert match.group("rank") == "13" and match.group("straggler_node") == "gpu-a02"
+    assert {"peer", "failed_host"}.isdisjoint(sig.compiled().groupindex)
+    line = ("GPU health check failed for node gpu-a03_48120_0: Node gpu-a03_48120_0 has an "
+            "unhealthy GPU.")  # fmt: skip
+    hits = {s.key: m for s, m in scanner.match_line(line)}
+    assert hits["nvrx.gpu_health_check_failed"].group("host") == "gpu-a03"
