@@ -48,8 +48,15 @@ def test_python_classes(line: str, signal: str, blame: Blame) -> None:
         "set NCCL_TIMEOUT_ERROR_HANDLING=1",
         "Caught AssertionError in worker, retrying",
         "ValueError: the loss is non-negative",
+        "Unexpected result nan on rank 3 at iteration #120 invocation #1 (message='found NaN in "
+        "local grad norm in backward pass before data-parallel communication collective')",
     ],
 )
 def test_not_these(line: str) -> None:
     signals = {s for s, _, _ in found(line, Source.LOGS)}
-    assert not signals & {"python.timeout", "python.memory_error", "python.bare_exception"}
+    assert not signals & {
+        "python.timeout",
+        "python.memory_error",
+        "python.bare_exception",
+        "training.non_finite",
+    }

@@ -50,6 +50,8 @@ BLAME: dict[str, Blame] = {
     "nccl.unhandled_cuda_error_name": Blame.SYMPTOM,
     "torch.dataloader_worker_exited": Blame.SYMPTOM,
     "c10d.monitored_barrier": Blame.SYMPTOM,
+    "torch.ddp_unused_parameters": Blame.APPLICATION,
+    "torch.state_dict_mismatch": Blame.APPLICATION,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -294,6 +296,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "errors while waiting for send/recv from rank 2. Please check rank 2 logs for faulty rank.",
         "c10d.monitored_barrier",
         {"faulty": "2"},
+    ),
+    (
+        "RuntimeError: Expected to have finished reduction in the prior iteration before "
+        "starting a new one. This error indicates that your module has parameters that were "
+        "not used in producing loss.",
+        "torch.ddp_unused_parameters",
+        {},
+    ),
+    (
+        "RuntimeError: Error(s) in loading state_dict for GPT:",
+        "torch.state_dict_mismatch",
+        {"model": "GPT"},
     ),
     (
         "RuntimeError: Ranks 1, 3 failed to pass monitoredBarrier in 1800000 ms",
