@@ -811,18 +811,6 @@ def test_an_either_way_cuda_error_on_every_node_is_the_job() -> None:
     assert one.cause is not Cause.APPLICATION
 
 
-def test_peers_are_mapped_through_ncclss_oob_address_lines() -> None:
-    from autorecover.domain.reports import address_book, blamed_peers
-
-    oob = f("nccl.oob_address", "n3", Blame.INFO, 0, 0, source=Source.LOGS,
-            details=(("address", "10.0.0.3"),))  # fmt: skip
-    errs = [f("nccl.ib_completion_error", n, Blame.SYMPTOM, 50, 100, source=Source.LOGS,
-              details=(("peer", "10.0.0.3<5322>"),)) for n in ("n1", "n2")]  # fmt: skip
-    assert address_book([oob], job())["10.0.0.3"] == "n3"
-    [named] = blamed_peers([oob, *errs], errs, job())
-    assert (named.signal, named.node, named.weight) == ("nccl.peer_blamed", "n3", 45)
-
-
 def test_a_rate_limit_on_every_node_is_the_jobs_own_request_volume() -> None:
     every = [f("service.rate_limited", n, Blame.TRANSIENT, 60, 100, source=Source.LOGS)
              for n in NODES]  # fmt: skip

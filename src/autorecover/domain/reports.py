@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from autorecover.domain.records import Blame, Finding, JobRecord
 
-ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "nccl.oob_address", "ray.node_ip"})  # address lines
+ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip"})  # lines announcing addresses
 NAMED_FAILURE_WEIGHT = 70  # the scheduler itself says this node failed
 PEER_BLAME_WEIGHT = 35  # other nodes' NCCL errors name this node's address
 
