@@ -3,6 +3,7 @@ output incrementally, the requeue check, and the timeline's arithmetic."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -302,3 +303,23 @@ def test_nv_one_logger_metrics_and_checkpoints_count_as_progress() -> None:
     assert watch.step_time_s == 0.5
     [report] = watch.progress.reports[0][-1:]
     assert report.step == 120 and report.at == T0 + timedelta(seconds=60)
+
+
+def test_hang_records_keep_each_ranks_latest_stack_until_an_in_job_restart() -> None:
+    c10d = "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py"
+
+    def hang(rank: int, fn: str, path: str) -> str:
+        stack = f'  File "/job/train.py", line 9, in step\n  File "{path}", line 2806, in {fn}\n'
+        return json.dumps({"telemetry": "autorecover/1", "ts": "2026-03-02T10:30:00Z",
+                           "event": "hang", "rank": rank, "idle_s": 700.0,
+                           "threshold_s": 600.0, "stacks": {"MainThread": stack}})  # fmt: skip
+
+    out, watch = _Output(), _watch()
+    out.write("n1", hang(0, "all_reduce", c10d) + "\n" + hang(1, "all_reduce", c10d) + "\n")
+    out.write("n2", hang(2, "all_reduce", c10d) + "\n" + hang(3, "next_batch", "/job/d.py") + "\n")
+    watch.read(out, ["n1", "n2"], final=False)  # type: ignore[arg-type]
+    assert sorted(watch.stacks) == [("n1", 0), ("n1", 1), ("n2", 2), ("n2", 3)]
+    assert watch.stacks[("n2", 3)].frames[-1].function == "next_batch"
+    out.write("n2", WORKER_RESTART + "\n")
+    watch.read(out, ["n1", "n2"], final=False)  # type: ignore[arg-type]
+    assert watch.stacks == {}  # what came before the restart is gone
