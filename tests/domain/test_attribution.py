@@ -816,3 +816,12 @@ def test_a_rate_limit_on_every_node_is_the_jobs_own_request_volume() -> None:
              for n in NODES]  # fmt: skip
     assert attribute(job(), every, [], RULES).cause is Cause.APPLICATION
     assert attribute(job(), every[:1], [], RULES).cause is Cause.TRANSIENT
+
+
+def test_a_store_barrier_that_counted_more_workers_than_ranks_is_the_launch() -> None:
+    def barrier(world: str, arrived: str) -> Finding:
+        return f("c10d.store_barrier_timeout", "n1", Blame.SYMPTOM, 30, 100, source=Source.LOGS,
+                 details=(("world", world), ("arrived", arrived)))  # fmt: skip
+
+    assert attribute(job(), [barrier("8", "16")], [], RULES).cause is Cause.APPLICATION
+    assert attribute(job(), [barrier("8", "4")], [], RULES).cause is not Cause.APPLICATION

@@ -271,7 +271,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "RuntimeError: Timed out initializing process group in store based barrier on rank: 3, "
         "for key: store_based_barrier_key:1 (world_size=8, worker_count=4, timeout=0:30:00)",
         "c10d.store_barrier_timeout",
-        {"rank": "3", "arrived": "4"},
+        {"rank": "3", "world": "8", "arrived": "4"},
     ),
     (
         "RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] "

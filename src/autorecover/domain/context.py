@@ -91,6 +91,8 @@ def in_context(
                 f = _reread(f, Blame.TRANSIENT, 60, NodeAction.NONE, "contained by the driver")
             elif f.signal in everywhere:
                 f = _reread(f, Blame.APPLICATION, 60, NodeAction.NONE, "on every node: the job's")
+            elif _overfull_barrier(f):
+                f = _reread(f, Blame.APPLICATION, 70, NodeAction.NONE, "more workers than ranks")
             out.append(f)
             continue
         entry_rules = rules.get(number, frozenset())
@@ -109,6 +111,17 @@ def _on_every_node(
         if f.signal in signals:
             nodes_by_signal.setdefault(f.signal, set()).add(f.node)
     return {s for s, nodes in nodes_by_signal.items() if nodes >= set(job.nodes)}
+
+
+def _overfull_barrier(f: Finding) -> bool:
+    """A store barrier that counted more workers than the world size: the job was launched
+    more times than it has ranks (a launcher inside a launcher): its launch, not a missing
+    peer."""
+    if f.signal != "c10d.store_barrier_timeout":
+        return False
+    world, arrived = f.detail("world"), f.detail("arrived")
+    return bool(world and arrived and world.isdigit() and arrived.isdigit()
+                and int(arrived) > int(world))  # fmt: skip
 
 
 def xid_number(finding: Finding) -> int | None:
