@@ -64,3 +64,8 @@ def test_driver_lines(line: str, signal: str, blame: Blame, source: Source) -> N
 )
 def test_driver_neighbours_name_no_device_fault(line: str) -> None:
     assert all(b is not Blame.HARDWARE for _, b, _ in found(line))
+
+
+def test_a_failed_probe_is_a_missing_gpu() -> None:
+    line = "[Mon Jul 20 01:15:52 2026] NVRM: The NVIDIA probe routine failed for 1 device(s)."
+    assert {s: b for s, b, _ in found(line)}.get("nvrm.probe_failed") is Blame.HARDWARE

@@ -52,6 +52,7 @@ BLAME: dict[str, Blame] = {
     "c10d.monitored_barrier": Blame.SYMPTOM,
     "torch.ddp_unused_parameters": Blame.APPLICATION,
     "torch.state_dict_mismatch": Blame.APPLICATION,
+    "c10d.store_host_not_found": Blame.TRANSIENT,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -304,6 +305,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "torch.ddp_unused_parameters",
         {},
     ),
+    ("ValueError: host not found: Name or service not known", "c10d.store_host_not_found", {}),
     (
         "RuntimeError: Error(s) in loading state_dict for GPT:",
         "torch.state_dict_mismatch",
