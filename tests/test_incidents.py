@@ -102,10 +102,6 @@ KNOWN_MISSES: dict[str, str] = {
         "JAX's init barrier timing out reads as a rendezvous that did not assemble "
         "(transient); the thread found the coordinator address set to localhost"
     ),
-    "hw-aks-h100-gpu-probe-failed-seven-gpus-nccl-bw-low": (
-        "the driver's probe failure was logged at boot, an hour before the job: the window "
-        "drops it, though a GPU missing since boot is still missing (no since-boot window yet)"
-    ),
     "hw-cudnn-execution-failed-one-machine-ddp": (
         "a cuDNN execution failure on one machine: either way by its text; the thread's "
         "hardware reading rests on the reporter's guess"

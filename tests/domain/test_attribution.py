@@ -825,3 +825,12 @@ def test_a_store_barrier_that_counted_more_workers_than_ranks_is_the_launch() ->
 
     assert attribute(job(), [barrier("8", "16")], [], RULES).cause is Cause.APPLICATION
     assert attribute(job(), [barrier("8", "4")], [], RULES).cause is not Cause.APPLICATION
+
+
+def test_a_gpu_the_driver_could_not_take_at_boot_still_counts_until_the_next_boot() -> None:
+    probe = f("nvrm.probe_failed", "n2", Blame.HARDWARE, 70, -75)  # an hour before the window
+    assert attribute(job(), [probe, *_timeouts(100)], [], RULES).suspect_nodes == ("n2",)
+    boot = f("kernel.boot", "n2", Blame.INFO, 0, -60)
+    assert attribute(job(), [probe, boot, *_timeouts(100)], [], RULES).suspect_nodes == ()
+    xid = f("xid.79", "n2", Blame.HARDWARE, 95, -75)  # an event, not a state: the window holds
+    assert attribute(job(), [xid, *_timeouts(100)], [], RULES).suspect_nodes == ()

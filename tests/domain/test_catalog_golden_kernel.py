@@ -21,6 +21,7 @@ FAMILY_FILE = "signatures-kernel.toml"
 NAMESPACES = frozenset({"mce", "edac", "ghes", "kernel", "pcie", "nic"})
 
 REQUIRED: dict[str, Blame] = {
+    "kernel.boot": Blame.INFO,
     "mce.fatal": Blame.HARDWARE,
     "mce.logged": Blame.INFO,
     "edac.uncorrected": Blame.HARDWARE,
@@ -52,6 +53,13 @@ def test_weak_hardware_signals_need_corroboration() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    ("kernel.boot", "-- Reboot --", {}),
+    (
+        "kernel.boot",
+        "Mar  3 07:12:09 gpu-a03 kernel: Command line: BOOT_IMAGE=/vmlinuz-5.15.0-101-generic "
+        "root=UUID=0b1c ro",
+        {},
+    ),
     (  # ublue-os/bazzite issue #5546
         "mce.fatal",
         "Kernel panic - not syncing: Fatal machine check",

@@ -34,6 +34,16 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
 # every node of a job at once is the job's many ranks asking at once (a retry asks again).
 VOLUME_SIGNALS = frozenset({"service.rate_limited"})
 
+# States of a node that the driver logs once (at boot or when they start) and that hold until
+# the node reboots: a GPU the driver could not take, a driver that is not there. Logged before
+# the job's window, they still count when no boot came between (up to a week back).
+PERSISTENT_STATES = frozenset({
+    "nvrm.probe_failed", "nvrm.init_adapter_failed", "nvrm.gsp_wpr2_up", "nvrm.gpu_lost_status",
+    "nvml.gpu_is_lost", "nvml.version_mismatch", "nvml.driver_unreachable",
+})  # fmt: skip
+PERSISTENT_LOOKBACK = timedelta(days=7)
+BOOT = "kernel.boot"
+
 # Uncontained or unrecoverable memory XIDs: with one of these, an ECC error is the node's.
 HARD_MEMORY_XIDS = frozenset({48, 64, 95, 140})
 
@@ -70,7 +80,7 @@ def in_context(
 ) -> list[Finding]:
     """Findings inside the job's window, re-read under the catalog's context rules."""
     window = Window.of(job)
-    kept = [f for f in findings if window.holds(f.at)]
+    kept = [f for f in findings if window.holds(f.at) or _still_holds(f, findings, window)]
     xids_by_node: dict[str, set[int]] = {}
     for f in kept:
         number = xid_number(f)
@@ -111,6 +121,18 @@ def _on_every_node(
         if f.signal in signals:
             nodes_by_signal.setdefault(f.signal, set()).add(f.node)
     return {s for s, nodes in nodes_by_signal.items() if nodes >= set(job.nodes)}
+
+
+def _still_holds(f: Finding, findings: Sequence[Finding], window: Window) -> bool:
+    """A persistent node state logged before the window, with no boot of its node since."""
+    if f.signal not in PERSISTENT_STATES or f.at is None or f.at > window.start:
+        return False
+    if window.start - f.at > PERSISTENT_LOOKBACK:
+        return False
+    return not any(
+        b.signal == BOOT and b.node == f.node and (b.at is None or f.at < b.at <= window.end)
+        for b in findings
+    )
 
 
 def _overfull_barrier(f: Finding) -> bool:
