@@ -57,6 +57,14 @@ def normalize_pci(text: str) -> str | None:
     return f"{domain:04x}:{m.group(2).lower()}:{m.group(3).lower()}"
 
 
+def _context_only(key: str, blame: Blame, weight: int) -> bool:
+    """A zero-weight informational line (a boot banner, an address announcement) marks
+    context for attribution; it says nothing about the node's health. XIDs are read through
+    their own catalog, whatever their signature's weight."""
+    is_xid = key == "kernel.xid" or key.endswith(".xid")
+    return blame is Blame.INFO and weight == 0 and not is_xid
+
+
 class KernelReader:
     """Turns kernel lines and NVML XID events into interpreted node signals."""
 
@@ -73,7 +81,9 @@ class KernelReader:
         times: list[datetime] = []
         for number, line in enumerate(lines, 1):
             for sig, m in self.scanner.match_line(line.text):
-                if Source.SYSTEM not in sig.sources:
+                if Source.SYSTEM not in sig.sources or _context_only(
+                    sig.key, sig.blame, sig.weight
+                ):
                     continue
                 details = tuple((k, v) for k, v in m.groupdict().items() if v is not None)
                 finding = self._finding(node, sig.key, number, line.text, details, m.groupdict())
@@ -120,7 +130,7 @@ class KernelReader:
             weight=0,
             details=details,
         )
-        if key != "kernel.xid":
+        if key != "kernel.xid" and not key.endswith(".xid"):  # an XID, maybe restated
             return base
         xid = int(str(groups["xid"]))
         entry = self.catalog.xid(xid)
