@@ -171,3 +171,15 @@ def test_nvml_xid_events_share_the_catalog(catalog: Catalog, scanner: Scanner) -
 def test_pci_addresses_name_one_gpu_one_way() -> None:
     assert normalize_pci("PCI:0000:5d:00") == normalize_pci("00000000:5D:00.0") == "0000:5d:00"
     assert normalize_pci("garbage") is None
+
+
+def test_restated_xids_are_read_and_context_lines_are_not_signals(catalog: Catalog) -> None:
+    reader = KernelReader(catalog)
+    lines = [
+        "[    0.000000] Linux version 5.15.0-101-generic (buildd@lcy02-amd64-031) (gcc 11.4.0) #111",
+        "gpud[2211]: XID 79(GPU has fallen off the bus) detected on PCI:0000:ae:00",
+        "nfs: server storage01 OK",
+    ]
+    got = reader.read_lines("n1", [StampedLine(t, T0) for t in lines], T0)
+    assert [s.signal for s in got] == ["xid.79"]
+    assert got[0].blame is Blame.HARDWARE
