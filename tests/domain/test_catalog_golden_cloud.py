@@ -8,14 +8,11 @@ handlers' and autoscalers' ordinary chatter must not.
 
 from __future__ import annotations
 
-import tomllib
-from importlib import resources
-
 import pytest
 
-from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.records import Blame
-from autorecover.parsing.scanning import Scanner
+from domain.golden import CATALOG, CORE_KEYS, family_keys
+from domain.golden import hits as _hits
 
 FAMILY_FILE = "signatures-cloud.toml"
 NAMESPACES = frozenset({"cloud"})
@@ -115,19 +112,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("cloud.aws_spot_interruption", '  "detail-type": "EC2 Instance Rebalance Recommendation",'),
 ]
 
-CATALOG = builtin_catalog()
-SCANNER = Scanner(CATALOG)
-DATA = resources.files("autorecover.domain") / "data"
-CORE_KEYS = frozenset(tomllib.loads((DATA / "signatures.toml").read_text("utf-8"))["signature"])
-FAMILY_KEYS = frozenset(tomllib.loads((DATA / FAMILY_FILE).read_text("utf-8"))["signature"])
-
-
-def _hits(line: str) -> dict[str, dict[str, str]]:
-    """The scanner's own verdict on one line: key -> named captures (generic ones dropped)."""
-    return {
-        sig.key: {k: v for k, v in m.groupdict().items() if v is not None}
-        for sig, m in SCANNER.match_line(line)
-    }
+FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 
 def test_family_keys_are_new_and_namespaced() -> None:

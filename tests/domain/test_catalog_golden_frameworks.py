@@ -10,7 +10,7 @@ import pytest
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.records import Blame, Source
 from autorecover.parsing.scanning import Scanner
-from domain.test_catalog_golden_nvstack import found
+from domain.golden import found
 
 H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: info (noise)
 

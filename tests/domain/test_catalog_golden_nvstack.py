@@ -3,23 +3,10 @@ libnvidia-container, the device plugin, kubelet admission, and agents restating 
 
 from __future__ import annotations
 
-import io
-from datetime import UTC, datetime
-
 import pytest
 
-from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.records import Blame, Source
-from autorecover.parsing.scanning import Scanner
-
-SCANNER = Scanner(builtin_catalog())
-T0 = datetime(2026, 3, 4, tzinfo=UTC)
-
-
-def found(line: str, source: Source = Source.SYSTEM) -> list[tuple[str, Blame, int]]:
-    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=source,
-                          reference=T0)  # fmt: skip
-    return [(f.signal, f.blame, f.weight) for f in result.findings]
+from domain.golden import found
 
 
 @pytest.mark.parametrize(

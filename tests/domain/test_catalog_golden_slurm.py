@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autorecover.domain.records import Blame, Source
-from domain.test_catalog_golden_nvstack import found
+from domain.golden import found
 
 
 @pytest.mark.parametrize(

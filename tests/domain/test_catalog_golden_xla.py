@@ -9,23 +9,14 @@ Lines that look alike must not match. Every entry of the family file has a golde
 
 from __future__ import annotations
 
-import tomllib
-from importlib import resources
-
 import pytest
 
-from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.records import Blame
-from autorecover.parsing.scanning import Scanner
+from domain.golden import CATALOG, family_keys
+from domain.golden import hits as _hits
 
-CATALOG = builtin_catalog()
-SCANNER = Scanner(CATALOG)
 FAMILY_FILE = "signatures-xla.toml"
-FAMILY_KEYS = frozenset(
-    tomllib.loads(
-        (resources.files("autorecover.domain") / "data" / FAMILY_FILE).read_text(encoding="utf-8")
-    )["signature"]
-)
+FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 BLAME: dict[str, Blame] = {
     "xla.tasks_unhealthy": Blame.SYMPTOM,
@@ -197,13 +188,6 @@ NEGATIVE: list[tuple[str, str]] = [
         "'cuda': ",
     ),
 ]
-
-
-def _hits(line: str) -> dict[str, dict[str, str]]:
-    return {
-        sig.key: {k: v for k, v in m.groupdict().items() if v is not None}
-        for sig, m in SCANNER.match_line(line)
-    }
 
 
 @pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
