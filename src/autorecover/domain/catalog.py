@@ -55,6 +55,12 @@ class XidEntry:
     enabled: bool = True
 
 
+def reads_xid(key: str) -> bool:
+    """A signature whose match is an XID, read through the XID catalog: the driver's own
+    `kernel.xid` line, or a tool restating one (keys ending `.xid`, with a group `xid`)."""
+    return key == "kernel.xid" or key.endswith(".xid")
+
+
 @dataclass(frozen=True, slots=True)
 class Signature:
     """A log signature: a pattern, where it applies, and what a match means."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import BinaryIO
 
-from autorecover.domain.catalog import Catalog, Signature
+from autorecover.domain.catalog import Catalog, Signature, reads_xid
 from autorecover.domain.records import Activity, Blame, Finding, NodeAction, Source
 from autorecover.parsing.chunks import (
     NEIGHBOUR_LINES,
@@ -217,7 +217,7 @@ class Scanner:
         if parsed.via is not None:  # forwarded from another host's worker (Ray)
             details = (*details, ("via", parsed.via))
         signal, blame, weight, action = sig.key, sig.blame, sig.weight, sig.node_action
-        if sig.key == "kernel.xid" or sig.key.endswith(".xid"):  # an XID, maybe restated
+        if reads_xid(sig.key):
             number = int(m.group("xid"))
             entry = self.catalog.xid(number)
             signal = f"xid.{number}"

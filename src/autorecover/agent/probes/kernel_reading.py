@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from autorecover.agent.probes.base import MAX_TEXT
-from autorecover.domain.catalog import Catalog
+from autorecover.domain.catalog import Catalog, reads_xid
 from autorecover.domain.context import in_context
 from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction, Source
 from autorecover.domain.signals import NodeSignal, Probe
@@ -61,8 +61,7 @@ def _context_only(key: str, blame: Blame, weight: int) -> bool:
     """A zero-weight informational line (a boot banner, an address announcement) marks
     context for attribution; it says nothing about the node's health. XIDs are read through
     their own catalog, whatever their signature's weight."""
-    is_xid = key == "kernel.xid" or key.endswith(".xid")
-    return blame is Blame.INFO and weight == 0 and not is_xid
+    return blame is Blame.INFO and weight == 0 and not reads_xid(key)
 
 
 class KernelReader:
@@ -130,7 +129,7 @@ class KernelReader:
             weight=0,
             details=details,
         )
-        if key != "kernel.xid" and not key.endswith(".xid"):  # an XID, maybe restated
+        if not reads_xid(key):
             return base
         xid = int(str(groups["xid"]))
         entry = self.catalog.xid(xid)
