@@ -94,8 +94,7 @@ def test_slurm_reboot_asap_is_requested_then_issued(slurm: SlurmHarness) -> None
     gpu04 = slurm.wait_node("gpu04", lambda n: "REBOOT_ISSUED" in n.flags, "rebooting")
     assert gpu04.state == "down" and "DRAIN" in gpu04.flags
     assert gpu04.reason.startswith("autorecover: inc-10 reboot: reset failed")
-    reboots = slurm.cluster.base / "log" / "reboots.txt"
-    assert reboots.exists() and "reboot" in reboots.read_text()
+    assert "reboot" in slurm.wait_reboot_logged("gpu04")
     # Asked again under the port: nothing more is done (already rebooting, ours); the
     # action stays underway until the node has booted.
     with pytest.raises(Underway, match="underway"):

@@ -129,6 +129,25 @@ class SlurmHarness:
                 )
             time.sleep(0.05)
 
+    def wait_reboot_logged(self, name: str, timeout_s: float = 20.0) -> str:
+        """Poll until the RebootProgram has recorded a reboot of `name`; return the record.
+
+        slurmctld marks a node REBOOT_ISSUED when it sends the request; slurmd runs the
+        program a moment later, so the record can trail the flag.
+        """
+        log = self.cluster.base / "log" / "reboots.txt"
+        deadline = time.monotonic() + timeout_s
+        while True:
+            text = log.read_text() if log.exists() else ""
+            if f"node={name}" in text:
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"no reboot of {name} recorded after {timeout_s:.0f} s: {text!r}\n"
+                    f"{self.cluster.log_tail(10)}"
+                )
+            time.sleep(0.05)
+
     def wait_phase(self, job_id: str, phase: JobPhase, timeout_s: float = 20.0) -> SlurmJob:
         """Poll until the job is in `phase`."""
         return self.wait_job(job_id, lambda j: job_phase(j.state, j.reason) is phase,
