@@ -19,6 +19,10 @@ Pure and standard library only; no function here raises on any input string.
 * ``init``: job, rank, local_rank, world_size, node, restart_count; optionally launcher, pid,
   log_interval
 * ``drops``: count (records the emitter had to drop since its last report), total
+* ``terminated``: signal (``SIGTERM``, ``SIGINT``), signum, disposition (what the signal did
+  next: ``default`` — the process died of it, or raised ``KeyboardInterrupt`` for SIGINT —,
+  ``handler`` — the program's own handler ran —, ``ignore`` — the process went on); step is
+  the last step seen. Written after the partial window's ``step`` and ``summary``.
 
 Versioning: within a major version, events and optional fields may be added, never removed
 or redefined. Non-finite numbers are written as the strings ``"nan"``, ``"inf"``,

@@ -9,8 +9,8 @@ a ``step`` record with its summary is one ``training_iterations`` event of the
 ``training_loop`` span; spans are ``start``/``stop`` records with NVIDIA span names
 (``checkpoint_save_sync``, ``model_forward`` ...) and ``elapsed``; errors are ``type=error``
 with JSON-quoted ``event.exception_*``; ``init`` is the ``main_function`` span's
-``span_attributes``; ``hang`` and ``drops`` are events of that name. Identity goes into
-``event.metrics`` (``rank``, ``world_size``, ``node_name`` ...).
+``span_attributes``; ``hang``, ``drops`` and ``terminated`` are events of that name.
+Identity goes into ``event.metrics`` (``rank``, ``world_size``, ``node_name`` ...).
 """
 
 from __future__ import annotations

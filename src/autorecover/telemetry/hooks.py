@@ -57,8 +57,9 @@ class Hooks:
     ) -> None:
         """Main thread: the process is about to die, so the record is flushed before chaining."""
         with contextlib.suppress(Exception):  # never stand between Python and the next hook
-            name = threading.current_thread().name
-            self._recorder.error(exc, uncaught=True, fatal=True, thread=name)
+            if not self._recorder._recorded_by_signal(exc):  # Ctrl-C: already `terminated`
+                name = threading.current_thread().name
+                self._recorder.error(exc, uncaught=True, fatal=True, thread=name)
         self._prev_sys(kind, exc, tb)
 
     def _on_thread_uncaught(self, args: threading.ExceptHookArgs) -> None:

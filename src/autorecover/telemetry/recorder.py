@@ -8,6 +8,7 @@ into the training step. One recorder per process (per rank).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -74,6 +75,7 @@ class Recorder(Stepper):
         )
         self._closed = False
         self._close_callbacks: list[Callable[[], None]] = []
+        self._terminated_by: str | None = None  # the signal a ``terminated`` record names
         self.watchdog = (
             Watchdog(hang, self._progress_view, self._report_hang, on_hang=on_hang)
             if hang is not None
@@ -192,11 +194,36 @@ class Recorder(Stepper):
         self, exc_type: type[BaseException] | None, exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:  # fmt: skip
-        if exc is not None and not isinstance(exc, SystemExit | GeneratorExit):
+        ending = isinstance(exc, SystemExit | GeneratorExit) or self._recorded_by_signal(exc)
+        if exc is not None and not ending:
             self.error(exc, fatal=True)  # close() unhooks sys.excepthook, so record it here
         self.close()
 
     # --- internals ------------------------------------------------------------------------------
+
+    def _terminated(self, signum: int, disposition: str) -> None:
+        """A termination signal arrived: the partial window, a ``terminated`` record, flushed.
+
+        Called by the signal handler (signals.py) on a thread of its own while the main thread
+        waits; the process may die right after, so this waits for the write.
+        """
+        try:
+            name = _signal_name(signum)
+            if disposition != "ignore":
+                self._terminated_by = name
+            if self._window_n and self._last_step_t is not None:
+                self._emit_progress(self._last_step_t)  # the window ends at its last step
+            fields = {"signal": name, "signum": signum, "disposition": disposition}
+            record = Record("terminated", self._wall(), clean_fields(fields),
+                            step=as_int(self._iteration))  # fmt: skip
+            self._writer.submit(record, timeout_s=1.0)
+            self._writer.flush(timeout_s=2.0)
+        except Exception as exc:
+            self._fail("terminated", exc)
+
+    def _recorded_by_signal(self, exc: BaseException | None) -> bool:
+        """True for the ``KeyboardInterrupt`` of a SIGINT already recorded as ``terminated``."""
+        return isinstance(exc, KeyboardInterrupt) and self._terminated_by == "SIGINT"
 
     def _checkpoint(
         self, name: str, path: str | os.PathLike[str] | None, iteration: int | None,
@@ -266,3 +293,11 @@ class Recorder(Stepper):
     def _submit(self, record: Record, timeout_s: float = 0.0) -> bool:
         """Queue a record for the writer."""
         return self._writer.submit(record, timeout_s)
+
+
+def _signal_name(signum: int) -> str:
+    """``SIGTERM`` for 15; ``signal <n>`` for a number the platform does not name."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"

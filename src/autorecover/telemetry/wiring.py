@@ -1,4 +1,4 @@
-"""``init()``: identity, output, recorder, threads and hooks wired together; ``current()``.
+"""``init()``: identity, output, recorder, threads, hooks and signal handlers wired; ``current()``.
 
 One recorder per process (per rank): ``init()`` closes the previous one before starting a
 new one. Nothing here runs at import; the environment is read when ``init()`` is called.
@@ -18,6 +18,7 @@ from autorecover.telemetry.hooks import Hooks, track_for_fork
 from autorecover.telemetry.identity import detect_identity
 from autorecover.telemetry.outputs import Output, OutputSpec, open_output
 from autorecover.telemetry.recorder import Recorder
+from autorecover.telemetry.signals import SignalHandlers
 from autorecover.telemetry.watchdog import HangPolicy, HangReport
 
 _log = logging.getLogger("autorecover.telemetry")
@@ -41,6 +42,7 @@ def init(
     on_hang: Callable[[HangReport], None] | None = None,
     queue_size: int = 1024,
     install_hooks: bool = True,
+    handle_signals: bool = True,
     background: bool = True,
     env: Mapping[str, str] | None = None,
     hostname: str | None = None,
@@ -76,6 +78,10 @@ def init(
         hooks = Hooks(recorder)
         hooks.install()
         recorder._close_callbacks.append(hooks.uninstall)
+    if handle_signals:
+        handlers = SignalHandlers(recorder)
+        handlers.install()
+        recorder._close_callbacks.append(handlers.uninstall)
     recorder._close_callbacks.append(lambda: _forget(recorder))
     track_for_fork(recorder)
     return recorder.start(background)
