@@ -9,6 +9,12 @@ checkpoints, resumed with ``torch.load(weights_only=True)``). Without torch, a s
 fits the same line with plain Python and JSON checkpoints, so the example runs anywhere.
 Telemetry lines go to stderr unless ``--output`` says otherwise; ``--fail-at N`` raises at
 step N to show the error record an uncaught exception leaves behind.
+
+Step numbers count from 0, and a checkpoint's ``iteration`` is the last step it includes: the
+step a resumed run continues after. After ``--steps 200 --checkpoint-every 100`` the last step
+is 199 and the last checkpoint is ``step_0000199`` at iteration 199; a resume records
+``checkpoint_load`` with iteration 199 (what job recovery reports as "loaded 199") and its first
+step is 200.
 """
 
 from __future__ import annotations
@@ -67,11 +73,12 @@ def train_torch(rec: telemetry.Recorder, args: argparse.Namespace, ckpt_dir: Pat
     start = 0
     latest = _latest(ckpt_dir, "*.pt")
     if latest is not None:
-        with rec.checkpoint_load(latest):
+        with rec.checkpoint_load(latest) as span:
             state = torch.load(latest, map_location="cpu", weights_only=True)  # no pickled code
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
-            start = int(state["step"])
+            span.set(iteration=int(state["step"]))  # known once read: the end record has it
+            start = int(state["step"]) + 1
     loss = torch.tensor(float("nan"))
     for step in range(start, args.steps):
         with rec.phase("data_loading"):
@@ -88,11 +95,11 @@ def train_torch(rec: telemetry.Recorder, args: argparse.Namespace, ckpt_dir: Pat
         # detach(): the recorder keeps the last loss until the next summary; no graph, no sync
         rec.step(step, samples=args.batch_size, loss=loss.detach())
         if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
-            path = ckpt_dir / f"step_{step + 1:07d}.pt"
-            with rec.checkpoint_save(path, iteration=step + 1):
+            path = ckpt_dir / f"step_{step:07d}.pt"
+            with rec.checkpoint_save(path, iteration=step):  # the last step it includes
                 state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
-                torch.save({**state, "step": step + 1}, path)
-    return float(loss)
+                torch.save({**state, "step": step}, path)
+    return loss.item()  # float(loss) would convert a tensor that still requires grad
 
 
 def train_stand_in(rec: telemetry.Recorder, args: argparse.Namespace, ckpt_dir: Path) -> float:
@@ -102,9 +109,10 @@ def train_stand_in(rec: telemetry.Recorder, args: argparse.Namespace, ckpt_dir: 
     start = 0
     latest = _latest(ckpt_dir, "*.json")
     if latest is not None:
-        with rec.checkpoint_load(latest):
+        with rec.checkpoint_load(latest) as span:
             state: dict[str, Any] = json.loads(latest.read_text())
-            w, b, start = state["w"], state["b"], state["step"]
+            w, b, start = state["w"], state["b"], state["step"] + 1
+            span.set(iteration=state["step"])
     loss = float("nan")
     for step in range(start, args.steps):
         with rec.phase("data_loading"):
@@ -121,9 +129,9 @@ def train_stand_in(rec: telemetry.Recorder, args: argparse.Namespace, ckpt_dir: 
         _maybe_fail(args, step)
         rec.step(step, samples=args.batch_size, loss=loss)
         if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
-            path = ckpt_dir / f"step_{step + 1:07d}.json"
-            with rec.checkpoint_save(path, iteration=step + 1):
-                path.write_text(json.dumps({"w": w, "b": b, "step": step + 1}))
+            path = ckpt_dir / f"step_{step:07d}.json"
+            with rec.checkpoint_save(path, iteration=step):
+                path.write_text(json.dumps({"w": w, "b": b, "step": step}))
     return loss
 
 
