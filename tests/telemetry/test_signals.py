@@ -44,6 +44,12 @@ LOOP = """
     def train(rec):
         if mode == "later":
             signal.signal(signal.SIGTERM, later)
+        elif mode == "wrapped":  # as Lightning's Trainer composes the SIGTERM handler it finds
+            ours = signal.getsignal(signal.SIGTERM)
+            def wrapper(signum, frame):
+                ours(signum, frame)
+                print("WRAPPER: shutting down my way", flush=True)
+            signal.signal(signal.SIGTERM, wrapper)
         for i in range(25):
             rec.step(i, samples=4)
         print("ready", flush=True)
@@ -134,14 +140,19 @@ def test_sigterm_chains_to_the_handler_it_replaced(script: Path, tmp_path: Path)
     assert [r.step for r in _ours(records, "summary")] == [9, 19, 24]
 
 
-def test_ignored_sigterm_is_recorded_and_stays_ignored(script: Path, tmp_path: Path) -> None:
-    out = tmp_path / "t.jsonl"
-    proc = _signalled(script, out, "ignore", signal.SIGTERM)
+def _going_on(script: Path, out: Path, mode: str) -> tuple[int, str, str]:
+    """SIGTERM, wait for its record, let the loop go on; what the process said at the end."""
+    proc = _signalled(script, out, mode, signal.SIGTERM)
     deadline = time.monotonic() + TIMEOUT_S
     while '"event":"terminated"' not in out.read_text() and time.monotonic() < deadline:
         time.sleep(0.01)
-    (tmp_path / "t.jsonl.go-on").touch()
-    rc, stdout, stderr = _finish(proc)
+    Path(f"{out}.go-on").touch()
+    return _finish(proc)
+
+
+def test_ignored_sigterm_is_recorded_and_stays_ignored(script: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    rc, stdout, stderr = _going_on(script, out, "ignore")
     assert rc == 0 and "went on" in stdout, stderr
     records = _records(out)
     _assert_terminated(records, "SIGTERM", "ignore")
@@ -169,6 +180,16 @@ def test_a_handler_installed_after_init_replaces_ours(script: Path, tmp_path: Pa
     records = _records(out)
     assert _ours(records, "terminated") == []  # bypassed, as documented
     assert [r.step for r in _ours(records, "summary")] == [9, 19, 24]  # by the exit close
+
+
+def test_a_later_handler_that_calls_ours_decides_what_follows(script: Path, tmp_path: Path) -> None:
+    out = tmp_path / "t.jsonl"
+    rc, stdout, stderr = _going_on(script, out, "wrapped")
+    # ours replaced the default, which the wrapper could not have called: no kill from us
+    assert rc == 0 and "WRAPPER: shutting down my way" in stdout and "went on" in stdout, stderr
+    records = _records(out)
+    _assert_terminated(records, "SIGTERM", "handler")
+    assert [r.step for r in _ours(records, "summary")] == [9, 19, 24, 27]
 
 
 @pytest.fixture

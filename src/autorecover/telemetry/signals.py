@@ -10,7 +10,8 @@ Each handler always chains to the disposition it replaced: a Python handler is c
 default is restored and the signal raised again, so the exit status still says "killed by
 SIGTERM" (SIGINT's default, ``KeyboardInterrupt``, is a Python handler and is called); an
 ignored signal is left ignored. A handler someone installs after ``init()`` replaces ours and
-bypasses it, unless it calls the handler it replaced.
+bypasses it, unless it calls the handler it replaced (Lightning's Trainer does): then ours
+records and leaves what follows to the caller, where it replaced the default or an ignore.
 
 A Python signal handler runs on the main thread between two bytecodes, possibly while that
 thread holds the writer queue's lock; the records are therefore written from a short-lived
@@ -79,6 +80,12 @@ class SignalHandlers:
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         """Record the termination (bounded wait), then hand the signal on."""
         previous = self._previous.get(signum, signal.SIG_DFL)
+        if signal.getsignal(signum) != self._handler and not callable(previous):
+            # A handler installed after ours called it, as Lightning's Trainer does with the
+            # SIGTERM handler it finds. It could not have called SIG_DFL or SIG_IGN had we not
+            # been there, so what happens next is its business: killing the process here would
+            # cut short its own shutdown.
+            previous = None
         if not self._recorder.closed:
             writer = threading.Thread(
                 target=self._recorder._terminated, args=(signum, disposition(previous)),
@@ -90,8 +97,11 @@ class SignalHandlers:
 
 
 def disposition(previous: Disposition) -> str:
-    """What the signal does after ours: ``default``, ``ignore`` or the program's ``handler``."""
-    if previous is None or previous == signal.SIG_DFL or previous is signal.default_int_handler:
+    """What happens after ours: the ``default`` action, ``ignore``, or a Python ``handler``.
+
+    None (left to the handler that called ours) is a ``handler`` too.
+    """
+    if previous == signal.SIG_DFL or previous is signal.default_int_handler:
         return "default"
     if previous == signal.SIG_IGN:
         return "ignore"
@@ -99,8 +109,8 @@ def disposition(previous: Disposition) -> str:
 
 
 def chain(signum: int, frame: FrameType | None, previous: Disposition) -> None:
-    """Do what ``previous`` would have done with the signal."""
-    if previous == signal.SIG_IGN:
+    """Do what ``previous`` would have done with the signal (None: nothing)."""
+    if previous is None or previous == signal.SIG_IGN:
         return
     if callable(previous):
         previous(signum, frame)
