@@ -184,10 +184,13 @@ def test_the_controller_moves_the_example_off_a_failing_node_and_it_resumes(
     assert status.attempt == 1 and "b" not in status.nodes and status.exclusions == ("b",)
     stages = {m.stage: m for m in store.timeline(incident.id)}
     assert set(stages) == set(Stage)
-    # The ranks started a few steps apart; each resumes from its own last checkpoint.
-    assert re.fullmatch(
-        r"from .*/train/ckpt/\d/step_00000[1-6]0\.json", stages[Stage.CHECKPOINT_LOADED].detail
+    # The ranks started a few steps apart; each resumes from its own last checkpoint, whose
+    # iteration is the last step it includes (the example saves after steps 9, 19, ...).
+    loaded = re.fullmatch(
+        r"iteration ([1-5]9) from .*/train/ckpt/\d/step_00000(\d\d)\.json",
+        stages[Stage.CHECKPOINT_LOADED].detail,
     )
-    assert re.match(r"\d+ steps since checkpoint [1-6]0 x ", stages[Stage.LOST_WORK].detail)
+    assert loaded is not None and loaded[1] == loaded[2], stages[Stage.CHECKPOINT_LOADED].detail
+    assert re.match(r"\d+ steps since checkpoint [1-5]9 x ", stages[Stage.LOST_WORK].detail)
     _wait(_phase(s, job, JobPhase.SUCCEEDED), "the second attempt to finish")
     assert "final loss" in s.output_path(job, 1, "c").read_text()
