@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 _log = logging.getLogger("autorecover.telemetry")
 TERMINATING = (signal.SIGTERM, signal.SIGINT)
 # What signal.getsignal returns: a Python callable, SIG_DFL, SIG_IGN, or None (a handler
-# installed outside Python, which can be neither called nor restored).
+# installed outside Python, which can be neither called nor restored, so never replaced). In
+# `_on_signal`, None also stands for "left to the handler that called ours".
 Disposition = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
 
 
