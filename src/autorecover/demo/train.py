@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             (progress / str(rank)).write_text(str(step + 1))
             if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
                 path = ckpt / f"step_{step + 1:07d}.json"
-                with rec.checkpoint_save(path, iteration=step + 1):
+                with rec.checkpoint_save(path, iteration=step):
                     tmp = path.with_suffix(".tmp")
                     tmp.write_text(json.dumps({"w": w, "b": b, "step": step + 1}))
                     tmp.replace(path)

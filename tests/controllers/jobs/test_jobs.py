@@ -84,7 +84,7 @@ def test_hardware_fault_requeues_at_once_without_the_suspect_and_hands_it_over(r
     assert set(stages) == set(Stage)
     parts = breakdown(rig.store.timeline(incident.id))
     assert parts.detect_s == 1.0 and parts.engine_s == 1.0 and parts.total_s == 2.0
-    assert parts.lost_work_s == 2.0  # steps 3 and 4 since the checkpoint at 3, 1 s each
+    assert parts.lost_work_s == 1.0  # step 4 since the checkpoint at 3 (which holds step 3)
 
 
 def test_transient_retries_on_the_same_nodes_after_a_growing_backoff(rig: JobRig) -> None:

@@ -238,8 +238,8 @@ def test_the_breakdown_of_a_recovery() -> None:
 
 
 def test_lost_work_is_steps_since_the_checkpoint_times_the_step_time() -> None:
-    assert lost_work(149, 100, 2.0) == (100.0, "50 steps since checkpoint 100 x 2 s/step")
-    assert lost_work(99, 100, 2.0) == (0.0, "0 steps since checkpoint 100 x 2 s/step")
+    assert lost_work(149, 100, 2.0) == (98.0, "49 steps since checkpoint 100 x 2 s/step")
+    assert lost_work(100, 100, 2.0) == (0.0, "0 steps since checkpoint 100 x 2 s/step")
     assert lost_work(9, None, 1.0) == (10.0, "10 steps since the start (no checkpoint) x 1 s/step")
     assert lost_work(None, 100, 2.0) is None and lost_work(5, 0, None) is None
 

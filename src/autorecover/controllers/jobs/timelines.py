@@ -69,11 +69,13 @@ def lost_work(
 ) -> tuple[float, str] | None:
     """Training lost: steps done since the last completed checkpoint times the step time.
 
-    Steps are numbered from 0 and a checkpoint's iteration counts the steps it holds, so after
-    step 99 a checkpoint at iteration 100 loses nothing."""
+    A checkpoint's iteration is the number of the last step it holds, in the numbering the
+    step records use (the library's default, Lightning's and Hugging Face's `global_step`,
+    Megatron's iteration): after step 99 a checkpoint at iteration 99 loses nothing. With no
+    checkpoint, steps are taken to count from 0."""
     if last_step is None or step_time_s is None:
         return None
+    steps = max(0, last_step - checkpoint if checkpoint is not None else last_step + 1)
     saved = checkpoint or 0
-    steps = max(0, last_step + 1 - saved)
     where = f"checkpoint {saved}" if checkpoint is not None else "the start (no checkpoint)"
     return steps * step_time_s, f"{steps} steps since {where} x {step_time_s:.3g} s/step"

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise RuntimeError(f"simulated failure at step {step}")
             rec.step(step, samples=len(xs), loss=loss)
             if (step + 1) % args.checkpoint_every == 0:
-                with rec.checkpoint_save(ckpt, iteration=step + 1):
+                with rec.checkpoint_save(ckpt, iteration=step):
                     tmp = ckpt.with_suffix(".tmp")
                     tmp.write_text(json.dumps({"w": w, "b": b, "step": step + 1}))
                     tmp.replace(ckpt)
