@@ -106,6 +106,18 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "amazonaws.com', port=443): Read timed out. (read timeout=60)",
         {},
     ),
+    (  # h2oai/h2ogpt issue #533 (urllib3 response.py: the body stopped mid-download)
+        "service.http_connection_failed",
+        "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='cdn-lfs.huggingface.co', "
+        "port=443): Read timed out.",
+        {},
+    ),
+    (  # the same catcher's wording for a connection cut mid-body (urllib3 response.py)
+        "service.http_connection_failed",
+        "urllib3.exceptions.ProtocolError: ('Connection broken: IncompleteRead(1048576 bytes read, "
+        "2097152 more expected)', IncompleteRead(1048576 bytes read, 2097152 more expected))",
+        {},
+    ),
     (  # OverTheWireOrg/OverTheWire-website issue #70
         "service.dns_failure",
         "socket.gaierror: [Errno -3] Temporary failure in name resolution",
