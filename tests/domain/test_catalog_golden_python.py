@@ -32,9 +32,6 @@ from domain.golden import found
         ("concurrent.futures.process.BrokenProcessPool: A process in the process pool was "
          "terminated abruptly while the future was running or pending.",
          "python.broken_process_pool", Blame.SYMPTOM),
-        ("omegaconf.errors.MissingMandatoryValue: Missing mandatory value: model full_key: "
-         "model reference_type=Optional[FairseqConfig] object_type=FairseqConfig",
-         "python.library_exception", Blame.APPLICATION),  # facebookresearch/fairseq #5073
     ],
 )  # fmt: skip
 def test_python_classes(line: str, signal: str, blame: Blame) -> None:
@@ -51,8 +48,6 @@ def test_python_classes(line: str, signal: str, blame: Blame) -> None:
         "set NCCL_TIMEOUT_ERROR_HANDLING=1",
         "Caught AssertionError in worker, retrying",
         "ValueError: the loss is non-negative",
-        "see omegaconf.errors.MissingMandatoryValue for details",
-        "Traceback: requests.exceptions.ReadTimeout",
         "Unexpected result nan on rank 3 at iteration #120 invocation #1 (message='found NaN in "
         "local grad norm in backward pass before data-parallel communication collective')",
     ],
@@ -64,5 +59,4 @@ def test_not_these(line: str) -> None:
         "python.memory_error",
         "python.bare_exception",
         "training.non_finite",
-        "python.library_exception",
     }
