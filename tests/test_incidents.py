@@ -130,6 +130,30 @@ KNOWN_MISSES: dict[str, str] = {
         "a cascade of NCCL remote errors with nothing behind it reads as transient (rule 6); "
         "the thread left the cause open (unknown)"
     ),
+    "app-datasets-stale-file-handle-every-node-filelock-bug": (
+        "'Stale file handle' on every node reads as the shared file system (transient); the "
+        "thread traced it to a filelock release bug in the job's own packages"
+    ),
+    "app-fsdp-example-hub-read-timeout-only-at-16-nodes": (
+        "one rank's Hub read timeout reads as the service (transient); that it fails every time "
+        "at 16 nodes and not at 8 is in the thread, not in the bundle"
+    ),
+    "tr-streaming-index-json-rename-vanishes-on-retry-mi300": (
+        "a FileNotFoundError from the job's own download code reads as the application; that "
+        "it vanishes on retry (a race) is in the thread, not in the lines"
+    ),
+    "unknown-deepspeed-cuda-unknown-error-on-two-servers": (
+        "nvidia-smi losing a GPU on the failing node reads as that node's hardware; that the "
+        "same happened on two servers is in the thread, not in the bundle"
+    ),
+    "tr-evaluator-remote-io-error-listing-checkpoints": (
+        "the EREMOTEIO line quotes a path with an ISO date in it, which the scanner takes for "
+        "the line's own time (2019), so the line falls outside the job's window"
+    ),
+    "unknown-grpo-allreduce-timeout-no-rank-error": (
+        "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
+        "the cause open (unknown)"
+    ),
 }
 
 

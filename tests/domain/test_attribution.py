@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -515,6 +516,23 @@ def test_a_bare_exception_after_its_nodes_own_timeout_is_that_timeouts_traceback
     oom = f("cuda.oom", "n2", Blame.APPLICATION, 80, 100.5, source=Source.LOGS, line=9)
     assert attribute(job(), [*(timeout(n, 100) for n in NODES), oom], [], RULES).cause is (
         Cause.APPLICATION
+    )
+
+
+def test_one_ranks_lost_peer_does_not_carry_another_ranks_exception() -> None:
+    # Both lines say which rank printed them: rank 5's timeout is not rank 6's traceback,
+    # however the node's output interleaves them.
+    peers = [timeout(n, 100) for n in NODES if n != "n2"]
+    mine = f("nccl.watchdog_timeout", "n2", Blame.SYMPTOM, 30, 100, source=Source.LOGS, rank=5)
+    other = f("python.exception", "n2", Blame.APPLICATION, 50, 100.5, source=Source.LOGS,
+              line=9, rank=6)  # fmt: skip
+    assert attribute(job(), [*peers, mine, other], [], RULES).cause is Cause.APPLICATION
+    # The same rank's exception after its own timeout is still that timeout's traceback.
+    same = replace(other, rank=5)
+    assert attribute(job(), [*peers, mine, same], [], RULES).cause is Cause.TRANSIENT
+    # A line that does not say its rank may be anyone's: still read as the traceback.
+    assert attribute(job(), [*peers, mine, replace(other, rank=None)], [], RULES).cause is (
+        Cause.TRANSIENT
     )
 
 

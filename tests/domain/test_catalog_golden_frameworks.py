@@ -142,6 +142,12 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
         ("ValueError: Found /results/checkpoints/megatron_gpt-end.ckpt indicating that the last "
          "training run has already completed.", "nemo.resume_ambiguous", A),
         ("Received signal 15, initiating graceful stop", "nemo.preemption", S),
+        # Hydra / OmegaConf: the experiment's configuration
+        ("omegaconf.errors.MissingMandatoryValue: Missing mandatory value: model full_key: model "
+         "reference_type=Optional[FairseqConfig] object_type=FairseqConfig",
+         "hydra.config_error", A),  # facebookresearch/fairseq#5073
+        ("hydra.errors.ConfigCompositionException: Could not override 'task.data'.",
+         "hydra.config_error", A),  # facebookresearch/fairseq#5048
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
@@ -177,6 +183,7 @@ def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
          "nemo.no_checkpoint_to_resume"),
         ("Received SIGTERM, saving checkpoint and exiting", "lightning.sigterm"),
         ("[deepspeed] loss scale 65536 is stable", "deepspeed.fp16_overflow"),
+        ("see omegaconf.errors.MissingMandatoryValue in the docs", "hydra.config_error"),
     ],
 )  # fmt: skip
 def test_not_these(line: str, signal: str) -> None:

@@ -43,6 +43,8 @@ BLAME: dict[str, Blame] = {
     "c10d.monitored_barrier": Blame.SYMPTOM,
     "torch.ddp_unused_parameters": Blame.APPLICATION,
     "torch.state_dict_mismatch": Blame.APPLICATION,
+    "torch.ddp_hook_misuse": Blame.APPLICATION,
+    "c10d.tensor_argument_invalid": Blame.APPLICATION,
     "c10d.store_host_not_found": Blame.TRANSIENT,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
@@ -294,6 +296,26 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "starting a new one. This error indicates that your module has parameters that were "
         "not used in producing loss.",
         "torch.ddp_unused_parameters",
+        {},
+    ),
+    (  # modelscope/ms-swift#3171
+        "[rank3]: RuntimeError: Expected to mark a variable ready only once. This error is caused "
+        "by one of the following reasons: 1) Use of a module parameter outside the `forward` "
+        "function.",
+        "torch.ddp_hook_misuse",
+        {},
+    ),
+    (  # shibing624/MedicalGPT#408
+        "[rank0]: Parameter at index 286 with name model.layers.23.mlp.down_proj.weight has been "
+        "marked as ready twice. This means that multiple autograd engine  hooks have fired for "
+        "this particular parameter during this iteration.",
+        "torch.ddp_hook_misuse",
+        {},
+    ),
+    ("RuntimeError: Tensors must be CUDA and dense", "c10d.tensor_argument_invalid", {}),  # trl#949
+    (  # pytorch c10d check_gpu_single_tensor (ProcessGroupNCCL.cpp), as raised to Python
+        "ValueError: Tensors must be contiguous",
+        "c10d.tensor_argument_invalid",
         {},
     ),
     ("ValueError: host not found: Name or service not known", "c10d.store_host_not_found", {}),

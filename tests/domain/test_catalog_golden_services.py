@@ -34,6 +34,7 @@ REQUIRED: dict[str, Blame] = {
     "service.wandb_network_retry": Blame.TRANSIENT,
     "service.wandb_init_timeout": Blame.TRANSIENT,
     "service.mlflow_request_failed": Blame.TRANSIENT,
+    "service.stream_disconnected": Blame.TRANSIENT,
     # the service refuses the job's own request: configuration
     "service.access_denied": Blame.APPLICATION,
     "service.not_found": Blame.APPLICATION,
@@ -104,6 +105,35 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "service.http_connection_failed",
         "urllib3.exceptions.ReadTimeoutError: AWSHTTPSConnectionPool(host='ec2.us-east-1."
         "amazonaws.com', port=443): Read timed out. (read timeout=60)",
+        {},
+    ),
+    (  # h2oai/h2ogpt issue #533 (urllib3 response.py: the body stopped mid-download)
+        "service.http_connection_failed",
+        "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='cdn-lfs.huggingface.co', "
+        "port=443): Read timed out.",
+        {},
+    ),
+    (  # the same catcher's wording for a connection cut mid-body (urllib3 response.py)
+        "service.http_connection_failed",
+        "urllib3.exceptions.ProtocolError: ('Connection broken: IncompleteRead(1048576 bytes read, "
+        "2097152 more expected)', IncompleteRead(1048576 bytes read, 2097152 more expected))",
+        {},
+    ),
+    (  # aiohttp client_proto.py (HF datasets streaming through fsspec's http file system)
+        "service.stream_disconnected",
+        "aiohttp.client_exceptions.ClientPayloadError: Response payload is not completed",
+        {"kind": "ClientPayloadError"},
+    ),
+    (  # aiohttp client_exceptions.py
+        "service.stream_disconnected",
+        "aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected",
+        {"kind": "ServerDisconnectedError"},
+    ),
+    ("service.stream_disconnected", "fsspec.exceptions.FSTimeoutError", {}),
+    (  # CPython ssl (SSLEOFError), the bottom of a TLS download
+        "service.stream_disconnected",
+        "ssl.SSLError: [SSL: UNEXPECTED_EOF_WHILE_READING] EOF occurred in violation of protocol "
+        "(_ssl.c:2426)",
         {},
     ),
     (  # OverTheWireOrg/OverTheWire-website issue #70

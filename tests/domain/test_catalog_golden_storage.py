@@ -43,6 +43,7 @@ REQUIRED: dict[str, Blame] = {
     "storage.quota_exceeded": Blame.APPLICATION,
     # says the file system failed, not which one
     "storage.eio": Blame.SYMPTOM,
+    "storage.remote_io_error": Blame.TRANSIENT,
     "storage.read_only_fs": Blame.SYMPTOM,
     "storage.torch_write_failed": Blame.SYMPTOM,
     "storage.safetensors_io": Blame.SYMPTOM,
@@ -146,6 +147,12 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         {"device": "sdb6"},
     ),
     ("storage.eio", "OSError: [Errno 5] Input/output error", {}),  # pymedusa/Medusa issue #10661
+    (  # pesser/edflow issue #92
+        "storage.remote_io_error",
+        "OSError: [Errno 121] Remote I/O error: 'logs/2019-07-01T17:49:45_coords_1_pretrain_"
+        "deepfashion/train/checkpoints'",
+        {},
+    ),
     (  # marbl/verkko issue #98
         "storage.eio",
         "OSError: [Errno 5] Input/output error: '../6-layoutContigs/unitig-popped.layout'",

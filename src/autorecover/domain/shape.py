@@ -268,19 +268,13 @@ def application_errors(
     when it is not the traceback of its node's own collective symptom before it; a weaker one
     when it came first and shortly before the flood of symptoms it explains."""
     collective = [f for f in symptoms if is_complaint(f)]
-    first_complaint: dict[str, Finding] = {}
-    for f in collective:
-        seen_first = first_complaint.get(f.node)
-        if seen_first is None or _before(f, seen_first):
-            first_complaint[f.node] = f
     out = []
     for f in seen:
         if f.blame is not Blame.APPLICATION or f.weight < threshold:
             continue
-        complaint = first_complaint.get(f.node)
         generic = f.weight <= threshold and f.source is Source.LOGS
-        if generic and complaint is not None and _before(complaint, f):
-            continue  # the exception that carried its node's own timeout or lost peer
+        if generic and any(_carried(c, f) for c in collective):
+            continue  # the exception that carried its process's own timeout or lost peer
         out.append(f)
     if out:
         return out
@@ -308,6 +302,15 @@ def application_errors(
         and f.at <= first
     ]
     return [] if others else weak
+
+
+def _carried(complaint: Finding, error: Finding) -> bool:
+    """Whether a bare exception may be the traceback of an earlier complaint: the same node's
+    output, before it, and from the same process when both lines say which rank printed them
+    (one rank's lost peer is not another rank's exception, however their lines interleave)."""
+    if complaint.node != error.node or not _before(complaint, error):
+        return False
+    return complaint.rank is None or error.rank is None or complaint.rank == error.rank
 
 
 def _before(a: Finding, b: Finding) -> bool:
