@@ -28,6 +28,7 @@ from autorecover.domain.clearing import (
     outlier_reason,
 )
 from autorecover.domain.context import in_context
+from autorecover.domain.desync import collective_desync
 from autorecover.domain.history import Attempt, recall
 from autorecover.domain.records import (
     ACTION_FOR_CAUSE,
@@ -117,6 +118,7 @@ def _decide(
     seen.extend(_state_findings(job))
     seen.extend(named_failures(seen, job))
     seen.extend(blamed_peers(findings, seen, job))
+    seen.extend(collective_desync(seen))
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
     app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
     seen.extend(stopped_first(job, seen, activity, app))

@@ -1,0 +1,122 @@
+"""Ranks that timed out in different collectives: the job's own desynchronisation.
+
+ProcessGroupNCCL's watchdog names the work it timed out, as
+``WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000)``
+(SeqNum and OpType since torch 1.10, NumelIn/NumelOut since 2.1), and since 2.2 the process
+group it belongs to (``[PG 0 Rank 1]``, ``[PG ID 0 PG GUID 0(default_pg) Rank 1]``). SeqNum
+counts the collectives a process group has issued, so every rank's N-th collective of a group
+is the same logical operation: when two ranks time out at the same SeqNum of the same group in
+different operations (an ALLREDUCE against a BROADCAST) or with different sizes where sizes
+must agree, they called different collectives. That is a fault of the job's code path (a rank
+that skipped a collective, ran an extra batch or took another branch), not of a node or the
+fabric: a dead GPU or a broken link leaves every rank waiting in the same operation.
+
+What is not compared, because it legitimately differs: point-to-point and coalesced work (own
+counters), sizes of gathers, scatters and all-to-all (uneven by design), and work with no
+SeqNum. Lines without a process-group label are only compared with each other and only past
+a job's first collectives, where groups created together would count alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from autorecover.domain.records import Blame, Finding, Source
+
+SIGNAL = "c10d.collective_desync"
+WEIGHT = 65  # above a bare exception: it says what the ranks did, not only that one failed
+# The timeouts whose text names the WorkNCCL that timed out.
+TIMEOUT_SIGNALS = frozenset({"nccl.watchdog_timeout"})
+_WORK = re.compile(
+    r"WorkNCCL\(SeqNum=(?P<seq>\d+), OpType=(?P<op>[A-Z_]+)"
+    r"(?:, NumelIn=(?P<numel_in>-?\d+), NumelOut=(?P<numel_out>-?\d+))?"
+)
+_GROUP = re.compile(r"\[PG (?:ID \d+ PG GUID (?P<guid>[^\s\]]+)|(?P<pg>\d+))[^\]]*Rank")
+_RANK = re.compile(r"\[(?:PG [^\]]*)?Rank (?P<rank>\d+)\]")
+UNCOMPARED = frozenset({"SEND", "RECV", "RECVANYSOURCE", "COALESCED", "UNKNOWN"})
+SIZES_AGREE = frozenset(
+    {"ALLREDUCE", "BROADCAST", "REDUCE", "_ALLGATHER_BASE", "_REDUCE_SCATTER_BASE", "BARRIER"}
+)
+UNLABELLED_FROM = 3  # unlabelled groups' SeqNum 1 and 2 can be different groups' first work
+
+
+@dataclass(frozen=True, slots=True)
+class _Work:
+    finding: Finding
+    rank: int | None
+    group: str | None
+    seq: int
+    op: str
+    numel: tuple[str, str] | None
+
+    def describe(self) -> str:
+        who = f"rank {self.rank}" if self.rank is not None else self.finding.node
+        size = f", {self.numel[0]} elements" if self.numel is not None else ""
+        return f"{who} on {self.finding.node} in {self.op}{size}"
+
+
+def collective_desync(findings: Sequence[Finding]) -> list[Finding]:
+    """One application finding when ranks timed out at the same SeqNum of one process group
+    in different collectives; empty otherwise."""
+    works = [w for f in findings if (w := _work(f)) is not None]
+    by_key: dict[tuple[str | None, int], list[_Work]] = {}
+    for w in works:
+        if w.group is None and w.seq < UNLABELLED_FROM:
+            continue
+        by_key.setdefault((w.group, w.seq), []).append(w)
+    for (group, seq), same in sorted(by_key.items(), key=lambda kv: (kv[0][1], str(kv[0][0]))):
+        pair = _mismatch(same)
+        if pair is None:
+            continue
+        first, other = pair
+        where = f"process group {group}" if group is not None else "their process group"
+        text = (
+            f"ranks timed out in different collectives at SeqNum {seq} of {where}: "
+            f"{first.describe()}, {other.describe()}: the ranks called different "
+            "collectives (the job's code path diverged), not a node's or the fabric's fault"
+        )
+        return [
+            Finding(
+                signal=SIGNAL,
+                node=first.finding.node,
+                source=Source.LOGS,
+                line=0,  # derived from several lines
+                text=text,
+                blame=Blame.APPLICATION,
+                weight=WEIGHT,
+                at=min((w.finding.at for w in (first, other) if w.finding.at), default=None),
+                rank=first.rank,
+                details=(("seq", str(seq)), ("ops", f"{first.op},{other.op}")),
+            )
+        ]
+    return []
+
+
+def _work(f: Finding) -> _Work | None:
+    if f.signal not in TIMEOUT_SIGNALS or f.origin is not None:
+        return None
+    m = _WORK.search(f.text)
+    if m is None or m["op"] in UNCOMPARED:
+        return None
+    g = _GROUP.search(f.text)
+    group = None if g is None else (g["guid"] or g["pg"])
+    r = _RANK.search(f.text)
+    rank = f.rank if f.rank is not None else (int(r["rank"]) if r else None)
+    numel = (m["numel_in"], m["numel_out"]) if m["numel_in"] is not None else None
+    return _Work(f, rank, group, int(m["seq"]), m["op"], numel)
+
+
+def _mismatch(works: Sequence[_Work]) -> tuple[_Work, _Work] | None:
+    """Two works of one SeqNum that cannot be the same collective, earliest first."""
+    ordered = sorted(works, key=lambda w: (w.finding.at is None, w.finding.at, w.finding.line))
+    for i, a in enumerate(ordered):
+        for b in ordered[i + 1 :]:
+            if a.rank is not None and a.rank == b.rank:
+                continue
+            if a.op != b.op:
+                return a, b
+            if a.op in SIZES_AGREE and a.numel and b.numel and a.numel != b.numel:
+                return a, b
+    return None

@@ -1,0 +1,106 @@
+"""Ranks timing out in different collectives at one SeqNum: the job's desynchronisation.
+
+Lines in ProcessGroupNCCL's watchdog format (torch 2.1+ with NumelIn/NumelOut, 2.4+ with the
+process-group label), scanned by the real catalog; each node's file is scanned on its own,
+as an incident's logs are.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+from autorecover.domain.attribution import attribute
+from autorecover.domain.desync import SIGNAL, collective_desync
+from autorecover.domain.records import Blame, Cause, Finding, JobRecord, Source
+
+from .golden import SCANNER, T0
+
+WATCHDOG = (
+    "[rank{rank}]:[E0304 03:14:{sec:02d}.912000000 ProcessGroupNCCL.cpp:632] {label}Watchdog "
+    "caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={numel}, "
+    "NumelOut={numel}, Timeout(ms)=600000) ran for 600031 milliseconds before timing out."
+)
+
+
+def watchdog(rank: int, seq: int, op: str, numel: int = 1, label: str | None = "0") -> str:
+    pg = "" if label is None else f"[PG ID {label} PG GUID {label}(default_pg) Rank {rank}] "
+    if label is None:
+        pg = f"[Rank {rank}] "
+    return WATCHDOG.format(rank=rank, sec=10 + rank, label=pg, seq=seq, op=op, numel=numel)
+
+
+def scan(node: str, *lines: str) -> list[Finding]:
+    text = "".join(line + "\n" for line in lines).encode()
+    return SCANNER.scan(io.BytesIO(text), node=node, source=Source.LOGS, reference=T0).findings
+
+
+def job() -> JobRecord:
+    return JobRecord(scheduler="slurm", job="7", nodes=("n1", "n2"), started=T0,
+                     ended=T0 + timedelta(days=1), collected=T0 + timedelta(days=1),
+                     state="FAILED")  # fmt: skip
+
+
+def test_ranks_in_different_operations_at_one_seqnum_are_the_jobs_desync() -> None:
+    findings = [
+        *scan("n1", watchdog(0, 4711, "ALLREDUCE", 1024), watchdog(1, 4711, "ALLREDUCE", 1024)),
+        *scan("n2", watchdog(2, 4711, "BROADCAST", 1024), watchdog(3, 4711, "ALLREDUCE", 1024)),
+    ]
+    [desync] = collective_desync(findings)
+    assert (desync.signal, desync.blame, desync.node) == (SIGNAL, Blame.APPLICATION, "n1")
+    assert "ALLREDUCE" in desync.text and "BROADCAST" in desync.text and "4711" in desync.text
+
+    verdict = attribute(job(), findings, [], {})
+    assert verdict.cause is Cause.APPLICATION and verdict.suspect_nodes == ()
+    assert verdict.evidence[0].signal == SIGNAL
+
+
+def test_same_collective_everywhere_is_an_ordinary_cascade() -> None:
+    findings = [
+        *scan("n1", watchdog(0, 4711, "ALLREDUCE", 1024), watchdog(1, 4711, "ALLREDUCE", 1024)),
+        *scan("n2", watchdog(2, 4711, "ALLREDUCE", 1024), watchdog(3, 4711, "ALLREDUCE", 1024)),
+    ]
+    assert collective_desync(findings) == []
+    assert attribute(job(), findings, [], {}).cause is Cause.TRANSIENT
+
+
+def test_sizes_must_agree_only_where_the_collective_requires_it() -> None:
+    allreduce = [*scan("n1", watchdog(0, 90, "ALLREDUCE", 1024)),
+                 *scan("n2", watchdog(2, 90, "ALLREDUCE", 4096))]  # fmt: skip
+    assert [f.signal for f in collective_desync(allreduce)] == [SIGNAL]
+    alltoall = [*scan("n1", watchdog(0, 90, "ALLTOALL_BASE", 1024)),
+                *scan("n2", watchdog(2, 90, "ALLTOALL_BASE", 4096))]  # fmt: skip
+    assert collective_desync(alltoall) == []  # uneven splits are legitimate
+
+
+def test_different_process_groups_count_separately() -> None:
+    findings = [*scan("n1", watchdog(0, 12, "ALLREDUCE", label="0")),
+                *scan("n2", watchdog(2, 12, "BROADCAST", label="3"))]  # fmt: skip
+    assert collective_desync(findings) == []
+
+
+def test_unlabelled_groups_are_compared_only_past_their_first_collectives() -> None:
+    early = [*scan("n1", watchdog(0, 2, "ALLREDUCE", label=None)),
+             *scan("n2", watchdog(2, 2, "BROADCAST", label=None))]  # fmt: skip
+    assert collective_desync(early) == []  # two groups' second collectives, maybe
+    later = [*scan("n1", watchdog(0, 808, "ALLREDUCE", label=None)),
+             *scan("n2", watchdog(2, 808, "BROADCAST", label=None))]  # fmt: skip
+    assert [f.signal for f in collective_desync(later)] == [SIGNAL]
+
+
+def test_point_to_point_work_is_not_compared() -> None:
+    findings = [*scan("n1", watchdog(0, 31, "SEND")), *scan("n2", watchdog(2, 31, "RECV"))]
+    assert collective_desync(findings) == []
+
+
+def test_hardware_evidence_still_names_its_node() -> None:
+    findings = [
+        *scan("n1", watchdog(0, 4711, "ALLREDUCE", 1024)),
+        *scan("n2", watchdog(2, 4711, "BROADCAST", 1024)),
+        *SCANNER.scan(io.BytesIO(
+            b"2026-03-04T03:03:00+00:00 n2 kernel: NVRM: Xid (PCI:0000:18:00): 79, pid=1234, "
+            b"name=python, GPU has fallen off the bus.\n"), node="n2", source=Source.SYSTEM,
+            reference=T0).findings,
+    ]  # fmt: skip
+    verdict = attribute(job(), findings, [], {})
+    assert verdict.cause is Cause.HARDWARE and verdict.suspect_nodes == ("n2",)
