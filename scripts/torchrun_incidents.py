@@ -90,8 +90,9 @@ def node_name(i: int) -> str:
 class Job:
     """The torchrun agents of one scenario, one per simulated node."""
 
-    def __init__(self, sc: Scenario, torchrun: str, work: Path) -> None:
+    def __init__(self, sc: Scenario, torchrun: str, work: Path, train: Path = TRAIN) -> None:
         self.sc = sc
+        self.train = train  # the training script each rank runs
         self.torchrun = torchrun
         self.work = work
         self.port = _free_port()
@@ -130,7 +131,7 @@ class Job:
             f"--rdzv-conf={rdzv_conf}",
             "--tee=3",
             f"--log-dir={self.work / 'elastic' / node_name(i)}",
-            str(TRAIN),
+            str(self.train),
             f"--timeout-s={GLOO_TIMEOUT_S}",
             *self.sc.train_args,
         ]

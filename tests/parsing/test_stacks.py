@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import threading
 
-from autorecover.parsing.stacks import hang_stacks, rank_stack
+from autorecover.parsing.stacks import rank_stack
+from autorecover.parsing.telemetry_evidence import EVIDENCE_MARKERS, records_in
 from autorecover.parsing.telemetry_records import parse_telemetry
 from autorecover.telemetry.watchdog import thread_stacks
 
@@ -33,10 +34,11 @@ def test_hang_records_are_found_in_output_bytes_with_their_line_numbers() -> Non
     frame = '  File "/x/torch/distributed/distributed_c10d.py", line 2806, in all_reduce\n'
     data = "\n".join(["step 1", _record(0, {"MainThread": frame}), "noise",
                       _record(1, {"Thread-2": frame})]).encode()  # fmt: skip
-    found = list(hang_stacks("n0", data, base=10))
+    records = records_in(data, base=10, markers=EVIDENCE_MARKERS)
+    found = [s for n, r in records if (s := rank_stack("n0", n, r)) is not None]
     assert [(s.rank, s.line, s.frames[-1].function) for s in found] == [
         (0, 12, "all_reduce"), (1, 14, "all_reduce")]  # fmt: skip
-    assert list(hang_stacks("n0", b"no records here\n")) == []
+    assert list(records_in(b"no records here\n", markers=EVIDENCE_MARKERS)) == []
 
 
 def test_the_nvidia_form_carries_stacks_as_one_json_string() -> None:

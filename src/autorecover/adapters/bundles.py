@@ -20,7 +20,13 @@ from autorecover.domain.hangs import HangLocation, RankStack, locate, stack_find
 from autorecover.domain.history import Attempt, parse_history
 from autorecover.domain.records import Activity, Finding, JobRecord, Source, Verdict
 from autorecover.parsing.scanning import Scanner
-from autorecover.parsing.stacks import hang_stacks
+from autorecover.parsing.stacks import rank_stack
+from autorecover.parsing.telemetry_evidence import (
+    EVIDENCE_MARKERS,
+    record_findings,
+    records_in,
+    replacing,
+)
 
 SCHEDULERS = ("slurm", "kubernetes")
 _NODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
@@ -73,11 +79,14 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
                     result = scanner.scan(stream, node=node, source=source, reference=job.started)
                 except OSError as exc:
                     raise BundleError(f"{path}: cannot read: {exc.strerror or exc}") from None
-            findings.extend(result.findings)
+            found = list(result.findings)
+            if source is Source.LOGS and result.activity.progress_records:
+                rank_stacks, records = _telemetry(path, node, scanner)
+                stacks.extend(rank_stacks)
+                found = replacing(found, records)
+            findings.extend(found)
             activity.append(result.activity)
             repeats.extend((node, signal, n) for signal, n in result.repeats)
-            if source is Source.LOGS and result.activity.progress_records:
-                stacks.extend(_stacks(path, node))
     hang = locate(stacks)
     if hang is not None:
         findings.extend(stack_findings(hang))
@@ -86,9 +95,17 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
     return Explanation(bundle, job, verdict, tuple(findings), tuple(activity), tuple(repeats), hang)
 
 
-def _stacks(path: Path, node: str) -> list[RankStack]:
-    """The hang records' rank stacks in a node's output (read again: they are rare and long)."""
-    out: list[RankStack] = []
+def _telemetry(path: Path, node: str, scanner: Scanner) -> tuple[list[RankStack], list[Finding]]:
+    """The rank stacks of a node's hang records and the findings of its telemetry records
+    (read again: they are rare and long)."""
+    stacks: list[RankStack] = []
+    findings: list[Finding] = []
+
+    def take(data: bytes, base: int) -> None:
+        records = list(records_in(data, base, EVIDENCE_MARKERS))
+        stacks.extend(s for n, r in records if (s := rank_stack(node, n, r)) is not None)
+        findings.extend(record_findings(scanner, node, records))
+
     try:
         with open_regular(path) as stream:
             carry, base = b"", 0
@@ -96,12 +113,12 @@ def _stacks(path: Path, node: str) -> list[RankStack]:
                 data = carry + block
                 end = data.rfind(b"\n") + 1
                 whole, carry = data[:end], data[end:]
-                out.extend(hang_stacks(node, whole, base))
+                take(whole, base)
                 base += whole.count(b"\n")
-            out.extend(hang_stacks(node, carry, base))
+            take(carry, base)
     except (UnreadableError, OSError) as exc:
         raise BundleError(f"{path}: cannot read: {exc}") from None
-    return out
+    return stacks, findings
 
 
 def read_history(bundle: Path) -> tuple[Attempt, ...]:

@@ -29,6 +29,8 @@ from autorecover.domain.clearing import (
 )
 from autorecover.domain.context import in_context
 from autorecover.domain.desync import collective_desync
+from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
+from autorecover.domain.hangs import raised_reason, standing
 from autorecover.domain.history import Attempt, recall
 from autorecover.domain.records import (
     ACTION_FOR_CAUSE,
@@ -61,6 +63,7 @@ STACK_OUTLIER = "hang.stack_outlier"  # domain/hangs.py: a rank outside the othe
 HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
 MAX_EVIDENCE = 8
+REASON_TEXT = 200  # characters of a telemetry error record's text quoted in a summary
 NVRX_NO_REQUEUE_EXIT = 93
 # Rank-local crashes of unknown cause: not a collective symptom, not yet anyone's fault.
 
@@ -114,7 +117,7 @@ def _decide(
     xid_rules: dict[int, frozenset[str]],
 ) -> Verdict:
     findings = forwarded(findings, job)
-    seen = in_context(job, findings, xid_rules)
+    seen = first_fatal(in_context(job, findings, xid_rules))
     seen.extend(_state_findings(job))
     seen.extend(named_failures(seen, job))
     seen.extend(blamed_peers(findings, seen, job))
@@ -123,6 +126,7 @@ def _decide(
     app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
     seen.extend(stopped_first(job, seen, activity, app))
     hang = _hang(job, activity) if job.running else None
+    raised = standing(seen, activity) if job.running else []  # the library's own hang records
     transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
 
     # NVRx's "do not requeue" exit reaches job.json directly, or only through the launcher's
@@ -160,7 +164,7 @@ def _decide(
         decisive = [f for s in suspects for f in hw.get(s, _empty(s)).findings]
         if hang is not None:
             decisive.extend(hang.findings)
-        decisive.extend(f for f in outliers if f.node in suspects)
+        decisive.extend(f for f in [*outliers, *raised] if f.node in suspects)
         why = _hardware_reason(suspects, hw, symptoms)
         return _verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
     if app:
@@ -199,6 +203,12 @@ def _decide(
                 "else points at its hardware)"
             )
         return _verdict(Cause.TRANSIENT, (), [], symptoms, why)
+    if raised:
+        ranks = {(f.node, f.rank) for f in outliers}
+        own = [f for f in raised if (f.node, f.rank) in ranks] or raised
+        return _verdict(
+            Cause.TRANSIENT, (), [*outliers, *own], symptoms, raised_reason(raised, outliers)
+        )
     if hang is not None:
         why = "the job stopped making progress on every node at once, with no evidence why"
         if outliers:
@@ -419,7 +429,12 @@ def _application_reason(app: list[Finding], job: JobRecord) -> str:
     first = min(timed, key=lambda f: (f.at, f.line)) if timed else top
     if len(nodes) > 1 and first.at is not None:
         spread += f", first on {first.node} ({first.signal} at {first.at:%H:%M:%S}Z)"
-    return f"the application failed ({top.signal}) on {spread}: a retry would fail the same way"
+    what = top.signal
+    if top.detail("telemetry") == "error":  # the library's record says who, when, what
+        what += ", " + top.text.split(": ", 1)[-1][:REASON_TEXT]
+        if top.detail("context") == FIRST_FATAL:
+            what += f" ({FIRST_FATAL})"
+    return f"the application failed ({what}) on {spread}: a retry would fail the same way"
 
 
 def _transient_reason(transient: list[Finding]) -> str:

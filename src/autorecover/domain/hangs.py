@@ -13,12 +13,13 @@ Pure functions over `RankStack`s; reading the records is `parsing/stacks.py`.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from autorecover.domain.records import Blame, Finding, Source
+from autorecover.domain.records import Activity, Blame, Finding, Source
 
 # The frames a rank that waits for its peers is in: torch.distributed's collectives and
 # point-to-point calls (their Python frames: the C++ wait has none), and the Work/Future waits.
@@ -34,6 +35,7 @@ WAITING_FILES = ("torch/distributed/", "torch/nn/parallel/distributed.py", "torc
 # Frames that say nothing about where the program is (decorators, the logging wrapper).
 WRAPPER_FUNCTIONS = frozenset({"wrapper", "inner", "_fn", "decorate_context", "__call__"})
 OUTLIER_WEIGHT = 45  # a symptom: it says where, not what broke
+RAISED = "telemetry.hang"  # a hang record of the library's (parsing/telemetry_evidence.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,17 @@ class RankStack:
                 return frame
         return self.frames[-1] if self.frames else None
 
+    def place(self) -> str:
+        """Where the rank is, in words: the innermost frame of the job's own code, then the
+        innermost frame (in the standard library or a package) when that is another one."""
+        where = self.where
+        if where is None:
+            return "an unknown frame"
+        own = next((f for f in reversed(self.frames) if _own_code(f)), None)
+        if own is None or own == where:
+            return where.short()
+        return f"{own.short()}, at {where.short()}"
+
 
 @dataclass(frozen=True, slots=True)
 class HangLocation:
@@ -91,10 +104,7 @@ class HangLocation:
                 f"all {self.ranks} ranks with stacks wait{where}: none is outside the "
                 "collective, so the stall is below Python (NCCL, network or GPU)"
             )
-        named = ", ".join(
-            f"rank {s.rank} on {s.node} in {s.where.short() if s.where else 'an unknown frame'}"
-            for s in self.outliers
-        )
+        named = ", ".join(f"rank {s.rank} on {s.node} in {s.place()}" for s in self.outliers)
         return (
             f"{named} never reached the collective that {len(self.waiting)} other "
             f"rank{'s' if len(self.waiting) != 1 else ''} wait in"
@@ -106,7 +116,8 @@ def locate(stacks: Sequence[RankStack]) -> HangLocation | None:
     """Compare the ranks' stacks (the latest per rank); None when they cannot tell.
 
     Outliers are the ranks not waiting while at least two thirds of the ranks wait, so a
-    split job (half in one place, half in another) names nobody."""
+    split job (half in one place, half in another) names nobody; a single rank outside while
+    every other waits (two ranks: one waits for the other) is named too."""
     latest: dict[int, RankStack] = {}
     for s in stacks:
         if s.frames and (s.rank not in latest or s.line >= latest[s.rank].line):
@@ -119,8 +130,8 @@ def locate(stacks: Sequence[RankStack]) -> HangLocation | None:
     if not waiting:
         return None  # nobody waits: not a collective hang the stacks can place
     common = _common(waiting)
-    if others and len(waiting) * 3 < len(ranks) * 2:
-        return None  # no clear majority waiting
+    if others and len(waiting) * 3 < len(ranks) * 2 and len(others) > 1:
+        return None  # no clear majority waiting (one rank outside is always the one waited for)
     return HangLocation(ranks=len(ranks), waiting=waiting, outliers=others, common=common)
 
 
@@ -128,7 +139,7 @@ def stack_findings(location: HangLocation) -> list[Finding]:
     """Evidence lines for the outlier ranks (symptoms: they say where, not what broke)."""
     out = []
     for s in location.outliers:
-        where = s.where.short() if s.where else "an unknown frame"
+        where = s.place()
         text = (
             f"hang stacks: rank {s.rank} on {s.node} is in {where} while "
             f"{len(location.waiting)} of {location.ranks} ranks wait"
@@ -151,6 +162,14 @@ def stack_findings(location: HangLocation) -> list[Finding]:
     return out
 
 
+def _own_code(frame: Frame) -> bool:
+    """A frame of the job's own code: neither the standard library nor an installed package."""
+    path = frame.file.replace("\\", "/")
+    if "site-packages/" in path or "dist-packages/" in path:
+        return False
+    return not (re.search(r"/lib/python3[.\d]*/", path) or path.startswith("<"))
+
+
 def _waits(frame: Frame) -> bool:
     path = frame.file.replace("\\", "/")
     return frame.function in WAITING_FUNCTIONS and any(p in path for p in WAITING_FILES)
@@ -162,3 +181,36 @@ def _common(waiting: Sequence[RankStack]) -> str | None:
     )
     (name, count), *_ = wheres.most_common(1)
     return name if name is not None and count * 2 > len(waiting) else None
+
+
+def standing(findings: Iterable[Finding], activity: Iterable[Activity]) -> list[Finding]:
+    """The telemetry library's hang records that still hold: no progress anywhere came after
+    them. The library raised each only after its own threshold of silence (learned from the
+    job's pace), so a standing one is a hang now, without a further wait of the engine's."""
+    last = max((a.last_progress_at for a in activity if a.last_progress_at), default=None)
+    return [
+        f
+        for f in findings
+        if f.signal == RAISED and f.at is not None and (last is None or f.at >= last)
+    ]
+
+
+def raised_reason(raised: Sequence[Finding], outliers: Sequence[Finding]) -> str:
+    """Why a hang the library raised, with nothing else wrong, is retried: the summary."""
+    ranks = {(f.node, f.rank) for f in raised}
+    nodes = sorted({f.node for f in raised})
+    idle = max((float(f.detail("idle_s") or 0) for f in raised), default=0.0)
+    limits = [float(t) for f in raised if (t := f.detail("threshold_s"))]
+    limit = f" (its threshold: {min(limits):.0f} s)" if limits else ""
+    where = (
+        "; ".join(f.text.removeprefix("hang stacks: ") for f in outliers[:3])
+        if outliers
+        else "the stacks single out no rank outside a collective (or there are none)"
+    )
+    return (
+        f"hung: the telemetry library's watchdog on {len(ranks)} rank(s) on "
+        f"{', '.join(nodes)} saw no progress for up to {idle:.0f} s{limit}; {where}. Nothing "
+        "shows a hardware fault or an application error, so the cause is taken as transient: "
+        "stop the attempt and requeue it from its last checkpoint on the same nodes (a hang "
+        "again in the same place is the job's own)"
+    )

@@ -17,7 +17,7 @@ import itertools
 import re
 import statistics
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import BinaryIO
 
 from autorecover.domain.catalog import Catalog, Signature, reads_xid
@@ -49,6 +49,7 @@ MARKER_CALLBACK_BYTES = 1024
 MAX_PER_SIGNAL = 32
 GENERIC_SIGNATURES = frozenset({"python.exception"})  # dropped when a specific one matched
 _FRAME = re.compile(r'File "([^"]{1,300})", line (\d+), in (\S+)')
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # a file state needs a reference; classify reads none
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +118,23 @@ class Scanner:
     def match_line(self, text: str) -> list[tuple[Signature, re.Match[str]]]:
         """All signatures matching one line, the generic ones dropped if a specific one hit."""
         return self._match(text, self._sigs)
+
+    def classify(
+        self, text: str, *, node: str, line: int, at: datetime | None, rank: int | None
+    ) -> list[Finding]:
+        """What the catalog makes of a text that is not a line of a file as written (the
+        exception a telemetry `error` record carries), as findings of `node`'s job output at
+        `line`; the generic Python exception is left out (the caller knows it is one)."""
+        parsed = ParsedLine(message=text, at=at, rank=rank)
+        state = _FileState(node=node, source=Source.LOGS, reference=at or _EPOCH)
+        out = []
+        for sig, m in self._match(text, self._sigs):
+            if sig.key in GENERIC_SIGNATURES:
+                continue
+            finding = self._finding(sig, m, text, parsed, at, state, line)
+            if finding is not None:
+                out.append(finding)
+        return out
 
     def _match(self, text: str, sigs: list[_Compiled]) -> list[tuple[Signature, re.Match[str]]]:
         lowered: str | None = None

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 from autorecover.domain.hangs import Frame, RankStack
-from autorecover.parsing.telemetry_records import TelemetryRecord, parse_telemetry
+from autorecover.parsing.telemetry_records import TelemetryRecord
 
-HANG_MARKERS = (b'"event":"hang"', b"event.name=hang")
 MAIN_THREAD = "MainThread"
 MAX_FRAMES = 200
 _FRAME = re.compile(r'File "([^"\n]{1,500})", line (\d{1,9}), in ([^\s]{1,200})')
@@ -35,18 +33,6 @@ def rank_stack(node: str, line: int, record: TelemetryRecord) -> RankStack | Non
         return None
     rank = record.rank if record.rank is not None else 0
     return RankStack(node=node, rank=rank, at=record.ts, line=line, frames=frames)
-
-
-def hang_stacks(node: str, data: bytes, base: int = 0) -> Iterator[RankStack]:
-    """Every rank stack in a node's output bytes (line numbers offset by `base`)."""
-    if not any(m in data for m in HANG_MARKERS):
-        return
-    for number, raw in enumerate(data.split(b"\n"), start=base + 1):
-        if any(m in raw for m in HANG_MARKERS):
-            record = parse_telemetry(raw.decode("utf-8", "replace"))
-            stack = rank_stack(node, number, record) if record is not None else None
-            if stack is not None:
-                yield stack
 
 
 def _main_stack(record: TelemetryRecord) -> str | None:

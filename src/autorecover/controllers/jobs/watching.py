@@ -14,7 +14,7 @@ pause while it restarted is held against the job later.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -24,9 +24,9 @@ from autorecover.domain.jobs.health import Progress, Report
 from autorecover.domain.records import Activity, Finding, Source
 from autorecover.parsing.scanning import Scanner
 from autorecover.parsing.stacks import rank_stack
-from autorecover.parsing.telemetry_records import TelemetryRecord, parse_telemetry
+from autorecover.parsing.telemetry_evidence import record_findings, records_in, replacing
+from autorecover.parsing.telemetry_records import TelemetryRecord
 
-MARKERS = (b'{"telemetry"', b"[type=")
 IN_JOB_RESTART = "nvrx.worker_group_restart"
 MAX_PER_SIGNAL = 32  # findings kept per signal and attempt (and the latest): storms stay small
 READ_BYTES = 4 << 20  # one read
@@ -111,7 +111,11 @@ class AttemptWatch:
             io.BytesIO(data), node=node, source=Source.LOGS, reference=self.started
         )
         base = cursor.lines
-        found = [replace(f, line=f.line + base) for f in result.findings]
+        records = list(records_in(data, base))
+        found = replacing(
+            [replace(f, line=f.line + base) for f in result.findings],
+            record_findings(self.scanner, node, records),
+        )
         cursor.offset += len(data)
         cursor.lines += data.count(b"\n")
         cursor.activity = _merged(cursor.activity, result.activity)
@@ -123,7 +127,7 @@ class AttemptWatch:
             found = [f for f in found if not _before(f, node, cut)]
         for f in found:
             self._keep(f)
-        self._telemetry(node, data, base, cut.line if cut else None)
+        self._telemetry(node, records, cut.line if cut else None)
         return len(data), restarts
 
     # --- what it found ---------------------------------------------------------------------
@@ -159,8 +163,10 @@ class AttemptWatch:
         for f in self._kept:
             self._counts[f.signal] = self._counts.get(f.signal, 0) + 1
 
-    def _telemetry(self, node: str, data: bytes, base: int, restart_line: int | None) -> None:
-        for number, rec in _records(data, base):
+    def _telemetry(
+        self, node: str, records: list[tuple[int, TelemetryRecord]], restart_line: int | None
+    ) -> None:
+        for number, rec in records:
             if restart_line is not None and number > restart_line:
                 self.progress = Progress()  # what came before the restart is gone
                 self.stacks.clear()
@@ -220,17 +226,6 @@ def _before(f: Finding, node: str, cut: Finding) -> bool:
     if f.node == node and f.line <= cut.line:
         return True
     return f.node != node and f.at is not None and cut.at is not None and f.at <= cut.at
-
-
-def _records(data: bytes, base: int) -> Iterator[tuple[int, TelemetryRecord]]:
-    """Telemetry records in the bytes, with their line numbers in the whole file."""
-    if not any(m in data for m in MARKERS):
-        return
-    for number, raw in enumerate(data.split(b"\n"), start=base + 1):
-        if any(m in raw for m in MARKERS):
-            rec = parse_telemetry(raw.decode("utf-8", "replace"))
-            if rec is not None and rec.supported:
-                yield number, rec
 
 
 def _merged(old: Activity | None, new: Activity) -> Activity:
