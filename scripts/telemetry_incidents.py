@@ -94,9 +94,13 @@ CASES: tuple[Case, ...] = (
             2,
             2,
             (
-                "--fault=stuck-loader", "--fault-rank=3", "--fault-step=5", "--steps=400",
-                "--timeout-s=600", f"--hang-floor-s={HANG_FLOOR_S}",
-            ),  # fmt: skip
+                "--fault=stuck-loader",
+                "--fault-rank=3",
+                "--fault-step=5",
+                "--steps=400",
+                "--timeout-s=600",
+                f"--hang-floor-s={HANG_FLOOR_S}",
+            ),
             trigger=(0, STEP_4),
             hang=True,
             state="RUNNING",

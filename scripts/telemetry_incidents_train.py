@@ -60,7 +60,9 @@ def main() -> int:
     # One torchrun per simulated node on one machine: the node's name comes from its place
     # in the job (GROUP_RANK), as a real node's would from its host name.
     node = f"cpu-n{int(os.environ.get('GROUP_RANK', '0')) + 1:02d}"
-    policy = telemetry.HangPolicy(floor_s=args.hang_floor_s, warmup_s=0.0, warmup_steps=0, poll_s=1.0)
+    policy = telemetry.HangPolicy(
+        floor_s=args.hang_floor_s, warmup_s=0.0, warmup_steps=0, poll_s=1.0
+    )
     rec = telemetry.init(node=node, output=args.telemetry_output, log_interval=1, hang=policy)
     rank = rec.identity.rank
     world = int(os.environ["WORLD_SIZE"])

@@ -69,3 +69,17 @@ def test_a_frame_named_like_a_collective_outside_torch_is_not_a_wait() -> None:
     own = RankStack("n1", 3, T, 9, (*_main(), Frame("/job/comm.py", 5, "all_reduce")))
     where = locate([waiting(0, "n0"), waiting(1, "n0"), waiting(2, "n1"), own])
     assert where is not None and [s.rank for s in where.outliers] == [3]
+
+
+def test_in_a_two_rank_job_the_rank_outside_the_collective_is_named() -> None:
+    where = locate([waiting(0, "n0"), elsewhere(1, "n1")])
+    assert where is not None and [s.rank for s in where.outliers] == [1]
+
+
+def test_the_place_of_a_rank_is_its_own_code_then_the_library_frame() -> None:
+    assert elsewhere(7, "n3").place() == (
+        "next_batch (job/data.py:44), at _recv (multiprocessing/connection.py:395)"
+    )
+    assert waiting(0, "n0").place() == (
+        "step (job/train.py:120), at all_reduce (distributed/distributed_c10d.py:2806)"
+    )

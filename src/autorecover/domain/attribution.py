@@ -1,7 +1,9 @@
 """Attribution: from a job's findings and activity to a verdict a person can check.
 
 The reasoning, in order:
-1. Keep what falls inside the job's window and re-read it in context (`context.py`).
+1. Keep what falls inside the job's window and re-read it in context (`context.py`); the
+   earliest fatal error the telemetry library recorded, if the application's, is raised above
+   a bare traceback line (`fatal_errors.py`).
 2. Collective failures (NCCL timeouts, peers exiting, gloo's lost pairs and timeouts, c10d
    store timeouts, elastic summaries) are symptoms; they never decide a cause on their own.
 3. The shape of the evidence (`shape.py`): one family of hardware signal failing on every
@@ -11,7 +13,9 @@ The reasoning, in order:
    came clearly first. A hang whose progress stopped on one node first names that node.
 5. Otherwise the application, if one of its own errors is there (not the traceback of its
    node's own timeout); otherwise a transient cause (preemption, eviction, a collective
-   timeout with no hardware behind it); otherwise unknown.
+   timeout with no hardware behind it). A running job whose ranks' telemetry library raised a
+   hang, with no progress since, hangs (`hangs.py`): transient, requeue, naming where the
+   stacks place it. Otherwise unknown.
 6. The job's earlier attempts (`history.py`) may turn a repeated failure into `application`.
 """
 

@@ -8,7 +8,13 @@ nodes, are where to look; the waiting majority is the symptom. If every rank wai
 same collective, no rank is outside it: the stall is below Python (NCCL, the network, a GPU),
 and the stacks name no rank.
 
-Pure functions over `RankStack`s; reading the records is `parsing/stacks.py`.
+The records also say *that* the job hangs: the library writes one only past its own threshold
+of silence, learned from the job's pace, so a hang record with no progress after it
+(`standing`) is a hang now, without the engine's own, longer wait (`raised_reason` says what
+is done about it).
+
+Pure functions over `RankStack`s and findings; reading the records is `parsing/stacks.py` and
+`parsing/telemetry_evidence.py`.
 """
 
 from __future__ import annotations
@@ -191,7 +197,7 @@ def standing(findings: Iterable[Finding], activity: Iterable[Activity]) -> list[
     return [
         f
         for f in findings
-        if f.signal == RAISED and f.at is not None and (last is None or f.at >= last)
+        if f.signal == RAISED and f.at is not None and (last is None or f.at > last)
     ]
 
 

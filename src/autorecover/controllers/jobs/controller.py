@@ -18,7 +18,12 @@ from datetime import datetime, timedelta
 
 from autorecover.controllers.counting import TokenBucket
 from autorecover.controllers.jobs.acting import NO_JOB_HOOKS, JobExecutor, JobHooks, SilentNotifier
-from autorecover.controllers.jobs.evidence import hang_findings, job_record, signal_findings
+from autorecover.controllers.jobs.evidence import (
+    hang_findings,
+    job_record,
+    raised_hang,
+    signal_findings,
+)
 from autorecover.controllers.jobs.following import Patience, follow, unlisted
 from autorecover.controllers.jobs.incidents import Context, open_failure, open_slow, open_straggler
 from autorecover.controllers.jobs.ledger import Ledger
@@ -246,6 +251,8 @@ class JobRecoveryController:
             return self._open(w, watch, IncidentKind.FAILURE, None, policy, dry, now, changes)
         if s.phase is JobPhase.RUNNING:
             seen = assess(watch.progress, now, self.settings.health)
+            if seen.condition is not Condition.HUNG:  # the library's watchdog may know sooner
+                seen = raised_hang(watch.findings(), watch.activity(s.nodes)) or seen
             if seen.condition is Condition.HUNG:
                 return self._open(w, watch, IncidentKind.HANG, seen, policy, dry, now, changes)
             return self._observe(w, seen, policy, dry, now, changes)

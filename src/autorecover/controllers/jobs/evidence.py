@@ -5,7 +5,8 @@ findings. Live, they come from three places: the job's output (scanned like a bu
 `logs/`), the node agents' signals for the job's nodes (here they become findings of the
 node's system log, keeping the blame and weight the agent gave them), and the health
 assessment (a hang that stopped on some nodes first names them, as attribution's own hang
-rule does, but on the job's learned thresholds instead of a fixed floor).
+rule does, but on the job's learned thresholds instead of a fixed floor). A hang the telemetry
+library's watchdog raised, with no progress since, is a hang at once (`raised_hang`).
 
 What goes back to hardware recovery is a `NodeSignal` with `probe=JOB` and the incident id:
 hardware recovery caps such signals at suspect until a second one comes (its policy).
@@ -17,8 +18,10 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from autorecover.controllers.jobs.records import WatchedJob
+from autorecover.domain.hangs import standing
 from autorecover.domain.jobs.health import Assessment, Condition
 from autorecover.domain.records import (
+    Activity,
     Blame,
     Finding,
     JobRecord,
@@ -83,6 +86,26 @@ def hang_findings(assessment: Assessment) -> list[Finding]:
         )
         for node in assessment.nodes
     ]
+
+
+def raised_hang(findings: Sequence[Finding], activity: Sequence[Activity]) -> Assessment | None:
+    """Hung now, when the telemetry library's watchdog says so and no progress came since.
+
+    The library raises a hang only past its own threshold of silence, learned from the job's
+    pace like the health assessment's, so waiting out the assessment's longer floor as well
+    would only keep the GPUs idle; attribution reads the same records (`domain.hangs`)."""
+    raised = standing(findings, activity)
+    if not raised:
+        return None
+    ranks = len({(f.node, f.rank) for f in raised})
+    progressed = [a.last_progress_at for a in activity if a.last_progress_at is not None]
+    since = max(progressed) if progressed else min(f.at for f in raised if f.at is not None)
+    return Assessment(
+        Condition.HUNG,
+        f"the telemetry library's watchdog on {ranks} rank(s) saw no progress past its "
+        "threshold, and none came since",
+        since=since,
+    )
 
 
 def job_record(watched: WatchedJob, now: datetime, *, running: bool) -> JobRecord:

@@ -3,7 +3,8 @@
 Each pass reads only the bytes written since the last one (an offset per node), up to the last
 complete line, and scans them with the same `Scanner` as `autorecover explain`; line numbers
 are shifted so evidence points at the line of the whole file. Telemetry lines (`step`,
-`summary`, checkpoint spans, `init`) feed the `domain.jobs.health.Progress` ledger and the timeline.
+`summary`, checkpoint spans, `init`) feed the `domain.jobs.health.Progress` ledger and the timeline;
+`error` and `hang` records become findings (`parsing/telemetry_evidence.py`), as in `explain`.
 
 An in-job restart (torchelastic's or NVRx's "Worker group FAILED ... will restart worker
 group" while the job runs) is not a failure: the launcher recovered by itself. The evidence

@@ -1,0 +1,97 @@
+"""Job recovery live on what the telemetry library wrote: the real runs' output of
+tests/telemetry-bundles replayed line by line on the virtual clock, as the job wrote it."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from autorecover.adapters.fakes.cluster import FakeClock
+from autorecover.controllers.jobs.controller import JobSettings
+from autorecover.domain.records import Action, Cause
+from autorecover.parsing.telemetry_records import parse_telemetry
+from conftest import TESTS
+from controllers.jobs.rig import JobRig, tele
+
+BUNDLES = TESTS / "telemetry-bundles"
+DEFAULTS = JobSettings()  # the health assessment's own hang floor: 600 s
+
+
+class Replay:
+    """A real run's output written into the fake scheduler as its clock reaches each line."""
+
+    def __init__(self, bundle: Path, settings: JobSettings = DEFAULTS) -> None:
+        self.job = json.loads((bundle / "job.json").read_text())
+        started = datetime.fromisoformat(self.job["started"])
+        nodes = list(self.job["nodes"])
+        self.rig = JobRig(nodes=nodes, settings=settings, clock=FakeClock(start=started))
+        self.rig.submit(self.job["job"], size=len(nodes))
+        self.pending = {n: _timed_lines(bundle / "logs" / f"{n}.log", started) for n in nodes}
+
+    def until(self, end: datetime, every_s: float = 1.0) -> None:
+        """Write what the job wrote, one controller pass per `every_s`, up to `end`."""
+        while self.rig.clock.now() < end:
+            now = self.rig.clock.advance(every_s)
+            for node, lines in self.pending.items():
+                while lines and lines[0][0] <= now:
+                    self.rig.scheduler.write(self.job["job"], node, lines.pop(0)[1])
+            self.rig.controller.run_once()
+
+    def first_hang_record(self) -> datetime:
+        return min(at for lines in self.pending.values() for at, text in lines if '"hang"' in text)
+
+
+def _timed_lines(path: Path, start: datetime) -> list[tuple[datetime, str]]:
+    """Each line with when it was written: a record's own time, else the previous line's."""
+    out, at = [], start
+    for line in path.read_text().splitlines(keepends=True):
+        rec = parse_telemetry(line)
+        at = rec.ts if rec is not None and rec.ts is not None else at
+        out.append((at, line))
+    return out
+
+
+def test_a_hang_the_library_raised_is_handled_at_once_naming_the_outlier() -> None:
+    replay = Replay(BUNDLES / "live-hang-stuck-loader")
+    raised = replay.first_hang_record()
+    replay.until(raised - timedelta(seconds=1))
+    assert replay.rig.incidents() == []  # 19 s of silence: the library's threshold is 20 s
+    replay.until(raised + timedelta(seconds=2))
+    incident = replay.rig.incident(job=replay.job["job"], kind="hang")
+    verdict = incident.verdict
+    assert verdict is not None and (verdict.cause, verdict.suspect_nodes) == (Cause.TRANSIENT, ())
+    first = verdict.evidence[0]
+    assert (first.node, first.signal) == ("cpu-n02", "hang.stack_outlier")
+    assert "rank 3 on cpu-n02 is in next_batch" in first.text
+    assert verdict.summary.startswith("hung: the telemetry library's watchdog")
+    assert incident.decided is not None and incident.decided.action is Action.REQUEUE
+    assert incident.decided.exclude == ()
+    stalled = datetime.fromisoformat(replay.job["started"]) + timedelta(minutes=10)
+    assert replay.rig.clock.now() < stalled  # long before the assessment's own floor
+
+
+def test_a_ddp_crash_is_the_raising_ranks_error_cited_first() -> None:
+    replay = Replay(BUNDLES / "ddp-crash-key-error")
+    replay.until(datetime.fromisoformat(replay.job["ended"]))
+    replay.rig.fail(replay.job["job"])
+    replay.rig.run(passes=2)
+    verdict = replay.rig.incident(job=replay.job["job"]).verdict
+    assert verdict is not None and verdict.cause is Cause.APPLICATION
+    first = verdict.evidence[0]
+    assert (first.node, first.signal) == ("cpu-n02", "telemetry.fatal_error")
+    assert first.text.startswith("fatal error record: rank 3 on cpu-n02 at ")
+
+
+def test_progress_after_a_hang_record_opens_nothing() -> None:
+    rig = JobRig(settings=DEFAULTS)
+    rig.submit()
+    rig.steps(count=6)
+    now = rig.clock.now()
+    for rank, node in enumerate(rig.on()):  # a slow checkpoint: every rank's watchdog barks
+        rig.scheduler.write("train", node, tele("hang", now, rank, node, idle_s=130.0,
+                                                threshold_s=120.0))  # fmt: skip
+    rig.clock.advance(1)
+    rig.steps(count=3)  # ... and then the job goes on
+    rig.run(passes=3, step_s=10)
+    assert rig.incidents() == []
