@@ -217,6 +217,6 @@ def raised_reason(raised: Sequence[Finding], outliers: Sequence[Finding]) -> str
         f"hung: the telemetry library's watchdog on {len(ranks)} rank(s) on "
         f"{', '.join(nodes)} saw no progress for up to {idle:.0f} s{limit}; {where}. Nothing "
         "shows a hardware fault or an application error, so the cause is taken as transient: "
-        "stop the attempt and requeue it from its last checkpoint on the same nodes (a hang "
-        "again in the same place is the job's own)"
+        "end the attempt and requeue it from its last checkpoint on the same nodes (hanging "
+        "the same way again makes it the job's own failure)"
     )
