@@ -74,8 +74,9 @@ CASES: tuple[Case, ...] = (
     Case(
         Scenario(
             "ddp-crash-key-error",
-            "2 nodes x 2 ranks; global rank 3 (cpu-n02) raises KeyError at step 5; the other "
-            "ranks then fail in gloo (Connection closed by peer) and write fatal records too.",
+            "2 nodes x 2 ranks, DDP; global rank 3 (cpu-n02) raises KeyError at step 5; the "
+            "other ranks then fail in gloo (Connection closed by peer) and write fatal records "
+            "too.",
             2,
             2,
             ("--fault=key-error", "--fault-rank=3", "--fault-step=5", "--steps=40"),
@@ -87,8 +88,9 @@ CASES: tuple[Case, ...] = (
     Case(
         Scenario(
             "live-hang-stuck-loader",
-            "2 nodes x 2 ranks; global rank 3's data loader (cpu-n02) blocks forever at step 5 "
-            "while the others wait for it in all_reduce (gloo timeout 600 s). The library's "
+            "2 nodes x 2 ranks, DDP; global rank 3's data loader (cpu-n02) blocks forever at "
+            "step 5 while the others wait for its gradients in backward (DDP's all-reduce, gloo "
+            "timeout 600 s). The library's "
             f"watchdog (floor {HANG_FLOOR_S} s) writes hang records with every thread's stack; "
             "the bundle is taken while the job still runs, then the job is ended.",
             2,
@@ -107,7 +109,8 @@ CASES: tuple[Case, ...] = (
         ),
         "transient",
         "The job hung: rank 3 on cpu-n02 never left its data loader while the three other "
-        "ranks waited in all_reduce, and the library's watchdog said so on every rank. "
+        "ranks waited for its gradients in backward, and the library's watchdog said so on "
+        "every rank. "
         "Nothing shows a hardware fault or an application error: requeue (from the last "
         "checkpoint) on the same nodes; the same hang again would be the job's own.",
     ),
@@ -228,13 +231,14 @@ def main() -> int:
     if version != TORCH_VERSION:
         print(f"torch is {version}, the pin is {TORCH_VERSION}", file=sys.stderr)
         return 2
-    chosen = [c for c in CASES if not args.only or c.scenario.name in args.only]
-    if len(chosen) != max(len(args.only), 0 if args.only else len(CASES)):
-        print(f"unknown case in {args.only}", file=sys.stderr)
+    unknown = sorted(set(args.only) - {c.scenario.name for c in CASES})
+    if unknown:
+        print(f"unknown case: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p
-    )
+    chosen = [c for c in CASES if not args.only or c.scenario.name in args.only]
+    # The ranks import the library from this checkout (it is standard library only).
+    paths = (str(SRC), os.environ.get("PYTHONPATH", ""))
+    os.environ["PYTHONPATH"] = os.pathsep.join(path for path in paths if path)
     for case in chosen:
         print(run(case, args.torchrun, args.out), flush=True)
     return 0

@@ -1,7 +1,8 @@
 """The training job `telemetry_incidents.py` runs under torchrun, reporting through the library.
 
-Like `torchrun_incidents_train.py` (a linear model on random data, gradients averaged with
-`all_reduce` over gloo on CPU), but every rank reports through `autorecover.telemetry`: an
+Like `torchrun_incidents_train.py` (a linear model on random data over gloo on CPU), but the
+model is wrapped in DistributedDataParallel (its reducer all-reduces the gradients during
+`backward()`) and every rank reports through `autorecover.telemetry`: an
 `init` record, a `step` and `summary` per step, a fatal `error` record when an exception kills
 the rank (the library's own excepthook), and `hang` records with every thread's stack from the
 library's watchdog. `--fault` picks what goes wrong, on `--fault-rank` at `--fault-step`.
@@ -20,7 +21,7 @@ FAULTS = (
     "none",  # train --steps steps and exit 0
     "bad-shard",  # --fault-rank's data loader raises ValueError on a malformed shard
     "key-error",  # --fault-rank looks up a batch key that is not there
-    "stuck-loader",  # --fault-rank's data loader blocks forever (its peers wait in all_reduce)
+    "stuck-loader",  # --fault-rank's data loader blocks forever (its peers wait in backward)
 )
 
 
@@ -65,11 +66,10 @@ def main() -> int:
     )
     rec = telemetry.init(node=node, output=args.telemetry_output, log_interval=1, hang=policy)
     rank = rec.identity.rank
-    world = int(os.environ["WORLD_SIZE"])
     dist.init_process_group("gloo", timeout=timedelta(seconds=args.timeout_s))
 
     torch.manual_seed(1234 + rank)
-    model = torch.nn.Linear(16, 1)
+    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(16, 1))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     for step in range(1, args.steps + 1):
         started = time.monotonic()
@@ -81,10 +81,6 @@ def main() -> int:
             opt.zero_grad()
             loss.backward()
         with rec.phase("optimizer"):
-            for param in model.parameters():
-                assert param.grad is not None
-                dist.all_reduce(param.grad)
-                param.grad /= world
             opt.step()
         time.sleep(max(0.0, args.step_s - (time.monotonic() - started)))
         rec.step(step, samples=32, loss=loss.detach())

@@ -83,3 +83,16 @@ def test_the_place_of_a_rank_is_its_own_code_then_the_library_frame() -> None:
     assert waiting(0, "n0").place() == (
         "step (job/train.py:120), at all_reduce (distributed/distributed_c10d.py:2806)"
     )
+
+
+def test_ranks_in_ddps_backward_wait_for_the_rank_outside_it() -> None:
+    engine = Frame("/usr/lib/python3/site-packages/torch/autograd/graph.py", 1113,
+                   "_engine_run_backward")  # fmt: skip
+    backward = (*_main(), Frame("/usr/lib/python3/site-packages/torch/_tensor.py", 623,
+                                "backward"), engine)  # fmt: skip
+    stacks = [RankStack(f"n{r // 2}", r, T, 100 + r, backward) for r in range(3)]
+    where = locate([*stacks, elsewhere(3, "n1")])
+    assert where is not None and [s.rank for s in where.outliers] == [3]
+    assert where.common == "backward (DDP/FSDP gradient collectives)"
+    own = RankStack("n1", 3, T, 9, (*_main(), Frame("/job/model.py", 5, "_engine_run_backward")))
+    assert not own.waiting  # the job's own function of that name is not autograd's engine

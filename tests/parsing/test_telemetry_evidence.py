@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import io
+import json
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autorecover import telemetry
+from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.records import Blame, Finding, Source
 from autorecover.parsing.scanning import Scanner
 from autorecover.parsing.telemetry_evidence import (
@@ -23,6 +27,7 @@ from autorecover.parsing.telemetry_evidence import (
 ENV = {"RANK": "3", "LOCAL_RANK": "1", "GROUP_RANK": "1", "WORLD_SIZE": "4",
        "TORCHELASTIC_RUN_ID": "j1"}  # fmt: skip
 EPOCH_S = 1_780_000_000.0  # 2026-05-28T20:26:40Z
+SCANNER = Scanner(builtin_catalog())  # hypothesis tests take no function-scoped fixtures
 
 
 class Rank:
@@ -152,3 +157,25 @@ def _scan(scanner: Scanner, data: bytes) -> list[Finding]:
     start = datetime(2026, 5, 1, tzinfo=UTC)
     result = scanner.scan(io.BytesIO(data), node="cpu-n02", source=Source.LOGS, reference=start)
     return list(result.findings)
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=40),
+                    st.lists(st.integers(), max_size=3))  # fmt: skip
+
+
+@given(
+    event=st.sampled_from(["error", "hang"]),
+    fields=st.dictionaries(
+        st.sampled_from(["type", "message", "traceback", "fatal", "uncaught", "thread", "idle_s",
+                         "threshold_s", "in_checkpoint", "stacks", "ts", "rank", "step", "node"]),
+        _VALUES,
+    ),
+)  # fmt: skip
+@settings(max_examples=200, deadline=None)
+def test_any_error_or_hang_record_gives_findings_and_never_raises(
+    event: str, fields: dict[str, object]
+) -> None:
+    line = json.dumps({"telemetry": "autorecover/1", "event": event, **fields})
+    found = record_findings(SCANNER, "n0", records_in(line.encode()))
+    assert all(f.line == 1 and f.node == "n0" for f in found)
+    assert len(found) >= 1

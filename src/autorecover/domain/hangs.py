@@ -4,9 +4,10 @@ The telemetry library's hang watchdog writes a `hang` record with every thread's
 (`docs/telemetry.md`). In a collective job a hang has a shape: the ranks that reached the
 collective wait inside it, and the rank (or few) that never got there is somewhere else — in
 its data loader, in a checkpoint write, in a CUDA call, in a loop. Those outliers, and their
-nodes, are where to look; the waiting majority is the symptom. If every rank waits in the
-same collective, no rank is outside it: the stall is below Python (NCCL, the network, a GPU),
-and the stacks name no rank.
+nodes, are where to look; the waiting majority is the symptom (under DDP or FSDP the waiting
+ranks sit in autograd's backward engine, whose C++ hooks run the gradient collectives). If
+every rank waits in the same collective, no rank is outside it: the stall is below Python
+(NCCL, the network, a GPU), and the stacks name no rank.
 
 The records also say *that* the job hangs: the library writes one only past its own threshold
 of silence, learned from the job's pace, so a hang record with no progress after it
@@ -38,6 +39,13 @@ WAITING_FUNCTIONS = frozenset({
     "_wait", "wait_all",
 })  # fmt: skip
 WAITING_FILES = ("torch/distributed/", "torch/nn/parallel/distributed.py", "torch/_C/_distributed")
+# autograd's engine: DDP and FSDP run their gradient collectives from its C++ hooks, so a rank
+# that waits for its peers' gradients shows no Python frame of torch.distributed, only the
+# call into the engine. Past the hang threshold (many step times), backward is no longer
+# computing: it waits for the peers (or its GPU stalled, which every rank then shows).
+BACKWARD_FUNCTIONS = frozenset({"_engine_run_backward", "run_backward"})
+BACKWARD_FILES = ("torch/autograd/",)
+BACKWARD = "backward (DDP/FSDP gradient collectives)"  # what the waiting ranks are said to be in
 # Frames that say nothing about where the program is (decorators, the logging wrapper).
 WRAPPER_FUNCTIONS = frozenset({"wrapper", "inner", "_fn", "decorate_context", "__call__"})
 OUTLIER_WEIGHT = 45  # a symptom: it says where, not what broke
@@ -178,6 +186,8 @@ def _own_code(frame: Frame) -> bool:
 
 def _waits(frame: Frame) -> bool:
     path = frame.file.replace("\\", "/")
+    if frame.function in BACKWARD_FUNCTIONS:
+        return any(p in path for p in BACKWARD_FILES)
     return frame.function in WAITING_FUNCTIONS and any(p in path for p in WAITING_FILES)
 
 
@@ -186,7 +196,9 @@ def _common(waiting: Sequence[RankStack]) -> str | None:
         next((f.function for f in reversed(s.frames) if _waits(f)), None) for s in waiting
     )
     (name, count), *_ = wheres.most_common(1)
-    return name if name is not None and count * 2 > len(waiting) else None
+    if name is None or count * 2 <= len(waiting):
+        return None
+    return BACKWARD if name in BACKWARD_FUNCTIONS else name
 
 
 def standing(findings: Iterable[Finding], activity: Iterable[Activity]) -> list[Finding]:

@@ -38,8 +38,9 @@ class Replay:
                     self.rig.scheduler.write(self.job["job"], node, lines.pop(0)[1])
             self.rig.controller.run_once()
 
-    def first_hang_record(self) -> datetime:
-        return min(at for lines in self.pending.values() for at, text in lines if '"hang"' in text)
+    def hang_records(self) -> list[datetime]:
+        """When each rank's hang record was written, in order."""
+        return sorted(at for lines in self.pending.values() for at, t in lines if '"hang"' in t)
 
 
 def _timed_lines(path: Path, start: datetime) -> list[tuple[datetime, str]]:
@@ -54,21 +55,22 @@ def _timed_lines(path: Path, start: datetime) -> list[tuple[datetime, str]]:
 
 def test_a_hang_the_library_raised_is_handled_at_once_naming_the_outlier() -> None:
     replay = Replay(BUNDLES / "live-hang-stuck-loader")
-    raised = replay.first_hang_record()
-    replay.until(raised - timedelta(seconds=1))
+    first, *_, last = replay.hang_records()
+    replay.until(first - timedelta(seconds=1))
     assert replay.rig.incidents() == []  # 19 s of silence: the library's threshold is 20 s
-    replay.until(raised + timedelta(seconds=2))
+    replay.until(last + timedelta(seconds=1))
     incident = replay.rig.incident(job=replay.job["job"], kind="hang")
+    assert incident.opened_at <= last + timedelta(seconds=1)  # every rank's stack is in
     verdict = incident.verdict
     assert verdict is not None and (verdict.cause, verdict.suspect_nodes) == (Cause.TRANSIENT, ())
-    first = verdict.evidence[0]
-    assert (first.node, first.signal) == ("cpu-n02", "hang.stack_outlier")
-    assert "rank 3 on cpu-n02 is in next_batch" in first.text
+    cited = verdict.evidence[0]
+    assert (cited.node, cited.signal) == ("cpu-n02", "hang.stack_outlier")
+    assert "rank 3 on cpu-n02 is in next_batch" in cited.text
     assert verdict.summary.startswith("hung: the telemetry library's watchdog")
     assert incident.decided is not None and incident.decided.action is Action.REQUEUE
     assert incident.decided.exclude == ()
-    stalled = datetime.fromisoformat(replay.job["started"]) + timedelta(minutes=10)
-    assert replay.rig.clock.now() < stalled  # long before the assessment's own floor
+    floor = datetime.fromisoformat(replay.job["started"]) + timedelta(minutes=10)
+    assert incident.opened_at < floor  # long before the assessment's own 10 minutes
 
 
 def test_a_ddp_crash_is_the_raising_ranks_error_cited_first() -> None:
@@ -95,3 +97,19 @@ def test_progress_after_a_hang_record_opens_nothing() -> None:
     rig.steps(count=3)  # ... and then the job goes on
     rig.run(passes=3, step_s=10)
     assert rig.incidents() == []
+
+
+def test_the_other_ranks_hang_records_are_waited_for_a_little() -> None:
+    rig = JobRig(settings=DEFAULTS)
+    rig.submit()
+    rig.steps(count=6)
+    now = rig.clock.now()
+    for rank, node in list(enumerate(rig.on()))[:2]:  # two ranks' watchdogs have fired so far
+        rig.scheduler.write("train", node, tele("hang", now, rank, node, idle_s=130.0,
+                                                threshold_s=120.0))  # fmt: skip
+    rig.run(passes=2, step_s=10)
+    assert rig.incidents() == []  # the others' records may be on their way
+    rig.run(passes=1, step_s=15)
+    verdict = rig.incident(kind="hang").verdict
+    assert verdict is not None and verdict.summary.startswith("hung: ")
+    assert "watchdog on 2 rank(s)" in verdict.summary

@@ -252,7 +252,9 @@ class JobRecoveryController:
         if s.phase is JobPhase.RUNNING:
             seen = assess(watch.progress, now, self.settings.health)
             if seen.condition is not Condition.HUNG:  # the library's watchdog may know sooner
-                seen = raised_hang(watch.findings(), watch.activity(s.nodes)) or seen
+                ranks = watch.progress.reports.keys()
+                raised = raised_hang(watch.findings(), watch.activity(s.nodes), ranks, now)
+                seen = raised or seen
             if seen.condition is Condition.HUNG:
                 return self._open(w, watch, IncidentKind.HANG, seen, policy, dry, now, changes)
             return self._observe(w, seen, policy, dry, now, changes)

@@ -14,8 +14,8 @@ hardware recovery caps such signals at suspect until a second one comes (its pol
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+from collections.abc import Collection, Iterable, Sequence
+from datetime import datetime, timedelta
 
 from autorecover.controllers.jobs.records import WatchedJob
 from autorecover.domain.hangs import standing
@@ -33,6 +33,7 @@ from autorecover.domain.records import (
 from autorecover.domain.signals import NodeSignal, Probe
 
 HANG_WEIGHT = 60  # as attribution's own "progress stopped first" finding
+HANG_GATHER_S = 30.0  # for the other ranks' hang records (the library polls every 5 s)
 STRAGGLER_WEIGHT = 60
 _NO_STEP = frozenset({NodeAction.NONE, NodeAction.MONITOR, NodeAction.RESTART_APP})
 
@@ -88,21 +89,33 @@ def hang_findings(assessment: Assessment) -> list[Finding]:
     ]
 
 
-def raised_hang(findings: Sequence[Finding], activity: Sequence[Activity]) -> Assessment | None:
+def raised_hang(
+    findings: Sequence[Finding],
+    activity: Sequence[Activity],
+    ranks: Collection[int],
+    now: datetime,
+) -> Assessment | None:
     """Hung now, when the telemetry library's watchdog says so and no progress came since.
 
     The library raises a hang only past its own threshold of silence, learned from the job's
     pace like the health assessment's, so waiting out the assessment's longer floor as well
-    would only keep the GPUs idle; attribution reads the same records (`domain.hangs`)."""
+    would only keep the GPUs idle; attribution reads the same records (`domain.hangs`). Each
+    rank's watchdog wakes on its own poll, so the hang is called once every rank that reported
+    progress (`ranks`) has its record in, or `HANG_GATHER_S` after the first: the stacks that
+    place the stall are the late ranks' too."""
     raised = standing(findings, activity)
     if not raised:
         return None
-    ranks = len({(f.node, f.rank) for f in raised})
+    first = min(f.at for f in raised if f.at is not None)
+    missing = set(ranks) - {f.rank for f in raised}
+    if missing and now - first < timedelta(seconds=HANG_GATHER_S):
+        return None
+    count = len({(f.node, f.rank) for f in raised})
     progressed = [a.last_progress_at for a in activity if a.last_progress_at is not None]
-    since = max(progressed) if progressed else min(f.at for f in raised if f.at is not None)
+    since = max(progressed) if progressed else first
     return Assessment(
         Condition.HUNG,
-        f"the telemetry library's watchdog on {ranks} rank(s) saw no progress past its "
+        f"the telemetry library's watchdog on {count} rank(s) saw no progress past its "
         "threshold, and none came since",
         since=since,
     )
