@@ -19,6 +19,7 @@ from autorecover.parsing.telemetry_evidence import (
     HANDLED,
     HANG,
     INTERRUPTED,
+    UNCAUGHT,
     record_findings,
     records_in,
     replacing,
@@ -119,7 +120,7 @@ def test_handled_errors_decide_nothing_and_a_threads_uncaught_one_counts(
     rank.raises(OSError("stale file handle"), uncaught=True, thread="loader-0")
     found = record_findings(scanner, "cpu-n02", records_in(rank.data()))
     assert [(f.signal, f.blame, f.weight) for f in found] == [
-        (HANDLED, Blame.INFO, 0), (ERROR, Blame.APPLICATION, 50)]  # fmt: skip
+        (HANDLED, Blame.INFO, 0), (UNCAUGHT, Blame.APPLICATION, 50)]  # fmt: skip
     assert found[1].text.startswith("uncaught in thread loader-0 error record: rank 3")
 
 

@@ -6,9 +6,10 @@ That is a traceback's evidence plus what a traceback lacks: rank, node and time.
 (`type: message`, else the final lines of the exceptions chained in its traceback) is read by
 the catalog like any line, so a CUDA OOM stays the application's, a gloo or NCCL error stays
 a symptom and an XID stays a hardware line; an exception the catalog does not know is the
-application's own (`telemetry.fatal_error`, as heavy as a traceback's last line). A handled
-error (neither flag) is kept as `telemetry.handled_error` and decides nothing; a
-KeyboardInterrupt or SystemExit is a stop from outside (`telemetry.interrupted`), not a fault.
+application's own (`telemetry.fatal_error`, or `telemetry.uncaught_error` for a thread's, as
+heavy as a traceback's last line). A handled error (neither flag) is kept as
+`telemetry.handled_error` and decides nothing; a KeyboardInterrupt or SystemExit is a stop
+from outside (`telemetry.interrupted`), not a fault.
 
 A `hang` record is the library's watchdog saying the rank made no progress for longer than
 its threshold: `telemetry.hang`, a symptom too light to count as a collective complaint
@@ -31,6 +32,7 @@ MARKERS = (b'{"telemetry"', b"[type=")
 # The lines worth a second read of a whole file: the library's compact JSON, NVIDIA's hang.
 EVIDENCE_MARKERS = (b'"event":"error"', b'"event":"hang"', b"event.name=hang")
 ERROR = "telemetry.fatal_error"
+UNCAUGHT = "telemetry.uncaught_error"  # in a thread other than the main one: the process lives
 HANDLED = "telemetry.handled_error"
 INTERRUPTED = "telemetry.interrupted"
 HANG = "telemetry.hang"
@@ -105,7 +107,7 @@ def _error(scanner: Scanner, node: str, line: int, rec: TelemetryRecord) -> list
                         f.node_action, rec.ts, rec.rank, (*f.details, *details))
                 for f in matched
             ]  # fmt: skip
-    return [finding(ERROR, Blame.APPLICATION, ERROR_WEIGHT)]
+    return [finding(ERROR if fatal else UNCAUGHT, Blame.APPLICATION, ERROR_WEIGHT)]
 
 
 def _chained(traceback: str | None) -> list[str]:
