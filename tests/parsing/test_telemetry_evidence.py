@@ -148,7 +148,24 @@ def test_the_records_replace_what_the_raw_json_line_matched(scanner: Scanner) ->
         (4, True), (5, False)]  # fmt: skip
 
 
-def test_nvidia_records_and_other_events_are_left_to_the_scanner(scanner: Scanner) -> None:
+def test_the_nvidia_form_of_a_hang_record_counts_too(scanner: Scanner) -> None:
+    out = telemetry.MemoryOutput()
+    t = [0.0]
+    rec = telemetry.init(
+        output=out, env=ENV, hostname="gpu-b02", background=False, install_hooks=False,
+        hang=telemetry.HangPolicy(floor_s=5.0, warmup_s=0.0, warmup_steps=0),
+        clock=lambda: t[0], wall_clock=lambda: EPOCH_S + t[0], formats=("nvidia",),
+    )  # fmt: skip
+    rec.step(7)
+    t[0] = 60.0
+    assert rec.watchdog is not None and rec.watchdog.check(t[0]) is not None
+    rec.flush()
+    data = "".join(f"{line}\n" for line in out.lines).encode()
+    [f] = record_findings(scanner, "cpu-n02", records_in(data))
+    assert (f.signal, f.rank, f.detail("idle_s"), f.detail("threshold_s")) == (HANG, 3, "60", "5")
+
+
+def test_nvidia_errors_and_other_events_are_left_to_the_scanner(scanner: Scanner) -> None:
     nvidia = b'[type=error | event.name=error | event.exception_type="ValueError"]\n'
     assert record_findings(scanner, "n0", records_in(nvidia)) == []
     assert record_findings(scanner, "n0", records_in(Rank().data())) == []  # init, step, summary

@@ -59,12 +59,11 @@ def records_in(
 def record_findings(
     scanner: Scanner, node: str, records: Iterable[tuple[int, TelemetryRecord]]
 ) -> list[Finding]:
-    """The findings of `node`'s `error` and `hang` records (autorecover format)."""
+    """The findings of `node`'s `error` records (autorecover format: NVIDIA's carry no fatal
+    flag, so their raw lines are read as before) and `hang` records (either format)."""
     out: list[Finding] = []
     for line, rec in records:
-        if rec.format != "autorecover":
-            continue  # NVIDIA's records carry no fatal flag: their raw lines are read as before
-        if rec.event == "error":
+        if rec.event == "error" and rec.format == "autorecover":
             out.extend(_error(scanner, node, line, rec))
         elif rec.event == "hang":
             out.append(_hang(node, line, rec))
@@ -123,11 +122,12 @@ def _chained(traceback: str | None) -> list[str]:
 
 
 def _hang(node: str, line: int, rec: TelemetryRecord) -> Finding:
-    idle = rec.get_float("idle_s")
-    threshold = rec.get_float("threshold_s")
+    metrics = "" if rec.format == "autorecover" else "event.metrics."
+    idle = rec.get_float(f"{metrics}idle_s")
+    threshold = rec.get_float(f"{metrics}threshold_s")
     quiet = f"made no progress for {idle:.0f} s" if idle is not None else "made no progress"
     limit = f" (the library's threshold: {threshold:.0f} s)" if threshold is not None else ""
-    where = " inside a checkpoint" if rec.get_bool("in_checkpoint") else ""
+    where = " inside a checkpoint" if rec.get_bool(f"{metrics}in_checkpoint") else ""
     details = [("telemetry", "hang")]
     details += [("idle_s", f"{idle:g}")] if idle is not None else []
     details += [("threshold_s", f"{threshold:g}")] if threshold is not None else []
