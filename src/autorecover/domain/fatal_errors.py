@@ -22,7 +22,10 @@ from dataclasses import replace
 
 from autorecover.domain.records import Blame, Finding
 
-FIRST_FATAL_WEIGHT = 70  # above a generic traceback line (50), below a specific app signal
+# Above a generic traceback line (50), so it is decisive and cited first; below the weight
+# job recovery calls strong application evidence (JobPolicy.weak_evidence_below, 70): a plain
+# exception, recorded or printed, still earns its one confirmation retry.
+FIRST_FATAL_WEIGHT = 60
 FIRST_FATAL = "the job's first fatal error"  # its `context` detail, quoted in the summary
 
 
