@@ -154,6 +154,26 @@ KNOWN_MISSES: dict[str, str] = {
         "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
         "the cause open (unknown)"
     ),
+    "app-ci-cpu-job-unrequested-gpu-cuda-error-999-init": (
+        "CUDA_ERROR_UNKNOWN (999) at initialisation is the driver's or the job's by its text; "
+        "that an old CUDA package in the job caused it is in the thread, not in the lines"
+    ),
+    "app-llamafactory-sigbus-every-rank-slurm-memory": (
+        "SIGBUS on every rank reads as an unexplained crash (unknown); the maintainer's 'memory "
+        "overflow' is in the thread, not in the lines"
+    ),
+    "tr-slurmstepd-execve-slurm-script-missing-gpu-nodes": (
+        "slurmstepd failing to exec the batch script it spooled itself is not catalogued: no "
+        "recognised line"
+    ),
+    "tr-webdataset-gsutil-stream-connection-reset-mid-epoch": (
+        "a bare 'OSError: Connection reset by peer.' reads as the job's exception; zstd's "
+        "premature end on stdin (the cut download) is not catalogued"
+    ),
+    "unknown-nccl-ib-status12-then-status5-vendor249-both-ends": (
+        "both ends of one RoCE connection timing out and naming each other read as the fabric "
+        "(transient, no node named); the thread left the cause open (unknown)"
+    ),
 }
 
 
