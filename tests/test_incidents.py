@@ -162,14 +162,6 @@ KNOWN_MISSES: dict[str, str] = {
         "SIGBUS on every rank reads as an unexplained crash (unknown); the maintainer's 'memory "
         "overflow' is in the thread, not in the lines"
     ),
-    "tr-slurmstepd-execve-slurm-script-missing-gpu-nodes": (
-        "slurmstepd failing to exec the batch script it spooled itself is not catalogued: no "
-        "recognised line"
-    ),
-    "tr-webdataset-gsutil-stream-connection-reset-mid-epoch": (
-        "a bare 'OSError: Connection reset by peer.' reads as the job's exception; zstd's "
-        "premature end on stdin (the cut download) is not catalogued"
-    ),
     "unknown-nccl-ib-status12-then-status5-vendor249-both-ends": (
         "both ends of one RoCE connection timing out and naming each other read as the fabric "
         "(transient, no node named); the thread left the cause open (unknown)"
