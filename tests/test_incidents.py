@@ -106,10 +106,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a cuDNN execution failure on one machine: either way by its text; the thread's "
         "hardware reading rests on the reporter's guess"
     ),
-    "hw-devices-unavailable-one-nid-mpich-abort": (
-        "'CUDA-capable device(s) is/are busy or unavailable' on one node alone stays below the "
-        "naming threshold; the thread named the node from other jobs' failures"
-    ),
     "hw-flaky-node-segfault-only-srun-slurm": (
         "a bare segfault on one node reads as an unexplained crash (unknown); the thread "
         "established the node from repeated failures"

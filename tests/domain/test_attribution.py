@@ -135,6 +135,23 @@ def test_no_usable_gpu_on_one_node_alone_names_nobody() -> None:
     assert v.suspect_nodes == ()
 
 
+def test_no_usable_gpu_on_only_one_node_whose_ranks_stop_names_it() -> None:
+    # n2's ranks abort at start-up (cudaSetDevice: busy or unavailable); the others, which
+    # started the same code on GPUs that answered, wait on it and time out.
+    fs = [f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 1, source=Source.LOGS)]
+    fs.extend(timeout(n, 31) for n in NODES if n != "n2")
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
+def test_no_usable_gpu_on_two_nodes_or_a_single_node_job_names_nobody() -> None:
+    two = [f("cuda.device_unavailable", n, Blame.HARDWARE, 50, 1, source=Source.LOGS)
+           for n in ("n2", "n3")]  # fmt: skip
+    assert attribute(job(), two, [], RULES).suspect_nodes == ()
+    one = [f("cuda.device_unavailable", "n1", Blame.HARDWARE, 50, 1, source=Source.LOGS)]
+    assert attribute(job(nodes=("n1",)), one, [], RULES).suspect_nodes == ()
+
+
 def test_xid45_alone_is_teardown_and_decides_nothing() -> None:
     fs = [f("xid.45", "n2", Blame.HARDWARE, 60, 100), timeout("n1", 99)]
     v = attribute(job(), fs, [], RULES)
