@@ -154,10 +154,6 @@ KNOWN_MISSES: dict[str, str] = {
         "CUDA_ERROR_UNKNOWN (999) at initialisation is the driver's or the job's by its text; "
         "that an old CUDA package in the job caused it is in the thread, not in the lines"
     ),
-    "app-llamafactory-sigbus-every-rank-slurm-memory": (
-        "SIGBUS on every rank reads as an unexplained crash (unknown); the maintainer's 'memory "
-        "overflow' is in the thread, not in the lines"
-    ),
     "unknown-nccl-ib-status12-then-status5-vendor249-both-ends": (
         "both ends of one RoCE connection timing out and naming each other read as the fabric "
         "(transient, no node named); the thread left the cause open (unknown)"

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction, Source
 
@@ -37,6 +38,16 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
 NO_USABLE_GPU = "cuda.device_unavailable"
 ONE_NODE_NO_GPU_WEIGHT = 65
 COMPLAINT_WEIGHT = 20  # a collective symptom (a lost peer, a timeout), as in shape.py
+
+# SIGBUS is Linux's answer to an access past the end of a mapped file or shared-memory object,
+# or to a page the kernel poisoned after a memory error (which it logs: "Memory failure: ...",
+# an MCE, EDAC or APEI line). Several processes of one node dying of it together, with no such
+# line from that node's kernel, touched a mapping they share (a /dev/shm too small or full, a
+# file truncated under them): the job's data or container configuration, not the node.
+CRASH = "process.crashed"
+MEMORY_ERRORS = frozenset({"kernel.memory_failure", "mce.fatal", "edac.uncorrected",
+                           "ghes.uncorrected"})  # fmt: skip
+SIGBUS_TOGETHER = timedelta(minutes=1)
 
 # Outside-service refusals that the job's own request volume causes: a rate limit hit from
 # every node of a job at once is the job's many ranks asking at once (a retry asks again).
@@ -102,6 +113,7 @@ def in_context(
     }
     everywhere = _on_every_node(job, kept, DEVICE_OR_SOFTWARE_SIGNALS | VOLUME_SIGNALS)
     alone = _on_one_node_only(job, kept, NO_USABLE_GPU)
+    shared_mapping = _sigbus_together(kept)
     out: list[Finding] = []
     for f in kept:
         number = xid_number(f)
@@ -113,6 +125,9 @@ def in_context(
             elif f.signal == NO_USABLE_GPU and f.node == alone and f.blame is Blame.HARDWARE:
                 note = "the only node of the job without a usable GPU"
                 f = _reread(f, Blame.HARDWARE, ONE_NODE_NO_GPU_WEIGHT, f.node_action, note)
+            elif f.node in shared_mapping and _is_sigbus(f):
+                note = "SIGBUS in several processes at once, no memory error: a shared mapping"
+                f = _reread(f, Blame.APPLICATION, 55, NodeAction.NONE, note)
             elif _overfull_barrier(f):
                 f = _reread(f, Blame.APPLICATION, 70, NodeAction.NONE, "more workers than ranks")
             out.append(f)
@@ -156,6 +171,29 @@ def _on_one_node_only(job: JobRecord, findings: Sequence[Finding], signal: str) 
         for f in findings
     )
     return None if went_on else node
+
+
+def _is_sigbus(f: Finding) -> bool:
+    return f.signal == CRASH and (
+        f.detail("number") == "7" or "Bus error" in (f.detail("signal"), f.detail("fatal"))
+    )
+
+
+def _sigbus_together(findings: Sequence[Finding]) -> set[str]:
+    """Nodes where at least two processes died of SIGBUS within a minute of each other and the
+    node's kernel logged no memory error."""
+    nodes: set[str] = set()
+    by_node: dict[str, list[Finding]] = {}
+    for f in findings:
+        if _is_sigbus(f):
+            by_node.setdefault(f.node, []).append(f)
+    for node, crashes in by_node.items():
+        if len(crashes) < 2 or any(f.node == node and f.signal in MEMORY_ERRORS for f in findings):
+            continue
+        times = sorted(f.at for f in crashes if f.at is not None)
+        if len(times) < len(crashes) or any(b - a <= SIGBUS_TOGETHER for a, b in pairwise(times)):
+            nodes.add(node)
+    return nodes
 
 
 def _still_holds(f: Finding, findings: Sequence[Finding], window: Window) -> bool:
