@@ -135,6 +135,41 @@ def test_no_usable_gpu_on_one_node_alone_names_nobody() -> None:
     assert v.suspect_nodes == ()
 
 
+def test_no_usable_gpu_on_only_one_node_whose_ranks_stop_names_it() -> None:
+    # n2's ranks abort at start-up (cudaSetDevice: busy or unavailable); the others, which
+    # started the same code on GPUs that answered, wait on it and time out.
+    fs = [f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 1, source=Source.LOGS)]
+    fs.extend(timeout(n, 31) for n in NODES if n != "n2")
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
+def test_no_usable_gpu_on_two_nodes_or_a_single_node_job_names_nobody() -> None:
+    two = [f("cuda.device_unavailable", n, Blame.HARDWARE, 50, 1, source=Source.LOGS)
+           for n in ("n2", "n3")]  # fmt: skip
+    assert attribute(job(), two, [], RULES).suspect_nodes == ()
+    one = [f("cuda.device_unavailable", "n1", Blame.HARDWARE, 50, 1, source=Source.LOGS)]
+    assert attribute(job(nodes=("n1",)), one, [], RULES).suspect_nodes == ()
+
+
+def sigbus(node: str, minutes: float) -> Finding:
+    return f("process.crashed", node, Blame.SYMPTOM, 45, minutes, source=Source.LOGS,
+             details=(("number", "7"),))  # fmt: skip
+
+
+def test_sigbus_in_several_processes_at_once_is_a_shared_mapping_the_jobs() -> None:
+    v = attribute(job(nodes=("n1",)), [sigbus("n1", 30), sigbus("n1", 30.1)], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+
+
+def test_one_sigbus_or_one_beside_a_memory_error_is_not_the_jobs() -> None:
+    one = attribute(job(nodes=("n1",)), [sigbus("n1", 30)], [], RULES)
+    assert one.cause is Cause.UNKNOWN
+    poisoned = [sigbus("n1", 30), sigbus("n1", 30.1),
+                f("kernel.memory_failure", "n1", Blame.HARDWARE, 55, 29.9)]  # fmt: skip
+    assert attribute(job(nodes=("n1",)), poisoned, [], RULES).cause is not Cause.APPLICATION
+
+
 def test_xid45_alone_is_teardown_and_decides_nothing() -> None:
     fs = [f("xid.45", "n2", Blame.HARDWARE, 60, 100), timeout("n1", 99)]
     v = attribute(job(), fs, [], RULES)

@@ -35,6 +35,7 @@ REQUIRED: dict[str, Blame] = {
     "service.wandb_init_timeout": Blame.TRANSIENT,
     "service.mlflow_request_failed": Blame.TRANSIENT,
     "service.stream_disconnected": Blame.TRANSIENT,
+    "service.stream_truncated": Blame.TRANSIENT,
     # the service refuses the job's own request: configuration
     "service.access_denied": Blame.APPLICATION,
     "service.not_found": Blame.APPLICATION,
@@ -187,6 +188,18 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "'Connection reset by peer'))",
         {},
     ),
+    (  # webdataset/webdataset issue #112 (the exception a streamed shard's pipe ended with)
+        "service.socket_error",
+        "Epoch 0: : 371it [2:20:27, 22.72s/it, loss=5.85, v_num=19r8]OSError: Connection reset by "
+        "peer.",
+        {},
+    ),
+    (  # webdataset/webdataset issue #112 (zstd decompressing the shard the pipe cut short)
+        "service.stream_truncated",
+        "Epoch 0: : 380it [2:23:57, 22.73s/it, loss=5.82, v_num=19r8]/*stdin*\\ : Read error (39) "
+        ": premature end ",
+        {},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -228,6 +241,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "service.dns_unknown_host",
         "socket.gaierror: [Errno -3] Temporary failure in name resolution",
     ),
+    # a truncated compressed *file* is the data's problem, not a cut download
+    ("service.stream_truncated", "shard-000123.tar.zst : Read error (39) : premature end "),
     # W&B's ordinary progress lines
     ("*", "wandb: Syncing run eternal-sun-12"),
     ("*", "wandb: Tracking run with wandb version 0.16.0"),

@@ -6,7 +6,8 @@ every node of a job is the application, XID 154 follows the driver's recovery-ac
 NVLink5 XIDs marked non-fatal in their own text decide nothing, and an ECC error the driver
 contained (XID 94, no 48/64/95/140) is the application's to retry, not the node's. A CUDA
 error that may be the device or the software (a launch timeout, no usable GPU) on every node
-of a job at once is the software.
+of a job at once is the software; CUDA finding no usable GPU on one node of a multi-node job,
+and on no other, is that node's.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from itertools import pairwise
 
-from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction
+from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction, Source
 
 # Hardware faults shortly before the start can still explain a failure at start-up.
 LEAD_IN = timedelta(minutes=15)
@@ -29,6 +31,23 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "cuda.launch_timeout", "cuda.device_unavailable", "cuda.launch_failure", "cuda.unknown_error",
     "cuda.library_execution_failed", "cuda.setup_either",
 })  # fmt: skip
+
+# CUDA finding no usable GPU (busy, none visible, not ready) is the node's GPUs or driver stack
+# when one node of a multi-node job says it and the others do not: they started the same code
+# on GPUs that answered, which is the corroboration the text alone lacks.
+NO_USABLE_GPU = "cuda.device_unavailable"
+ONE_NODE_NO_GPU_WEIGHT = 65
+COMPLAINT_WEIGHT = 20  # a collective symptom (a lost peer, a timeout), as in shape.py
+
+# SIGBUS is Linux's answer to an access past the end of a mapped file or shared-memory object,
+# or to a page the kernel poisoned after a memory error (which it logs: "Memory failure: ...",
+# an MCE, EDAC or APEI line). Several processes of one node dying of it together, with no such
+# line from that node's kernel, touched a mapping they share (a /dev/shm too small or full, a
+# file truncated under them): the job's data or container configuration, not the node.
+CRASH = "process.crashed"
+MEMORY_ERRORS = frozenset({"kernel.memory_failure", "mce.fatal", "edac.uncorrected",
+                           "ghes.uncorrected"})  # fmt: skip
+SIGBUS_TOGETHER = timedelta(minutes=1)
 
 # Outside-service refusals that the job's own request volume causes: a rate limit hit from
 # every node of a job at once is the job's many ranks asking at once (a retry asks again).
@@ -93,6 +112,8 @@ def in_context(
         and not any(x in HARD_MEMORY_XIDS for x in xs)
     }
     everywhere = _on_every_node(job, kept, DEVICE_OR_SOFTWARE_SIGNALS | VOLUME_SIGNALS)
+    alone = _on_one_node_only(job, kept, NO_USABLE_GPU)
+    shared_mapping = _sigbus_together(kept)
     out: list[Finding] = []
     for f in kept:
         number = xid_number(f)
@@ -101,6 +122,12 @@ def in_context(
                 f = _reread(f, Blame.TRANSIENT, 60, NodeAction.NONE, "contained by the driver")
             elif f.signal in everywhere:
                 f = _reread(f, Blame.APPLICATION, 60, NodeAction.NONE, "on every node: the job's")
+            elif f.signal == NO_USABLE_GPU and f.node == alone and f.blame is Blame.HARDWARE:
+                note = "the only node of the job without a usable GPU"
+                f = _reread(f, Blame.HARDWARE, ONE_NODE_NO_GPU_WEIGHT, f.node_action, note)
+            elif f.node in shared_mapping and _is_sigbus(f):
+                note = "SIGBUS in several processes at once, no memory error: a shared mapping"
+                f = _reread(f, Blame.APPLICATION, 55, NodeAction.NONE, note)
             elif _overfull_barrier(f):
                 f = _reread(f, Blame.APPLICATION, 70, NodeAction.NONE, "more workers than ranks")
             out.append(f)
@@ -121,6 +148,52 @@ def _on_every_node(
         if f.signal in signals:
             nodes_by_signal.setdefault(f.signal, set()).add(f.node)
     return {s for s, nodes in nodes_by_signal.items() if nodes >= set(job.nodes)}
+
+
+def _on_one_node_only(job: JobRecord, findings: Sequence[Finding], signal: str) -> str | None:
+    """The one node of a multi-node job whose job output carries `signal`, when no other does
+    and the node's ranks did not go on to wait on their peers like the rest (a rank that
+    complains of a lost peer afterwards had a GPU to run on)."""
+    if len(job.nodes) < 2:
+        return None
+    hits = [f for f in findings if f.signal == signal and f.source is Source.LOGS]
+    nodes = {f.node for f in hits}
+    if len(nodes) != 1:
+        return None
+    node = nodes.pop()
+    first = min((f.at for f in hits if f.at is not None), default=None)
+    went_on = any(
+        f.node == node
+        and f.source is Source.LOGS
+        and f.blame is Blame.SYMPTOM
+        and f.weight >= COMPLAINT_WEIGHT
+        and (first is None or f.at is None or f.at > first)
+        for f in findings
+    )
+    return None if went_on else node
+
+
+def _is_sigbus(f: Finding) -> bool:
+    return f.signal == CRASH and (
+        f.detail("number") == "7" or "Bus error" in (f.detail("signal"), f.detail("fatal"))
+    )
+
+
+def _sigbus_together(findings: Sequence[Finding]) -> set[str]:
+    """Nodes where at least two processes died of SIGBUS within a minute of each other and the
+    node's kernel logged no memory error."""
+    nodes: set[str] = set()
+    by_node: dict[str, list[Finding]] = {}
+    for f in findings:
+        if _is_sigbus(f):
+            by_node.setdefault(f.node, []).append(f)
+    for node, crashes in by_node.items():
+        if len(crashes) < 2 or any(f.node == node and f.signal in MEMORY_ERRORS for f in findings):
+            continue
+        times = sorted(f.at for f in crashes if f.at is not None)
+        if len(times) < len(crashes) or any(b - a <= SIGBUS_TOGETHER for a, b in pairwise(times)):
+            nodes.add(node)
+    return nodes
 
 
 def _still_holds(f: Finding, findings: Sequence[Finding], window: Window) -> bool:
