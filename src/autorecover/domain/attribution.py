@@ -15,7 +15,7 @@ The reasoning, in order:
    node's own timeout); otherwise a transient cause (preemption, eviction, a collective
    timeout with no hardware behind it). A running job whose ranks' telemetry library raised a
    hang, with no progress since, hangs (`hangs.py`): transient, requeue, naming where the
-   stacks place it. Otherwise unknown.
+   stacks and the flight recorders place it. Otherwise unknown.
 6. The job's earlier attempts (`history.py`) may turn a repeated failure into `application`.
 """
 
@@ -34,7 +34,7 @@ from autorecover.domain.clearing import (
 from autorecover.domain.context import in_context
 from autorecover.domain.desync import collective_desync
 from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
-from autorecover.domain.hangs import raised_reason, standing
+from autorecover.domain.hangs import OUTLIERS, raised_reason, standing
 from autorecover.domain.history import Attempt, recall
 from autorecover.domain.records import (
     ACTION_FOR_CAUSE,
@@ -63,7 +63,6 @@ APPLICATION_THRESHOLD = 50
 TRANSIENT_THRESHOLD = 50
 # An application error this much earlier than the first hardware line came first.
 APP_BEFORE_HW = timedelta(minutes=2)
-STACK_OUTLIER = "hang.stack_outlier"  # domain/hangs.py: a rank outside the others' collective
 HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
 MAX_EVIDENCE = 8
@@ -153,7 +152,7 @@ def _decide(
     suspects = cleared(job, seen, cases, _suspects(hw, app))
     if hang is not None and not suspects:
         suspects = cleared(job, seen, cases, hang.suspects)
-    outliers = [f for f in seen if f.signal == STACK_OUTLIER]
+    outliers = [f for f in seen if f.signal in OUTLIERS]
     if not suspects and not app:
         suspects = corroborated_outliers(job, outliers, seen)
     if fabric_wide(job, suspects, cases):

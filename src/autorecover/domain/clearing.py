@@ -4,8 +4,8 @@
   job's) is the fabric they share, not that many adapters.
 * **Cleared.** A node the cloud reclaimed, with only second-hand evidence against it; a node
   that merely stopped first while the job was stalled on shared storage.
-* **Hang-stack outliers** (`domain/hangs.py`) name their node only with a hardware line of
-  its own, and never on more than a third of the nodes.
+* **Hang outliers** (`domain/hangs.py`: by the stacks or by the flight recorder) name their
+  node only with a hardware line of its own, and never on more than a third of the nodes.
 
 Pure functions of the findings; `domain/attribution.py` uses them.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from autorecover.domain.hangs import COLLECTIVE_OUTLIER, STACK_OUTLIER
 from autorecover.domain.records import Blame, Finding, JobRecord
 from autorecover.domain.shape import family
 
@@ -93,8 +94,9 @@ def cleared(
 def corroborated_outliers(
     job: JobRecord, outliers: Sequence[Finding], seen: Sequence[Finding]
 ) -> list[str]:
-    """Nodes of ranks the hang stacks single out that also show a hardware line of their own
-    (any weight): the stall sits there. Never more than a third of the job's nodes."""
+    """Nodes of ranks the hang stacks or flight recorders single out that also show a hardware
+    line of their own (any weight): the stall sits there. Never more than a third of the
+    job's nodes."""
     nodes = sorted({f.node for f in outliers})
     if not nodes or len(nodes) * 3 > len(job.nodes):
         return []
@@ -106,8 +108,17 @@ def corroborated_outliers(
 
 
 def outlier_reason(outliers: Sequence[Finding]) -> str:
-    ranks = ", ".join(
-        f"rank {f.rank} on {f.node}" + (f" in {f.detail('where')}" if f.detail("where") else "")
-        for f in outliers[:3]
-    )
-    return f"the hang stacks single out {ranks}: the others wait for it in a collective"
+    """Which ranks the hang stacks and the flight recorders single out, in words."""
+    parts = []
+    stacks = [f for f in outliers if f.signal == STACK_OUTLIER][:3]
+    if stacks:
+        ranks = ", ".join(
+            f"rank {f.rank} on {f.node}" + (f" in {f.detail('where')}" if f.detail("where") else "")
+            for f in stacks
+        )
+        parts.append(f"the hang stacks single out {ranks}: the others wait for it in a collective")
+    flight = [f for f in outliers if f.signal == COLLECTIVE_OUTLIER][:3]
+    if flight:
+        ranks = ", ".join(f"rank {f.rank} on {f.node} ({f.detail('where')})" for f in flight)
+        parts.append(f"the flight recorder singles out {ranks}")
+    return "; ".join(parts)

@@ -9,6 +9,12 @@ ranks sit in autograd's backward engine, whose C++ hooks run the gradient collec
 every rank waits in the same collective, no rank is outside it: the stall is below Python
 (NCCL, the network, a GPU), and the stacks name no rank.
 
+Where torch runs with its flight recorder, the records also say where each rank's collectives
+stand (`domain/collectives.py` compares them): the rank that never entered the collective the
+others wait in, or that is in another op at the same sequence id. Both views are evidence
+(`hang.stack_outlier`, `hang.collective_outlier`); a rank both name is cited with more weight
+and the agreement said, and where they differ the finding and the summary say how.
+
 The records also say *that* the job hangs: the library writes one only past its own threshold
 of silence, learned from the job's pace, so a hang record with no progress after it
 (`standing`) is a hang now, without the engine's own, longer wait (`raised_reason` says what
@@ -23,9 +29,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from autorecover.domain.collectives import CollectiveLocation, GroupState, Outlier, compare
 from autorecover.domain.records import Activity, Blame, Finding, Source
 
 # The frames a rank that waits for its peers is in: torch.distributed's collectives and
@@ -49,6 +56,10 @@ BACKWARD = "backward (DDP/FSDP gradient collectives)"  # what the waiting ranks 
 # Frames that say nothing about where the program is (decorators, the logging wrapper).
 WRAPPER_FUNCTIONS = frozenset({"wrapper", "inner", "_fn", "decorate_context", "__call__"})
 OUTLIER_WEIGHT = 45  # a symptom: it says where, not what broke
+AGREED_WEIGHT = 55  # the stacks and the flight recorder name the same rank: still a symptom
+STACK_OUTLIER = "hang.stack_outlier"
+COLLECTIVE_OUTLIER = "hang.collective_outlier"
+OUTLIERS = frozenset({STACK_OUTLIER, COLLECTIVE_OUTLIER})
 RAISED = "telemetry.hang"  # a hang record of the library's (parsing/telemetry_evidence.py)
 
 
@@ -68,13 +79,14 @@ class Frame:
 
 @dataclass(frozen=True, slots=True)
 class RankStack:
-    """One rank's main-thread stack at its hang record."""
+    """One rank's main-thread stack at its hang record, and its flight-recorder summary."""
 
     node: str
     rank: int
     at: datetime | None
     line: int  # the hang record's line in the node's output (1-based)
     frames: tuple[Frame, ...]  # outermost first
+    collectives: tuple[GroupState, ...] = ()  # per process group; empty without a recorder
 
     @property
     def waiting(self) -> bool:
@@ -103,77 +115,176 @@ class RankStack:
 
 @dataclass(frozen=True, slots=True)
 class HangLocation:
-    """What the stacks say: the waiting majority and the ranks outside it."""
+    """What the stacks say (the waiting majority and the ranks outside it; all empty when the
+    stacks cannot tell) and what the flight recorders say (None without them)."""
 
     ranks: int
     waiting: tuple[RankStack, ...]
     outliers: tuple[RankStack, ...]
     common: str | None  # where the waiting ranks are, when they agree
+    collectives: CollectiveLocation | None = None
+    reporters: tuple[RankStack, ...] = ()  # the records the flight-recorder view comes from
 
     def summary(self) -> str:
         """One sentence a person can read."""
-        if not self.outliers:
+        parts = []
+        if self.waiting and not self.outliers:
             where = f" in {self.common}" if self.common else ""
-            return (
+            parts.append(
                 f"all {self.ranks} ranks with stacks wait{where}: none is outside the "
                 "collective, so the stall is below Python (NCCL, network or GPU)"
             )
-        named = ", ".join(f"rank {s.rank} on {s.node} in {s.place()}" for s in self.outliers)
+        elif self.outliers:
+            named = ", ".join(f"rank {s.rank} on {s.node} in {s.place()}" for s in self.outliers)
+            parts.append(
+                f"{named} never reached the collective that {len(self.waiting)} other "
+                f"rank{'s' if len(self.waiting) != 1 else ''} wait in"
+                f"{' (' + self.common + ')' if self.common else ''}"
+            )
+        if self.collectives is not None:
+            parts.append(f"flight recorder: {self.collectives.summary()}")
+        if (agreement := self.agreement()) is not None:
+            parts.append(agreement)
+        return "; ".join(parts)
+
+    def agreement(self) -> str | None:
+        """How the two views compare, when there are both; None otherwise."""
+        flight = self.collectives
+        if flight is None or not (self.waiting or self.outliers):
+            return None
+        by_stacks = {s.rank for s in self.outliers}
+        by_flight = {o.rank for o in flight.outliers}
+        if by_stacks and by_stacks == by_flight:
+            return "the stacks and the flight recorder agree"
+        if not by_stacks and not by_flight:
+            return "the stacks and the flight recorder agree: no rank is outside the collective"
+        if not by_stacks:
+            return (
+                "the stacks disagree: every rank with a stack is in a collective, so only the "
+                "flight recorder singles out " + _ranks(by_flight)
+            )
+        if not by_flight:
+            return (
+                "the flight recorder disagrees: it shows every rank inside the collective "
+                f"(the stacks name {_ranks(by_stacks)}, whose Python went on past it)"
+            )
         return (
-            f"{named} never reached the collective that {len(self.waiting)} other "
-            f"rank{'s' if len(self.waiting) != 1 else ''} wait in"
-            f"{' (' + self.common + ')' if self.common else ''}"
+            f"the stacks and the flight recorder disagree: the stacks name {_ranks(by_stacks)}, "
+            f"the flight recorder {_ranks(by_flight)}"
         )
+
+    def reporter(self, rank: int) -> RankStack | None:
+        """The record the flight-recorder view of ``rank`` comes from."""
+        return next((s for s in self.reporters if s.rank == rank), None)
 
 
 def locate(stacks: Sequence[RankStack]) -> HangLocation | None:
-    """Compare the ranks' stacks (the latest per rank); None when they cannot tell.
+    """Compare the ranks' stacks and flight-recorder summaries (the latest record per rank);
+    None when neither can tell.
 
-    Outliers are the ranks not waiting while at least two thirds of the ranks wait, so a
-    split job (half in one place, half in another) names nobody; a single rank outside while
+    Stack outliers are the ranks not waiting while at least two thirds of the ranks wait, so
+    a split job (half in one place, half in another) names nobody; a single rank outside while
     every other waits (two ranks: one waits for the other) is named too."""
+    reporters = _latest(s for s in stacks if s.collectives)
+    flight = compare({s.rank: s.collectives for s in reporters})
+    placed = _by_stacks(_latest(s for s in stacks if s.frames))
+    if placed is None and flight is None:
+        return None
+    ranks, waiting, outliers, common = placed or (0, (), (), None)
+    return HangLocation(ranks, waiting, outliers, common, flight, tuple(reporters))
+
+
+def _latest(stacks: Iterable[RankStack]) -> list[RankStack]:
+    """The latest record per rank, by rank."""
     latest: dict[int, RankStack] = {}
     for s in stacks:
-        if s.frames and (s.rank not in latest or s.line >= latest[s.rank].line):
+        if s.rank not in latest or s.line >= latest[s.rank].line:
             latest[s.rank] = s
-    if len(latest) < 2:
+    return sorted(latest.values(), key=lambda s: s.rank)
+
+
+def _by_stacks(
+    ranks: Sequence[RankStack],
+) -> tuple[int, tuple[RankStack, ...], tuple[RankStack, ...], str | None] | None:
+    """Ranks, the waiting ones, the ones outside and where the waiting are; None if unclear."""
+    if len(ranks) < 2:
         return None
-    ranks = sorted(latest.values(), key=lambda s: s.rank)
     waiting = tuple(s for s in ranks if s.waiting)
     others = tuple(s for s in ranks if not s.waiting)
     if not waiting:
         return None  # nobody waits: not a collective hang the stacks can place
-    common = _common(waiting)
     if others and len(waiting) * 3 < len(ranks) * 2 and len(others) > 1:
         return None  # no clear majority waiting (one rank outside is always the one waited for)
-    return HangLocation(ranks=len(ranks), waiting=waiting, outliers=others, common=common)
+    return len(ranks), waiting, others, _common(waiting)
 
 
 def stack_findings(location: HangLocation) -> list[Finding]:
-    """Evidence lines for the outlier ranks (symptoms: they say where, not what broke)."""
+    """Evidence lines for the ranks the stacks and the flight recorders single out (symptoms:
+    they say where, not what broke); a rank both name weighs more, and each line says how the
+    other view compares."""
+    flight = location.collectives
+    named = {o.rank: o for o in flight.outliers} if flight is not None else {}
     out = []
     for s in location.outliers:
         where = s.place()
+        agreed = named.get(s.rank)
         text = (
             f"hang stacks: rank {s.rank} on {s.node} is in {where} while "
             f"{len(location.waiting)} of {location.ranks} ranks wait"
             f"{' in ' + location.common if location.common else ''}"
         )
+        if agreed is not None:
+            text += f"; the flight recorder agrees: it {agreed.where()}"
+        elif flight is not None and flight.outliers:
+            text += f"; the flight recorder names {_ranks(set(named))} instead"
+        elif flight is not None:
+            text += f"; the flight recorder disagrees: {flight.summary()}"
         out.append(
-            Finding(
-                signal="hang.stack_outlier",
-                node=s.node,
-                source=Source.LOGS,
-                line=0,  # derived from the ranks' records; the outlier's own is in details
-                text=text,
-                blame=Blame.SYMPTOM,
-                weight=OUTLIER_WEIGHT,
-                at=s.at,
-                rank=s.rank,
-                details=(("record_line", str(s.line)), ("where", where)),
-            )
+            _outlier(STACK_OUTLIER, s, text, where, AGREED_WEIGHT if agreed else OUTLIER_WEIGHT)
         )
+    stacked = {s.rank: s for s in location.outliers}
+    for o in flight.outliers if flight is not None else ():
+        record = location.reporter(o.rank)
+        if record is None:
+            continue
+        text = f"flight recorder: rank {o.rank} on {record.node} {_said(o)}"
+        if o.rank in stacked:
+            text += f"; its stack agrees: in {stacked[o.rank].place()}"
+        elif location.outliers:
+            text += f"; the stacks name {_ranks(set(stacked))} instead"
+        elif location.waiting and record.waiting:
+            text += "; its stack is in a collective too, so the stacks alone do not single it out"
+        weight = AGREED_WEIGHT if o.rank in stacked else OUTLIER_WEIGHT
+        found = _outlier(COLLECTIVE_OUTLIER, record, text, o.where(), weight)
+        extra = (("group", o.group), ("seq", str(o.target.seq)), ("op", o.target.op or ""))
+        out.append(replace(found, details=found.details + extra))
     return out
+
+
+def _said(o: Outlier) -> str:
+    if o.kind == "mismatch":
+        return f"is {o.where()}"
+    return f"{o.where()}, which {o.waiting} of {o.members} ranks wait in"
+
+
+def _outlier(signal: str, s: RankStack, text: str, where: str, weight: int) -> Finding:
+    return Finding(
+        signal=signal,
+        node=s.node,
+        source=Source.LOGS,
+        line=0,  # derived from the ranks' records; the outlier's own is in details
+        text=text,
+        blame=Blame.SYMPTOM,
+        weight=weight,
+        at=s.at,
+        rank=s.rank,
+        details=(("record_line", str(s.line)), ("where", where)),
+    )
+
+
+def _ranks(ranks: set[int]) -> str:
+    ordered = sorted(ranks)
+    return ("rank " if len(ordered) == 1 else "ranks ") + ", ".join(map(str, ordered))
 
 
 def _own_code(frame: Frame) -> bool:
@@ -220,10 +331,14 @@ def raised_reason(raised: Sequence[Finding], outliers: Sequence[Finding]) -> str
     idle = max((float(f.detail("idle_s") or 0) for f in raised), default=0.0)
     limits = [float(t) for f in raised if (t := f.detail("threshold_s"))]
     limit = f" (its threshold: {min(limits):.0f} s)" if limits else ""
+    cited: dict[tuple[str, int | None], Finding] = {}
+    for f in sorted(outliers, key=lambda f: f.signal != STACK_OUTLIER):
+        cited.setdefault((f.node, f.rank), f)  # a rank both views name: its stack line says so
     where = (
-        "; ".join(f.text.removeprefix("hang stacks: ") for f in outliers[:3])
-        if outliers
-        else "the stacks single out no rank outside a collective (or there are none)"
+        "; ".join(f.text.removeprefix("hang stacks: ") for f in list(cited.values())[:3])
+        if cited
+        else "neither the stacks nor a flight recorder single out a rank outside a collective "
+        "(or there are none)"
     )
     return (
         f"hung: the telemetry library's watchdog on {len(ranks)} rank(s) on "

@@ -4,6 +4,12 @@ An autorecover `hang` record carries `stacks` as an object keyed by thread name 
 `stacks.<thread>`); the NVIDIA form carries it as one JSON string in `event.metrics.stacks`.
 Each stack is `traceback.format_stack` text. Only the main thread counts: it is the one that
 runs the training loop and its collectives.
+
+Where torch's flight recorder ran, the record also carries `collectives`, an object keyed by
+process group (flattened to `collectives.<group>.<field>`; one JSON string in
+`event.metrics.collectives` in the NVIDIA form): `seq`, `op`, `state` of the group's newest
+collective, `desc`, and the group's `enqueued`/`completed` sequence ids, which stand in for
+`seq` and `state` when the recorder's ring no longer holds the group's entries.
 """
 
 from __future__ import annotations
@@ -11,28 +17,76 @@ from __future__ import annotations
 import json
 import re
 
+from autorecover.domain.collectives import COMPLETED, GroupState
 from autorecover.domain.hangs import Frame, RankStack
-from autorecover.parsing.telemetry_records import TelemetryRecord
+from autorecover.parsing.telemetry_records import TelemetryRecord, Value
 
 MAIN_THREAD = "MainThread"
 MAX_FRAMES = 200
+MAX_GROUPS = 64
+MAX_TEXT = 200
 _FRAME = re.compile(r'File "([^"\n]{1,500})", line (\d{1,9}), in ([^\s]{1,200})')
 
 
 def rank_stack(node: str, line: int, record: TelemetryRecord) -> RankStack | None:
-    """The main thread's stack of one `hang` record; None if it has none."""
+    """The main thread's stack and the flight-recorder summary of one `hang` record; None if
+    it has neither."""
     if record.event != "hang":
         return None
-    text = _main_stack(record)
-    if text is None:
-        return None
+    text = _main_stack(record) or ""
     frames = tuple(Frame(m.group(1), int(m.group(2)), m.group(3)) for m in _FRAME.finditer(text))[
         -MAX_FRAMES:
     ]
-    if not frames:
+    groups = collectives(record)
+    if not frames and not groups:
         return None
     rank = record.rank if record.rank is not None else 0
-    return RankStack(node=node, rank=rank, at=record.ts, line=line, frames=frames)
+    return RankStack(node=node, rank=rank, at=record.ts, line=line, frames=frames,
+                     collectives=groups)  # fmt: skip
+
+
+def collectives(record: TelemetryRecord) -> tuple[GroupState, ...]:
+    """The `collectives` of a `hang` record, by group name; malformed entries are skipped."""
+    raw: dict[str, dict[str, Value]] = {}
+    for key, value in record.fields:
+        if key.startswith("collectives."):
+            group, _, field = key.removeprefix("collectives.").rpartition(".")
+            if group:
+                raw.setdefault(group, {})[field] = value
+    packed = record.get_str("event.metrics.collectives")
+    if packed is not None:
+        try:
+            decoded = json.loads(packed)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict):
+            for group, fields in decoded.items():
+                if isinstance(fields, dict):
+                    raw[str(group)] = {str(k): v for k, v in fields.items() if _scalar(v)}
+    out = []
+    for group in sorted(raw)[:MAX_GROUPS]:
+        fields = raw[group]
+        seq = _int(fields.get("seq"))
+        enqueued, completed = _int(fields.get("enqueued")), _int(fields.get("completed"))
+        seq = seq if seq is not None else enqueued
+        state = _text(fields.get("state"))
+        if state is None and seq is not None and completed is not None:
+            state = COMPLETED if completed >= seq else None
+        out.append(GroupState(group[:MAX_TEXT], seq, _text(fields.get("op")), state,
+                              _text(fields.get("desc"))))  # fmt: skip
+    return tuple(out)
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: object) -> str | None:
+    return value[:MAX_TEXT] if isinstance(value, str) and value else None
+
+
+def _scalar(value: object) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
 
 
 def _main_stack(record: TelemetryRecord) -> str | None:

@@ -278,7 +278,9 @@ class Recorder(Stepper):
     def _report_hang(self, report: HangReport) -> None:
         """Queue a ``hang`` record."""
         fields = {"idle_s": report.idle_s, "threshold_s": report.threshold_s,
-                  "in_checkpoint": report.in_checkpoint, "stacks": report.stacks}  # fmt: skip
+                  "in_checkpoint": report.in_checkpoint, "stacks": report.stacks,
+                  "collectives": report.collectives,
+                  "collectives_error": report.collectives_error}  # fmt: skip
         self._writer.submit(Record("hang", self._wall(), clean_fields(fields), step=report.step))
 
     def _drops_record(self, count: int, total: int) -> Record:

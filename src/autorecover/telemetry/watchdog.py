@@ -3,7 +3,9 @@
 The decision is ``HangPolicy.threshold_s`` (pure) and ``Watchdog.check(now)`` (one pass,
 driven by whatever clock the caller has): tests call ``check`` with a fake clock and never
 sleep; the background thread calls it every ``poll_s``. One record per stall: after a hang
-is reported the watchdog stays quiet until progress re-arms it.
+is reported the watchdog stays quiet until progress re-arms it. Besides every thread's stack,
+a report carries PyTorch's flight-recorder summary where torch runs with it
+(``flight_recorder.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+from autorecover.telemetry.flight_recorder import Collectives, read_collectives
+from autorecover.telemetry.records import Clean
 
 _log = logging.getLogger("autorecover.telemetry")
 MAX_STACK_CHARS = 400_000  # all threads together; a hang line must stay well under 1 MB
@@ -63,13 +68,16 @@ class ProgressView:
 
 @dataclass(frozen=True, slots=True)
 class HangReport:
-    """One detected stall: how long, against which threshold, and every thread's stack."""
+    """One detected stall: how long, against which threshold, every thread's stack and, where
+    PyTorch's flight recorder runs, where this rank's collectives stand (or why not known)."""
 
     idle_s: float
     threshold_s: float
     step: int | None
     in_checkpoint: bool
     stacks: dict[str, str] = field(default_factory=dict)
+    collectives: dict[str, Clean] | None = None
+    collectives_error: str | None = None
 
 
 class Watchdog:
@@ -83,12 +91,14 @@ class Watchdog:
         *,
         on_hang: Callable[[HangReport], None] | None = None,
         stacks: Callable[[], dict[str, str]] | None = None,
+        collectives: Callable[[], Collectives] = read_collectives,
     ) -> None:
         self.policy = policy
         self._progress = progress
         self._report = report
         self._on_hang = on_hang
         self._stacks = stacks or self._other_stacks
+        self._collectives = collectives
         self._armed_at: float | None = None
         self._fired = False
         self._stop = threading.Event()
@@ -108,12 +118,15 @@ class Watchdog:
         if idle < threshold:
             return None
         self._fired = True
+        found = self._flight_recorder()
         report = HangReport(
             idle_s=round(idle, 3),
             threshold_s=round(threshold, 3),
             step=view.iteration,
             in_checkpoint=view.in_checkpoint,
             stacks=self._stacks(),
+            collectives=found.groups,
+            collectives_error=found.error,
         )
         self.reports += 1
         self._report(report)
@@ -147,6 +160,13 @@ class Watchdog:
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout_s)
+
+    def _flight_recorder(self) -> Collectives:
+        """The flight-recorder summary; a failure is said in the record, never raised."""
+        try:
+            return self._collectives()
+        except Exception as exc:
+            return Collectives(error=f"{type(exc).__name__}: {exc}"[:200])
 
     def _other_stacks(self) -> dict[str, str]:
         """Every thread's stack but the watchdog's own (which only shows this code)."""
