@@ -114,6 +114,37 @@ CASES: tuple[Case, ...] = (
         "Nothing shows a hardware fault or an application error: requeue (from the last "
         "checkpoint) on the same nodes; the same hang again would be the job's own.",
     ),
+    Case(
+        Scenario(
+            "live-hang-mismatched-collective",
+            "2 nodes x 2 ranks, DDP; after each step every rank all-reduces its loss for "
+            "logging, but at step 5 global rank 3 (cpu-n02) broadcasts it instead, so every "
+            "rank waits in a collective its peers never match (gloo timeout 600 s). The "
+            f"library's watchdog (floor {HANG_FLOOR_S} s) writes hang records with every "
+            "thread's stack and the flight recorder's summary (torch 2.15 records gloo's "
+            "collectives by default); the bundle is taken while the job still runs, then the "
+            "job is ended.",
+            2,
+            2,
+            (
+                "--fault=mismatched-collective",
+                "--fault-rank=3",
+                "--fault-step=5",
+                "--steps=400",
+                "--timeout-s=600",
+                f"--hang-floor-s={HANG_FLOOR_S}",
+            ),
+            trigger=(0, STEP_4),
+            hang=True,
+            state="RUNNING",
+        ),
+        "transient",
+        "The job hung: every rank's stack is in a collective, so the stacks name nobody, but "
+        "the flight recorders show rank 3 on cpu-n02 in a broadcast at the collective where "
+        "the three other ranks all-reduce. Nothing shows a hardware fault or an application "
+        "error: requeue (from the last checkpoint) on the same nodes; the same hang again "
+        "would be the job's own.",
+    ),
 )
 
 

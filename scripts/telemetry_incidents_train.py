@@ -5,7 +5,8 @@ model is wrapped in DistributedDataParallel (its reducer all-reduces the gradien
 `backward()`) and every rank reports through `autorecover.telemetry`: an
 `init` record, a `step` and `summary` per step, a fatal `error` record when an exception kills
 the rank (the library's own excepthook), and `hang` records with every thread's stack from the
-library's watchdog. `--fault` picks what goes wrong, on `--fault-rank` at `--fault-step`.
+library's watchdog (with, since torch 2.15 records gloo's collectives too, the flight
+recorder's summary). `--fault` picks what goes wrong, on `--fault-rank` at `--fault-step`.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import sys
 import threading
 import time
 from datetime import timedelta
+from typing import Any
 
 FAULTS = (
     "none",  # train --steps steps and exit 0
     "bad-shard",  # --fault-rank's data loader raises ValueError on a malformed shard
     "key-error",  # --fault-rank looks up a batch key that is not there
     "stuck-loader",  # --fault-rank's data loader blocks forever (its peers wait in backward)
+    "mismatched-collective",  # --fault-rank broadcasts the logged loss where the others reduce it
 )
 
 
@@ -38,6 +41,17 @@ def next_batch(step: int, rank: int, args: argparse.Namespace) -> dict[str, obje
     if faulty and args.fault == "key-error":
         del batch["targets"]
     return batch
+
+
+def log_loss(loss: Any, step: int, rank: int, args: argparse.Namespace) -> None:
+    """Average the loss over the ranks for logging; the faulty rank's code path broadcasts it
+    instead, so at that collective the ranks call different ops and wait for each other."""
+    import torch.distributed as dist
+
+    if step == args.fault_step and rank == args.fault_rank:
+        dist.broadcast(loss, src=0)
+    else:
+        dist.all_reduce(loss)
 
 
 def main() -> int:
@@ -82,6 +96,8 @@ def main() -> int:
             loss.backward()
         with rec.phase("optimizer"):
             opt.step()
+        if args.fault == "mismatched-collective":
+            log_loss(loss.detach().clone(), step, rank, args)
         time.sleep(max(0.0, args.step_s - (time.monotonic() - started)))
         rec.step(step, samples=32, loss=loss.detach())
     dist.barrier()

@@ -4,7 +4,9 @@ Made by `scripts/telemetry_incidents.py` from real torchrun runs with the pinned
 rank reporting through `autorecover.telemetry`. Each checks what issue 15 found missing: the
 library's fatal `error` record alone decides; in a DDP crash the rank that raised first is
 cited first, not its peers' gloo errors; a hang the library raised is a hang at once, with the
-rank the stacks single out. With `AUTORECOVER_TORCHRUN=1` and torch in /work/torchenv (or
+rank the stacks single out and, from the hang records' flight-recorder summaries (torch 2.15
+records gloo's collectives), the rank that never entered the collective the others wait in or
+called another op there (issue 14, item 5). With `AUTORECOVER_TORCHRUN=1` and torch in /work/torchenv (or
 `AUTORECOVER_TORCH_PYTHON`), the quickest case is run again for real and checked too.
 """
 
@@ -43,9 +45,10 @@ def _record_of(bundle: Path, e: Evidence) -> dict[str, object]:
     return {"event": rec.event, "rank": rec.rank, "ts": rec.ts, **rec.as_dict()}
 
 
-def test_the_three_cases_are_there() -> None:
+def test_the_four_cases_are_there() -> None:
     names = [b.name for b in BUNDLES]
-    assert names == ["ddp-crash-key-error", "fatal-record-only", "live-hang-stuck-loader"]
+    assert names == ["ddp-crash-key-error", "fatal-record-only",
+                     "live-hang-mismatched-collective", "live-hang-stuck-loader"]  # fmt: skip
 
 
 @pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: p.name)
@@ -89,13 +92,38 @@ def test_a_hang_the_library_raised_is_a_hang_at_once_naming_the_outlier(
     hang_records = [f for f in x.findings if f.signal == "telemetry.hang"]
     stalled = min(f.at for f in hang_records if f.at is not None)
     assert x.job.collected - stalled < timedelta(minutes=1)  # no 10-minute floor waited out
-    first, second, *_ = x.verdict.evidence
+    first, second, third, *_ = x.verdict.evidence
     assert (first.node, first.signal) == ("cpu-n02", "hang.stack_outlier")
     assert "rank 3 on cpu-n02 is in next_batch" in first.text and "backward" in first.text
-    assert (second.node, second.signal) == ("cpu-n02", "telemetry.hang")
-    assert _record_of(x.bundle, second)["rank"] == 3
+    # the flight recorders agree: rank 3's newest collective is the one before the others'
+    assert "the flight recorder agrees: it never entered collective #" in first.text
+    assert (second.node, second.signal) == ("cpu-n02", "hang.collective_outlier")
+    assert "rank 3 on cpu-n02 never entered" in second.text and "its stack agrees" in second.text
+    assert (third.node, third.signal) == ("cpu-n02", "telemetry.hang")
+    assert _record_of(x.bundle, third)["rank"] == 3
     assert x.verdict.summary.startswith("hung: the telemetry library's watchdog on 4 rank(s)")
     assert "rank 3 on cpu-n02" in x.verdict.summary
+    assert x.hang is not None and x.hang.collectives is not None
+    assert x.hang.agreement() == "the stacks and the flight recorder agree"
+
+
+def test_a_mismatched_collective_is_named_by_the_flight_recorder_alone(
+    catalog: Catalog, scanner: Scanner
+) -> None:
+    x = _explained("live-hang-mismatched-collective", catalog, scanner)
+    assert x.job.running and x.verdict.suspect_nodes == ()
+    # every rank's Python stack is inside a torch.distributed collective: the stacks name nobody
+    assert x.hang is not None and x.hang.outliers == () and len(x.hang.waiting) == 4
+    [named] = [e for e in x.verdict.evidence if e.signal.startswith("hang.")]
+    assert (named.node, named.signal) == ("cpu-n02", "hang.collective_outlier")
+    assert "rank 3 on cpu-n02 is in gloo:broadcast at collective #" in named.text
+    assert "3 of 4 ranks are in gloo:all_reduce" in named.text
+    assert "its stack is in a collective too" in named.text
+    assert "rank 3 on cpu-n02 is in gloo:broadcast" in x.verdict.summary
+    agreement = x.hang.agreement()
+    assert agreement is not None and agreement.startswith("the stacks disagree")
+    records = [_record_of(x.bundle, e) for e in x.verdict.evidence if e.signal == "telemetry.hang"]
+    assert records and all("collectives.0.seq" in r for r in records)  # what the library wrote
 
 
 @pytest.mark.parametrize("bundle", BUNDLES, ids=lambda p: p.name)

@@ -784,6 +784,36 @@ def test_a_stack_outlier_never_outweighs_an_application_error() -> None:
     assert v.cause is Cause.APPLICATION and v.suspect_nodes == ()
 
 
+def _fr_outlier(node: str, rank: int, minutes: float = 100) -> Finding:
+    where = "never entered collective #12 (nccl:all_reduce) of group 0"
+    return f("hang.collective_outlier", node, Blame.SYMPTOM, 45, minutes, source=Source.LOGS,
+             line=0, rank=rank, details=(("where", where),),
+             text=f"flight recorder: rank {rank} on {node} {where}")  # fmt: skip
+
+
+def test_a_flight_recorder_outlier_alone_names_nobody_but_is_the_evidence() -> None:
+    v = attribute(job(), [*_timeouts(), _fr_outlier("n3", 5)], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+    assert v.evidence[0].signal == "hang.collective_outlier"
+    assert "the flight recorder singles out rank 5 on n3 (never entered collective #12" in (
+        v.summary
+    )
+
+
+def test_a_flight_recorder_outlier_with_a_hardware_line_of_its_own_names_its_node() -> None:
+    weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 95)
+    v = attribute(job(), [*_timeouts(), _fr_outlier("n3", 5), weak], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+    assert "hang.collective_outlier" in [e.signal for e in v.evidence]
+
+
+def test_both_views_are_named_in_the_summary() -> None:
+    v = attribute(job(), [*_timeouts(), _outlier("n3", 5), _fr_outlier("n3", 5)], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+    assert "the hang stacks single out rank 5 on n3" in v.summary
+    assert "the flight recorder singles out rank 5 on n3" in v.summary
+
+
 def test_outliers_on_most_nodes_name_nobody() -> None:
     weak = [f("pcie.aer_nonfatal", n, Blame.HARDWARE, 40, 95) for n in ("n2", "n3")]
     outliers = [_outlier("n2", 3), _outlier("n3", 5)]

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
-from autorecover.domain.hangs import Frame, RankStack, locate, stack_findings
+from autorecover.domain.collectives import GroupState
+from autorecover.domain.hangs import (
+    AGREED_WEIGHT,
+    OUTLIER_WEIGHT,
+    Frame,
+    RankStack,
+    locate,
+    raised_reason,
+    stack_findings,
+)
 from autorecover.domain.records import Blame
 
 T = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
@@ -96,3 +106,76 @@ def test_ranks_in_ddps_backward_wait_for_the_rank_outside_it() -> None:
     assert where.common == "backward (DDP/FSDP gradient collectives)"
     own = RankStack("n1", 3, T, 9, (*_main(), Frame("/job/model.py", 5, "_engine_run_backward")))
     assert not own.waiting  # the job's own function of that name is not autograd's engine
+
+
+# --- with the flight recorders' summaries (domain/collectives.py) --------------------------
+
+AR = "gloo:all_reduce"
+
+
+def with_fr(stack: RankStack, seq: int, state: str = "scheduled", op: str = AR) -> RankStack:
+    return replace(stack, collectives=(GroupState("0", seq, op, state, "default_pg"),))
+
+
+def test_the_views_agreeing_on_a_rank_weigh_more_and_say_so() -> None:
+    stacks = [with_fr(waiting(r, f"n{r // 2}"), 10) for r in range(3)]
+    where = locate([*stacks, with_fr(elsewhere(3, "n1"), 9, "completed")])
+    assert where is not None and where.agreement() == "the stacks and the flight recorder agree"
+    by_stack, by_fr = stack_findings(where)
+    assert (by_stack.signal, by_fr.signal) == ("hang.stack_outlier", "hang.collective_outlier")
+    assert (by_stack.node, by_stack.rank, by_fr.node, by_fr.rank) == ("n1", 3, "n1", 3)
+    assert by_stack.weight == by_fr.weight == AGREED_WEIGHT > OUTLIER_WEIGHT
+    assert "the flight recorder agrees: it never entered collective #10" in by_stack.text
+    assert by_fr.text.startswith("flight recorder: rank 3 on n1 never entered collective #10")
+    assert "its stack agrees: in next_batch" in by_fr.text
+    assert (by_fr.detail("group"), by_fr.detail("seq"), by_fr.detail("op")) == ("0", "10", AR)
+    assert by_fr.detail("record_line") == "103" and by_fr.line == 0
+    reason = raised_reason([], [by_stack, by_fr])
+    assert reason.count("rank 3 on n1") == 1  # the rank is cited once, by its stack line
+
+
+def test_the_flight_recorder_names_a_rank_the_stacks_cannot() -> None:
+    stacks = [with_fr(waiting(r, f"n{r}"), 15) for r in range(3)]
+    odd = with_fr(waiting(3, "n3", call="broadcast"), 15, op="gloo:broadcast")
+    where = locate([*stacks, odd])
+    assert where is not None and where.outliers == () and len(where.waiting) == 4
+    [f] = stack_findings(where)
+    assert (f.signal, f.node, f.rank, f.weight) == ("hang.collective_outlier", "n3", 3,
+                                                    OUTLIER_WEIGHT)  # fmt: skip
+    assert "is in gloo:broadcast at collective #15 of group 0 (default_pg)" in f.text
+    assert "its stack is in a collective too" in f.text
+    assert "only the flight recorder singles out rank 3" in where.summary()
+
+
+def test_the_views_naming_different_ranks_say_so() -> None:
+    stacks = [with_fr(waiting(r, f"n{r}"), 8) for r in range(3)]
+    stacks[2] = with_fr(waiting(2, "n2"), 7, "completed")  # behind, by its recorder
+    where = locate([*stacks, with_fr(elsewhere(3, "n3"), 8)])
+    assert where is not None
+    assert where.agreement() == (
+        "the stacks and the flight recorder disagree: the stacks name rank 3, "
+        "the flight recorder rank 2"
+    )
+    by_stack, by_fr = stack_findings(where)
+    assert "the flight recorder names rank 2 instead" in by_stack.text
+    assert "the stacks name rank 3 instead" in by_fr.text
+
+
+def test_every_rank_inside_the_collective_by_its_recorder_is_stated_against_the_stacks() -> None:
+    stacks = [with_fr(waiting(r, f"n{r}"), 8) for r in range(3)]
+    where = locate([*stacks, with_fr(elsewhere(3, "n3"), 8)])  # NCCL: enqueued, Python went on
+    assert where is not None
+    [f] = stack_findings(where)
+    assert f.signal == "hang.stack_outlier" and f.weight == OUTLIER_WEIGHT
+    assert "the flight recorder disagrees: all 4 ranks of group 0 (default_pg) wait" in f.text
+    assert (where.agreement() or "").startswith("the flight recorder disagrees")
+
+
+def test_summaries_without_stacks_still_place_the_hang() -> None:
+    bare = [RankStack(f"n{r}", r, T, 50 + r, ()) for r in range(4)]
+    stacks = [with_fr(s, 30) for s in bare[:3]] + [with_fr(bare[3], 29, "completed")]
+    where = locate(stacks)
+    assert where is not None and where.waiting == () and where.agreement() is None
+    assert where.summary().startswith("flight recorder: rank 3 never entered collective #30")
+    [f] = stack_findings(where)
+    assert (f.signal, f.node, f.rank) == ("hang.collective_outlier", "n3", 3)

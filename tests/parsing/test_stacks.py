@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 
+from autorecover.domain.collectives import GroupState
 from autorecover.parsing.stacks import rank_stack
 from autorecover.parsing.telemetry_evidence import EVIDENCE_MARKERS, records_in
 from autorecover.parsing.telemetry_records import parse_telemetry
@@ -56,3 +57,32 @@ def test_records_without_frames_give_nothing() -> None:
     assert rec is not None and rank_stack("n0", 1, rec) is None
     step = parse_telemetry('{"telemetry":"autorecover/1","event":"step","step":1}')
     assert step is not None and rank_stack("n0", 1, step) is None
+
+
+def test_the_flight_recorder_summary_reads_back_per_group() -> None:
+    line = json.dumps({"telemetry": "autorecover/1", "event": "hang", "rank": 2, "collectives": {
+        "0": {"backend": "gloo", "desc": "default_pg", "enqueued": 15, "completed": 14,
+              "seq": 15, "op": "gloo:all_reduce", "state": "scheduled",
+              "recent": ["14 gloo:all_reduce completed", "15 gloo:all_reduce scheduled"]},
+        "3/gloo": {"enqueued": 4, "completed": 4},  # no entry: counters are not sequence ids
+        "5": {"seq": "x", "op": 7},  # malformed values are dropped, not guessed
+    }})  # fmt: skip
+    rec = parse_telemetry(line)
+    assert rec is not None
+    stack = rank_stack("n1", 9, rec)
+    assert stack is not None and stack.frames == () and stack.rank == 2
+    first, second, third = stack.collectives
+    assert first == GroupState("0", 15, "gloo:all_reduce", "scheduled", "default_pg")
+    assert first.waiting
+    assert second == GroupState("3/gloo", None, None, None) and not second.waiting
+    assert third == GroupState("5", None, None, None) and not third.waiting
+
+
+def test_the_nvidia_form_carries_the_summary_as_one_json_string() -> None:
+    packed = json.dumps(json.dumps({"1": {"seq": 7, "op": "nccl:broadcast", "state": "started"}}))
+    line = f"[type=event | name=training_loop | event.name=hang | event.metrics.rank=1 | event.metrics.collectives={packed}]"
+    rec = parse_telemetry(line)
+    assert rec is not None
+    stack = rank_stack("n0", 3, rec)
+    assert stack is not None
+    assert stack.collectives == (GroupState("1", 7, "nccl:broadcast", "started"),)

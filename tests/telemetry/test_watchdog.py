@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from autorecover.parsing.telemetry_records import parse_telemetry
 from autorecover.telemetry import HangPolicy, HangReport, ProgressView, Watchdog
+from autorecover.telemetry.flight_recorder import Collectives
 from autorecover.telemetry.watchdog import p99, thread_stacks
 
 from .fakes import FakeClock, MakeRecorder
@@ -74,7 +75,7 @@ class View:
 def test_one_report_per_stall_and_rearm() -> None:
     view, reports, callbacks = View(), [], []
     dog = Watchdog(POLICY, view, reports.append, on_hang=callbacks.append,
-                   stacks=lambda: {"MainThread": "stack"})  # fmt: skip
+                   stacks=lambda: {"MainThread": "stack"}, collectives=Collectives)  # fmt: skip
     assert dog.check(59.9) is None
     report = dog.check(60.0)
     assert report == HangReport(60.0, 60.0, 42, False, {"MainThread": "stack"})

@@ -70,8 +70,9 @@ class Outlier:
         own = f"its newest is {self.own.named()}, {self.own.state or 'state unknown'}"
         if self.kind == "mismatch":
             return (
-                f"in {self.own.op or 'another op'} at collective {self.target.named()} of "
-                f"group {_group(self.target)} where the others are in {self.target.op}"
+                f"in {self.own.op or 'another op'} at collective #{self.target.seq} of group "
+                f"{_group(self.target)}, where {self.waiting} of {self.members} ranks are in "
+                f"{self.target.op}"
             )
         target = f"{self.target.named()} of group {_group(self.target)}"
         return f"never entered collective {target} ({own})"

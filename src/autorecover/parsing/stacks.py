@@ -8,8 +8,8 @@ runs the training loop and its collectives.
 Where torch's flight recorder ran, the record also carries `collectives`, an object keyed by
 process group (flattened to `collectives.<group>.<field>`; one JSON string in
 `event.metrics.collectives` in the NVIDIA form): `seq`, `op`, `state` of the group's newest
-collective, `desc`, and the group's `enqueued`/`completed` sequence ids, which stand in for
-`seq` and `state` when the recorder's ring no longer holds the group's entries.
+collective and `desc` are read; the group's counters (`enqueued`, `started`, `completed`) are
+not, since they count point-to-point operations too and so are on another scale than `seq`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 
-from autorecover.domain.collectives import COMPLETED, GroupState
+from autorecover.domain.collectives import GroupState
 from autorecover.domain.hangs import Frame, RankStack
 from autorecover.parsing.telemetry_records import TelemetryRecord, Value
 
@@ -66,14 +66,8 @@ def collectives(record: TelemetryRecord) -> tuple[GroupState, ...]:
     out = []
     for group in sorted(raw)[:MAX_GROUPS]:
         fields = raw[group]
-        seq = _int(fields.get("seq"))
-        enqueued, completed = _int(fields.get("enqueued")), _int(fields.get("completed"))
-        seq = seq if seq is not None else enqueued
-        state = _text(fields.get("state"))
-        if state is None and seq is not None and completed is not None:
-            state = COMPLETED if completed >= seq else None
-        out.append(GroupState(group[:MAX_TEXT], seq, _text(fields.get("op")), state,
-                              _text(fields.get("desc"))))  # fmt: skip
+        out.append(GroupState(group[:MAX_TEXT], _int(fields.get("seq")), _text(fields.get("op")),
+                              _text(fields.get("state")), _text(fields.get("desc"))))  # fmt: skip
     return tuple(out)
 
 

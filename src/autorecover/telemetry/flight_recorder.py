@@ -98,11 +98,13 @@ def dump_functions(modules: Mapping[str, object]) -> list[tuple[str, Dump]]:
 
 
 def summarize(dump: object, backend: str, taken: set[str] | None = None) -> dict[str, Clean]:
-    """Per process group: sequence ids from ``pg_status`` and the newest collectives' entries.
+    """Per process group: the counters of ``pg_status`` and the newest collectives' entries.
 
     A group's key is its name (``"0"`` is the default group); a second backend reporting the
     same group gets ``<name>/<backend>``. Point-to-point entries are left out (their sequence
-    ids are counted apart). Raises on a dump that is not the documented dict.
+    ids are counted apart). ``seq``/``op``/``state`` come from the newest entry; the counters
+    (``enqueued``, ``started``, ``completed``) are kept for people, on their own scale.
+    Raises on a dump that is not the documented dict.
     """
     if not isinstance(dump, dict):
         raise TypeError(f"flight recorder dump is {type(dump).__name__}, not dict")
@@ -124,7 +126,6 @@ def summarize(dump: object, backend: str, taken: set[str] | None = None) -> dict
     for name in sorted(chosen):
         pg = status.get(name)
         pg = pg if isinstance(pg, dict) else {}
-        completed = _int(pg.get("last_completed_collective"))
         fields: dict[str, Clean] = {"backend": backend}
         if name in descs:
             fields["desc"] = descs[name][:MAX_TEXT]
@@ -138,30 +139,29 @@ def summarize(dump: object, backend: str, taken: set[str] | None = None) -> dict
             last = recent[-1]
             fields["seq"] = _int(last.get("collective_seq_id"))
             fields["op"] = str(last.get("profiling_name") or "")[:MAX_TEXT]
-            fields["state"] = _state(last, completed)
-            fields["recent"] = [_line(e, completed) for e in recent]
+            fields["state"] = _state(last)
+            fields["recent"] = [_line(e) for e in recent]
         key = name.replace(".", "_")[:MAX_TEXT]
         out[key if key not in (taken or set()) else f"{key}/{backend}"] = fields
     return out
 
 
-def _state(entry: dict[str, Any], completed: int | None) -> str:
-    """``completed`` once the group's completed sequence id reached it or it was retired.
+def _state(entry: dict[str, Any]) -> str:
+    """``completed`` once the entry is retired, else the entry's own state.
 
-    Gloo's entries keep ``scheduled`` after they finish (only ``retired`` and the group's
-    ``last_completed_collective`` move), so the entry's own state is believed only before.
+    Gloo's entries keep ``scheduled`` after they finish (only ``retired`` moves). The group's
+    ``last_completed_collective`` is no guide: it counts point-to-point operations too, which
+    the entries' ``collective_seq_id`` does not (seen with torch 2.15's gloo recorder).
     """
-    seq = _int(entry.get("collective_seq_id"))
-    if entry.get("retired") is True or (seq is not None and completed is not None
-                                        and seq <= completed):  # fmt: skip
+    if entry.get("retired") is True or entry.get("state") == "completed":
         return "completed"
     return str(entry.get("state") or "unknown")[:MAX_TEXT]
 
 
-def _line(entry: dict[str, Any], completed: int | None) -> str:
+def _line(entry: dict[str, Any]) -> str:
     """``"<seq> <op> <state>"`` for people reading the record."""
     op = str(entry.get("profiling_name") or "?")[:MAX_TEXT]
-    return f"{_int(entry.get('collective_seq_id'))} {op} {_state(entry, completed)}"
+    return f"{_int(entry.get('collective_seq_id'))} {op} {_state(entry)}"
 
 
 def _group(value: object) -> tuple[str | None, str]:

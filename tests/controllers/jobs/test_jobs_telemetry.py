@@ -73,6 +73,19 @@ def test_a_hang_the_library_raised_is_handled_at_once_naming_the_outlier() -> No
     assert incident.opened_at < floor  # long before the assessment's own 10 minutes
 
 
+def test_a_mismatched_collective_is_named_from_the_flight_recorders() -> None:
+    replay = Replay(BUNDLES / "live-hang-mismatched-collective")
+    *_, last = replay.hang_records()
+    replay.until(last + timedelta(seconds=1))
+    incident = replay.rig.incident(job=replay.job["job"], kind="hang")
+    verdict = incident.verdict
+    assert verdict is not None and (verdict.cause, verdict.suspect_nodes) == (Cause.TRANSIENT, ())
+    cited = verdict.evidence[0]
+    assert (cited.node, cited.signal) == ("cpu-n02", "hang.collective_outlier")
+    assert "rank 3 on cpu-n02 is in gloo:broadcast" in verdict.summary
+    assert incident.decided is not None and incident.decided.exclude == ()
+
+
 def test_a_ddp_crash_is_the_raising_ranks_error_cited_first() -> None:
     replay = Replay(BUNDLES / "ddp-crash-key-error")
     replay.until(datetime.fromisoformat(replay.job["ended"]))
