@@ -15,7 +15,11 @@ Pure and standard library only; no function here raises on any input string.
   ``span_end`` adds duration_s, ok (and error, the exception type, when not ok)
 * ``error``: type, message, traceback; optionally uncaught, fatal, thread, context
 * ``hang``: idle_s, threshold_s, in_checkpoint, stacks (an object keyed by thread name, so
-  its entries arrive as ``stacks.<thread>``)
+  its entries arrive as ``stacks.<thread>``); where PyTorch's flight recorder runs,
+  collectives (an object keyed by process group, arriving as ``collectives.<group>.<field>``:
+  seq, op, state of the group's newest collective; desc, backend; enqueued, started,
+  completed, the group's own counters; recent, a list of ``"<seq> <op> <state>"``) or
+  collectives_error (why the dump failed). ``parsing/stacks.py`` reads them
 * ``init``: job, rank, local_rank, world_size, node, restart_count; optionally launcher, pid,
   log_interval
 * ``drops``: count (records the emitter had to drop since its last report), total
