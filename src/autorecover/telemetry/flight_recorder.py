@@ -10,7 +10,8 @@ across ranks, which rank never entered the collective the others wait in (``doma
 Torch is never imported here: the dump functions are looked up in ``sys.modules``, so a program
 that has not imported torch gets no summary and pays nothing. The dump runs on a thread of its
 own with a deadline, and any failure becomes a short ``collectives_error`` text: the hang
-record is written whatever the recorder does.
+record is written whatever the recorder does (only a dump stuck while holding the interpreter
+lock could still hold up the watchdog thread: no deadline can preempt it).
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ def enabled(env: Mapping[str, str]) -> bool:
                 return int(value) > 0
             except ValueError:
                 return True  # torch rejects it, not us: let the dump say what is there
-    return True  # unset: torch 2.15 records 2000 entries; older NCCL builds dump nothing
+    return True  # unset: torch 2.15 records 2000 entries; where an older one records none,
+    # the dump is empty and there is no summary
 
 
 def dump_functions(modules: Mapping[str, object]) -> list[tuple[str, Dump]]:
