@@ -138,12 +138,12 @@ CASES: tuple[Case, ...] = (
             hang=True,
             state="RUNNING",
         ),
-        "transient",
+        "application",
         "The job hung: every rank's stack is in a collective, so the stacks name nobody, but "
         "the flight recorders show rank 3 on cpu-n02 in a broadcast at the collective where "
-        "the three other ranks all-reduce. Nothing shows a hardware fault or an application "
-        "error: requeue (from the last checkpoint) on the same nodes; the same hang again "
-        "would be the job's own.",
+        "the three other ranks all-reduce. Ranks in different collectives at one sequence "
+        "number took different code paths: the job's own bug, which a restart reaches again: "
+        "stop.",
     ),
 )
 

@@ -22,7 +22,7 @@ import pytest
 
 from autorecover.adapters.bundles import Explanation, explain
 from autorecover.domain.catalog import Catalog
-from autorecover.domain.records import Evidence
+from autorecover.domain.records import Cause, Evidence
 from autorecover.parsing.scanning import Scanner
 from autorecover.parsing.telemetry_records import parse_telemetry
 from conftest import TESTS
@@ -119,7 +119,8 @@ def test_a_mismatched_collective_is_named_by_the_flight_recorder_alone(
     assert "rank 3 on cpu-n02 is in gloo:broadcast at collective #" in named.text
     assert "3 of 4 ranks are in gloo:all_reduce" in named.text
     assert "its stack is in a collective too" in named.text
-    assert "rank 3 on cpu-n02 is in gloo:broadcast" in x.verdict.summary
+    [desync] = [e for e in x.verdict.evidence if e.signal == "c10d.collective_desync"]
+    assert x.verdict.cause is Cause.APPLICATION and desync.node == "cpu-n02"
     agreement = x.hang.agreement()
     assert agreement is not None and agreement.startswith("the stacks disagree")
     records = [_record_of(x.bundle, e) for e in x.verdict.evidence if e.signal == "telemetry.hang"]

@@ -139,12 +139,24 @@ def test_the_flight_recorder_names_a_rank_the_stacks_cannot() -> None:
     odd = with_fr(waiting(3, "n3", call="broadcast"), 15, op="gloo:broadcast")
     where = locate([*stacks, odd])
     assert where is not None and where.outliers == () and len(where.waiting) == 4
-    [f] = stack_findings(where)
+    f, desync = stack_findings(where)
     assert (f.signal, f.node, f.rank, f.weight) == ("hang.collective_outlier", "n3", 3,
                                                     OUTLIER_WEIGHT)  # fmt: skip
     assert "is in gloo:broadcast at collective #15 of group 0 (default_pg)" in f.text
     assert "its stack is in a collective too" in f.text
     assert "only the flight recorder singles out rank 3" in where.summary()
+    # Another op at the sequence number the others are at: the ranks' code paths diverged.
+    assert (desync.signal, desync.blame, desync.node, desync.rank) == (
+        "c10d.collective_desync", Blame.APPLICATION, "n3", 3)  # fmt: skip
+    assert desync.detail("seq") == "15" and desync.detail("ops") == "gloo:all_reduce,gloo:broadcast"
+
+
+def test_a_rank_behind_the_others_is_no_desync() -> None:
+    stacks = [with_fr(waiting(r, f"n{r}"), 8) for r in range(3)]
+    stacks[2] = with_fr(waiting(2, "n2"), 7, "completed")  # behind, by its recorder
+    where = locate(stacks)
+    assert where is not None
+    assert [f.signal for f in stack_findings(where)] == ["hang.collective_outlier"]
 
 
 def test_the_views_naming_different_ranks_say_so() -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from autorecover.domain.records import Blame, Finding, Source
 
@@ -77,21 +78,28 @@ def collective_desync(findings: Sequence[Finding]) -> list[Finding]:
             f"{first.describe()}, {other.describe()}: the ranks called different "
             "collectives (the job's code path diverged), not a node's or the fabric's fault"
         )
-        return [
-            Finding(
-                signal=SIGNAL,
-                node=first.finding.node,
-                source=Source.LOGS,
-                line=0,  # derived from several lines
-                text=text,
-                blame=Blame.APPLICATION,
-                weight=WEIGHT,
-                at=min((w.finding.at for w in (first, other) if w.finding.at), default=None),
-                rank=first.rank,
-                details=(("seq", str(seq)), ("ops", f"{first.op},{other.op}")),
-            )
-        ]
+        at = min((w.finding.at for w in (first, other) if w.finding.at), default=None)
+        return [desync_finding(first.finding.node, first.rank, text, at, seq, (first.op, other.op))]
     return []
+
+
+def desync_finding(
+    node: str, rank: int | None, text: str, at: datetime | None, seq: int, ops: Sequence[str]
+) -> Finding:
+    """The derived application line for ranks seen in different collectives at one sequence
+    number (by the watchdog's timeouts here, by the flight recorders in domain/hangs.py)."""
+    return Finding(
+        signal=SIGNAL,
+        node=node,
+        source=Source.LOGS,
+        line=0,  # derived from several lines
+        text=text,
+        blame=Blame.APPLICATION,
+        weight=WEIGHT,
+        at=at,
+        rank=rank,
+        details=(("seq", str(seq)), ("ops", ",".join(ops))),
+    )
 
 
 def _work(f: Finding) -> _Work | None:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from autorecover.domain.collectives import CollectiveLocation, GroupState, Outlier, compare
+from autorecover.domain.desync import desync_finding
 from autorecover.domain.records import Activity, Blame, Finding, Source
 
 # The frames a rank that waits for its peers is in: torch.distributed's collectives and
@@ -258,7 +259,22 @@ def stack_findings(location: HangLocation) -> list[Finding]:
         found = _outlier(COLLECTIVE_OUTLIER, record, text, o.where(), weight)
         extra = (("group", o.group), ("seq", str(o.target.seq)), ("op", o.target.op or ""))
         out.append(replace(found, details=found.details + extra))
+        if o.kind == "mismatch" and o.target.seq is not None:
+            out.append(_desync(o, record, o.target.seq))
     return out
+
+
+def _desync(o: Outlier, record: RankStack, seq: int) -> Finding:
+    """A rank in another op at the sequence number the others are at called a different
+    collective: the job's code path diverged (domain/desync.py; a dead GPU or a broken link
+    leaves every rank in the same op), and restarting it reaches the same place again."""
+    text = (
+        f"ranks in different collectives at one sequence number (flight recorder): rank "
+        f"{o.rank} on {record.node} {o.where()}: the ranks called different collectives (the "
+        "job's code path diverged), not a node's or the fabric's fault"
+    )
+    ops = (o.target.op or "?", o.own.op or "?")
+    return desync_finding(record.node, o.rank, text, record.at, seq, ops)
 
 
 def _said(o: Outlier) -> str:

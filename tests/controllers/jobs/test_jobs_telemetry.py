@@ -73,17 +73,24 @@ def test_a_hang_the_library_raised_is_handled_at_once_naming_the_outlier() -> No
     assert incident.opened_at < floor  # long before the assessment's own 10 minutes
 
 
-def test_a_mismatched_collective_is_named_from_the_flight_recorders() -> None:
+def test_a_mismatched_collective_is_the_jobs_desync_from_the_flight_recorders() -> None:
     replay = Replay(BUNDLES / "live-hang-mismatched-collective")
     *_, last = replay.hang_records()
     replay.until(last + timedelta(seconds=1))
     incident = replay.rig.incident(job=replay.job["job"], kind="hang")
     verdict = incident.verdict
-    assert verdict is not None and (verdict.cause, verdict.suspect_nodes) == (Cause.TRANSIENT, ())
+    assert verdict is not None
+    assert (verdict.cause, verdict.suspect_nodes) == (Cause.APPLICATION, ())
     cited = verdict.evidence[0]
-    assert (cited.node, cited.signal) == ("cpu-n02", "hang.collective_outlier")
-    assert "rank 3 on cpu-n02 is in gloo:broadcast" in verdict.summary
+    assert (cited.node, cited.signal) == ("cpu-n02", "c10d.collective_desync")
+    assert "rank 3 on cpu-n02 in gloo:broadcast" in cited.text
+    signals = [e.signal for e in verdict.evidence]
+    assert "hang.collective_outlier" in signals  # where the flight recorders place it
     assert incident.decided is not None and incident.decided.exclude == ()
+    # As for any application error below the strong threshold: one confirmation retry on the
+    # job's own budget, then the history rule stops it (the same hang at the same step).
+    assert incident.decided.action is Action.REQUEUE
+    assert "one confirmation retry" in incident.decided.reason
 
 
 def test_a_ddp_crash_is_the_raising_ranks_error_cited_first() -> None:
