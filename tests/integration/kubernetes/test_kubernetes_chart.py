@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import yaml
 from lightkube import ApiError, Client
-from lightkube.resources.core_v1 import Node, Pod, Secret
+from lightkube.resources.apps_v1 import Deployment
+from lightkube.resources.core_v1 import Node, PersistentVolumeClaim, Pod, Secret
 from lightkube.resources.storage_v1 import StorageClass
 
 from autorecover.adapters.clock import SystemClock
@@ -25,7 +26,7 @@ from autorecover.adapters.validating import LoadValidation
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 from autorecover.domain.hardware.remediation import DiagnosticLevel, Verdict
 from autorecover.testing.kubernetes.harness import KubeHarness, wait
-from deploy.rendering import CHART, build_helm, render
+from deploy.rendering import CHART, build_helm, helm_run, render
 
 RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
 ENGINE = "ar-autorecover-engine"
@@ -213,3 +214,35 @@ def test_kubernetes_the_chart_with_values_ha_is_admitted_on_postgresql(
     assert engine["spec"]["strategy"]["type"] == "RollingUpdate"  # the API server's default
     assert f"PodDisruptionBudget/{ENGINE}" in admitted
     assert not [k for k in admitted if k.startswith("PersistentVolumeClaim/")]
+
+
+@pytest.mark.parametrize("shape", ["default", "ha"])
+def test_kubernetes_helm_install_as_shipped(
+    kube: KubeHarness, default_storage_class: str, shape: str
+) -> None:
+    """A real `helm install` (no --wait: kwok runs no containers) with no values, and with
+    values-ha.yaml; its notes name the store; `helm uninstall` removes what it made."""
+    helm, ns = build_helm(), kube.namespace
+    values = {} if shape == "default" else yaml.safe_load(
+        (CHART / "values-ha.yaml").read_text(encoding="utf-8"))  # fmt: skip
+    release = f"shipped-{shape}"  # not `ar`: other tests apply ar-autorecover-engine's roles
+    target = ["--namespace", ns, "--kubeconfig", str(kube.cluster.kubeconfig)]
+    notes = helm_run(helm, ["install", release, str(CHART), *target], values)
+    try:
+        engine = f"{release}-autorecover-engine"
+        deployment = kube.client.get(Deployment, engine, namespace=ns)
+        assert deployment.spec is not None
+        claims = list(kube.client.list(PersistentVolumeClaim, namespace=ns))
+        if shape == "default":
+            assert "Store: SQLite on the PersistentVolumeClaim" in notes
+            assert deployment.spec.replicas == 1
+            [claim] = claims
+            assert claim.spec is not None
+            assert claim.spec.storageClassName == default_storage_class
+        else:
+            assert "Store: PostgreSQL (the URL from Secret autorecover-store)" in notes
+            assert deployment.spec.replicas == 2
+            assert not claims
+    finally:
+        helm_run(helm, ["uninstall", release, *target])
+    assert not list(kube.client.list(Deployment, namespace=ns))
