@@ -99,6 +99,26 @@ def lint(helm: Path, values: Mapping[str, Any]) -> str:
     return done.stdout
 
 
+def helm_run(helm: Path, args: list[str], values: Mapping[str, Any] | None = None) -> str:
+    """Run helm with these arguments (and a values file, if given): its stdout, or HelmError."""
+    with tempfile.TemporaryDirectory() as tmp:
+        extra: list[str] = []
+        if values is not None:
+            values_file = Path(tmp) / "values.yaml"
+            values_file.write_text(json.dumps(values), encoding="utf-8")
+            extra = ["--values", str(values_file)]
+        done = subprocess.run(
+            [str(helm), *args, *extra],
+            capture_output=True,
+            text=True,
+            timeout=RENDER_TIMEOUT_S,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise HelmError(f"helm {args[0]} exited {done.returncode}: {done.stderr.strip()}")
+    return done.stdout
+
+
 @dataclass(frozen=True, slots=True)
 class Rendered:
     """One rendering of the chart, with lookups by kind and name."""

@@ -39,7 +39,9 @@ from deploy.rendering import (
 from server.support import Fleet
 
 STORE_URL = "postgresql://autorecover:s3cret@db.ops.svc:5432/autorecover"
-BASE: dict[str, Any] = {"store": {"url": STORE_URL}}
+# The HA shape (values-ha.yaml with a URL): two leader-elected replicas on PostgreSQL. The
+# embedded default (one replica on SQLite, no values at all) is test_helm_store.py's.
+BASE: dict[str, Any] = {"store": {"url": STORE_URL}, "engine": {"replicas": 2}}
 ENGINE = "ar-autorecover-engine"
 AGENT = "ar-autorecover-agent"
 LEASE = ENGINE
@@ -202,9 +204,7 @@ def test_helm_lint_strict_passes(helm: Path, values: dict[str, Any]) -> None:
     assert "0 chart(s) failed" in lint(helm, merged(BASE, values))
 
 
-def test_helm_render_requires_a_store(helm: Path) -> None:
-    with pytest.raises(HelmError, match=r"set store\.url"):
-        render(helm, {})
+def test_helm_render_takes_one_store_url_source(helm: Path) -> None:
     both = {"store": {"url": STORE_URL, "existingSecret": "ar-db"}}
     with pytest.raises(HelmError, match="not both"):
         render(helm, both)

@@ -2,13 +2,21 @@
 the chart's engine service account (its ClusterRole, Roles and bindings applied) cordons,
 taints, drains, requeues, runs a diagnostic and leads on its Lease, and cannot do what it
 never needs. And every manifest it renders is admitted (a server-side dry run: validation and
-admission, stricter than the schemas)."""
+admission, stricter than the schemas): with no values at all (one engine on SQLite on a
+PersistentVolumeClaim, which a default StorageClass binds) and with values-ha.yaml (two
+replicas on PostgreSQL)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
+import yaml
 from lightkube import ApiError, Client
-from lightkube.resources.core_v1 import Node, Pod, Secret
+from lightkube.resources.apps_v1 import Deployment
+from lightkube.resources.core_v1 import Node, PersistentVolumeClaim, Pod, Secret
+from lightkube.resources.storage_v1 import StorageClass
 
 from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.kubernetes.client import load_config
@@ -18,7 +26,7 @@ from autorecover.adapters.validating import LoadValidation
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT
 from autorecover.domain.hardware.remediation import DiagnosticLevel, Verdict
 from autorecover.testing.kubernetes.harness import KubeHarness, wait
-from deploy.rendering import build_helm, render
+from deploy.rendering import CHART, build_helm, helm_run, render
 
 RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
 ENGINE = "ar-autorecover-engine"
@@ -148,3 +156,93 @@ def test_kubernetes_the_real_api_server_admits_every_chart_manifest(
         kube.cluster.apply(manifest, dry_run=True)  # validated and admitted, nothing stored
         kinds.add(manifest["kind"])
     assert {"Deployment", "DaemonSet", "Service", "ClusterRole", "Role", "NetworkPolicy"} <= kinds
+
+
+@pytest.fixture
+def default_storage_class(kube: KubeHarness) -> Iterator[str]:
+    """A default StorageClass, as every managed cluster has one (removed after the test)."""
+    name = f"{kube.namespace}-default"
+    kube.cluster.apply({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                        "metadata": {"name": name, "annotations": {
+                            "storageclass.kubernetes.io/is-default-class": "true"}},
+                        "provisioner": "example.com/none"})  # fmt: skip
+    try:
+        yield name
+    finally:
+        kube.client.delete(StorageClass, name)
+
+
+def _dry_run_every_manifest(kube: KubeHarness, values: dict[str, Any]) -> dict[str, Any]:
+    """Every manifest the chart renders with these values, as the API server admitted it
+    (validated, defaulted and mutated; nothing stored), by `Kind/name`."""
+    admitted = {}
+    for manifest in render(build_helm(), values, namespace=kube.namespace):
+        if manifest["kind"] not in ("ClusterRole", "ClusterRoleBinding"):
+            manifest["metadata"].setdefault("namespace", kube.namespace)
+        name = f"{manifest['kind']}/{manifest['metadata']['name']}"
+        admitted[name] = kube.cluster.apply(manifest, dry_run=True)
+    return admitted
+
+
+def test_kubernetes_the_chart_with_no_values_is_admitted_on_sqlite(
+    kube: KubeHarness, default_storage_class: str
+) -> None:
+    """`helm install` with no values: every object is admitted, and the engine's claim gets
+    the cluster's default StorageClass (the DefaultStorageClass admission plugin sets it)."""
+    admitted = _dry_run_every_manifest(kube, {})
+    claim = admitted[f"PersistentVolumeClaim/{ENGINE}-data"]
+    assert claim["spec"]["storageClassName"] == default_storage_class
+    assert claim["spec"]["accessModes"] == ["ReadWriteOnce"]
+    engine = admitted[f"Deployment/{ENGINE}"]
+    assert engine["spec"]["replicas"] == 1
+    assert engine["spec"]["strategy"] == {"type": "Recreate"}
+    [volume] = [v for v in engine["spec"]["template"]["spec"]["volumes"]
+                if "persistentVolumeClaim" in v]  # fmt: skip
+    assert volume["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
+    assert {k.split("/")[0] for k in admitted} >= {"DaemonSet", "Service", "NetworkPolicy",
+                                                   "Role", "ClusterRole"}  # fmt: skip
+    assert not [k for k in admitted if k.startswith(("ServiceMonitor/", "PrometheusRule/"))]
+
+
+def test_kubernetes_the_chart_with_values_ha_is_admitted_on_postgresql(
+    kube: KubeHarness,
+) -> None:
+    values = yaml.safe_load((CHART / "values-ha.yaml").read_text(encoding="utf-8"))
+    admitted = _dry_run_every_manifest(kube, values)
+    engine = admitted[f"Deployment/{ENGINE}"]
+    assert engine["spec"]["replicas"] == 2
+    assert engine["spec"]["strategy"]["type"] == "RollingUpdate"  # the API server's default
+    assert f"PodDisruptionBudget/{ENGINE}" in admitted
+    assert not [k for k in admitted if k.startswith("PersistentVolumeClaim/")]
+
+
+@pytest.mark.parametrize("shape", ["default", "ha"])
+def test_kubernetes_helm_install_as_shipped(
+    kube: KubeHarness, default_storage_class: str, shape: str
+) -> None:
+    """A real `helm install` (no --wait: kwok runs no containers) with no values, and with
+    values-ha.yaml; its notes name the store; `helm uninstall` removes what it made."""
+    helm, ns = build_helm(), kube.namespace
+    values = {} if shape == "default" else yaml.safe_load(
+        (CHART / "values-ha.yaml").read_text(encoding="utf-8"))  # fmt: skip
+    release = f"shipped-{shape}"  # not `ar`: other tests apply ar-autorecover-engine's roles
+    target = ["--namespace", ns, "--kubeconfig", str(kube.cluster.kubeconfig)]
+    notes = helm_run(helm, ["install", release, str(CHART), *target], values)
+    try:
+        engine = f"{release}-autorecover-engine"
+        deployment = kube.client.get(Deployment, engine, namespace=ns)
+        assert deployment.spec is not None
+        claims = list(kube.client.list(PersistentVolumeClaim, namespace=ns))
+        if shape == "default":
+            assert "Store: SQLite on the PersistentVolumeClaim" in notes
+            assert deployment.spec.replicas == 1
+            [claim] = claims
+            assert claim.spec is not None
+            assert claim.spec.storageClassName == default_storage_class
+        else:
+            assert "Store: PostgreSQL (the URL from Secret autorecover-store)" in notes
+            assert deployment.spec.replicas == 2
+            assert not claims
+    finally:
+        helm_run(helm, ["uninstall", release, *target])
+    assert not list(kube.client.list(Deployment, namespace=ns))

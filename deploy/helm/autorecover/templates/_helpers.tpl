@@ -54,8 +54,11 @@ app.kubernetes.io/component: engine
 app.kubernetes.io/component: agent
 {{- end }}
 
+{{/* An image reference: include "autorecover.image" (list . "engine") or (list . "agent"). */}}
 {{- define "autorecover.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- $root := index . 0 }}
+{{- $repository := index $root.Values.image (printf "%sRepository" (index . 1)) }}
+{{- printf "%s:%s" $repository (default $root.Chart.AppVersion $root.Values.image.tag) }}
 {{- end }}
 
 {{/* The engine's in-cluster URL, which the agents send their signals to. */}}
@@ -89,17 +92,50 @@ app.kubernetes.io/component: agent
 {{- if .Values.auth.existingSecret }}{{ .Values.auth.existingSecretKey }}{{ else }}tokens.toml{{ end }}
 {{- end }}
 
-{{/* The Secret and key the store URL is read from (the engine reads AUTORECOVER_STORE). */}}
-{{- define "autorecover.store.secretName" -}}
-{{- if and .Values.store.url .Values.store.existingSecret }}
+{{/*
+Which store the engine opens: "sqlite" (the embedded default, store.url and
+store.existingSecret both empty: one file on the chart's PersistentVolumeClaim) or
+"postgresql". Checks the store values, so every template that includes it refuses the same.
+*/}}
+{{- define "autorecover.store.kind" -}}
+{{- $url := .Values.store.url }}
+{{- if and $url .Values.store.existingSecret }}
 {{- fail "set store.url or store.existingSecret, not both" }}
 {{- end }}
+{{- if and $url (not (regexMatch "^postgres(ql)?://" $url)) }}
+{{- /* Only the scheme is named: the rest of a URL may hold a password. */}}
+{{- fail (printf "store.url must be a PostgreSQL URL (postgresql://USER:PASSWORD@HOST:5432/DB), not a %q one; leave store.url and store.existingSecret empty for SQLite on the chart's PersistentVolumeClaim" (regexFind "^[^:/]*" $url)) }}
+{{- end }}
+{{- if or $url .Values.store.existingSecret }}
+{{- "postgresql" }}
+{{- else }}
+{{- if gt (int .Values.engine.replicas) 1 }}
+{{- fail (printf "engine.replicas=%v needs PostgreSQL (store.url or store.existingSecret): the embedded SQLite store is one file on one ReadWriteOnce volume, for one replica (values-ha.yaml)" .Values.engine.replicas) }}
+{{- end }}
+{{- "sqlite" }}
+{{- end }}
+{{- end }}
+
+{{/* The embedded store's claim: the chart's own, or store.sqlite.existingClaim. */}}
+{{- define "autorecover.store.claimName" -}}
+{{- default (printf "%s-data" (include "autorecover.engine.name" . | trunc 58 | trimSuffix "-")) .Values.store.sqlite.existingClaim }}
+{{- end }}
+
+{{/* Where the claim is mounted, and the SQLite URL pointing into it. */}}
+{{- define "autorecover.store.dataDir" -}}
+/var/lib/autorecover
+{{- end }}
+
+{{- define "autorecover.store.sqliteUrl" -}}
+{{- printf "sqlite:///%s/autorecover.db" (include "autorecover.store.dataDir" .) }}
+{{- end }}
+
+{{/* The Secret and key the PostgreSQL URL is read from (the engine reads AUTORECOVER_STORE). */}}
+{{- define "autorecover.store.secretName" -}}
 {{- if .Values.store.existingSecret }}
 {{- .Values.store.existingSecret }}
 {{- else if .Values.store.url }}
 {{- printf "%s-store" (include "autorecover.fullname" . | trunc 57 | trimSuffix "-") }}
-{{- else }}
-{{- fail "set store.url (postgresql://USER:PASSWORD@HOST:5432/DB) or store.existingSecret: the engine replicas share one store" }}
 {{- end }}
 {{- end }}
 

@@ -329,9 +329,10 @@ class KubeTestCluster:
         except (urllib.error.URLError, OSError, ValueError):
             return None
 
-    def apply(self, obj: dict[str, Any], *, dry_run: bool = False) -> None:
+    def apply(self, obj: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         """Create one object as admin (server-side apply, so a second start is harmless);
-        `dry_run`: the API server validates and admits it, and stores nothing."""
+        `dry_run`: the API server validates and admits it, and stores nothing. Returns the
+        object as the server has it (after defaulting and mutating admission)."""
         kind, meta = obj["kind"], obj["metadata"]
         group, _, version = obj["apiVersion"].rpartition("/")
         plural = _PLURALS[kind]
@@ -344,8 +345,9 @@ class KubeTestCluster:
             url, data=json.dumps(obj).encode(), method="PATCH", headers=apply
         )
         try:
-            with urllib.request.urlopen(request, context=self._ssl(), timeout=10):  # noqa: S310
-                pass
+            opened = urllib.request.urlopen(request, context=self._ssl(), timeout=10)  # noqa: S310
+            with opened as resp:
+                admitted: dict[str, Any] = json.loads(resp.read())
         except urllib.error.HTTPError as exc:
             raise ClusterError(
                 f"apply {kind}/{meta['name']}: {exc.code} {exc.read()[:500]!r}"
@@ -357,6 +359,7 @@ class KubeTestCluster:
                 headers={"Content-Type": "application/merge-patch+json"})  # fmt: skip
             with urllib.request.urlopen(status, context=self._ssl(), timeout=10):  # noqa: S310
                 pass
+        return admitted
 
     # --- plumbing ------------------------------------------------------------------------------
 
@@ -404,7 +407,8 @@ _PLURALS = {
     "PriorityClass": "priorityclasses", "Queue": "queues",
     "Deployment": "deployments", "DaemonSet": "daemonsets", "Service": "services",
     "ConfigMap": "configmaps", "PodDisruptionBudget": "poddisruptionbudgets",
-    "NetworkPolicy": "networkpolicies",
+    "NetworkPolicy": "networkpolicies", "PersistentVolumeClaim": "persistentvolumeclaims",
+    "StorageClass": "storageclasses",
     "ValidatingWebhookConfiguration": "validatingwebhookconfigurations",
     "CustomResourceDefinition": "customresourcedefinitions",
 }  # fmt: skip
