@@ -42,6 +42,7 @@ def test_healthy_tray_reports_its_clique_once(thresholds: Thresholds) -> None:
     assert (clique.signal, dict(clique.details)) == ("fabric.clique", {"clique": CLIQUE})
     assert (clique.blame, effective_action(clique)) == (Blame.INFO, NodeAction.NONE)
     assert p.poll(at(30)).signals == ()  # said once; the engine keeps it
+    assert [s.signal for s in p.poll(at(3600)).signals] == ["fabric.clique"]  # and hourly
 
 
 def test_route_unhealthy_and_a_degraded_imex_domain(thresholds: Thresholds) -> None:

@@ -35,6 +35,9 @@ CONDITIONS = {
     "access_timeout_recovery": "fabric.recovering",
 }
 _WAITING = (FabricState.NOT_STARTED, FabricState.IN_PROGRESS)
+# The clique is said when first seen, when it changes, and again this often: an engine that
+# restarted learns it back without the agent restarting.
+CLIQUE_EVERY_S = 3600.0
 
 
 class GpuFabricSource(Protocol):
@@ -65,7 +68,8 @@ class FabricProbe:
         self.thresholds = thresholds
         self.catalog = catalog
         self._waiting: dict[str, int] = {}  # looks in a row: GPU bus id, or "imex"
-        self._clique = ""  # the clique last reported
+        self._clique = ""  # the clique last reported, and when
+        self._clique_at: datetime | None = None
 
     def poll(self, now: datetime) -> ProbeResult:
         """One look at the GPUs' fabric records and at IMEX."""
@@ -130,9 +134,13 @@ class FabricProbe:
     def _clique_signal(self, gpus: tuple[GpuFabric, ...], now: datetime) -> list[NodeSignal]:
         # As GPU feature discovery does: a node whose GPUs disagree on the clique has none.
         cliques = {g.clique for g in gpus if g.state is FabricState.COMPLETED and g.clique}
-        if len(cliques) != 1 or cliques == {self._clique}:
+        if len(cliques) != 1:
             return []
-        (self._clique,) = cliques
+        last = self._clique_at
+        fresh = last is not None and (now - last).total_seconds() < CLIQUE_EVERY_S
+        if cliques == {self._clique} and fresh:
+            return []
+        (self._clique,), self._clique_at = cliques, now
         text = f"NVLink clique {self._clique}"
         return [self._signal("fabric.clique", now, None, text, clique=self._clique)]
 
