@@ -48,6 +48,7 @@ from autorecover.controllers.requests import (
     RequestStatus,
     Settled,
 )
+from autorecover.controllers.topologies import TopologyBook
 from autorecover.domain.failure_domains import (
     CLIQUE_SIGNAL,
     NO_TOPOLOGY,
@@ -107,7 +108,10 @@ class HardwareController:
         fleet_size: int | None = None,
         hooks: Hooks = NO_HOOKS,
         power: PowerPort | None = None,
+        book: TopologyBook | None = None,  # shared with job recovery; cliques learned so far
     ) -> None:
+        self._book = book or TopologyBook(topology)
+        topology = self._book.current()
         if power is None:  # no BMC to ask: the ladder has no power-cycle rung
             policy = replace(policy, ladder=without_step(policy.ladder, Step.POWER_CYCLE))
         self._store, self._scheduler, self._diagnostics = store, scheduler, diagnostics
@@ -396,6 +400,11 @@ class HardwareController:
 
     # --- inside a pass ---------------------------------------------------------------------
 
+    @property
+    def topology(self) -> Topology:
+        """The failure domains as this controller counts them now (labels and learned cliques)."""
+        return self._topology
+
     def _learn_cliques(self, by_node: Mapping[str, Sequence[NodeSignal]]) -> None:
         """A node's agent named its NVLink clique: the node joins that NVLink domain, unless
         its labels placed it in one already (`Topology.with_cliques`)."""
@@ -403,11 +412,11 @@ class HardwareController:
             node: dict(s.details).get("clique", "")
             for node, found in by_node.items()
             for s in found
-            if s.signal == CLIQUE_SIGNAL and self._topology.nvlink_of(node) is None
+            if s.signal == CLIQUE_SIGNAL
         }
-        if not any(reported.values()):
+        if not reported or not self._book.learn(reported):
             return
-        self._topology = self._topology.with_cliques(reported)
+        self._topology = self._book.current()
         self._removals.topology = self._topology
         self._correlator.learn(self._topology)
 
