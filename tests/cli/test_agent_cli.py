@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from agent.support import NODES
+from agent.support import FIXTURES, NODES
 from autorecover.cli.agent import agent_group
+
+# The faulty node's fabric reports a route unhealthy; the healthy one is on no NVLink fabric.
+FABRIC = {"faulty": "route-unhealthy", "healthy": "no-fabric"}
 
 
 def check(node: str, *extra: str) -> Result:
@@ -26,6 +29,8 @@ def check(node: str, *extra: str) -> Result:
         str(root / "nvml.json"),
         "--dcgm-replay",
         str(root / "dcgm"),
+        "--fabric-replay",
+        str(FIXTURES / "fabric" / FABRIC[node]),
         "--expected-gpus",
         "4",
         *extra,
@@ -63,6 +68,7 @@ def test_json_report() -> None:
         ("pcie", "pcie.link_width"),
         ("pcie", "pcie.aer_fatal"),
         ("dcgm", "dcgm.health.memory"),
+        ("fabric", "fabric.route_unhealthy"),
     } <= found
     assert {p["probe"]: p["status"] for p in doc["probes"]} == {
         "kernel": "ok",
@@ -70,13 +76,15 @@ def test_json_report() -> None:
         "infiniband": "ok",
         "pcie": "ok",
         "dcgm": "ok",
+        "fabric": "ok",
     }
 
 
 def test_healthy_json_lists_what_each_probe_saw() -> None:
     doc = json.loads(check("healthy", "--json", "--skip", "dcgm").output)
     assert doc["healthy"] is True and doc["reason"] == "" and doc["signals"] == []
-    assert [p["probe"] for p in doc["probes"]] == ["kernel", "nvml", "infiniband", "pcie"]
+    probes = [p["probe"] for p in doc["probes"]]
+    assert probes == ["kernel", "nvml", "infiniband", "pcie", "fabric"]
 
 
 def test_missing_interfaces_are_unavailable_not_unhealthy(tmp_path: Path) -> None:
@@ -101,6 +109,7 @@ def test_missing_interfaces_are_unavailable_not_unhealthy(tmp_path: Path) -> Non
         "infiniband": "unavailable",
         "pcie": "unavailable",
         "dcgm": "unavailable",
+        "fabric": "unavailable",  # no NVML fabric call answers, no nvidia-smi, no IMEX
     }
 
 

@@ -30,6 +30,10 @@ from domain.golden import found
          "error", "nvswitch.sxid_fatal", Blame.HARDWARE, Source.SYSTEM),
         ("nvidia-nvswitch3: SXid (PCI:0000:07:00.0): 20034, Non-fatal, Link 32 LTSSM Fault Up",
          "nvswitch.sxid_nonfatal", Blame.HARDWARE, Source.SYSTEM),
+        ("[ 4012.113350] nvidia-nvswitch0: SXid (PCI:0004:00:00.0): 26006, SOE HALTED",
+         "nvswitch.soe_failure", Blame.HARDWARE, Source.SYSTEM),
+        ("nvidia-nvswitch0: SXid (PCI:0004:00:00.0): 26008, SOE Watchdog error",
+         "nvswitch.soe_failure", Blame.HARDWARE, Source.SYSTEM),
         ("Accelerator Fatal Error: call to cuCtxCreate returned error 214 "
          "(CUDA_ERROR_ECC_UNCORRECTABLE): uncorrectable ECC error encountered",
          "cuda.driver_device_fault", Blame.HARDWARE, Source.LOGS),
@@ -58,6 +62,7 @@ def test_driver_lines(line: str, signal: str, blame: Blame, source: Source) -> N
         "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15",
         "NVRM: nvAssertOkFailedNoLog: Assertion failed: Invalid argument [NV_ERR_INVALID_ARGUMENT]",
         "nvidia-nvswitch0: NVLink training complete on all links",
+        "nvidia-nvswitch0: SXid (PCI:0004:00:00.0): 26006, SOE HALT data[0] = 0x               0",
         "cuInit returned CUDA_ERROR_NO_DEVICE on a login node",
         "pcieport 0000:00:02.0: AER: Uncorrected (Non-Fatal) error received: 0000:02:00.0",
     ],

@@ -113,6 +113,9 @@ class Thresholds:
     infiniband: InfinibandSettings
     pcie: PcieSettings
     dcgm: DcgmSettings
+    # Fabric registration and IMEX readiness must be off this many looks in a row: both pass
+    # through "in progress" / "waiting for peers" while a node boots.
+    fabric_consecutive: int = 3
 
     def rules_for(self, probe: Probe) -> tuple[CounterRule, ...]:
         """The counter rules one probe evaluates, in key order."""
@@ -186,6 +189,7 @@ def build(doc: Mapping[str, Any], origin: str) -> Thresholds:
     ib = r.table(doc, "infiniband")
     pc = r.table(doc, "pcie")
     dc = r.table(doc, "dcgm")
+    fa = r.table(doc, "fabric")
     return Thresholds(
         version=str(doc.get("version", "")),
         signals=signals,
@@ -215,6 +219,7 @@ def build(doc: Mapping[str, Any], origin: str) -> Thresholds:
                 str(k): r.meaning(v, f"dcgm.result.{k}") for k, v in r.table(dc, "result").items()
             },
         ),
+        fabric_consecutive=max(1, r.int_(fa, "consecutive", "fabric")),
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from autorecover.adapters.host.agent_state import StateFile
 from autorecover.adapters.host.dcgm import Dcgmi, RecordedRunner, Runner, run_command
 from autorecover.adapters.host.detached import Launcher
+from autorecover.adapters.host.fabric import Imex, NvmlFabric, RecordedTools, SmiFabric
 from autorecover.adapters.host.kernel_follow import FileSource, KmsgSource, boot_time
 from autorecover.adapters.host.kernel_journal import JournalSource
 from autorecover.adapters.host.nvml import PynvmlBackend
@@ -29,6 +30,7 @@ from autorecover.agent.acting.journal import BOOT_ID, Journal, read_boot_id
 from autorecover.agent.daemon import Agent, Scheduled
 from autorecover.agent.probes.base import NodeProbe
 from autorecover.agent.probes.dcgm import DcgmProbe
+from autorecover.agent.probes.fabric import FabricProbe, GpuFabricSource
 from autorecover.agent.probes.infiniband import InfinibandProbe
 from autorecover.agent.probes.kernel import KernelProbe, LineSource
 from autorecover.agent.probes.kernel_reading import KernelReader
@@ -48,6 +50,7 @@ DEFAULT_INTERVALS_S: Mapping[Probe, float] = {
     Probe.INFINIBAND: 30.0,
     Probe.PCIE: 60.0,
     Probe.DCGM: 300.0,
+    Probe.FABRIC: 30.0,
 }
 
 
@@ -66,6 +69,9 @@ class AgentConfig:
     dcgmi: str = "dcgmi"
     dcgm_replay: Path | None = None
     dcgm_diag_level: int | None = None
+    nvidia_smi: str = "nvidia-smi"  # the fabric probe's fallback when NVML lacks the call
+    imex_ctl: str = "nvidia-imex-ctl"
+    fabric_replay: Path | None = None  # nvidia-smi-q.txt, imex-q.txt, imex-N.json
     storm_window_s: float = 60.0
     # Kernel lines logged before this are ignored when their time is known (default: boot).
     kernel_not_before: datetime | None = None
@@ -149,7 +155,28 @@ def build_probes(
                 diag_level=config.dcgm_diag_level,
             )
         )
+    if Probe.FABRIC not in config.skip:
+        probes.append(fabric_probe(config, thresholds, catalog, nvml_module))
     return probes
+
+
+def fabric_probe(
+    config: AgentConfig, thresholds: Thresholds, catalog: Catalog, nvml_module: Any = None
+) -> FabricProbe:
+    """NVML's fabric info first, `nvidia-smi -q` where NVML cannot answer; IMEX's control tool.
+
+    A replay directory stands in for both commands (and for NVML: recordings are of
+    `nvidia-smi -q`, the format a person can capture and read)."""
+    if config.fabric_replay is not None:
+        tools = RecordedTools(config.fabric_replay)
+        sources: list[GpuFabricSource] = [SmiFabric(tools, config.nvidia_smi)]
+        imex = Imex(tools, config.imex_ctl)
+    else:
+        sources = [NvmlFabric(nvml_module), SmiFabric(run_command, config.nvidia_smi)]
+        imex = Imex(run_command, config.imex_ctl)
+    return FabricProbe(
+        node=config.node, sources=sources, imex=imex, thresholds=thresholds, catalog=catalog
+    )
 
 
 def build_agent(

@@ -89,6 +89,11 @@ def _options(f: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Path(path_type=Path, file_okay=False, exists=True),
             help="Replay recorded dcgmi output (health.json, diag-rN.json) from a directory.",
         ),
+        click.option(
+            "--fabric-replay",
+            type=click.Path(path_type=Path, file_okay=False, exists=True),
+            help="Replay recorded nvidia-smi -q and nvidia-imex-ctl output from a directory.",
+        ),
         click.option("--skip", multiple=True, type=click.Choice(probes), help="Leave a probe out."),
         click.option(
             "--state-dir",
@@ -327,6 +332,7 @@ def _config(opts: dict[str, Any], *, diag_level: int | None, follow: bool) -> Ag
         dcgmi=opts["dcgmi"],
         dcgm_replay=opts["dcgm_replay"],
         dcgm_diag_level=diag_level,
+        fabric_replay=opts["fabric_replay"],
         skip=frozenset(Probe(s) for s in opts["skip"]),
     )
 

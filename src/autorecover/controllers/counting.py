@@ -2,7 +2,9 @@
 correlation, and the token bucket that rate-limits scheduler mutations.
 
 These hold only what the store can rebuild (removals from transitions, faults from the node
-records' marks), so a restart re-derives them instead of trusting a cache.
+records' marks), so a restart re-derives them instead of trusting a cache. Each entry keeps the
+domains its node had when it was counted, so a topology that learns a node's clique later
+(`topology` is replaced) never uncounts from a domain it did not count in.
 """
 
 from __future__ import annotations
@@ -18,21 +20,22 @@ class RemovalWindow:
 
     def __init__(self, window: timedelta, topology: Topology) -> None:
         self._window = window
-        self._topology = topology
-        self._entries: deque[tuple[datetime, str]] = deque()
+        self.topology = topology
+        self._entries: deque[tuple[datetime, tuple[FailureDomain, ...]]] = deque()
         self._by_domain: Counter[FailureDomain] = Counter()
 
     def add(self, node: str, at: datetime) -> None:
         """Count one removal."""
-        self._entries.append((at, node))
-        self._by_domain.update(self._topology.of(node))
+        domains = self.topology.of(node)
+        self._entries.append((at, domains))
+        self._by_domain.update(domains)
 
     def expire(self, now: datetime) -> None:
         """Forget removals older than the window."""
         since = now - self._window
         while self._entries and self._entries[0][0] <= since:
-            _, node = self._entries.popleft()
-            self._by_domain.subtract(self._topology.of(node))
+            _, domains = self._entries.popleft()
+            self._by_domain.subtract(domains)
 
     @property
     def removed(self) -> int:
@@ -50,15 +53,15 @@ class FaultWindow:
 
     def __init__(self, window: timedelta, topology: Topology) -> None:
         self._window = window
-        self._topology = topology
-        self._entries: deque[tuple[datetime, str]] = deque()
+        self.topology = topology
+        self._entries: deque[tuple[datetime, str, tuple[FailureDomain, ...]]] = deque()
         self._by_domain: dict[FailureDomain, Counter[str]] = {}
 
     def add(self, node: str, at: datetime) -> tuple[FailureDomain, ...]:
         """Count one fault; returns the node's domains. Faults must come in time order."""
-        domains = self._topology.of(node)
+        domains = self.topology.of(node)
         if domains:
-            self._entries.append((at, node))
+            self._entries.append((at, node, domains))
             for domain in domains:
                 self._by_domain.setdefault(domain, Counter())[node] += 1
         return domains
@@ -67,8 +70,8 @@ class FaultWindow:
         """Forget faults older than the window; returns the domains that changed."""
         since, changed = now - self._window, set()
         while self._entries and self._entries[0][0] <= since:
-            _, node = self._entries.popleft()
-            for domain in self._topology.of(node):
+            _, node, domains = self._entries.popleft()
+            for domain in domains:
                 counts = self._by_domain[domain]
                 counts[node] -= 1
                 if counts[node] <= 0:

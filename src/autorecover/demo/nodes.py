@@ -78,7 +78,7 @@ class NodeAgent:
     def __init__(self, node: SimNode, store: EngineStore, interval_s: float = 0.2) -> None:
         config = AgentConfig(
             node=node.name, root=node.root, kernel_log=node.kernel_log,
-            nvml_replay=node.nvml, skip=frozenset({Probe.DCGM}),
+            nvml_replay=node.nvml, skip=frozenset({Probe.DCGM, Probe.FABRIC}),
         )  # fmt: skip
         probes = build_probes(config, builtin_catalog(), load_thresholds())
         self.node, self._store = node, store

@@ -23,6 +23,7 @@ class Probe(StrEnum):
     INFINIBAND = "infiniband"
     PCIE = "pcie"
     DCGM = "dcgm"
+    FABRIC = "fabric"  # NVLink fabric registration, IMEX (agent/probes/fabric.py)
     JOB = "job"  # job recovery's attribution names the node
     ENGINE = "engine"  # the engine's own finding (a silent node: agent and scheduler agree)
 

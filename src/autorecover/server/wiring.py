@@ -59,6 +59,7 @@ from autorecover.controllers.jobs.records import (
 from autorecover.controllers.orders import OrderBook
 from autorecover.controllers.ports import Clock, Notifier
 from autorecover.controllers.requests import Control, Controls, OperatorRequest
+from autorecover.controllers.topologies import TopologyBook
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.domain.jobs.decisions import JobHistory
@@ -84,13 +85,26 @@ class Cluster:
     close: Callable[[], None] = lambda: None
     power: PowerPort | None = None  # out-of-band power through BMCs (`serve --bmc-inventory`)
     pair: DiagnosticsPort | None = None  # the scheduler's pair test, already in `diagnostics`
+    # The labels' domains plus the cliques agents report: hardware recovery learns them, job
+    # recovery reads them (controllers/topologies.py). None: a book on `topology`, made here.
+    cliques: TopologyBook | None = None
+
+    def __post_init__(self) -> None:
+        if self.cliques is None:
+            object.__setattr__(self, "cliques", TopologyBook(self.topology))
+
+    def book(self) -> TopologyBook:
+        """The failure-domain map both services share."""
+        assert self.cliques is not None  # set by __post_init__
+        return self.cliques
 
     @classmethod
     def of(cls, stack: SchedulerStack) -> Cluster:
         """Hardware recovery's part of a scheduler's stack: its diagnostics, with the pair
         test after the node's own diagnostic when the scheduler has one."""
         return cls(stack.nodes, under_load(stack.diagnostics, stack.pair), stack.notifier,
-                   stack.topology, stack.leases, stack.close, pair=stack.pair)  # fmt: skip
+                   stack.topology, stack.leases, stack.close, pair=stack.pair,
+                   cliques=TopologyBook(stack.topology))  # fmt: skip
 
 
 def under_load(own: DiagnosticsPort, pair: DiagnosticsPort | None) -> DiagnosticsPort:
@@ -182,10 +196,11 @@ def cluster_for(
         return cluster, None
     try:
         if store is not None:
-            jobs = jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings, job_hooks)
+            jobs = jobs_on(store, stack.jobs, clock, policies, dry_run, jobs_settings, job_hooks,
+                           topology=cluster.book().current)  # fmt: skip
         elif store_path is not None:
             jobs = sqlite_jobs(store_path, stack.jobs, clock, policies, dry_run, jobs_settings,
-                               job_hooks)  # fmt: skip
+                               job_hooks, topology=cluster.book().current)  # fmt: skip
         else:
             raise ValueError(
                 f"--scheduler {kind} hosts job recovery: it needs the engine's store "
@@ -266,6 +281,8 @@ def jobs_on(
     dry_run: bool,
     settings: JobSettings | None = None,
     hooks: JobHooks = NO_JOB_HOOKS,
+    *,
+    topology: Callable[[], Topology] | None = None,
 ) -> JobsWiring:
     """Job recovery on the engine's store, whatever its backend: a store URL (`sqlite:///`,
     `postgresql://`: its `job_` tables beside hardware's, fenced in the same transaction), or
@@ -283,7 +300,17 @@ def jobs_on(
             sql.commit(changes, fence=fence)
 
         return _wired(
-            sql, sql, sql, sql_commit, scheduler, clock, policies, dry_run, settings, hooks
+            sql,
+            sql,
+            sql,
+            sql_commit,
+            scheduler,
+            clock,
+            policies,
+            dry_run,
+            settings,
+            hooks,
+            topology,
         )
     if isinstance(store, MemoryStore):
         engine, memory = store, MemoryJobStore(controls=store.controls)
@@ -295,7 +322,7 @@ def jobs_on(
 
         signals = MemorySignals(store.signals)
         return _wired(memory, memory, signals, memory_commit, scheduler, clock, policies,
-                      dry_run, settings, hooks)  # fmt: skip
+                      dry_run, settings, hooks, topology)  # fmt: skip
     raise ValueError("job recovery: pass the engine's store URL (sqlite:/// or postgresql://)")
 
 
@@ -307,6 +334,8 @@ def sqlite_jobs(
     dry_run: bool,
     settings: JobSettings | None = None,
     hooks: JobHooks = NO_JOB_HOOKS,
+    *,
+    topology: Callable[[], Topology] | None = None,
 ) -> JobsWiring:
     """Job recovery on the engine's SQLite file (its `job_` tables beside hardware's)."""
     from autorecover.adapters.store.sqlite import SqliteJobStore
@@ -317,7 +346,7 @@ def sqlite_jobs(
         store.commit(changes, fence=fence)
 
     return _wired(store, store, store, commit, scheduler, clock, policies, dry_run, settings,
-                  hooks)  # fmt: skip
+                  hooks, topology)  # fmt: skip
 
 
 class _RequestingJobStore(JobStorePort, JobRequests, Protocol):
@@ -335,6 +364,7 @@ def _wired(
     dry_run: bool,
     settings: JobSettings | None,
     hooks: JobHooks = NO_JOB_HOOKS,
+    topology: Callable[[], Topology] | None = None,
 ) -> JobsWiring:
     catalog = builtin_catalog()
 
@@ -342,7 +372,7 @@ def _wired(
         return JobRecoveryController(
             on, scheduler, signals, clock, policies.jobs, catalog, dry_run,
             notifier=LogNotifier(), settings=settings or JobSettings(),
-            ceilings=policies.job_ceilings, hooks=hooks,
+            ceilings=policies.job_ceilings, hooks=hooks, topology=topology,
         )  # fmt: skip
 
     return JobsWiring(
@@ -366,6 +396,8 @@ def hardware_service(
 ) -> Service:
     """Hardware recovery, built afresh under each fence."""
 
+    book = cluster.book()
+
     def build(fence: Fence) -> Hosted:
         view = FencedStore(store, fence)
 
@@ -374,7 +406,7 @@ def hardware_service(
                 store=view, scheduler=cluster.scheduler, diagnostics=cluster.diagnostics,
                 notifier=cluster.notifier, clock=clock, policy=policies.hardware,
                 topology=cluster.topology, dry_run=settings.dry_run,
-                fleet_size=settings.fleet_size, power=cluster.power, hooks=hooks,
+                fleet_size=settings.fleet_size, power=cluster.power, hooks=hooks, book=book,
             )  # fmt: skip
 
         return HostedHardware(

@@ -19,6 +19,7 @@ from autorecover.controllers.jobs.controller import (
 )
 from autorecover.controllers.jobs.records import JobIncident
 from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.domain.jobs.health import HealthThresholds
 from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.domain.records import Blame, NodeAction
@@ -71,6 +72,7 @@ class JobRig:
     dry_run: bool = False
     hooks: JobHooks = NO_JOB_HOOKS
     clock: FakeClock = field(default_factory=FakeClock)
+    topology: Topology = NO_TOPOLOGY  # the failure domains job recovery reads (cliques)
 
     def __post_init__(self) -> None:
         self.scheduler = FakeJobScheduler(self.clock, self.nodes)
@@ -91,6 +93,7 @@ class JobRig:
             settings=self.settings,
             hooks=self.hooks if hooks is None else hooks,
             scanner=SCANNER,
+            topology=lambda: self.topology,
         )
 
     def restart(self, store: Any = None, hooks: JobHooks | None = None) -> None:

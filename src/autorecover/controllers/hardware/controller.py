@@ -48,7 +48,13 @@ from autorecover.controllers.requests import (
     RequestStatus,
     Settled,
 )
-from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
+from autorecover.controllers.topologies import TopologyBook
+from autorecover.domain.failure_domains import (
+    CLIQUE_SIGNAL,
+    NO_TOPOLOGY,
+    Topology,
+    is_fabric_fault,
+)
 from autorecover.domain.hardware.breaker import CLOSED, Admission, BreakerState, BreakerView
 from autorecover.domain.hardware.decisions import decide, release
 from autorecover.domain.hardware.lifecycle import (
@@ -102,7 +108,10 @@ class HardwareController:
         fleet_size: int | None = None,
         hooks: Hooks = NO_HOOKS,
         power: PowerPort | None = None,
+        book: TopologyBook | None = None,  # shared with job recovery; cliques learned so far
     ) -> None:
+        self._book = book or TopologyBook(topology)
+        topology = self._book.current()
         if power is None:  # no BMC to ask: the ladder has no power-cycle rung
             policy = replace(policy, ladder=without_step(policy.ladder, Step.POWER_CYCLE))
         self._store, self._scheduler, self._diagnostics = store, scheduler, diagnostics
@@ -122,7 +131,7 @@ class HardwareController:
         self._correlator = Correlator(topology, policy.correlation, name, snap.incidents)
         since = now - policy.correlation.window
         self._correlator.remember(
-            (r.node, m.at)
+            (r.node, m.at, m.key)
             for r in self._records.values()
             for m in r.marks
             if m.at > since and m.cls.rank >= SignalClass.SUSPECT.rank
@@ -304,14 +313,17 @@ class HardwareController:
             else:
                 by_node.setdefault(report.node, []).append(report)
         self._removals.expire(now)
-        faulted = []
+        faulted, fabric = [], []
+        self._learn_cliques(by_node)
         for node, found in list(by_node.items()):
             changes.signals.extend(found)  # recorded, maintenance or not
             if self._maintained(node):
                 del by_node[node]  # hands off: nothing decided, nothing counted
             elif any(self._is_fault(s) for s in found):
                 faulted.append(node)
-        self._note(self._correlator.step(now, faulted), changes)
+                if any(self._is_fault(s) and is_fabric_fault(s.signal) for s in found):
+                    fabric.append(node)
+        self._note(self._correlator.step(now, faulted, fabric), changes)
         active = [n for n in by_node if n in self._active]
         seen = self._observer.observe(active, self._records, self._queue, now)
         for node, found in by_node.items():
@@ -387,6 +399,26 @@ class HardwareController:
         return {n: views[n] for n in found if n in views}
 
     # --- inside a pass ---------------------------------------------------------------------
+
+    @property
+    def topology(self) -> Topology:
+        """The failure domains as this controller counts them now (labels and learned cliques)."""
+        return self._topology
+
+    def _learn_cliques(self, by_node: Mapping[str, Sequence[NodeSignal]]) -> None:
+        """A node's agent named its NVLink clique: the node joins that NVLink domain, unless
+        its labels placed it in one already (`Topology.with_cliques`)."""
+        reported = {
+            node: dict(s.details).get("clique", "")
+            for node, found in by_node.items()
+            for s in found
+            if s.signal == CLIQUE_SIGNAL
+        }
+        if not reported or not self._book.learn(reported):
+            return
+        self._topology = self._book.current()
+        self._removals.topology = self._topology
+        self._correlator.learn(self._topology)
 
     def _is_fault(self, signal: NodeSignal) -> bool:
         return self._policy.classify(signal).rank >= SignalClass.SUSPECT.rank

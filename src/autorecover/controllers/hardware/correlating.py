@@ -4,7 +4,9 @@ Faults are signals that would mark a node suspect or quarantine it, counted when
 (after a restart, when they were observed). When enough nodes of one rack, NVLink domain or
 IB leaf fault together, one domain incident opens (one alert), its nodes are kept off new jobs
 but not put through node remedies, and it closes once the domain has been quiet for the
-correlation window. Incident ids are stable from opening to closing.
+correlation window. Faults of the NVLink fabric itself (`is_fabric_fault`) are also counted
+apart, so fewer nodes of one NVLink domain make its incident. Incident ids are stable from
+opening to closing.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from autorecover.domain.failure_domains import (
     Topology,
     advance,
     incident_id,
+    is_fabric_fault,
 )
 from autorecover.domain.hardware.lifecycle import FLEET, Action, ActionKind
 
@@ -49,12 +52,19 @@ class Correlator:
         self._settings = settings
         self._by = by
         self._faults = FaultWindow(settings.window, topology)
+        self._fabric = FaultWindow(settings.window, topology)
         self.open: dict[FailureDomain, DomainIncident] = {i.domain: i for i in open_incidents}
 
-    def remember(self, faults: Iterable[tuple[str, datetime]]) -> None:
-        """Faults known before a restart (from the node records' marks)."""
-        for node, at in sorted(faults, key=lambda f: f[1]):
+    def learn(self, topology: Topology) -> None:
+        """Count later faults with this topology (a node's clique became known)."""
+        self._faults.topology = self._fabric.topology = topology
+
+    def remember(self, faults: Iterable[tuple[str, datetime, str]]) -> None:
+        """Faults known before a restart (node, when, signal key: the node records' marks)."""
+        for node, at, key in sorted(faults, key=lambda f: f[1]):
             self._faults.add(node, at)
+            if is_fabric_fault(key):
+                self._fabric.add(node, at)
 
     def of(self, domains: Iterable[FailureDomain]) -> DomainIncident | None:
         """The open incident of one of these domains, if any."""
@@ -64,11 +74,15 @@ class Correlator:
                 return incident
         return None
 
-    def step(self, now: datetime, faulted: Iterable[str]) -> Changed:
-        """Take in the nodes that faulted in this pass; open, grow or close incidents."""
+    def step(self, now: datetime, faulted: Iterable[str], fabric: Iterable[str] = ()) -> Changed:
+        """Take in the nodes that faulted in this pass (`fabric`: those whose faults were of the
+        NVLink fabric, also in `faulted`); open, grow or close incidents."""
         touched = self._faults.expire(now)
+        self._fabric.expire(now)
         for node in faulted:
             touched.update(self._faults.add(node, now))
+        for node in fabric:
+            self._fabric.add(node, now)
         if not touched:
             return NO_CHANGE
         # Only domains whose counts changed can open, grow or close an incident.
@@ -78,6 +92,7 @@ class Correlator:
             {d: nodes for d, nodes in now_faulting.items() if nodes},
             self._settings,
             now,
+            {d: self._fabric.nodes(d) for d in touched},
         )
         grown = [i for d, i in current.items() if d in self.open and i.nodes != self.open[d].nodes]
         for incident in closed:
@@ -97,7 +112,9 @@ class Correlator:
     def _alert(self, incident: DomainIncident, now: datetime, why: str = "") -> Action:
         nodes = ", ".join(sorted(incident.nodes))
         window = int(self._settings.window.total_seconds())
-        cause = why or f"{len(incident.nodes)} nodes faulted within {window}s"
+        fabric = self._fabric.nodes(incident.domain)
+        what = "reported a fault of the NVLink fabric" if len(fabric) > 1 else "faulted"
+        cause = why or f"{len(incident.nodes)} nodes {what} within {window}s"
         text = f"domain incident {incident.domain}: {cause} ({nodes})"
         return Action(
             incident.id, FLEET, ActionKind.ALERT, now, self._by, text, incident=incident.id

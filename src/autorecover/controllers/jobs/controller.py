@@ -60,6 +60,7 @@ from autorecover.controllers.requests import (
 from autorecover.domain.attribution import attribute
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.context import Window
+from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.domain.hangs import locate, stack_findings
 from autorecover.domain.history import Attempt as EarlierAttempt
 from autorecover.domain.jobs.decisions import JobHistory
@@ -116,7 +117,9 @@ class JobRecoveryController:
         hooks: JobHooks = NO_JOB_HOOKS,
         scanner: Scanner | None = None,
         ceilings: Ceilings = NO_CEILINGS,
+        topology: Callable[[], Topology] | None = None,  # the failure domains as they are now
     ) -> None:
+        self._topology = topology or (lambda: NO_TOPOLOGY)
         self._store, self._scheduler, self._signals = store, scheduler, signals_source
         self._ceilings = ceilings  # the site's cap on what a job's own settings ask for
         self._clock, self._policy, self.dry_run = clock, policy, dry_run
@@ -439,7 +442,7 @@ class JobRecoveryController:
     def _context(self, policy: JobPolicy, dry: bool, now: datetime) -> Context:
         return Context(
             self.settings.name, policy, now, dry, self.settings.max_hand_over,
-            self._policy.suspicion_threshold,
+            self._policy.suspicion_threshold, self._topology(),
         )  # fmt: skip
 
 

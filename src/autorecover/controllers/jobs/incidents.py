@@ -27,10 +27,12 @@ from autorecover.controllers.jobs.records import (
     TimelineMark,
     WatchedJob,
 )
+from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
+from autorecover.domain.jobs.cliques import widen_to_cliques
 from autorecover.domain.jobs.decisions import JobHistory, decide_job
 from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.domain.jobs.suspicion import Suspicion
-from autorecover.domain.records import Action, Evidence, Finding, Verdict
+from autorecover.domain.records import Action, Cause, Evidence, Finding, Verdict
 
 
 def incident_id(job: str, attempt: int, kind: IncidentKind, episode: int = 0) -> str:
@@ -70,6 +72,7 @@ class Context:
     dry_run: bool
     max_hand_over: int
     suspicion_threshold: float
+    topology: Topology = NO_TOPOLOGY  # for jobs that need whole NVLink cliques
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +104,13 @@ def open_failure(
     """A failed or hung attempt: decide, and say what to record."""
     s, now = watched.status, ctx.now
     iid = incident_id(s.job, s.attempt, kind)
-    d = decide_job(verdict, history, now, ctx.policy, incident=iid, checkpoint=checkpoint)
+    widened = None
+    if ctx.policy.whole_cliques and verdict.cause is Cause.HARDWARE:
+        avoided = history.excluded(now)
+        widened = widen_to_cliques(verdict.suspect_nodes, ctx.topology, s.nodes, avoided)
+    d = decide_job(
+        verdict, history, now, ctx.policy, incident=iid, checkpoint=checkpoint, widened=widened
+    )
     evidence = evidence_lines(verdict)
     kind_ = JobActionKind(d.action.value)
     actions = [

@@ -138,7 +138,11 @@ _SECTIONS: dict[str, tuple[str | None, dict[str, tuple[str, Convert]]]] = {
     ),
     "domains": (
         "correlation",
-        {"window_s": ("window", _seconds), "min_nodes": ("min_nodes", _count_of(2))},
+        {
+            "window_s": ("window", _seconds),
+            "min_nodes": ("min_nodes", _count_of(2)),
+            "fabric_min_nodes": ("fabric_min_nodes", _count_of(2)),
+        },
     ),
     "rate": ("rate", {"mutations_per_s": ("per_s", _rate), "burst": ("burst", _count_of(1))}),
 }

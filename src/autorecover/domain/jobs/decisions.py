@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from autorecover.domain.jobs.cliques import Widened
 from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.domain.records import Action, Cause, Verdict
 
@@ -82,8 +83,12 @@ def decide_job(
     *,
     incident: str,
     checkpoint: int | None,
+    widened: Widened | None = None,
 ) -> JobDecision:
-    """Decide requeue (excluding suspects), retry with backoff, or stop, by cause and budget."""
+    """Decide requeue (excluding suspects), retry with backoff, or stop, by cause and budget.
+
+    `widened` (a job that needs whole cliques: `cliques.widen_to_cliques`) says, per suspect,
+    which nodes the job avoids for it; without it, each suspect alone."""
     root = verdict.evidence[0].signal if verdict.evidence else str(verdict.cause)
     live = tuple(e for e in history.exclusions if e.until > now)  # decayed ones are forgotten
     past = JobHistory(attempts=history.attempts, exclusions=live)
@@ -99,10 +104,14 @@ def decide_job(
         return step.stop("the infrastructure restart budget is spent")
     if verdict.cause is Cause.HARDWARE:
         until = now + timedelta(seconds=policy.exclusion_ttl_s)
-        added = tuple(Exclusion(n, until, incident) for n in verdict.suspect_nodes)
+        avoid = widened.exclude if widened is not None else {}
+        nodes = dict.fromkeys(n for s in verdict.suspect_nodes for n in avoid.get(s, (s,)))
+        added = tuple(Exclusion(n, until, incident) for n in nodes)
         why = (
             f"hardware ({root}) on {', '.join(verdict.suspect_nodes)}: requeue at once without them"
         )
+        if widened is not None and widened.notes:
+            why += " (" + "; ".join(widened.notes) + ")"
         return step.requeue(
             Budget.INFRASTRUCTURE, why, added=added, hand_over=verdict.suspect_nodes
         )

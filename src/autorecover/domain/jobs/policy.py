@@ -40,6 +40,9 @@ class JobPolicy:
     exclusion_ttl_s: float = 86_400.0  # a job's exclusions decay after a day
     suspicion_half_life_s: float = 7 * 86_400.0
     suspicion_threshold: float = 2.5  # a node named this often (decayed) is handed over as suspect
+    # The job is placed by whole NVLink cliques (domain/jobs/cliques.py): a suspect's exclusion
+    # takes its whole clique unless the clique has a spare node.
+    whole_cliques: bool = False
 
     def merged(self, overrides: Mapping[str, Any], origin: str) -> JobPolicy:
         """A policy with some fields replaced; unknown fields and wrong types are errors."""

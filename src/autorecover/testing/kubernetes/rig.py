@@ -64,7 +64,7 @@ class Rig:
             builtin_catalog(), dry_run=False, notifier=self.notifier,
             settings=JobSettings(settle_s=settle_s),
         )  # fmt: skip
-        skip = frozenset({Probe.NVML, Probe.INFINIBAND, Probe.PCIE, Probe.DCGM})
+        skip = frozenset({Probe.NVML, Probe.INFINIBAND, Probe.PCIE, Probe.DCGM, Probe.FABRIC})
         since = self.clock.now() - timedelta(seconds=1)
         self.kernel_logs = kube.tmp / "kernel"
         self.kernel_logs.mkdir()

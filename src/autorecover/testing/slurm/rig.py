@@ -128,7 +128,7 @@ class Rig:
             self.job_store, self.port, self.job_store, self.clock, builtin_job_policy(),
             builtin_catalog(), dry_run=False, notifier=self.notifier,
         )  # fmt: skip
-        skip = frozenset({Probe.NVML, Probe.INFINIBAND, Probe.PCIE, Probe.DCGM})
+        skip = frozenset({Probe.NVML, Probe.INFINIBAND, Probe.PCIE, Probe.DCGM, Probe.FABRIC})
         since = self.clock.now() - timedelta(seconds=1)
         self.probes: list[NodeProbe] = []
         for node in self.cluster.node_names:
