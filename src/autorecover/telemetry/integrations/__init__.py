@@ -4,15 +4,22 @@
   ``pytorch_lightning``);
 * ``huggingface.huggingface_callback()`` for the Hugging Face ``transformers.Trainer``.
 
-The hook logic lives in plain classes (``LightningTelemetry``, ``HuggingFaceTelemetry``)
-that tests drive with stand-in trainer objects; the factories mix them into the framework's
-callback base class at call time.
+The hook logic lives in plain classes (``LightningTelemetry``, ``HuggingFaceTelemetry``); the
+factories mix them into the framework's callback base class at call time. Both are tested
+against the real frameworks (tests/integrations).
 """
 
 from __future__ import annotations
 
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+
+from autorecover.telemetry.hooks import Hooks
 from autorecover.telemetry.recorder import Recorder
 from autorecover.telemetry.wiring import current, init
+
+MAX_BATCH_DEPTH = 4  # how deep batch_size() looks into nested containers
 
 
 def resolve(recorder: Recorder | None) -> Recorder:
@@ -32,3 +39,39 @@ def detached(value: object) -> object:
         except Exception:  # an object with an unrelated detach(): keep it as is
             return value
     return value
+
+
+def hooked(recorder: Recorder) -> bool:
+    """Will ``recorder``'s own exception hook record an exception escaping this thread?
+
+    A framework's exception callback that records the exception too would write it twice.
+    """
+    if threading.current_thread() is threading.main_thread():
+        owner = getattr(sys.excepthook, "__self__", None)
+    else:
+        owner = getattr(threading.excepthook, "__self__", None)
+    return isinstance(owner, Hooks) and owner._recorder is recorder
+
+
+def batch_size(batch: object, depth: int = 0) -> int | None:
+    """The leading dimension of the first tensor-like in ``batch`` (mappings and sequences
+    searched in order, a few levels deep); None when there is none. Reads shapes only."""
+    shape = getattr(batch, "shape", None)
+    if shape is not None:
+        try:
+            return int(shape[0]) if len(shape) else None
+        except Exception:  # a shape we cannot read: not a tensor after all
+            return None
+    if depth >= MAX_BATCH_DEPTH:
+        return None
+    if isinstance(batch, Mapping):
+        items: Sequence[object] = list(batch.values())
+    elif isinstance(batch, list | tuple):
+        items = batch
+    else:
+        return None
+    for item in items:
+        found = batch_size(item, depth + 1)
+        if found is not None:
+            return found
+    return None

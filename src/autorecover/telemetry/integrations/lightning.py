@@ -2,33 +2,46 @@
 
     trainer = lightning.Trainer(callbacks=[lightning_callback()])
 
+Steps: one ``step`` per optimizer step (``trainer.global_step`` after it moved), with the
+samples of every batch that went into it (``batch_size``: the leading dimension of the
+batch's first tensor) and its tokens when they can be told (``input_ids`` in a mapping
+batch, padding included, or what the ``tokens`` function given to the factory returns).
+
 Checkpoints: Lightning has no callback hook around the file write, so ``setup`` wraps the
 ``save_checkpoint`` and ``load_checkpoint`` methods of the strategy's ``checkpoint_io`` (on
-that one instance) in checkpoint spans; ``teardown`` restores them. With an asynchronous
-``CheckpointIO`` the span measures the hand-off, not the write.
+that one instance) in checkpoint spans; ``teardown`` restores them. A span's iteration is
+the checkpoint's own ``global_step`` (a load happens before the trainer's step is restored).
+With an asynchronous ``CheckpointIO`` the save span measures the hand-off, not the write.
+
+Errors: ``on_exception`` records the exception, unless this recorder's process hook will
+(the exception leaves ``fit`` and the hooks ``init()`` installs are in place): one record.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from autorecover.telemetry.integrations import detached, resolve
+from autorecover.telemetry.integrations import batch_size, detached, hooked, resolve
 from autorecover.telemetry.recorder import Recorder
 from autorecover.telemetry.spans import Span
 
 _WRAPPED = "_autorecover_telemetry_original"
+TokenCount = Callable[[Any], "int | None"]
 
 
 class LightningTelemetry:
     """The callback's logic, with Lightning's hook signatures (no Lightning import)."""
 
-    def __init__(self, recorder: Recorder | None = None) -> None:
+    def __init__(self, recorder: Recorder | None = None, tokens: TokenCount | None = None) -> None:
         super().__init__()
         self._recorder = recorder
+        self._tokens_of = tokens if tokens is not None else input_ids_count
         self._last_step: int | None = None
+        self._samples = 0  # of the batches since the last optimizer step
+        self._tokens = 0
         self._validation: Span | None = None
 
     @property
@@ -44,12 +57,11 @@ class LightningTelemetry:
         if cio is None or hasattr(cio, _WRAPPED):
             return
         rec = self.recorder
-        step: Callable[[], int | None] = lambda: getattr(trainer, "global_step", None)  # noqa: E731
         own = getattr(cio, "__dict__", {})
         # remember what to put back: an instance attribute, or nothing (the class method)
         setattr(cio, _WRAPPED, {n: own.get(n) for n in ("save_checkpoint", "load_checkpoint")})
-        cio.save_checkpoint = _spanned(cio.save_checkpoint, rec.checkpoint_save, 1, step)
-        cio.load_checkpoint = _spanned(cio.load_checkpoint, rec.checkpoint_load, 0, step)
+        cio.save_checkpoint = _saving(cio.save_checkpoint, rec)
+        cio.load_checkpoint = _loading(cio.load_checkpoint, rec)
 
     def teardown(self, trainer: Any, pl_module: Any, stage: str) -> None:
         """Undo ``setup``'s wrapping; write what is queued."""
@@ -64,16 +76,30 @@ class LightningTelemetry:
             delattr(cio, _WRAPPED)
         self.recorder.flush()
 
+    def on_train_start(self, trainer: Any, pl_module: Any) -> None:
+        """The step training starts from (0, or the step a checkpoint restored)."""
+        step = getattr(trainer, "global_step", None)
+        self._last_step = step if isinstance(step, int) else None
+        self._samples = self._tokens = 0
+
     def on_train_batch_end(
         self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int
     ) -> None:
         """One ``step`` per optimizer step (``global_step``), not per accumulated batch."""
+        self._samples += batch_size(batch) or 0
+        self._tokens += self._tokens_of(batch) or 0
         step = getattr(trainer, "global_step", None)
         if not isinstance(step, int) or step == self._last_step:
-            return
+            return  # an accumulating batch: its samples go into the next step
         self._last_step = step
         loss = outputs.get("loss") if isinstance(outputs, dict) else outputs
-        self.recorder.step(step, loss=detached(loss) if loss is not None else None)
+        self.recorder.step(
+            step,
+            samples=self._samples or None,
+            tokens=self._tokens or None,
+            loss=detached(loss) if loss is not None else None,
+        )
+        self._samples = self._tokens = 0
 
     def on_validation_start(self, trainer: Any, pl_module: Any) -> None:
         """Open a ``validation`` span (sanity checks included, marked as such)."""
@@ -87,18 +113,37 @@ class LightningTelemetry:
             self._validation = None
 
     def on_exception(self, trainer: Any, pl_module: Any, exception: BaseException) -> None:
-        """Record the exception that interrupted the trainer."""
+        """Record the exception that interrupted the trainer, once (see the module doc)."""
         if self._validation is not None:
             self._validation.end(ok=False, error=exception)
             self._validation = None
-        self.recorder.error(exception)
+        # Lightning turns KeyboardInterrupt into sys.exit(1): no hook would see it
+        if isinstance(exception, KeyboardInterrupt) or not hooked(self.recorder):
+            self.recorder.error(exception)
 
 
-def lightning_callback(recorder: Recorder | None = None) -> Any:
-    """A ``lightning.pytorch.Callback`` (or ``pytorch_lightning.Callback``) recording telemetry."""
+def lightning_callback(
+    recorder: Recorder | None = None, *, tokens: TokenCount | None = None
+) -> Any:
+    """A ``lightning.pytorch.Callback`` (or ``pytorch_lightning.Callback``) recording telemetry.
+
+    ``tokens(batch)`` counts a batch's tokens when ``input_ids`` does not (None: unknown).
+    """
     base = _callback_base()
     cls = type("AutorecoverTelemetryCallback", (LightningTelemetry, base), {})
-    return cls(recorder)
+    return cls(recorder, tokens)
+
+
+def input_ids_count(batch: Any) -> int | None:
+    """Tokens in a mapping batch: the element count of its ``input_ids`` (padding included)."""
+    ids = batch.get("input_ids") if isinstance(batch, Mapping) else None
+    numel = getattr(ids, "numel", None)
+    if not callable(numel):
+        return None
+    try:
+        return int(numel())
+    except Exception:  # not a tensor after all: unknown
+        return None
 
 
 def _callback_base() -> type:
@@ -111,18 +156,38 @@ def _callback_base() -> type:
     raise ImportError("lightning_callback() needs `lightning` or `pytorch_lightning` installed")
 
 
-def _spanned(
-    method: Callable[..., Any],
-    open_span: Callable[..., Span],
-    path_arg: int,
-    iteration: Callable[[], int | None],
-) -> Callable[..., Any]:
-    """``method`` inside a checkpoint span; the path is its ``path_arg``-th argument."""
+def _saving(method: Callable[..., Any], rec: Recorder) -> Callable[..., Any]:
+    """``save_checkpoint(checkpoint, path, ...)`` inside a span at the checkpoint's step."""
 
     @functools.wraps(method)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        path = args[path_arg] if len(args) > path_arg else kwargs.get("path")
-        with open_span(str(path) if path is not None else None, iteration=iteration()):
+        checkpoint = args[0] if args else kwargs.get("checkpoint")
+        path = args[1] if len(args) > 1 else kwargs.get("path")
+        with rec.checkpoint_save(_text(path), iteration=_global_step(checkpoint)):
             return method(*args, **kwargs)
 
     return wrapper
+
+
+def _loading(method: Callable[..., Any], rec: Recorder) -> Callable[..., Any]:
+    """``load_checkpoint(path, ...)`` inside a span; its iteration is read from what it loaded."""
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        path = args[0] if args else kwargs.get("path")
+        with rec.checkpoint_load(_text(path)) as span:
+            loaded = method(*args, **kwargs)
+            span.set(iteration=_global_step(loaded))
+            return loaded
+
+    return wrapper
+
+
+def _global_step(checkpoint: object) -> int | None:
+    """A Lightning checkpoint dict's ``global_step``."""
+    step = checkpoint.get("global_step") if isinstance(checkpoint, Mapping) else None
+    return step if isinstance(step, int) and not isinstance(step, bool) else None
+
+
+def _text(path: object) -> str | None:
+    return str(path) if path is not None else None

@@ -1,0 +1,1 @@
+"""Telemetry with the real training libraries: torch, Lightning, transformers, accelerate."""
