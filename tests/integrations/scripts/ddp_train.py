@@ -1,7 +1,7 @@
 """A two-rank DDP training run on gloo for the torchrun tests (one recorder per rank).
 
     torchrun --nproc-per-node=2 ddp_train.py --out DIR --ckpt DIR [--fail-at N] [--hang-at N]
-        [--slow-s S]
+        [--slow-s S] [--hang-after-s S]
 
 Rank 0 saves ``step_<n>.pt`` every ``--checkpoint-every`` steps; every rank resumes from the
 newest one. ``--fail-at`` raises on rank 1 at that step, ``--hang-at`` stalls rank 1 there
@@ -32,11 +32,12 @@ def main() -> None:
     parser.add_argument("--fail-at", type=int, default=None)
     parser.add_argument("--hang-at", type=int, default=None)
     parser.add_argument("--slow-s", type=float, default=0.0, help="sleep per step")
+    parser.add_argument("--hang-after-s", type=float, default=120.0, help="the watchdog's floor")
     args = parser.parse_args()
 
     dist.init_process_group("gloo")
     rank = dist.get_rank()
-    hang = telemetry.HangPolicy(floor_s=1.0, factor=5.0, warmup_steps=3, warmup_s=1.0, poll_s=0.1)
+    hang = telemetry.HangPolicy(floor_s=args.hang_after_s, factor=5.0, warmup_steps=3, poll_s=0.1)
     rec = telemetry.init(output=str(args.out / "tel-{rank}.jsonl"), log_interval=args.log_interval,
                          hang=hang)  # fmt: skip
     torch.manual_seed(0)

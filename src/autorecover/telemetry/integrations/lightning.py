@@ -15,6 +15,7 @@ With an asynchronous ``CheckpointIO`` the save span measures the hand-off, not t
 
 Errors: ``on_exception`` records the exception, unless this recorder's process hook will
 (the exception leaves ``fit`` and the hooks ``init()`` installs are in place): one record.
+A ``KeyboardInterrupt`` is not recorded as an error: it is a stop, not a failure.
 """
 
 from __future__ import annotations
@@ -117,8 +118,8 @@ class LightningTelemetry:
         if self._validation is not None:
             self._validation.end(ok=False, error=exception)
             self._validation = None
-        # Lightning turns KeyboardInterrupt into sys.exit(1): no hook would see it
-        if isinstance(exception, KeyboardInterrupt) or not hooked(self.recorder):
+        # Ctrl-C is a stop, not an error (init()'s SIGINT handler records it as terminated)
+        if not isinstance(exception, KeyboardInterrupt) and not hooked(self.recorder):
             self.recorder.error(exception)
 
 
