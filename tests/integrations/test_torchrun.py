@@ -139,7 +139,6 @@ def test_a_hang_writes_every_ranks_stacks(tmp_path: Path, scanner: Scanner) -> N
     assert any(f.function == "all_reduce" and "torch/distributed" in f.file for f in waiting)
 
 
-@pytest.mark.xfail(strict=True, reason="needs branch term-install (SIGTERM handling)")
 def test_sigterm_leaves_a_partial_window_and_a_terminated_record(tmp_path: Path) -> None:
     proc = torchrun(tmp_path, "--steps", "100000", "--slow-s", "0.02", "--log-interval", "50")
     try:
