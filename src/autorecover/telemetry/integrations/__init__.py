@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from typing import cast
 
 from autorecover.telemetry.hooks import Hooks
 from autorecover.telemetry.recorder import Recorder
@@ -32,6 +33,8 @@ def resolve(recorder: Recorder | None) -> Recorder:
 
 def detached(value: object) -> object:
     """A tensor detached from its graph (no device sync), anything else unchanged."""
+    if not getattr(value, "requires_grad", False):
+        return value  # no graph to let go of (Lightning hands over losses already detached)
     detach = getattr(value, "detach", None)
     if callable(detach):
         try:
@@ -55,20 +58,28 @@ def hooked(recorder: Recorder) -> bool:
 
 def batch_size(batch: object, depth: int = 0) -> int | None:
     """The leading dimension of the first tensor-like in ``batch`` (mappings and sequences
-    searched in order, a few levels deep); None when there is none. Reads shapes only."""
-    shape = getattr(batch, "shape", None)
-    if shape is not None:
+    searched in order, a few levels deep); None when there is none. Reads shapes only.
+
+    Called on every batch: the common shapes (a tensor, a list or tuple, a dict) are tried
+    first, by exact type, before the general ones.
+    """
+    kind = type(batch)
+    if kind is list or kind is tuple:
+        items: Iterable[object] = cast("Iterable[object]", batch)
+    elif kind is dict:
+        items = cast("dict[object, object]", batch).values()
+    elif (shape := getattr(batch, "shape", None)) is not None:
         try:
             return int(shape[0]) if len(shape) else None
         except Exception:  # a shape we cannot read: not a tensor after all
             return None
-    if depth >= MAX_BATCH_DEPTH:
-        return None
-    if isinstance(batch, Mapping):
-        items: Sequence[object] = list(batch.values())
-    elif isinstance(batch, list | tuple):
+    elif isinstance(batch, Mapping):
+        items = batch.values()
+    elif isinstance(batch, list | tuple):  # a named tuple, a list subclass
         items = batch
     else:
+        return None
+    if depth >= MAX_BATCH_DEPTH:
         return None
     for item in items:
         found = batch_size(item, depth + 1)
