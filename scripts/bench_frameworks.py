@@ -22,6 +22,31 @@ import torch
 
 from autorecover.telemetry import Recorder
 
+Result = tuple[float, float, float, float, float]
+"""Paired cost (median, first and third quartile), median step without, time inside: µs."""
+
+
+@dataclass
+class SelfTime:
+    """Time spent inside the callback's own per-step methods (a direct, low-noise cross-check
+    of the paired difference: it leaves out the framework's dispatch and the writer thread)."""
+
+    ns: int = 0
+
+    def wrap(self, obj: Any, *names: str) -> None:
+        """Replace ``obj``'s bound methods ``names`` by timed ones (on the instance only)."""
+        for name in names:
+            method = getattr(obj, name)
+
+            def timed(*args: Any, _method: Any = method, **kwargs: Any) -> Any:
+                t0 = time.perf_counter_ns()
+                try:
+                    return _method(*args, **kwargs)
+                finally:
+                    self.ns += time.perf_counter_ns() - t0
+
+            setattr(obj, name, timed)
+
 
 @dataclass
 class Toggle:
@@ -58,6 +83,11 @@ class Toggle:
     def done(self) -> bool:
         return self.steps >= 2 * (self.pairs + 1) * self.chunk
 
+    @property
+    def steps_on(self) -> int:
+        """Steps taken with the callback in."""
+        return sum(len(ns) + 1 for on, ns in self.chunks if on)
+
     def result(self) -> tuple[float, float, float, float]:
         """Median over adjacent chunk pairs of (median with - median without), the first and
         third quartiles of those differences, and the median step without; microseconds.
@@ -74,7 +104,7 @@ class Toggle:
         return statistics.median(diffs), q1, q3, statistics.median(bases)
 
 
-def lightning(rec: Recorder | None, pairs: int, chunk: int) -> tuple[float, float, float, float]:
+def lightning(rec: Recorder | None, pairs: int, chunk: int) -> Result:
     """A small MLP under ``lightning.Trainer``; with ``rec`` None, an empty callback instead."""
     import lightning.pytorch as pl
     from torch.utils.data import DataLoader, TensorDataset
@@ -82,7 +112,9 @@ def lightning(rec: Recorder | None, pairs: int, chunk: int) -> tuple[float, floa
     from autorecover.telemetry.integrations.lightning import lightning_callback
 
     telemetry_cb = lightning_callback(rec) if rec is not None else pl.Callback()
-    toggle = Toggle(pairs, chunk)
+    toggle, own = Toggle(pairs, chunk), SelfTime()
+    if rec is not None:
+        own.wrap(telemetry_cb, "on_train_batch_end")
 
     class Timer(pl.Callback):
         def on_train_start(self, trainer: Any, module: Any) -> None:
@@ -123,10 +155,10 @@ def lightning(rec: Recorder | None, pairs: int, chunk: int) -> tuple[float, floa
             enable_progress_bar=False, enable_model_summary=False, enable_checkpointing=False,
         )  # fmt: skip
         trainer.fit(Model(), data)
-    return toggle.result()
+    return (*toggle.result(), own.ns / 1000 / toggle.steps_on)
 
 
-def transformers(rec: Recorder | None, pairs: int, chunk: int) -> tuple[float, float, float, float]:
+def transformers(rec: Recorder | None, pairs: int, chunk: int) -> Result:
     """A one-layer GPT-2 (from a config, nothing downloaded) under ``transformers.Trainer``;
     with ``rec`` None, an empty callback instead."""
     import transformers as hf
@@ -134,7 +166,9 @@ def transformers(rec: Recorder | None, pairs: int, chunk: int) -> tuple[float, f
     from autorecover.telemetry.integrations.huggingface import huggingface_callback
 
     telemetry_cb = huggingface_callback(rec) if rec is not None else hf.TrainerCallback()
-    toggle = Toggle(pairs, chunk)
+    toggle, own = Toggle(pairs, chunk), SelfTime()
+    if rec is not None:  # the forward hook is bound in on_train_begin: it finds the timed one
+        own.wrap(telemetry_cb, "on_step_end", "_on_forward")
 
     class Timer(hf.TrainerCallback):
         def __init__(self, handler: Any) -> None:
@@ -178,4 +212,4 @@ def transformers(rec: Recorder | None, pairs: int, chunk: int) -> tuple[float, f
                          train_dataset=Sequences(steps * 4))  # fmt: skip
     trainer.add_callback(Timer(trainer.callback_handler))
     trainer.train()
-    return toggle.result()
+    return (*toggle.result(), own.ns / 1000 / toggle.steps_on)

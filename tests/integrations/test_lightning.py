@@ -33,7 +33,8 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:.*does not have many workers"),
     pytest.mark.filterwarnings("ignore:.*isinstance\\(treespec, LeafSpec\\)"),
     pytest.mark.filterwarnings("ignore:Checkpoint directory .* exists and is not empty"),
-    pytest.mark.filterwarnings("ignore:You're resuming from a checkpoint that ended"),
+    pytest.mark.filterwarnings("ignore:You.re resuming from a checkpoint that ended"),
+    pytest.mark.filterwarnings("ignore:You defined a `validation_step` but have no"),
 ]
 
 
@@ -128,6 +129,34 @@ def test_resume_records_the_checkpoint_step(
     watch = watched(scanner, {"node-a": out})  # what job recovery reads
     assert (watch.loaded, watch.loaded_from, watch.checkpoint, watch.last_step) == (
         6, str(ckpt), 9, 9)  # fmt: skip
+
+
+class Manual(TinyModel):
+    """Manual optimization: the module steps its optimizer itself."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.automatic_optimization = False
+
+    def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
+        optimizer = self.optimizers()
+        loss = super().training_step(batch, batch_idx)
+        optimizer.zero_grad()  # type: ignore[union-attr]
+        self.manual_backward(loss)
+        optimizer.step()  # type: ignore[union-attr]
+        return loss
+
+
+def test_manual_optimization_steps(file_recorder: MakeRecorder, tmp_path: Path) -> None:
+    rec = file_recorder(log_interval=2)
+    trainer = pl.Trainer(max_steps=4, accelerator="cpu", devices=1, logger=False,
+                         callbacks=[lightning_callback(rec)], enable_progress_bar=False,
+                         enable_model_summary=False, enable_checkpointing=False,
+                         default_root_dir=tmp_path, limit_val_batches=0)  # fmt: skip
+    trainer.fit(Manual(), DataLoader(Tokens(), batch_size=BATCH))
+    rec.close()
+    steps = records(tmp_path / "tel.jsonl", "step")
+    assert [(s.step, s.get_int("samples")) for s in steps] == [(2, 2 * BATCH), (4, 4 * BATCH)]
 
 
 def test_an_exception_is_recorded_once(tmp_path: Path) -> None:
