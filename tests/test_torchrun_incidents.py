@@ -3,15 +3,18 @@
 The bundles were made by `scripts/torchrun_incidents.py` with a pinned torch; a bundle made by
 another torch version than the pin fails here, so changing the pin means regenerating. With
 `AUTORECOVER_TORCHRUN=1` and torch in /work/torchenv (or `AUTORECOVER_TORCH_PYTHON`), one quick
-scenario is run again for real and its fresh bundle checked too.
+scenario is run again for real and its fresh bundle checked too; with torch in the test
+environment (the `training` dependency group), that run is on by default (~30 s).
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,13 +116,21 @@ def test_bundle_is_a_real_run(bundle: Path) -> None:
 
 
 def _torch_python() -> Path | None:
-    path = Path(os.environ.get("AUTORECOVER_TORCH_PYTHON", "/work/torchenv/bin/python"))
+    """A Python with torch: `AUTORECOVER_TORCH_PYTHON`, else this one when torch is installed
+    here (the `training` dependency group), else /work/torchenv's."""
+    named = os.environ.get("AUTORECOVER_TORCH_PYTHON")
+    if named is None and _TORCH_HERE:
+        return Path(sys.executable)
+    path = Path(named or "/work/torchenv/bin/python")
     return path if path.exists() else None
 
 
+_TORCH_HERE = importlib.util.find_spec("torch") is not None
+
+
 @pytest.mark.skipif(
-    os.environ.get("AUTORECOVER_TORCHRUN") != "1" or _torch_python() is None,
-    reason="opt-in (AUTORECOVER_TORCHRUN=1) and needs torch in /work/torchenv",
+    _torch_python() is None or not (_TORCH_HERE or os.environ.get("AUTORECOVER_TORCHRUN") == "1"),
+    reason="needs torch here, or AUTORECOVER_TORCHRUN=1 and torch in /work/torchenv",
 )
 def test_regenerated_scenario_gets_its_verdict(
     tmp_path: Path, catalog: Catalog, scanner: Scanner
