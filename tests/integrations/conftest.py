@@ -15,12 +15,15 @@ MakeRecorder = Callable[..., telemetry.Recorder]
 
 @pytest.fixture
 def file_recorder(tmp_path: Path) -> Iterator[MakeRecorder]:
-    """Recorders writing autorecover lines to a file under ``tmp_path``; no process hooks."""
+    """Recorders writing autorecover lines to a file under ``tmp_path``; no process hooks and
+    no signal handlers (pytest keeps its own)."""
     made: list[telemetry.Recorder] = []
 
     def make(name: str = "tel.jsonl", **kwargs: Any) -> telemetry.Recorder:
         kwargs.setdefault("hang", None)
-        rec = telemetry.init(output=str(tmp_path / name), env={}, install_hooks=False, **kwargs)
+        rec = telemetry.init(
+            output=str(tmp_path / name), env={}, install_hooks=False, handle_signals=False, **kwargs
+        )
         made.append(rec)
         return rec
 

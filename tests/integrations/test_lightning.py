@@ -7,7 +7,6 @@ step records carry samples and tokens; checkpoints go through Lightning's own
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, Dataset
 
+from autorecover import telemetry
 from autorecover.parsing.scanning import Scanner
 from autorecover.telemetry import Recorder
 from autorecover.telemetry.integrations.lightning import lightning_callback
@@ -24,7 +24,6 @@ from autorecover.telemetry.integrations.lightning import lightning_callback
 from .conftest import MakeRecorder
 from .reading import records, spans, watched
 
-SCRIPTS = Path(__file__).parent / "scripts"
 BATCH, SEQ = 4, 8
 
 pytestmark = [
@@ -159,15 +158,26 @@ def test_manual_optimization_steps(file_recorder: MakeRecorder, tmp_path: Path) 
     assert [(s.step, s.get_int("samples")) for s in steps] == [(2, 2 * BATCH), (4, 4 * BATCH)]
 
 
+class Failing(TinyModel):
+    def training_step(self, batch: dict[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
+        if self.global_step == 4:
+            raise RuntimeError(f"simulated failure at step {self.global_step}")
+        return super().training_step(batch, batch_idx)
+
+
 def test_an_exception_is_recorded_once(tmp_path: Path) -> None:
-    """With the process hooks installed (``init()``'s default), one ``error`` record."""
+    """With ``init()``'s process hooks, an exception leaving ``fit()`` gives one ``error``."""
     out = tmp_path / "tel.jsonl"
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPTS / "lightning_crash.py"), str(out), str(tmp_path)],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 1, proc.stderr
-    assert "simulated failure at step 4" in proc.stderr
+    rec = telemetry.init(output=str(out), env={}, log_interval=2, hang=None, handle_signals=False)
+    trainer = pl.Trainer(max_steps=6, accelerator="cpu", devices=1, logger=False,
+                         callbacks=[lightning_callback()], enable_progress_bar=False,
+                         enable_model_summary=False, enable_checkpointing=False,
+                         default_root_dir=tmp_path, limit_val_batches=0)  # fmt: skip
+    with pytest.raises(RuntimeError) as raised:
+        trainer.fit(Failing(), DataLoader(Tokens(), batch_size=BATCH))
+    # what the interpreter does with an exception nobody catches: its hook, then exit
+    sys.excepthook(raised.type, raised.value, raised.tb)
+    rec.close()
     (error,) = records(out, "error")
     assert (error.error_type, error.error_message, error.step) == (
         "RuntimeError", "simulated failure at step 4", 4)  # fmt: skip
