@@ -102,6 +102,15 @@ def test_images_both_targets_run_the_real_cli() -> None:
     assert STAGES["agent"].all("USER") == ["0:0"]
 
 
+def test_images_install_no_dependency_group() -> None:
+    """`--no-dev` alone would still install the other default groups (torch: ~5 GB)."""
+    syncs = [run for run in STAGES["build"].all("RUN") if run.startswith("uv sync")]
+    assert syncs
+    for run in syncs:
+        words = set(run.split())
+        assert "--no-default-groups" in words and not {"--group", "--all-groups"} & words, run
+
+
 def test_images_pin_the_python_the_project_supports_and_checks() -> None:
     image = ARGS["PYTHON_IMAGE"]
     match = re.fullmatch(r"python:(3\.\d+)-slim-(\w+)", image)
