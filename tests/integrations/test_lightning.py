@@ -146,16 +146,22 @@ class Manual(TinyModel):
         return loss
 
 
-def test_manual_optimization_steps(file_recorder: MakeRecorder, tmp_path: Path) -> None:
-    rec = file_recorder(log_interval=2)
+@pytest.mark.parametrize("module", [TinyModel, Manual], ids=["automatic", "manual"])
+def test_steps_across_epochs(
+    file_recorder: MakeRecorder, tmp_path: Path, module: type[TinyModel]
+) -> None:
+    """Two batches an epoch: the step count goes on across epoch boundaries."""
+    rec = file_recorder(log_interval=1)
     trainer = pl.Trainer(max_steps=4, accelerator="cpu", devices=1, logger=False,
                          callbacks=[lightning_callback(rec)], enable_progress_bar=False,
                          enable_model_summary=False, enable_checkpointing=False,
                          default_root_dir=tmp_path, limit_val_batches=0)  # fmt: skip
-    trainer.fit(Manual(), DataLoader(Tokens(), batch_size=BATCH))
+    trainer.fit(module(), DataLoader(Tokens(2 * BATCH), batch_size=BATCH))
     rec.close()
+    assert trainer.current_epoch == 2
     steps = records(tmp_path / "tel.jsonl", "step")
-    assert [(s.step, s.get_int("samples")) for s in steps] == [(2, 2 * BATCH), (4, 4 * BATCH)]
+    assert [(s.step, s.get_int("samples")) for s in steps] == [
+        (k, k * BATCH) for k in (1, 2, 3, 4)]  # fmt: skip
 
 
 class Failing(TinyModel):
