@@ -158,7 +158,10 @@ def _step_counter(trainer: Any, pl_module: Any, step: int | None) -> Any:
 
 def input_ids_count(batch: Any) -> int | None:
     """Tokens in a mapping batch: the element count of its ``input_ids`` (padding included)."""
-    ids = batch.get("input_ids") if isinstance(batch, Mapping) else None
+    kind = type(batch)
+    if kind is tuple or kind is list:
+        return None  # the common (inputs, targets) batch, told apart without an ABC check
+    ids = batch.get("input_ids") if kind is dict or isinstance(batch, Mapping) else None
     numel = getattr(ids, "numel", None)
     if not callable(numel):
         return None
