@@ -55,7 +55,7 @@ class AgentProcess:
             sys.executable, "-m", "autorecover", "agent", "run", "--engine", self.url,
             "--node", NODE, "--state-dir", str(self.tmp / "state"), "--kernel-source", "none",
             "--skip", "nvml", "--skip", "infiniband", "--skip", "pcie", "--skip", "dcgm",
-            "--orders-every-s", "0.2", "--boot-id-file", str(self.boot), *extra,
+            "--skip", "fabric", "--orders-every-s", "0.2", "--boot-id-file", str(self.boot), *extra,
         ]  # fmt: skip
         env = {**os.environ, "PATH": self.kit.path()}
         self.proc = subprocess.Popen(args, env=env, stdout=self.log, stderr=self.log)

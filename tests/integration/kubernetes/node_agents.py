@@ -144,6 +144,7 @@ class NodeAgent:
             "--node", self.node, "--state-dir", str(self.dir / "state"),
             "--kernel-log", str(self.kernel_log), "--interval", "kernel=0.5",
             "--skip", "nvml", "--skip", "infiniband", "--skip", "pcie", "--skip", "dcgm",
+            "--skip", "fabric",
             "--orders-every-s", "0.2", "--boot-id-file", str(self.boot),
         ]  # fmt: skip
         env = {**os.environ, "PATH": self.kit.path(),

@@ -54,7 +54,7 @@ from autorecover.testing.slurm.rig import XID_79, E2EJob, fault, rank_pid, sinfo
 
 T = TypeVar("T")
 ROOMY = "[breaker]\nmax_fraction = 1.0\nmax_out_fraction = 1.0\n"
-SKIPPED = ("nvml", "infiniband", "pcie", "dcgm")  # no GPUs here: the kernel log is the probe
+SKIPPED = ("nvml", "infiniband", "pcie", "dcgm", "fabric")  # no GPUs: the kernel log is the probe
 LOG_TAIL = 40
 NODE_ENV = "AUTORECOVER_RIG_NODE"  # in each agent's environment: a stand-in's call names its node
 
