@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import os
 from pathlib import Path
 
 import pytest
@@ -61,7 +60,7 @@ def test_rotation_finishes_the_renamed_file_then_reads_the_new_one(tmp_path: Pat
     assert log.output() == b"one\n"
     with (f / "0.log").open("ab") as out:
         out.write(rec("two"))
-    os.rename(f / "0.log", f / "0.log.20260302-095900")
+    (f / "0.log").rename(f / "0.log.20260302-095900")
     (f / "0.log").write_bytes(rec("three"))
     assert log.output() == b"two\n"  # the rest of the renamed file first
     assert log.output() == b"three\n"

@@ -43,6 +43,11 @@ class CriDecoder:
         self._carry = b""  # an unfinished record (no newline yet)
         self.malformed = 0  # lines that were not CRI records (passed on as they are)
 
+    @property
+    def carry(self) -> bytes:
+        """The unfinished record waiting for its end."""
+        return self._carry
+
     def feed(self, data: bytes) -> bytes:
         """The output held by the whole records in `data` (plus what was carried)."""
         data = self._carry + data
@@ -136,7 +141,7 @@ class ContainerLog:
         """The newest `N.log` (the highest restart count) in the folder."""
         best: tuple[int, Path] | None = None
         try:
-            names = os.listdir(self.folder)
+            names = [p.name for p in self.folder.iterdir()]
         except OSError:
             return None
         for name in names:
@@ -165,7 +170,7 @@ class ContainerLog:
         if current is None:
             return False
         try:
-            return os.stat(current[1]).st_ino != self._inode
+            return current[1].stat().st_ino != self._inode
         except OSError:
             return False
 
