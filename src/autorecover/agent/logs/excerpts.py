@@ -87,7 +87,7 @@ class ContainerExcerpts:
             first = min((f.line for f in result.findings), default=s.context + 1)
             if first <= s.context:
                 # Context from the last read; its own last line was shipped with it.
-                context = b"".join(self._before[:-1][-(s.context - first + 1) :])
+                context = b"".join(self._before[-(s.context - first + 1) : -1])
         for m in _TELEMETRY.finditer(output):
             a = output.rfind(b"\n", 0, m.start()) + 1
             if a in spans:
