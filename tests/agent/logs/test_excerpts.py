@@ -55,9 +55,12 @@ def test_progress_is_sampled_per_rank_and_other_records_are_all_kept() -> None:
     e = excerpts()
     hang = '{"telemetry":"autorecover/1","rank":1,"event":"hang","waited_s":300}'
     out = e.take(lines([step(0, 1), step(1, 1), step(0, 2), hang, step(1, 2)], noise(1)), NOW)
-    assert out.text.decode().splitlines() == [step(0, 1), step(1, 1), hang, noise(1)[0]]
-    later = e.take(lines([step(0, 3)], noise(1)), NOW + timedelta(seconds=5))
-    assert step(0, 3) in later.text.decode()
+    # Each rank's latest progress in the read, and every other record.
+    assert out.text.decode().splitlines() == [step(0, 2), hang, step(1, 2), noise(1)[0]]
+    soon = e.take(lines([step(0, 3), hang], noise(1)), NOW + timedelta(seconds=1))
+    assert soon.text.decode().splitlines() == [hang, noise(1)[0]]
+    later = e.take(lines([step(0, 4)], noise(1)), NOW + timedelta(seconds=5))
+    assert step(0, 4) in later.text.decode()
 
 
 def test_an_excerpt_is_bounded() -> None:
