@@ -50,11 +50,19 @@ class CriDecoder:
 
     def feed(self, data: bytes) -> bytes:
         """The output held by the whole records in `data` (plus what was carried)."""
-        data = self._carry + data
+        return self.decode(self.records(data))
+
+    def records(self, data: bytes) -> bytes:
+        """The whole records in `data` (plus what was carried), still framed."""
+        data = self._carry + data if self._carry else data
         end = data.rfind(b"\n") + 1
         if end == 0 and len(data) > MAX_RECORD:
             end = len(data)  # no record is this long: pass it on rather than grow
         self._carry, whole = data[end:], data[:end]
+        return whole
+
+    def decode(self, whole: bytes) -> bytes:
+        """The output held by whole records: prefixes gone, partial records joined."""
         if not whole:
             return b""
         out, records = _PREFIX.subn(b"\n", b"\n" + whole)
@@ -92,6 +100,12 @@ def container_folder(root: Path, namespace: str, pod: str, uid: str, container: 
     if not UID.fullmatch(uid):
         raise ValueError(f"pod uid {uid[:80]!r} is not a UID")
     return root / f"{namespace}_{pod}_{uid}" / container
+
+
+def unframed(line: bytes) -> bytes:
+    """One record's text (a line that is not a record, as it is)."""
+    m = _RECORD.match(line)
+    return line if m is None else line[m.end() :]
 
 
 class ContainerLog:

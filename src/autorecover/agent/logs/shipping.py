@@ -33,7 +33,7 @@ from autorecover.adapters.http.pod_logs_client import (
     LogsUnavailableError,
     LogTarget,
 )
-from autorecover.agent.logs.excerpts import ContainerExcerpts, ExcerptSettings
+from autorecover.agent.logs.excerpts import ContainerExcerpts, ExcerptSettings, marks
 from autorecover.parsing.scanning import Scanner
 
 log = logging.getLogger(__name__)
@@ -179,7 +179,12 @@ class LogShipper:
                     break
                 budget -= len(raw)
                 total += len(raw)
-                ex = f.excerpts.take(f.log.decoder.feed(raw), now)
+                whole = f.log.decoder.records(raw)
+                hits, partial = marks(whole)
+                if partial:  # rare (lines over 16 KiB): join them first
+                    ex = f.excerpts.take(f.log.decoder.decode(whole), now)
+                else:
+                    ex = f.excerpts.take(whole, now, framed=True, hits=hits)
                 if ex.text:
                     f.text.append(ex.text)
                     f.size += len(ex.text)
