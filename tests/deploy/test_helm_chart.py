@@ -673,6 +673,8 @@ def test_helm_the_agent_reads_pod_logs_read_only_when_asked(
     host = host_path_volumes(agent["spec"]["template"]["spec"])
     assert ("/var/log/pods" in host.values()) is on
     assert flag_values(argv(agent), "--pod-logs") == (["/var/log/pods"] if on else [])
+    engine = argv(chart({"agent": {"podLogs": on}}).one("Deployment", ENGINE))
+    assert flag_values(engine, "--pod-log-grace-s") == ([] if on else ["0"])
     if on:
         [mount] = [m for m in container(agent)["volumeMounts"] if m["name"] == "host-pod-logs"]
         assert mount["readOnly"] is True and mount["mountPath"] == "/var/log/pods"

@@ -70,7 +70,7 @@ class Engine:
              "--namespaces", kube.namespace, "--lease-namespace", kube.namespace,
              "--node-actions", "agent", "--store", f"sqlite:///{tmp / 'engine.db'}",
              "--listen", self.url.removeprefix("http://"), "--policy", str(tmp / "policy.toml"),
-             "--spool-dir", str(tmp / "spool"), "--tick-s", "0.2", "--intake-s", "0.2",
+             "--spool-dir", str(tmp / "spool"), "--pod-log-grace-s", "0", "--tick-s", "0.2", "--intake-s", "0.2",
              "--log-level", "warning", "--tokens-file", str(tokens)],
             stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip

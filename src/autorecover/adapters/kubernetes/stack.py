@@ -63,7 +63,8 @@ class KubeStack:
             informer.start()
         spool = settings.spool or Path(tempfile.mkdtemp(prefix="autorecover-logs-"))
         self.spool = LogSpool(session, spool, clock, max_total_bytes=settings.spool_max_mib << 20,
-                              max_file_bytes=(settings.spool_max_mib << 20) // 4)  # fmt: skip
+                              max_file_bytes=(settings.spool_max_mib << 20) // 4,
+                              grace_s=settings.pod_log_grace_s)  # fmt: skip
         events = EventRecorder(session, settings.instance)
         self.nodes = KubeNodes(session, self.node_informer, self.pod_informer, clock,
                                taint_effect=settings.taint_effect, events=events)  # fmt: skip
