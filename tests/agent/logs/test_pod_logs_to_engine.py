@@ -134,6 +134,15 @@ def test_an_agent_ships_excerpts_and_the_engine_streams_none_of_its_pods(
     shipper.tick(fleet.clock.now() + timedelta(seconds=2))
     assert spool.read(JOB, 0, "n1", 0, 1 << 20).count(XID.encode()) == 1
     assert b"illegal memory access" in spool.read(JOB, 0, "n1", 0, 1 << 20)
+
+    # A new leader (or a restarted engine) holds no copy: the agent reads the file again.
+    spool.prune(JOB, -1)
+    assert spool.read(JOB, 0, "n1", 0, 1 << 20) == b""
+    spool.follow([source("llm-worker-0", UID1, "n1")])
+    later = fleet.clock.now() + timedelta(seconds=11)
+    shipper.tick(later)  # asks: the engine lists it anew
+    shipper.tick(later + timedelta(seconds=1))
+    assert spool.read(JOB, 0, "n1", 0, 1 << 20).count(XID.encode()) == 1
     shipper.close()
 
 

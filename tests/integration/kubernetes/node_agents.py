@@ -144,6 +144,7 @@ class NodeAgent:
             "--node", self.node, "--state-dir", str(self.dir / "state"),
             "--kernel-log", str(self.kernel_log), "--interval", "kernel=0.5",
             "--skip", "nvml", "--skip", "infiniband", "--skip", "pcie", "--skip", "dcgm",
+            "--skip", "fabric",  # its `nvidia-smi -q` would be one more stand-in call
             "--orders-every-s", "0.2", "--boot-id-file", str(self.boot),
         ]  # fmt: skip
         if self.pod_logs is not None:

@@ -7,7 +7,9 @@ every `every_s` it reads what each container wrote since (`adapters/host/pod_log
 excerpts. Backpressure instead of loss: while `capacity` bytes of excerpts wait for the
 engine, nothing more is read; the container's file keeps the rest (what the kubelet rotates
 away and deletes meanwhile is lost, and counted by nobody: keep the engine up). An engine that
-answers 404 takes no pod logs (Slurm, an older engine): asked again every `idle_s`.
+answers 404 takes no pod logs (Slurm, an older engine): asked again every `idle_s`. An engine
+that lists a container it took excerpts of as new (no inode: it restarted, or another replica
+leads now) gets it again from the current log file's start, as `pods/log` would give it.
 
 Nothing read here reaches a shell or a path unchecked: container folders are built from
 names checked against Kubernetes' own grammar (`container_folder`).
@@ -63,6 +65,7 @@ class _Followed:
     kept: int = 0
     findings: int = 0
     dropped: int = 0
+    shipped: bool = False  # the engine took an excerpt of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +161,14 @@ class LogShipper:
                 gone.log.close()
                 del self._followed[key]
         for key, t in wanted.items():
-            if key in self._followed:
+            known = self._followed.get(key)
+            if known is not None and not (known.shipped and not t.inode and not known.size):
                 continue
+            if known is not None:
+                # The engine took excerpts of it but holds none now (it restarted, or a new
+                # leader took over): its copy is read again from the current file's start.
+                known.log.close()
+                log.info("pod-log source %s: the engine lost its copy; reading it again", key)
             try:
                 folder = container_folder(self.root, t.namespace, t.pod, t.uid, t.container)
             except ValueError as exc:
@@ -216,6 +225,8 @@ class LogShipper:
                 log.warning("pod-log excerpts refused: %s", exc)
             else:
                 shipped += sum(len(p["text"]) for p in pods)
+                for f in batch:
+                    f.shipped = True
             for f in batch:
                 f.text, f.size, f.lines, f.kept, f.findings, f.dropped = [], 0, 0, 0, 0, 0
         self._backoff_s = 0.0
