@@ -7,7 +7,7 @@ output, CRI-framed, to a kubelet-style `<root>/<ns>_<pod>_<uid>/pytorch/0.log` a
 (10 MB/s), rotating it by rename every 10 MiB as the kubelet does (its default
 `containerLogMaxSize`); the agent's shipper runs in a child process (`--agent-child`), ticking
 every second as the daemon does, and posts its excerpts over HTTP to the real engine app
-(uvicorn, in this process, the real `LogSpool`). The child's CPU (user + system, from
+(uvicorn, in this process, on a SQLite store, with the real `LogSpool`). The child's CPU (user + system, from
 /proc/<pid>/stat, after its imports and catalog compile) over the wall time is the agent's
 share of one core. Target: under 5 % (exit 1 when missed).
 
@@ -116,13 +116,28 @@ def write_at_rate(data: bytes, folder: Path, rate: int, seconds: float) -> int:
     return written
 
 
+class AgentToken:
+    """The engine's token table (a `TokenSource`): one agent's token, for `NODE`."""
+
+    def __init__(self, token: str) -> None:
+        from autorecover.server.tokens import Role, TokenEntry, TokenTable, token_digest
+
+        entry = TokenEntry(f"agent-{NODE}", frozenset({Role.AGENT}), NODE, token_digest(token))
+        self.table = TokenTable.of([entry])
+
+    def current(self) -> Any:
+        """The table in force."""
+        return self.table
+
+
 def serve(app: Any) -> tuple[str, Any]:
+    import socket
+
     import uvicorn
 
-    sys.path.insert(0, str(HERE.parent / "tests"))
-    from server.support import free_port
-
-    port = free_port()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off",
                                            log_level="warning"))  # fmt: skip
     threading.Thread(target=server.run, daemon=True).start()
@@ -147,10 +162,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(seconds: float, rate: int, work: Path) -> int:
-    sys.path.insert(0, str(HERE.parent / "tests"))
+    from autorecover.adapters.clock import SystemClock
     from autorecover.adapters.kubernetes.logs import LogSource, LogSpool
     from autorecover.adapters.store.sqlite import SqliteStore
-    from server.support import Fleet
+    from autorecover.server.app import create_app
+    from autorecover.server.auth import Auth, TableTokens
+    from autorecover.server.engine import EngineSettings
+    from autorecover.server.policies import load_policies
+    from autorecover.server.wiring import build_engine, fake_cluster
 
     work.mkdir(parents=True, exist_ok=True)
     sample = work / "mixed-64m.log"
@@ -158,29 +177,33 @@ def run(seconds: float, rate: int, work: Path) -> int:
         generate(sample, 64 << 20)
     data = sample.read_bytes()
     root, spool_dir = work / "pods", work / "spool"
+    for db in work.glob("engine.db*"):
+        db.unlink()
     for f in sorted(root.rglob("*"), reverse=True) if root.exists() else []:
         f.unlink() if f.is_file() else f.rmdir()
     folder = root / f"{NS}_{POD}_{UID}" / "pytorch"
     folder.mkdir(parents=True)
 
-    fleet = Fleet()
-    replica = fleet.replica(SqliteStore(work / "engine.db"), "a")
-    replica.step()
+    clock, token = SystemClock(), "bench-agent-token"
+    store = SqliteStore(work / "engine.db")
+    engine = build_engine(store, clock, fake_cluster(clock), load_policies(), EngineSettings(),
+                          replica="a", background=False)  # fmt: skip
+    engine.step()
 
-    spool = LogSpool(NoStreams(), spool_dir, fleet.clock, max_total_bytes=1 << 30,  # type: ignore[arg-type]
+    spool = LogSpool(NoStreams(), spool_dir, clock, max_total_bytes=1 << 30,  # type: ignore[arg-type]
                      max_file_bytes=1 << 30, grace_s=3600)  # fmt: skip
     spool.follow([LogSource(JOB, 0, NODE, NS, POD, UID, "pytorch")])
-    replica.engine.pod_logs = spool
-    url, server = serve(fleet.app(replica.engine))
+    engine.pod_logs = spool
+    url, server = serve(create_app(engine, auth=Auth([TableTokens(AgentToken(token))])))
     keep_leading = threading.Event()
 
     def renew() -> None:
         while not keep_leading.wait(1.0):
-            replica.step()
+            engine.step()
 
     threading.Thread(target=renew, daemon=True).start()
     child = subprocess.Popen(
-        [sys.executable, __file__, "--agent-child", str(root), url, fleet.tokens.agent(NODE)],
+        [sys.executable, __file__, "--agent-child", str(root), url, token],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert child.stdout is not None and child.stdin is not None
