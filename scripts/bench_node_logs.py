@@ -7,9 +7,9 @@ output, CRI-framed, to a kubelet-style `<root>/<ns>_<pod>_<uid>/pytorch/0.log` a
 (10 MB/s), rotating it by rename every 10 MiB as the kubelet does (its default
 `containerLogMaxSize`); the agent's shipper runs in a child process (`--agent-child`), ticking
 every second as the daemon does, and posts its excerpts over HTTP to the real engine app
-(uvicorn, in this process, on a SQLite store, with the real `LogSpool`). The child's CPU (user + system, from
-/proc/<pid>/stat, after its imports and catalog compile) over the wall time is the agent's
-share of one core. Target: under 5 % (exit 1 when missed).
+(uvicorn, in this process, on a SQLite store, with the real `LogSpool`). The child's CPU
+(user + system, from /proc/<pid>/stat, after its imports and catalog compile) over the wall
+time is the agent's share of one core. Target: under 5 % (exit 1 when missed).
 
 Part 2, measured per pod and multiplied by 1,250: what the engine receives (the excerpts part
 1 shipped, as JSON) and the CPU it spends taking them (the endpoint, through an in-process
