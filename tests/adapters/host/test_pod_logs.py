@@ -6,6 +6,8 @@ import gzip
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autorecover.adapters.host.pod_logs import ContainerLog, CriDecoder, container_folder
 
@@ -118,3 +120,28 @@ def test_reads_are_bounded_and_resume_where_they_stopped(tmp_path: Path) -> None
 
 def test_a_missing_folder_reads_nothing(tmp_path: Path) -> None:
     assert ContainerLog(tmp_path / "nope").output() == b""
+
+
+@given(st.lists(st.tuples(st.sampled_from(["F", "P"]), st.binary(max_size=40)), max_size=30),
+       st.integers(1, 64))  # fmt: skip
+def test_any_records_in_any_cuts_decode_as_in_one_read(
+    records: list[tuple[str, bytes]], cut: int
+) -> None:
+    """Records split anywhere between reads give the same output as read whole; no text with a
+    newline in it is a record, so newlines are taken out of the generated text."""
+    data = b"".join(
+        b"2026-03-02T09:58:00.1Z stdout " + tag.encode() + b" " + text.replace(b"\n", b" ") + b"\n"
+        for tag, text in records
+    )
+    whole = CriDecoder().feed(data)
+    d = CriDecoder()
+    pieces = b"".join(d.feed(data[i : i + cut]) for i in range(0, len(data), cut))
+    assert pieces == whole
+    assert len(whole) <= len(data)
+
+
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_never_break_the_decoder(data: bytes) -> None:
+    d = CriDecoder()
+    out = d.feed(data) + d.feed(b"\n")
+    assert len(out) <= len(data) + 1
