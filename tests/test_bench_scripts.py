@@ -217,3 +217,13 @@ def test_catalog_coverage_counts_each_family_through_the_scanner(
     out = capsys.readouterr().out
     assert "| **demo** | all | **2** | **1** (50 %) | **0** |" in out  # kernel.xid is info
     assert "Not matched:\n- demo `a.c`: %s" in out
+
+
+def test_node_logs_bench_writes_output_framed_as_a_kubelet_does() -> None:
+    from autorecover.adapters.host.pod_logs import CriDecoder
+
+    bench = _load("bench_node_logs")
+    raw = b'[rank0]: step 1\n{"telemetry":"autorecover/1"}\nNVRM: Xid 79\n'
+    framed = bench.cri_framed(raw)
+    assert framed.count(b" stdout F ") == 3
+    assert CriDecoder().feed(framed) == raw

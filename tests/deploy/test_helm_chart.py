@@ -651,13 +651,41 @@ def test_helm_chart_version_matches_the_package() -> None:
     assert f'appVersion: "{project["version"]}"' in chart_yaml
 
 
+@pytest.mark.parametrize("size", [64, 1024])
+def test_helm_the_engine_spool_stays_below_its_volume(
+    chart: Callable[[dict[str, Any]], Rendered], size: int
+) -> None:
+    engine = chart({"engine": {"spoolSizeMiB": size}}).one("Deployment", ENGINE)
+    spec = engine["spec"]["template"]["spec"]
+    [volume] = [v for v in spec["volumes"] if v["name"] == "spool"]
+    assert volume["emptyDir"]["sizeLimit"] == f"{size}Mi"
+    [mount] = [m for m in container(engine)["volumeMounts"] if m["name"] == "spool"]
+    assert flag_values(argv(engine), "--spool-dir") == [mount["mountPath"]]
+    (bound,) = flag_values(argv(engine), "--spool-max-mib")
+    assert 0 < int(bound) < size  # the engine refuses to spool past it: never evicted for it
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_helm_the_agent_reads_pod_logs_read_only_when_asked(
+    chart: Callable[[dict[str, Any]], Rendered], on: bool
+) -> None:
+    agent = chart({"agent": {"podLogs": on}}).one("DaemonSet", AGENT)
+    host = host_path_volumes(agent["spec"]["template"]["spec"])
+    assert ("/var/log/pods" in host.values()) is on
+    assert flag_values(argv(agent), "--pod-logs") == (["/var/log/pods"] if on else [])
+    engine = argv(chart({"agent": {"podLogs": on}}).one("Deployment", ENGINE))
+    assert flag_values(engine, "--pod-log-grace-s") == ([] if on else ["0"])
+    if on:
+        [mount] = [m for m in container(agent)["volumeMounts"] if m["name"] == "host-pod-logs"]
+        assert mount["readOnly"] is True and mount["mountPath"] == "/var/log/pods"
+
+
 def test_helm_taint_effect_and_tick_reach_the_engine(
     chart: Callable[[dict[str, Any]], Rendered],
 ) -> None:
     default = argv(chart({}).one("Deployment", ENGINE))
     assert flag_values(default, "--taint-effect") == ["NoSchedule"]
     assert flag_values(default, "--tick-s") == ["1"]
-    assert flag_values(default, "--spool-dir") == ["/tmp/autorecover-logs"]  # the emptyDir
     evicting = argv(chart({"taintEffect": "NoExecute"}).one("Deployment", ENGINE))
     assert flag_values(evicting, "--taint-effect") == ["NoExecute"]
     assert flag_values(default, "--domain-label") == ["nvlink=nvidia.com/gpu.clique"]

@@ -108,6 +108,33 @@ def _nothing() -> None:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentLogSource:
+    """A container an agent should read on its node, and where the engine's copy ends (the
+    log file's inode and the offset the last excerpt was read to; 0, 0: from the start)."""
+
+    namespace: str
+    pod: str
+    uid: str
+    container: str
+    inode: int = 0
+    offset: int = 0
+
+
+class PodLogSink(Protocol):
+    """Job output the node agents read where it is written (Kubernetes' `LogSpool`)."""
+
+    def agent_sources(self, node: str) -> list[AgentLogSource]:
+        """The containers `node`'s agent should read; from now on its agent counts as alive."""
+        ...
+
+    def agent_excerpt(
+        self, node: str, uid: str, container: str, inode: int, offset: int, text: bytes
+    ) -> bool:
+        """Take one excerpt; False when it is not that node's agent's to ship."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class SchedulerStack:
     """Everything the engine needs from one cluster: hardware recovery's ports, job
     recovery's scheduler (None: this scheduler hosts no job recovery), a lease factory for
@@ -124,6 +151,8 @@ class SchedulerStack:
     # Validation under load through the scheduler (an NCCL pair job), run after the node's own
     # diagnostic passes (`adapters.validating.LoadValidation`); None: the diagnostic alone.
     pair: DiagnosticsPort | None = None
+    # Where node agents ship the job output they read on their node (None: nowhere).
+    pod_logs: PodLogSink | None = None
 
 
 class OpenStack(Protocol):

@@ -14,6 +14,7 @@ from typing import Any
 
 from autorecover.adapters.host.agent_state import StateFile
 from autorecover.agent.acting.actor import Actor, ActorReport
+from autorecover.agent.logs.shipping import LogShipper, ShipReport
 from autorecover.agent.probes.base import NodeProbe, ProbeResult, ProbeStatus
 from autorecover.agent.sending import Outbox
 
@@ -39,6 +40,7 @@ class TickReport:
     sent: int = 0
     saved: bool = False
     acted: ActorReport | None = None
+    shipped: ShipReport | None = None
 
 
 @dataclass(slots=True)
@@ -51,6 +53,7 @@ class Agent:
     state_file: StateFile | None = None
     save_every_s: float = 30.0
     actor: Actor | None = None  # runs the engine's orders for this node (None: no actions)
+    logs: LogShipper | None = None  # reads watched jobs' container logs (None: not here)
     _next_save: datetime | None = field(default=None, init=False)
 
     def restore(self) -> None:
@@ -99,7 +102,13 @@ class Agent:
                 acted = self.actor.tick(now)
             except Exception:  # loop supervisor: a failing order pass must not stop probing
                 log.exception("acting on orders failed")
-        return TickReport(tuple(polled), queued, sent, saved, acted)
+        shipped = None
+        if self.logs is not None:
+            try:
+                shipped = self.logs.tick(now)
+            except Exception:  # loop supervisor: pod logs must not stop probing
+                log.exception("shipping pod logs failed")
+        return TickReport(tuple(polled), queued, sent, saved, acted, shipped)
 
     def next_wakeup(self, now: datetime) -> datetime:
         """The earliest time something is due."""
@@ -108,6 +117,8 @@ class Agent:
             times.append(self.outbox.next_attempt)
         if self.actor is not None:
             times.append(self.actor.next_wakeup(now))
+        if self.logs is not None:
+            times.append(self.logs.next_wakeup(now))
         return min(times, default=now + timedelta(seconds=1))
 
     def run(
@@ -129,6 +140,8 @@ class Agent:
         self.outbox.flush(clock())
         for s in self.probes:
             s.probe.close()
+        if self.logs is not None:
+            self.logs.close()
 
 
 def poll_safely(probe: NodeProbe, now: datetime) -> ProbeResult:

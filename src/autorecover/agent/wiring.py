@@ -24,10 +24,12 @@ from autorecover.adapters.host.nvml_snapshots import NvmlBackend, ReplayBackend
 from autorecover.adapters.http.credentials import ClientCredentials
 from autorecover.adapters.http.engine_client import EngineClient
 from autorecover.adapters.http.orders_client import OrdersClient
+from autorecover.adapters.http.pod_logs_client import PodLogsClient
 from autorecover.agent.acting.actor import Actor
 from autorecover.agent.acting.commands import Binaries, Commands
 from autorecover.agent.acting.journal import BOOT_ID, Journal, read_boot_id
 from autorecover.agent.daemon import Agent, Scheduled
+from autorecover.agent.logs.shipping import LogShipper
 from autorecover.agent.probes.base import NodeProbe
 from autorecover.agent.probes.dcgm import DcgmProbe
 from autorecover.agent.probes.fabric import FabricProbe, GpuFabricSource
@@ -41,6 +43,7 @@ from autorecover.agent.sending import Outbox
 from autorecover.agent.thresholds import Thresholds
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.signals import Probe
+from autorecover.parsing.scanning import Scanner
 
 KERNEL_SOURCES = ("kmsg", "journal", "file", "none")
 # How often the daemon polls each probe, in seconds; DCGM's health check is the heaviest.
@@ -192,6 +195,7 @@ def build_agent(
     batch_size: int = 500,
     heartbeat_s: float | None = 60.0,
     actions: ActionsConfig | None = None,
+    pod_logs: Path | None = None,
 ) -> Agent:
     """The daemon: every enabled probe on its interval, feeding an outbox to the engine."""
     outbox = Outbox(
@@ -206,7 +210,15 @@ def build_agent(
     actor = None
     if actions is not None:
         actor = build_actor(config.node, actions, engine_url=engine_url, credentials=credentials)
-    return Agent(config.node, probes, outbox, state_file, actor=actor)
+    shipper = None
+    if pod_logs is not None:
+        shipper = LogShipper(
+            node=config.node,
+            root=pod_logs,
+            engine=PodLogsClient(engine_url, credentials=credentials),
+            scanner=Scanner(catalog),
+        )
+    return Agent(config.node, probes, outbox, state_file, actor=actor, logs=shipper)
 
 
 @dataclass(frozen=True, slots=True)

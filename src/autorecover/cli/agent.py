@@ -218,6 +218,14 @@ def check_cmd(
     "--mount -- systemctl reboot): for an agent in a container with the host's PID namespace.",
 )
 @click.option("--nsenter", default="nsenter", show_default=True)
+@click.option(
+    "--pod-logs",
+    "pod_logs",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="On Kubernetes: read the watched jobs' container logs here (the kubelet's "
+    "/var/log/pods) and ship excerpts to the engine, which then streams none of them.",
+)
 @credential_options
 @_options
 def run_cmd(
@@ -234,6 +242,7 @@ def run_cmd(
     systemctl: str,
     reboot_in_host: bool,
     nsenter: str,
+    pod_logs: Path | None,
     token_file: Path | None,
     ca_file: Path | None,
     client_cert: Path | None,
@@ -281,6 +290,7 @@ def run_cmd(
             batch_size=batch_size,
             heartbeat_s=heartbeat_s,
             actions=acting,
+            pod_logs=pod_logs,
         )
     except (SnapshotError, ThresholdError, ValueError) as exc:
         raise SetupError(str(exc)) from None

@@ -236,6 +236,23 @@ if TYPE_CHECKING:
     help="With --scheduler kubernetes: where pod logs are spooled (default: a temp folder).",
 )
 @click.option(
+    "--spool-max-mib",
+    type=click.IntRange(1, 1 << 20),
+    default=48,
+    show_default=True,
+    help="With --scheduler kubernetes: the most the pod-log spool may hold (keep it below the "
+    "size of the volume --spool-dir is on; one spool file holds at most a quarter).",
+)
+@click.option(
+    "--pod-log-grace-s",
+    type=click.FloatRange(0),
+    default=30.0,
+    show_default=True,
+    help="With --scheduler kubernetes: after the engine starts, a pod waits this long for its "
+    "node's agent to read its log before the engine streams it through the API (agents ask "
+    "every 10 s); 0 where no agent reads pod logs.",
+)
+@click.option(
     "--alertmanager-url",
     "alertmanager_urls",
     multiple=True,
@@ -332,7 +349,8 @@ def serve_cmd(
     max_body_bytes: int, rate_per_s: float, rate_burst: int, replica: str | None,
     leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
     namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
-    nccl_image: str | None, nccl_spool: Path | None, spool_dir: Path | None,
+    nccl_image: str | None, nccl_spool: Path | None, spool_dir: Path | None, spool_max_mib: int,
+    pod_log_grace_s: float,
     tokens_file: Path | None, kube_auth: bool,
     kube_roles: tuple[str, ...], kube_audience: str, tls_cert: Path | None,
     tls_key: Path | None, tls_client_ca: Path | None, bmc_inventory: Path | None,
@@ -401,7 +419,9 @@ def serve_cmd(
         kube = KubeSettings(
             kubeconfig=kubeconfig, namespaces=namespaces_from(namespaces),
             taint_effect=taint_effect, diagnostics_namespace=lease_namespace,
-            dcgm_image=dcgm_image, spool=spool_dir, nccl_image=nccl_image,
+            dcgm_image=dcgm_image, spool=spool_dir, spool_max_mib=spool_max_mib,
+            pod_log_grace_s=pod_log_grace_s,
+            nccl_image=nccl_image,
             nccl=loaded.hardware.validation.nccl,
             domain_labels=domain_labels_from(domain_labels),
             instance=replica or "autorecover",

@@ -31,6 +31,7 @@ from autorecover.server.intake import Invalid, Kept
 from autorecover.server.limiting import BodyLimit, RateLimit
 from autorecover.server.operating import add_operator_routes
 from autorecover.server.orders import add_order_routes
+from autorecover.server.pod_logs import add_pod_log_routes
 from autorecover.server.policies import policies_json
 from autorecover.server.schemas import (
     Accepted,
@@ -167,6 +168,7 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
 
     add_operator_routes(app, engine)
     add_order_routes(app, engine)
+    add_pod_log_routes(app, engine)
 
     @app.get(f"{API}/dead-letters", response_model=list[DeadLetterOut])
     def get_dead_letters(limit: int = Query(100, ge=1, le=10_000)) -> list[DeadLetterOut]:

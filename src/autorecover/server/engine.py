@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from autorecover.adapters.schedulers import PodLogSink
 from autorecover.adapters.store.base import EngineStore
 from autorecover.controllers.ports import Clock
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
@@ -67,12 +68,14 @@ class Engine:
         owns_store: bool = False,
         alerting: Alerting | None = None,
         topology: Topology = NO_TOPOLOGY,
+        pod_logs: PodLogSink | None = None,
     ) -> None:
         self.store, self.clock, self.leadership = store, clock, leadership
         self.topology = topology  # the failure domains, as hardware recovery sees them
         self.settings = s = settings or EngineSettings()
         self.policies = policies or load_policies()
         self.jobs = jobs
+        self.pod_logs = pod_logs  # job output node agents read on their node (Kubernetes)
         self.metrics = metrics or EngineMetrics()
         self.metrics.watch_store(store, lambda: leadership.fence() is not None, jobs)
         self.alerting = alerting

@@ -205,6 +205,15 @@ class EngineMetrics:
         self._signals = Counter(
             "autorecover_intake_signals", "Signals accepted.", registry=self.registry
         )
+        self._excerpts = Counter(
+            "autorecover_pod_log_excerpts",
+            "Pod-log excerpts agents shipped, by outcome (taken; ignored: not watched here).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self._excerpt_bytes = Counter(
+            "autorecover_pod_log_excerpt_bytes", "Bytes of excerpts taken.", registry=self.registry
+        )
         self._passes = Histogram(
             "autorecover_pass_seconds",
             "Controller pass durations.",
@@ -234,6 +243,12 @@ class EngineMetrics:
         self._batches.labels(outcome).inc()
         if signals:
             self._signals.inc(signals)
+
+    def pod_log_excerpts(self, taken: int, ignored: int, size: int) -> None:
+        """Count one post of pod-log excerpts."""
+        self._excerpts.labels("taken").inc(taken)
+        self._excerpts.labels("ignored").inc(ignored)
+        self._excerpt_bytes.inc(size)
 
     def pass_took(self, controller: str, name: str, seconds: float) -> None:
         """Observe one pass's duration."""

@@ -32,6 +32,7 @@ from autorecover.adapters.schedulers import (
     AUTO,
     SCHEDULERS,
     ExternalLease,
+    PodLogSink,
     SchedulerOptions,
     SchedulerStack,
     open_stack,
@@ -209,7 +210,7 @@ def cluster_for(
     except BaseException:
         stack.close()
         raise
-    return cluster, jobs
+    return cluster, replace(jobs, pod_logs=stack.pod_logs)
 
 
 FencedCommit = Callable[[JobChanges, Fence], None]
@@ -227,6 +228,7 @@ class JobsWiring:
     fenced: Callable[[Fence], JobRecoveryController] | None = None
     commit_fenced: FencedCommit | None = None
     requests: JobRequests | None = None  # where people's retries and stops are recorded
+    pod_logs: PodLogSink | None = None  # where node agents ship the job output they read
 
 
 class FencedJobStore:
@@ -481,4 +483,5 @@ def build_engine(
         services=services, settings=settings, policies=policies,
         jobs=StoreJobsView(jobs.store, jobs.requests) if jobs else NO_JOBS, background=background,
         owns_store=owns_store, alerting=alerting, topology=cluster.topology,
+        pod_logs=jobs.pod_logs if jobs else None,
     )  # fmt: skip

@@ -50,7 +50,7 @@ def until(what: str, check: Callable[[], Any], timeout_s: float, *alive: Any) ->
 class Engine:
     """`autorecover serve --scheduler kubernetes --node-actions agent` on the test's plane."""
 
-    def __init__(self, kube: KubeHarness, tmp: Path) -> None:
+    def __init__(self, kube: KubeHarness, tmp: Path, *, pod_log_grace_s: float = 0.0) -> None:
         self.tmp = tmp
         self.operator = new_token()
         self.agents = {n: new_token() for n in kube.cluster.node_names}
@@ -70,7 +70,7 @@ class Engine:
              "--namespaces", kube.namespace, "--lease-namespace", kube.namespace,
              "--node-actions", "agent", "--store", f"sqlite:///{tmp / 'engine.db'}",
              "--listen", self.url.removeprefix("http://"), "--policy", str(tmp / "policy.toml"),
-             "--spool-dir", str(tmp / "spool"), "--tick-s", "0.2", "--intake-s", "0.2",
+             "--spool-dir", str(tmp / "spool"), "--pod-log-grace-s", str(pod_log_grace_s), "--tick-s", "0.2", "--intake-s", "0.2",
              "--log-level", "warning", "--tokens-file", str(tokens)],
             stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -125,8 +125,8 @@ def default_answers(kit: StandIns) -> None:
 class NodeAgent:
     """One `autorecover agent run` named after a kwok node, with its own stand-ins."""
 
-    def __init__(self, engine: Engine, node: str, tmp: Path) -> None:
-        self.engine, self.node = engine, node
+    def __init__(self, engine: Engine, node: str, tmp: Path, pod_logs: Path | None = None) -> None:
+        self.engine, self.node, self.pod_logs = engine, node, pod_logs
         self.dir = tmp / f"agent-{node}"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.kit = StandIns(self.dir / "standins")
@@ -144,9 +144,11 @@ class NodeAgent:
             "--node", self.node, "--state-dir", str(self.dir / "state"),
             "--kernel-log", str(self.kernel_log), "--interval", "kernel=0.5",
             "--skip", "nvml", "--skip", "infiniband", "--skip", "pcie", "--skip", "dcgm",
-            "--skip", "fabric",
+            "--skip", "fabric",  # its `nvidia-smi -q` would be one more stand-in call
             "--orders-every-s", "0.2", "--boot-id-file", str(self.boot),
         ]  # fmt: skip
+        if self.pod_logs is not None:
+            args += ["--pod-logs", str(self.pod_logs)]
         env = {**os.environ, "PATH": self.kit.path(),
                "AUTORECOVER_TOKEN": self.engine.agents[self.node]}  # fmt: skip
         self.proc = subprocess.Popen(args, env=env, stdout=self.log, stderr=subprocess.STDOUT)

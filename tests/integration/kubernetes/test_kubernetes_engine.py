@@ -75,7 +75,7 @@ class EngineProcess:
              "--lease-namespace", kube.namespace, "--lease-name", "autorecover-engine",
              "--replica", replica, "--settle-s", str(settle_s), "--store", f"sqlite:///{tmp / 'engine.db'}",
              "--listen", self.url.removeprefix("http://"),
-             "--policy", str(tmp / "policy.toml"), "--spool-dir", str(tmp / "spool"),
+             "--policy", str(tmp / "policy.toml"), "--spool-dir", str(tmp / "spool"), "--pod-log-grace-s", "0",
              "--tick-s", "0.2", "--intake-s", "0.2", "--lease-ttl-s", "3",
              "--log-level", "warning", "--domain-label", "rack=topology.kubernetes.io/zone",
              "--tokens-file", str(tokens_file(kube, tmp)), *extra],

@@ -1,16 +1,21 @@
-"""Job output on Kubernetes: the pods' logs, streamed through the API into a local spool.
+"""Job output on Kubernetes: the pods' logs, read on their node by its agent or streamed
+through the API, into a local spool.
 
-For every current-attempt pod of a watched job that has a node, one follower streams
-`pods/log?follow=true` of its training container and appends each line to the spool file of
-(job, attempt, node); job recovery reads those files at its own byte offsets, so a long
-log is downloaded once, not once per pass. A stream that breaks (API server restart, the
-node's kubelet gone) is opened again and the bytes already spooled are skipped: a
-container's log only grows. A follower ends when its pod ends and the stream closes.
+Every current-attempt pod of a watched job that has a node is a source: its training
+container's output goes into the spool file of (job, attempt, node), which job recovery reads
+at its own byte offsets. Where the node's agent is alive (it asked for its sources within
+`agent_fresh_s`), the agent reads the container's log file on the node and ships excerpts
+(`agent_excerpt`, through `POST /api/v1/agent/logs`): the engine keeps no stream for that pod.
+Elsewhere one follower streams `pods/log?follow=true` through the API server; a stream that
+breaks is opened again and the bytes already spooled are skipped (a container's log only
+grows), and it ends with its pod. For `grace_s` after the engine starts a source waits for its
+agent rather than falling back at once (agents ask every 10 s). A pod whose agent falls silent
+is followed through the API from a little before the agent's last excerpt.
 
-Why the API and not `/var/log/pods` through the node agent: it works the same on every
-cluster (no host path, no agent on a node that just lost its GPU), it is what `kubectl
-logs` shows, and the engine already holds the RBAC for it (`pods/log get`). The cost is
-one HTTP stream per pod of a watched job, through the API server to each kubelet.
+Disk is bounded twice: `max_file_bytes` per spool file and `max_total_bytes` for the whole
+spool, sized from the volume it lives on (the chart's spool emptyDir); an append past either
+is refused, counted (`refused_bytes`) and logged once per file. The spool is emptied when the
+engine starts: nothing maps its old files to jobs any more.
 """
 
 from __future__ import annotations
@@ -21,16 +26,23 @@ import logging
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx2 as httpx
 from lightkube.core.exceptions import ApiError
 
 from autorecover.adapters.kubernetes.client import KubeSession, api_code
+from autorecover.adapters.schedulers import AgentLogSource
+from autorecover.controllers.ports import Clock
 
 log = logging.getLogger(__name__)
-MAX_SPOOL_BYTES = 512 << 20  # per (job, attempt, node): the scanner needs recent lines
+MAX_TOTAL_BYTES = 48 << 20  # the chart's default spool volume is 64 MiB: room for the rest
+MAX_FILE_BYTES = 16 << 20  # per (job, attempt, node)
 RETRY_S = 1.0
+AGENT_FRESH_S = 30.0  # an agent that asked for its sources this recently reads its pods
+GRACE_S = 30.0  # after the engine starts, sources wait this long for their agent
+OVERLAP_S = 10  # a fallback stream starts this long before the agent's last excerpt
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,15 +57,46 @@ class LogSource:
     uid: str
     container: str
 
+    @property
+    def key(self) -> str:
+        """`<pod uid>/<container>`: the source's identity on the wire."""
+        return f"{self.uid}/{self.container}"
+
 
 class LogSpool:
     """Followers of pod logs writing into one spool file per (job, attempt, node)."""
 
-    def __init__(self, session: KubeSession, root: Path) -> None:
+    def __init__(
+        self,
+        session: KubeSession,
+        root: Path,
+        clock: Clock,
+        *,
+        max_total_bytes: int = MAX_TOTAL_BYTES,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        agent_fresh_s: float = AGENT_FRESH_S,
+        grace_s: float = GRACE_S,
+    ) -> None:
         self.session = session
         self.root = root
+        self.clock = clock
+        self.max_total_bytes = max_total_bytes
+        self.max_file_bytes = min(max_file_bytes, max_total_bytes)
+        self.agent_fresh_s = agent_fresh_s
         self.root.mkdir(parents=True, exist_ok=True)
-        self._following: set[str] = set()  # pod uid + container
+        for old in self.root.glob("*.log"):
+            old.unlink(missing_ok=True)
+        self._started = clock.now()
+        self._grace = timedelta(seconds=grace_s)
+        self._total = 0  # bytes in the spool
+        self.refused_bytes = 0  # appends refused: a file or the spool was full
+        self._full: set[Path] = set()  # files whose refusal was logged
+        self._following: set[str] = set()  # pod uid + container: read by the API or an agent
+        self._agents: dict[str, datetime] = {}  # node -> when its agent last asked
+        self._sources: dict[str, dict[str, LogSource]] = {}  # node -> key -> source
+        self._by_agent: dict[str, datetime] = {}  # key -> when its agent last shipped
+        self._positions: dict[str, tuple[int, int]] = {}  # key -> (inode, offset) shipped
+        self.streams = 0  # API followers started
         self._locks: dict[Path, threading.Lock] = {}
         self._guard = threading.Lock()
         # job -> attempt -> (spool files, followed keys): what `prune` lets go of. A follower
@@ -66,13 +109,11 @@ class LogSpool:
         return self.root / f"{digest}.log"
 
     def follow(self, sources: Iterable[LogSource]) -> None:
-        """Start a follower for each source not followed yet."""
+        """Read each source not read yet: through its node's agent when one is alive, else
+        (past the start's grace) through the API; a silent agent's pods through the API."""
+        now = self.clock.now()
         for source in sources:
-            key = f"{source.uid}/{source.container}"
-            with self._guard:
-                if key in self._following:
-                    continue
-                self._following.add(key)
+            key = source.key
             path = self.path(source.job, source.attempt, source.node)
             with self._guard:
                 files, keys = self._files.setdefault(source.job, {}).setdefault(
@@ -80,7 +121,58 @@ class LogSpool:
                 files.add(path)
                 keys.add(key)
                 self._locks.setdefault(path, threading.Lock())
-            self.session.spawn(lambda s=source: self._follow(s))  # type: ignore[misc]
+                self._sources.setdefault(source.node, {})[key] = source
+                since = self._by_agent.get(key)
+                if key in self._following and (since is None or self._alive(source.node, now)):
+                    continue
+                if since is None and self._alive(source.node, now):
+                    self._following.add(key)
+                    self._by_agent[key] = now
+                    continue
+                if since is None and now - self._started < self._grace:
+                    continue  # undecided: its agent may ask yet
+                self._following.add(key)
+                self._by_agent.pop(key, None)
+                back = None if since is None else int((now - since).total_seconds()) + OVERLAP_S
+            self.streams += 1
+            self.session.spawn(lambda s=source, b=back: self._follow(s, b))  # type: ignore[misc]
+
+    def agent_sources(self, node: str) -> list[AgentLogSource]:
+        """The sources on `node` its agent should read (it is alive from now on)."""
+        now = self.clock.now()
+        with self._guard:
+            self._agents[node] = now
+            out = []
+            for key, source in self._sources.get(node, {}).items():
+                if key in self._following and key not in self._by_agent:
+                    continue  # streamed through the API
+                inode, offset = self._positions.get(key, (0, 0))
+                s = source
+                out.append(AgentLogSource(s.namespace, s.pod, s.uid, s.container, inode, offset))
+            return out
+
+    def agent_excerpt(
+        self, node: str, uid: str, container: str, inode: int, offset: int, text: bytes
+    ) -> bool:
+        """Append an excerpt an agent shipped; False when it is not that agent's to ship (an
+        unknown pod, another node's, or one the API streams)."""
+        key = f"{uid}/{container}"
+        now = self.clock.now()
+        with self._guard:
+            source = self._sources.get(node, {}).get(key)
+            if source is None or (key in self._following and key not in self._by_agent):
+                return False
+            self._agents[node] = now
+            self._following.add(key)
+            self._by_agent[key] = now
+            self._positions[key] = (inode, offset)
+        if text:
+            self._append(self.path(source.job, source.attempt, source.node), text)
+        return True
+
+    def _alive(self, node: str, now: datetime) -> bool:
+        seen = self._agents.get(node)
+        return seen is not None and (now - seen).total_seconds() <= self.agent_fresh_s
 
     def jobs(self) -> set[str]:
         """The jobs with spooled output."""
@@ -98,10 +190,23 @@ class LogSpool:
             paths = [p for files, _ in old for p in files]
             for path in paths:
                 self._locks.pop(path, None)
+                self._full.discard(path)
             for _, keys in old:
                 self._following -= keys
+                for key in keys:
+                    self._by_agent.pop(key, None)
+                    self._positions.pop(key, None)
+                for sources in self._sources.values():
+                    for key in keys & sources.keys():
+                        del sources[key]
         for path in paths:
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                continue
             path.unlink(missing_ok=True)
+            with self._guard:
+                self._total -= size
 
     def read(self, job: str, attempt: int, node: str, offset: int, limit: int) -> bytes:
         """Up to `limit` bytes from `offset` of what the attempt wrote on the node."""
@@ -113,7 +218,7 @@ class LogSpool:
         except FileNotFoundError:
             return b""
 
-    async def _follow(self, source: LogSource) -> None:
+    async def _follow(self, source: LogSource, since_s: int | None = None) -> None:
         path = self.path(source.job, source.attempt, source.node)
         # Bytes of this container already in the spool (when the stream is opened again).
         done = 0
@@ -122,7 +227,7 @@ class LogSpool:
             try:
                 lines = self.session.client.log(
                     source.pod, namespace=source.namespace, container=source.container,
-                    follow=True,
+                    follow=True, since=since_s,
                 )  # fmt: skip
                 async for line in lines:
                     data = line.encode("utf-8", "replace")
@@ -158,8 +263,17 @@ class LogSpool:
             return False
         with lock:
             size = path.stat().st_size if path.exists() else 0
-            if size + len(data) > MAX_SPOOL_BYTES:
-                return True  # bounded: a runaway log does not fill the disk
+            with self._guard:
+                room = self._total + len(data) <= self.max_total_bytes
+                if room and size + len(data) <= self.max_file_bytes:
+                    self._total += len(data)
+                else:
+                    self.refused_bytes += len(data)
+                    if path not in self._full:
+                        self._full.add(path)
+                        which = "the spool" if not room else "its spool file"
+                        log.warning("spool %s: %s is full; output dropped", path.name, which)
+                    return True  # bounded: a runaway log does not fill the disk
             with path.open("ab") as f:
                 f.write(data)
         return True

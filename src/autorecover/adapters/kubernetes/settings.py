@@ -27,6 +27,8 @@ class KubeSettings:
     diagnostics_namespace: str = "default"  # where dcgmi diag pods run (the engine's own)
     dcgm_image: str = DCGM_IMAGE
     spool: Path | None = None  # where pod logs are spooled (a temporary folder when None)
+    spool_max_mib: int = 48  # the whole spool's bound: below the volume it lives on
+    pod_log_grace_s: float = 30.0  # after start, pods wait this long for their node's agent
     instance: str = "autorecover"  # `reportingInstance` of our Events: the replica's name
     # (domain kind, node label): which label names each node's rack, NVLink domain, IB leaf.
     # GPU feature discovery labels a multi-node NVLink domain `nvidia.com/gpu.clique`.

@@ -62,11 +62,14 @@ class KubeStack:
         for informer in (self.node_informer, self.pod_informer, self.job_informer):
             informer.start()
         spool = settings.spool or Path(tempfile.mkdtemp(prefix="autorecover-logs-"))
+        self.spool = LogSpool(session, spool, clock, max_total_bytes=settings.spool_max_mib << 20,
+                              max_file_bytes=(settings.spool_max_mib << 20) // 4,
+                              grace_s=settings.pod_log_grace_s)  # fmt: skip
         events = EventRecorder(session, settings.instance)
         self.nodes = KubeNodes(session, self.node_informer, self.pod_informer, clock,
                                taint_effect=settings.taint_effect, events=events)  # fmt: skip
         self.jobs = KubeJobs(session, self.job_informer, self.pod_informer, clock,
-                             LogSpool(session, spool), site, events=events)  # fmt: skip
+                             self.spool, site, events=events)  # fmt: skip
         dcgm = KubeDiagnostics(session, clock, settings.diagnostics_namespace,
                                settings.dcgm_image)  # fmt: skip
         self.dcgm, self.pair = dcgm, None
@@ -123,6 +126,7 @@ def open_stack(options: SchedulerOptions, clock: Clock, site: SitePolicy) -> Sch
         jobs=stack.jobs,
         leases=stack.lease,
         close=stack.close,
+        pod_logs=stack.spool,
     )
 
 

@@ -81,7 +81,7 @@ class KubeHarness:
         events = EventRecorder(self.session, "pytest")
         self.nodes = KubeNodes(self.session, self.node_informer, self.pod_informer, self.clock,
                                events=events)  # fmt: skip
-        self.spool = LogSpool(self.session, tmp / "spool")
+        self.spool = LogSpool(self.session, tmp / "spool", self.clock, grace_s=0.0)
         self.jobs = KubeJobs(self.session, self.job_informer, self.pod_informer, self.clock,
                              self.spool, events=events)  # fmt: skip
 
