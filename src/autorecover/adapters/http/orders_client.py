@@ -14,7 +14,6 @@ agent stops reporting that order.
 
 from __future__ import annotations
 
-import json
 import re
 import urllib.error
 import urllib.parse
@@ -24,7 +23,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from autorecover import __version__
 from autorecover.adapters.http.credentials import ClientCredentials, CredentialsError
 from autorecover.adapters.http.engine_client import (
     TRANSIENT_STATUS,
@@ -32,13 +30,13 @@ from autorecover.adapters.http.engine_client import (
     retry_after_s,
     signals_url,
 )
+from autorecover.adapters.http.exchange import EngineUnreachableError, exchange
 from autorecover.controllers.ports import PermanentError, TransientError
 
 ORDERS_PATH = "/api/v1/agent/orders"
 # Bounds of a report (the contract): longer text is cut here rather than refused there.
 MAX_DETAIL, MAX_EVIDENCE, MAX_EVIDENCE_LINE = 2000, 50, 300
 MAX_ATTACHMENTS, MAX_ATTACHMENT_BYTES = 8, 256 * 1024
-MAX_ANSWER = 8 << 20
 # Order ids are action ids (`gpu-h02/3/reset_gpu`, `...#bundle`): they go into a URL path
 # (quoted) and into the agent's journal (hashed), never into a shell.
 ORDER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/#@+=-]{0,255}")
@@ -201,32 +199,13 @@ class OrdersClient:
 
     def _call(self, method: str, url: str, document: Mapping[str, Any] | None) -> Any:
         try:
-            headers = {
-                "Accept": "application/json",
-                "User-Agent": f"autorecover-agent/{__version__}",
-                **self.credentials.headers(),
-            }
-            context = self.credentials.ssl_context()
+            return exchange(method, url, document, self.credentials, self.timeout_s)
         except CredentialsError as exc:  # a token file being rewritten: try again later
             raise OrdersUnavailableError(str(exc)) from None
-        body = None
-        if document is not None:
-            body = json.dumps(document, separators=(",", ":")).encode("utf-8")
-            headers["Content-Type"] = "application/json"
-        request = urllib.request.Request(url, data=body, method=method, headers=headers)  # noqa: S310 - scheme checked
-        try:
-            opened = urllib.request.urlopen(request, timeout=self.timeout_s, context=context)  # noqa: S310 - scheme checked
-            with opened as response:
-                text = response.read(MAX_ANSWER)
         except urllib.error.HTTPError as exc:
             raise _mapped(exc) from None
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise OrdersUnavailableError(f"engine unreachable: {reason}") from None
-        try:
-            return json.loads(text) if text.strip() else {}
-        except (ValueError, RecursionError):
-            raise OrdersUnavailableError("engine answered with something not JSON") from None
+        except EngineUnreachableError as exc:
+            raise OrdersUnavailableError(str(exc)) from None
 
 
 def _mapped(exc: urllib.error.HTTPError) -> Exception:

@@ -12,7 +12,6 @@ this engine takes no pod logs: a Slurm engine, or an older one).
 
 from __future__ import annotations
 
-import json
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -20,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from autorecover import __version__
 from autorecover.adapters.http.credentials import ClientCredentials, CredentialsError
 from autorecover.adapters.http.engine_client import (
     TRANSIENT_STATUS,
@@ -28,6 +26,7 @@ from autorecover.adapters.http.engine_client import (
     retry_after_s,
     signals_url,
 )
+from autorecover.adapters.http.exchange import EngineUnreachableError, exchange
 from autorecover.controllers.ports import PermanentError, TransientError
 
 LOGS_PATH = "/api/v1/agent/logs"
@@ -37,7 +36,6 @@ MAX_PODS, MAX_TEXT = 256, 512 << 10  # excerpts in one post; bytes of one excerp
 # Excerpt bytes in one post: JSON escapes may double them, and the engine refuses a body over
 # its --max-body-bytes (4 MiB by default) with 413.
 MAX_DOCUMENT_TEXT = 1536 << 10
-MAX_ANSWER = 8 << 20
 
 
 class LogsUnavailableError(TransientError):
@@ -125,33 +123,14 @@ class PodLogsClient:
 
     def _call(self, method: str, url: str, document: Mapping[str, Any] | None) -> Any:
         try:
-            headers = {
-                "Accept": "application/json",
-                "User-Agent": f"autorecover-agent/{__version__}",
-                **self.credentials.headers(),
-            }
-            context = self.credentials.ssl_context()
+            return exchange(method, url, document, self.credentials, self.timeout_s)
         except CredentialsError as exc:  # a token file being rewritten: try again later
             raise LogsUnavailableError(str(exc)) from None
-        body = None
-        if document is not None:
-            body = json.dumps(document, separators=(",", ":")).encode("utf-8")
-            headers["Content-Type"] = "application/json"
-        request = urllib.request.Request(url, data=body, method=method, headers=headers)  # noqa: S310 - scheme checked
-        try:
-            opened = urllib.request.urlopen(request, timeout=self.timeout_s, context=context)  # noqa: S310 - scheme checked
-            with opened as response:
-                text = response.read(MAX_ANSWER)
         except urllib.error.HTTPError as exc:
             message = f"engine answered {exc.code}{response_detail(exc)}"
             if exc.code in TRANSIENT_STATUS:
                 wait = retry_after_s(exc.headers.get("Retry-After") if exc.headers else None)
                 raise LogsUnavailableError(message, retry_after_s=wait) from None
             raise LogsRefusedError(message, status=exc.code) from None
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise LogsUnavailableError(f"engine unreachable: {reason}") from None
-        try:
-            return json.loads(text) if text.strip() else {}
-        except (ValueError, RecursionError):
-            raise LogsUnavailableError("engine answered with something not JSON") from None
+        except EngineUnreachableError as exc:
+            raise LogsUnavailableError(str(exc)) from None
