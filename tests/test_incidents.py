@@ -143,10 +143,6 @@ KNOWN_MISSES: dict[str, str] = {
         "nvidia-smi losing a GPU on the failing node reads as that node's hardware; that the "
         "same happened on two servers is in the thread, not in the bundle"
     ),
-    "tr-evaluator-remote-io-error-listing-checkpoints": (
-        "the EREMOTEIO line quotes a path with an ISO date in it, which the scanner takes for "
-        "the line's own time (2019), so the line falls outside the job's window"
-    ),
     "unknown-grpo-allreduce-timeout-no-rank-error": (
         "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
         "the cause open (unknown)"

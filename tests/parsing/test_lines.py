@@ -99,6 +99,16 @@ def test_embedded_python_logging_stamp() -> None:
     assert find_embedded_time(msg) == datetime(2026, 3, 4, 2, 4, 6, 844000, tzinfo=UTC)
 
 
+def test_a_stamp_in_a_name_or_path_is_not_the_lines_time() -> None:
+    path = "OSError: [Errno 121] Remote I/O error: 'logs/2019-07-01T17:49:45_coords_1/train'"
+    assert find_embedded_time(path) is None
+    assert find_embedded_time("saved ckpt-2024-05-01 12:00:00.pt") is None
+    logfmt = 'time="2026-03-04T02:04:06Z" level=error msg="x"'
+    assert find_embedded_time(logfmt) == datetime(2026, 3, 4, 2, 4, 6, tzinfo=UTC)
+    later = "run_2024-05-01T00:00:00 failed at 2026-03-04 02:04:06"  # the free-standing one
+    assert find_embedded_time(later) == datetime(2026, 3, 4, 2, 4, 6, tzinfo=UTC)
+
+
 def test_impossible_dates_are_no_dates() -> None:
     assert parse_line("Feb 30 11:00:00 host kernel: x", REF).at is None
     assert parse_line("[Mon Feb 30 11:41:58 2026] x", REF).at is None

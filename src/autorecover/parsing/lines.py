@@ -34,6 +34,7 @@ _ISO = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
     r"(Z|[+-]\d{2}:?\d{2})?"
 )
+_IN_NAMES = frozenset("/\\_-.~")  # a stamp after one of these is part of a name or a path
 _SYSLOG = re.compile(r"([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d+)? (\S+) ")
 _DMESG_T = re.compile(
     r"\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\] ?"
@@ -127,9 +128,15 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
 
 
 def find_embedded_time(message: str) -> datetime | None:
-    """An ISO-8601 stamp inside the first part of a message (`[titan] 2026-03-04 02:04:06,844`)."""
-    m = _ISO.search(message, 0, 96)
-    return _iso(m) if m else None
+    """An ISO-8601 stamp inside the first part of a message (`[titan] 2026-03-04 02:04:06,844`,
+    `time=2026-...`); one that is part of a word or a path (`'logs/2019-07-01T17:49:45_run'`,
+    `ckpt-2024-...`) names something else, not when the line was written."""
+    for m in _ISO.finditer(message, 0, 96):
+        start = m.start()
+        if start and (message[start - 1].isalnum() or message[start - 1] in _IN_NAMES):
+            continue
+        return _iso(m)
+    return None
 
 
 def _iso(m: re.Match[str]) -> datetime | None:
