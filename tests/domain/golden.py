@@ -40,3 +40,38 @@ def found(line: str, source: Source = Source.SYSTEM) -> list[tuple[str, Blame, i
     result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=source,
                           reference=T0)  # fmt: skip
     return [(f.signal, f.blame, f.weight) for f in result.findings]
+
+
+# The family files' golden tests assert the same things; each file brings its own lines.
+
+
+def assert_family_keys(file: str, keys: frozenset[str], namespaces: frozenset[str]) -> None:
+    """A family file defines signatures, none of them a core key, each in its namespaces."""
+    assert keys, f"{file} holds no signature"
+    assert not keys & CORE_KEYS, "a family file must not silently override a core key"
+    for key in keys:
+        assert key.split(".", 1)[0] in namespaces, key
+
+
+def assert_matches(key: str, line: str, captures: dict[str, str]) -> dict[str, dict[str, str]]:
+    """`key` matches `line` with these captures; every signature that matched, for more checks."""
+    found = hits(line)
+    assert key in found, f"{key} should match {line!r}; got {sorted(found)}"
+    assert {name: found[key].get(name) for name in captures} == captures
+    return found
+
+
+def assert_no_match(key: str, line: str, family: frozenset[str]) -> None:
+    """`key` does not match `line`; `*` means no signature of the family does."""
+    found = set(hits(line))
+    if key == "*":
+        assert not found & family, f"{sorted(found & family)} must not match {line!r}"
+    else:
+        assert key not in found, f"{key} must not match {line!r}"
+
+
+def assert_application_only_if_meant(key: str, line: str) -> None:
+    """Some signature reads `line` as the application's exactly when `key` is the application's."""
+    blames = {k: CATALOG.signatures[k].blame for k in hits(line)}
+    wanted = CATALOG.signatures[key].blame is Blame.APPLICATION
+    assert (Blame.APPLICATION in blames.values()) is wanted, f"{line!r}: {blames}"

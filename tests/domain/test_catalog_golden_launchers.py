@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from autorecover.domain.records import Blame
-from domain.golden import CATALOG, family_keys
+from domain.golden import CATALOG, assert_application_only_if_meant, assert_matches, family_keys
 from domain.golden import hits as _hits
 
 FAMILY_FILE = "signatures-launchers.toml"
@@ -283,18 +283,14 @@ NEGATIVE: list[tuple[str, str]] = [
 
 @pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
 def test_golden_line_yields_its_signal(line: str, key: str, captures: dict[str, str]) -> None:
-    hits = _hits(line)
-    assert key in hits, f"{key} should match {line!r}; got {sorted(hits)}"
-    assert {name: hits[key].get(name) for name in captures} == captures
+    assert_matches(key, line, captures)
 
 
 @pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
 def test_only_application_lines_read_as_the_application(
     line: str, key: str, captures: dict[str, str]
 ) -> None:
-    blames = {k: CATALOG.signatures[k].blame for k in _hits(line)}
-    wanted = CATALOG.signatures[key].blame is Blame.APPLICATION
-    assert (Blame.APPLICATION in blames.values()) is wanted, f"{line!r}: {blames}"
+    assert_application_only_if_meant(key, line)
 
 
 @pytest.mark.parametrize(("key", "line"), NEGATIVE)

@@ -11,8 +11,13 @@ from __future__ import annotations
 import pytest
 
 from autorecover.domain.records import Blame
-from domain.golden import CATALOG, CORE_KEYS, family_keys
-from domain.golden import hits as _hits
+from domain.golden import (
+    CATALOG,
+    assert_family_keys,
+    assert_matches,
+    assert_no_match,
+    family_keys,
+)
 
 FAMILY_FILE = "signatures-storage.toml"
 NAMESPACES = frozenset({"storage"})
@@ -259,10 +264,7 @@ FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 
 def test_family_keys_are_new_and_namespaced() -> None:
-    assert FAMILY_KEYS, f"{FAMILY_FILE} holds no signature"
-    assert not FAMILY_KEYS & CORE_KEYS, "a family file must not silently override a core key"
-    for key in FAMILY_KEYS:
-        assert key.split(".", 1)[0] in NAMESPACES, key
+    assert_family_keys(FAMILY_FILE, FAMILY_KEYS, NAMESPACES)
 
 
 @pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
@@ -277,16 +279,10 @@ def test_every_family_signature_is_pinned() -> None:
 
 @pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
 def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> None:
-    hits = _hits(line)
-    assert key in hits, f"{key} should match {line!r}; got {sorted(hits)}"
-    assert {name: hits[key].get(name) for name in expected} == expected
+    hits = assert_matches(key, line, expected)
     assert "python.exception" not in hits, "a specific signature must win over the generic one"
 
 
 @pytest.mark.parametrize(("key", "line"), NEGATIVE)
 def test_line_must_not_match(key: str, line: str) -> None:
-    hits = set(_hits(line))
-    if key == "*":  # no signature of the family
-        assert not hits & FAMILY_KEYS, f"{sorted(hits & FAMILY_KEYS)} must not match {line!r}"
-    else:
-        assert key not in hits, f"{key} must not match {line!r}"
+    assert_no_match(key, line, FAMILY_KEYS)
