@@ -34,6 +34,7 @@ from torchrun_incidents import (
     _iso,
     _now,
     node_name,
+    write_job,
 )
 
 SCRIPT = "scripts/telemetry_incidents.py"
@@ -194,23 +195,8 @@ def _collect_hang(job: Job) -> datetime:
 
 def _write_bundle(case: Case, job: Job, dest: Path, collected: datetime) -> None:
     sc = case.scenario
-    if dest.exists():
-        shutil.rmtree(dest)
-    (dest / "logs").mkdir(parents=True)
-    for _, path in sorted(job.logs.items()):
-        shutil.copyfile(path, dest / "logs" / path.name)
-    record: dict[str, object] = {
-        "scheduler": "slurm",
-        "job": str(71000 + CASES.index(case)),
-        "nodes": [node_name(i) for i in range(sc.nodes)],
-        "started": _iso(job.started),
-        "ended": None if sc.hang else _iso(job.ended),
-        "collected": _iso(collected),
-        "state": sc.state,
-    }
-    if not sc.hang:
-        record["exit_codes"] = job.exit_codes()
-    (dest / "job.json").write_text(json.dumps(record, indent=2) + "\n")
+    codes = {} if sc.hang else job.exit_codes()
+    write_job(dest, job, str(71000 + CASES.index(case)), sc, collected, codes)
     action = {"hardware": "requeue_excluding", "application": "stop"}.get(case.cause, "requeue")
     expected = {
         "cause": case.cause,

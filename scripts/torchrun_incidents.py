@@ -523,10 +523,11 @@ def run(sc: Scenario, torchrun: str, out: Path, hang_collect_s: float) -> str:
         return f"{sc.name}: {'running' if sc.hang else codes} -> {sc.expected.cause}"
 
 
-def _write_bundle(
-    sc: Scenario, job: Job, dest: Path, collected: datetime, codes: dict[str, int]
+def write_job(
+    dest: Path, job: Job, job_id: str, sc: Scenario, collected: datetime, codes: dict[str, int]
 ) -> None:
-    assert sc.expected is not None
+    """A bundle's `logs/` (each node's output as it was written) and `job.json`, in a fresh
+    `dest`; a hang's job has no end and no exit codes."""
     if dest.exists():
         shutil.rmtree(dest)
     (dest / "logs").mkdir(parents=True)
@@ -534,7 +535,7 @@ def _write_bundle(
         shutil.copyfile(path, dest / "logs" / path.name)
     record: dict[str, object] = {
         "scheduler": "slurm",
-        "job": str(70000 + SCENARIOS.index(sc)),
+        "job": job_id,
         "nodes": [node_name(i) for i in range(sc.nodes)],
         "started": _iso(job.started),
         "ended": None if sc.hang else _iso(job.ended),
@@ -544,6 +545,13 @@ def _write_bundle(
     if not sc.hang:
         record["exit_codes"] = codes
     (dest / "job.json").write_text(json.dumps(record, indent=2) + "\n")
+
+
+def _write_bundle(
+    sc: Scenario, job: Job, dest: Path, collected: datetime, codes: dict[str, int]
+) -> None:
+    assert sc.expected is not None
+    write_job(dest, job, str(70000 + SCENARIOS.index(sc)), sc, collected, codes)
     (dest / "expected.json").write_text(json.dumps(sc.expected.as_json(), indent=2) + "\n")
     missing = [node_name(i) for i in sc.absent]
     lines = [
