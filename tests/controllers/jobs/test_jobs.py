@@ -434,3 +434,24 @@ def test_the_same_unexplained_crash_again_is_the_jobs_own(rig: JobRig) -> None:
     second = rig.incident(attempt=1)
     assert second.verdict.cause is Cause.APPLICATION, second.verdict.summary
     assert second.decided is not None and second.decided.action is Action.STOP
+
+
+def test_a_node_the_attempt_left_before_it_failed_is_still_named(rig: JobRig) -> None:
+    """A drain evicts the rank on the XID node and the operator recreates it elsewhere within
+    the same attempt; when the job then fails, the node it was on is still one of its nodes."""
+    rig.submit()
+    rig.steps(count=5, checkpoint_every=3)
+    rig.run()  # job recovery reads every node's output, n2's included
+    moved = rig.scheduler.current("train")
+    spare = next(n for n in rig.nodes if n not in moved.nodes)
+    rig.xid("n2")
+    moved.nodes = tuple(spare if n == "n2" else n for n in moved.nodes)
+    for rank, node in enumerate(rig.on()):
+        rig.scheduler.write("train", node, NCCL_TIMEOUT.format(rank=rank) + "\n")
+    rig.fail()
+    rig.run()
+
+    incident = rig.incident()
+    assert incident.verdict is not None and incident.verdict.cause is Cause.HARDWARE
+    assert incident.verdict.suspect_nodes == ("n2",)
+    assert incident.decided is not None and incident.decided.exclude == ("n2",)

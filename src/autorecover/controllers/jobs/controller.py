@@ -286,7 +286,7 @@ class JobRecoveryController:
         changes: JobChanges,
     ) -> int:
         s, ledger = w.status, self._ledger
-        record = job_record(w, now, running=kind is IncidentKind.HANG)
+        record = job_record(w, now, running=kind is IncidentKind.HANG, earlier=watch.nodes_read)
         window = Window.of(record)
         found = [*watch.findings(), *self._node_signals(record.nodes, window.start, window.end)]
         if seen is not None:

@@ -121,8 +121,12 @@ def raised_hang(
     )
 
 
-def job_record(watched: WatchedJob, now: datetime, *, running: bool) -> JobRecord:
-    """The attempt in the words attribution reads (a live `job.json`)."""
+def job_record(
+    watched: WatchedJob, now: datetime, *, running: bool, earlier: Sequence[str] = ()
+) -> JobRecord:
+    """The attempt in the words attribution reads (a live `job.json`). Its nodes are where it
+    runs now and, after them, the `earlier` nodes its output was read from: a pod evicted from
+    a draining node and recreated elsewhere within the attempt leaves the node it failed on."""
     s = watched.status
     ended = None if running else (s.ended or now)
     started = s.started or now
@@ -131,7 +135,7 @@ def job_record(watched: WatchedJob, now: datetime, *, running: bool) -> JobRecor
     return JobRecord(
         scheduler=watched.scheduler,
         job=s.job,
-        nodes=s.nodes,
+        nodes=(*s.nodes, *(n for n in dict.fromkeys(earlier) if n not in s.nodes)),
         started=started,
         ended=ended,
         collected=max(now, ended) if ended else now,

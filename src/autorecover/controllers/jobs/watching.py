@@ -73,6 +73,11 @@ class AttemptWatch:
     _tails: dict[str, Finding] = field(default_factory=dict)
     _counts: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def nodes_read(self) -> tuple[str, ...]:
+        """Every node this attempt's output was read from, in the order first read."""
+        return tuple(self._cursors)
+
     # --- reading ---------------------------------------------------------------------------
 
     def read(
