@@ -13,6 +13,7 @@ the API refuses is `PermanentError`; a missing object is `NotFoundError` (a `Per
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -25,6 +26,7 @@ from lightkube.core.exceptions import ApiError
 from autorecover.controllers.ports import PermanentError, TransientError
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 FIELD_MANAGER = "autorecover"
 CALL_TIMEOUT_S = 30.0
 _TRANSIENT_CODES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -131,3 +133,22 @@ class KubeSession:
             self._thread.join(timeout=5)
             if not self._loop.is_running():
                 self._loop.close()
+
+
+def serves(session: KubeSession, resource: type[Any], namespace: str | None = None) -> bool:
+    """Whether the cluster serves a kind (a CRD such as JobSet) and lets us list it: one
+    list of at most one object. 404 (not installed) and 403 (our role lacks it) are "no",
+    logged; anything else is raised, mapped."""
+
+    async def probe() -> None:
+        async for _ in session.client.list(resource, namespace=namespace or "*", chunk_size=1):
+            break
+
+    try:
+        session.call(probe())
+    except ApiError as exc:
+        if api_code(exc) in (403, 404):
+            log.info("%s not used: %s", resource.__name__, exc)
+            return False
+        raise mapped(exc, f"list {resource.__name__}") from exc
+    return True

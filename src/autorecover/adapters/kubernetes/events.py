@@ -100,8 +100,9 @@ class EventRecorder:
                         regarding.name, exc)  # fmt: skip
 
 
-def job_regarding(job: dict[str, Any]) -> Regarding:
-    """A PyTorchJob as an event's subject."""
+def job_regarding(job: dict[str, Any], kind: str = "PyTorchJob",
+                  api_version: str = "kubeflow.org/v1") -> Regarding:  # fmt: skip
+    """A job (a PyTorchJob unless told) as an event's subject."""
     meta = job.get("metadata") or {}
-    return Regarding("PyTorchJob", meta.get("name", ""), meta.get("namespace", ""),
-                     "kubeflow.org/v1", meta.get("uid"))  # fmt: skip
+    return Regarding(kind, meta.get("name", ""), meta.get("namespace", ""), api_version,
+                     meta.get("uid"))  # fmt: skip

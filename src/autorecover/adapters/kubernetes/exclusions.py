@@ -139,9 +139,14 @@ def exclusions_of(job: Mapping[str, Any]) -> tuple[str, ...]:
     replica, which is what the scheduler enforces; a replica without required terms may run
     anywhere, so then no node is kept off.
     """
+    return excluded_in(_replicas(cast(PyTorchJob, job)))
+
+
+def excluded_in(holders: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The nodes every live term of every pod template excludes (sorted): `holders` are
+    objects with a pod `template` (a PyTorchJob's replicas, a JobSet's child Jobs' specs)."""
     common: set[str] | None = None
-    replicas = _replicas(cast(PyTorchJob, job))
-    for replica in replicas:
+    for replica in cast(Iterable[ReplicaSpec], holders):
         terms = _live(_terms(replica))
         if not terms:
             return ()
@@ -170,6 +175,15 @@ def with_exclusions(job: Mapping[str, Any], exclude: Sequence[str]) -> dict[str,
         users |= _rewrite(replica, before, wanted)
     _annotate(typed, [n for n in wanted if n not in users])
     return out
+
+
+def exclude_in(holder: dict[str, Any], exclude: Sequence[str],
+               before: Iterable[str] = ()) -> set[str]:  # fmt: skip
+    """Keep one pod template (`holder["template"]`, changed in place) off `exclude`, taking
+    `before` (ours from an earlier rewrite) out first; returns the user's own excluded nodes
+    found there. Node names are validated (`InvalidNameError`)."""
+    wanted = sorted({valid_node_name(n) for n in exclude})
+    return _rewrite(cast(ReplicaSpec, holder), set(before), wanted)
 
 
 def _rewrite(replica: ReplicaSpec, before: set[str], wanted: list[str]) -> set[str]:

@@ -39,8 +39,9 @@ from autorecover.adapters.kubernetes import marks
 from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, api_code, mapped
 from autorecover.adapters.kubernetes.events import EventRecorder, job_regarding
 from autorecover.adapters.kubernetes.exclusions import with_exclusions
+from autorecover.adapters.kubernetes.failures import FailureTimes
 from autorecover.adapters.kubernetes.informers import ObjectCache
-from autorecover.adapters.kubernetes.logs import LogSource, LogSpool
+from autorecover.adapters.kubernetes.logs import LogSource, LogSpool, forget_others
 from autorecover.adapters.kubernetes.names import job_key, parse_job_key
 from autorecover.adapters.kubernetes.policy import watched_job
 from autorecover.adapters.kubernetes.states import (
@@ -65,7 +66,6 @@ CONTAINER = "pytorch"  # the training operator requires this container name
 _TERMINAL = ("Failed", "Succeeded")
 PODS_GONE_S = 15.0  # how long one requeue call waits for old pods to go before leaving it
 _CONFLICT_TRIES = 5
-_WHOLE_SECOND = timedelta(seconds=1.5)  # finishedAt's truncation, and a little slack
 
 
 @dataclass
@@ -80,23 +80,24 @@ class KubeJobs:
     site: SitePolicy | None = None
     pods_gone_s: float = PODS_GONE_S
     events: EventRecorder | None = None
-    # pod uid -> when the pod informer saw it turn Failed (the status keeps whole seconds)
-    _failed_seen: dict[str, datetime] = field(default_factory=dict)
+    failures: FailureTimes = field(init=False)
 
     def __post_init__(self) -> None:
-        self.pods.subscribe(self._on_pod)
-
-    def _on_pod(self, kind: str, pod: Any) -> None:
-        status, meta = pod.status, pod.metadata
-        if kind == "DELETED" and meta is not None and meta.uid:
-            self._failed_seen.pop(meta.uid, None)
-        elif status is not None and status.phase == "Failed" and meta is not None and meta.uid:
-            self._failed_seen.setdefault(meta.uid, self.clock.now())
+        self.failures = FailureTimes(self.clock)
+        self.failures.watch(self.pods)
 
     # --- reads ---------------------------------------------------------------------------------
 
     def watched(self) -> Sequence[WatchedJob]:
-        """Every PyTorchJob that opted in, with its current attempt's status."""
+        """Every PyTorchJob that opted in, with its current attempt's status; the spool
+        forgets the jobs no longer watched."""
+        out = self.collect()
+        forget_others(self.spool, {w.job for w in out})
+        return out
+
+    def collect(self) -> list[WatchedJob]:
+        """`watched()` without the spool's pruning of other jobs (`KubeWorkloads` prunes
+        once for every kind)."""
         self.jobs.wait_synced()
         self.pods.wait_synced()
         by_job: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -107,7 +108,6 @@ class KubeJobs:
             if name is not None:
                 by_job[(raw["metadata"].get("namespace", ""), name)].append(raw)
         out: list[WatchedJob] = []
-        seen_jobs: set[str] = set()
         for obj in self.jobs.items():
             job = obj.to_dict()
             meta = job.get("metadata") or {}
@@ -115,32 +115,11 @@ class KubeJobs:
             watched = watched_job(job, pods, self.site)
             if watched is None:
                 continue
-            out.append(self._precise_end(watched, job, pods))
-            seen_jobs.add(watched.job)
+            out.append(self.failures.precise(watched, pods_of(job, pods)))
             self._follow(job, pods)
             self.spool.prune(watched.job, watched.status.attempt)
             self._resume_if_due(job)
-        for gone in self.spool.jobs() - seen_jobs:
-            self.spool.prune(gone, -1)
         return out
-
-    def _precise_end(
-        self, watched: WatchedJob, job: dict[str, Any], pods: Sequence[Mapping[str, Any]]
-    ) -> WatchedJob:
-        """The failure's time to the millisecond, when the informer saw it happen: a
-        container's `finishedAt` keeps whole seconds, which would cut the settle wait for
-        late lines and signals short and blur the timeline."""
-        status = watched.status
-        if status.ended is None:
-            return watched
-        seen = [self._failed_seen[uid] for pod in pods_of(job, pods)
-                if (uid := pod.get("metadata", {}).get("uid")) in self._failed_seen]  # fmt: skip
-        if not seen:
-            return watched
-        first = min(seen)
-        if not timedelta(0) <= first - status.ended < _WHOLE_SECOND:
-            return watched  # seen long after (an engine restart): the status's time stands
-        return replace(watched, status=replace(status, ended=first))
 
     def read_output(self, job: str, attempt: int, node: str, offset: int, limit: int) -> bytes:
         """Up to `limit` bytes the attempt's pods on `node` logged, from `offset`."""

@@ -254,6 +254,14 @@ class LogSpool:
                 log.info("log of %s/%s interrupted (%s); again", source.namespace, source.pod,
                          type(exc).__name__)  # fmt: skip
                 await asyncio.sleep(RETRY_S)
+            except RuntimeError:
+                # lightkube's asynchronous follow reads an error answer's body synchronously
+                # and raises this instead of ApiError: the status is lost. Most often it is
+                # the 400 of a container not started yet (or a log not there yet), so ask
+                # again while the attempt is read; its pruning ends the follower.
+                if path not in self._locks:
+                    return
+                await asyncio.sleep(RETRY_S)
 
     def _append(self, path: Path, data: bytes) -> bool:
         """Append to a live spool file; False once it has been pruned."""
@@ -277,3 +285,9 @@ class LogSpool:
             with path.open("ab") as f:
                 f.write(data)
         return True
+
+
+def forget_others(spool: LogSpool, watched: set[str]) -> None:
+    """Drop every spooled job not in `watched` (it ended, or left recovery)."""
+    for gone in spool.jobs() - watched:
+        spool.prune(gone, -1)

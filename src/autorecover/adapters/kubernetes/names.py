@@ -3,7 +3,8 @@
 Names reach the API server inside URLs and label selectors, so each is held to Kubernetes'
 own rules before it is used: a bad name fails here, with the value and the rule, rather than
 as an opaque 404 or 422 (or, worse, as a path that names some other object). A job's id in
-the engine is `namespace/name`.
+the engine is `namespace/name` for a PyTorchJob and `jobset:namespace/name` for a JobSet
+(`:` is in no Kubernetes name, so the two never meet).
 """
 
 from __future__ import annotations
@@ -61,6 +62,22 @@ def parse_job_key(key: str) -> tuple[str, str]:
         raise InvalidNameError(f"not a valid job id: {_show(key)} must be 'namespace/name'")
     namespace, name = key.split("/")
     return valid_namespace(namespace), valid_object_name(name)
+
+
+JOBSET_PREFIX = "jobset:"
+
+
+def jobset_key(namespace: str, name: str) -> str:
+    """`"jobset:namespace/name"`, a JobSet's id in the engine, from valid parts."""
+    return JOBSET_PREFIX + job_key(namespace, name)
+
+
+def parse_jobset_key(key: str) -> tuple[str, str]:
+    """`"jobset:namespace/name"` -> (namespace, name), each valid; raises `InvalidNameError`."""
+    if not isinstance(key, str) or not key.startswith(JOBSET_PREFIX):
+        raise InvalidNameError(f"not a JobSet's id: {_show(key)} must be "
+                               f"'{JOBSET_PREFIX}namespace/name'")  # fmt: skip
+    return parse_job_key(key.removeprefix(JOBSET_PREFIX))
 
 
 def _subdomain(name: str, what: str) -> str:

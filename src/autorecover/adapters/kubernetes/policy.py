@@ -1,4 +1,6 @@
-"""Per-job opt-in and policy through a PyTorchJob's annotations, over a site-wide default.
+"""Per-job opt-in and policy through a job's annotations, over a site-wide default.
+
+The same annotations on every kind of job (PyTorchJob, JobSet):
 
     metadata:
       annotations:
@@ -17,13 +19,13 @@ annotation and what is wrong: a job is never recovered under a policy it did not
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
 
 from autorecover.adapters.kubernetes.exclusions import PyTorchJob
 from autorecover.adapters.kubernetes.states import job_status
-from autorecover.controllers.jobs.records import WatchedJob
+from autorecover.controllers.jobs.records import JobStatus, WatchedJob
 from autorecover.domain.jobs.policy import PolicyError
 from autorecover.domain.jobs.settings import (
     JobSettings,
@@ -119,9 +121,13 @@ def job_settings(job: Mapping[str, Any], site: SitePolicy | None = None) -> JobS
 
 
 def watched_job(
-    job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]], site: SitePolicy | None = None
-) -> WatchedJob | None:
-    """The job as job recovery watches it, or None when it is not in (off, or invalid)."""
+    job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]], site: SitePolicy | None = None,
+    status: Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], JobStatus] = job_status,
+) -> WatchedJob | None:  # fmt: skip
+    """The job as job recovery watches it, or None when it is not in (off, or invalid).
+
+    `status` reads the job's kind (a PyTorchJob's by default, `jobset_status` for a JobSet):
+    the annotations and their policy are the same on every kind."""
     settings = job_settings(job, site)
     if not settings.enabled:
         return None
@@ -135,4 +141,4 @@ def watched_job(
         origin = f"annotation {RECOVERY_ANNOTATION}"
     else:
         origin = "site default"
-    return WatchedJob(job_status(job, pods), SCHEDULER, overrides, origin)
+    return WatchedJob(status(job, pods), SCHEDULER, overrides, origin)

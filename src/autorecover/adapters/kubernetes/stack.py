@@ -1,13 +1,13 @@
 """Everything the engine needs from one Kubernetes cluster, built on one session.
 
 `KubeStack.connect` loads the kubeconfig (or the in-cluster service account), starts the
-node, pod and PyTorchJob informers (pods and jobs in the watched namespaces, or in all of
-them) and builds the ports on them: `nodes` (hardware recovery's scheduler), `jobs` (job
-recovery's scheduler), `diagnostics` (dcgmi diag pods; with `nccl_image` set, validation
-under load adds the NCCL pair test, an MPIJob: `LoadValidation`), and `lease(namespace,
-name)` for leader election. `open_stack` is the scheduler registry's way in
-(`adapters.schedulers`); `KubeSettings` and its flag parsers live in `settings.py` (no
-cluster client there).
+node, pod, PyTorchJob and (where the cluster serves them) JobSet informers (pods and jobs in
+the watched namespaces, or in all of them) and builds the ports on them: `nodes` (hardware
+recovery's scheduler), `jobs` (job recovery's scheduler: `KubeWorkloads` over both kinds),
+`diagnostics` (dcgmi diag pods; with `nccl_image` set, validation under load adds the NCCL
+pair test, an MPIJob: `LoadValidation`), and `lease(namespace, name)` for leader election.
+`open_stack` is the scheduler registry's way in (`adapters.schedulers`); `KubeSettings` and
+its flag parsers live in `settings.py` (no cluster client there).
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from typing import Any
 
 from lightkube.resources.core_v1 import Node, Pod
 
-from autorecover.adapters.kubernetes.client import KubeSession, load_config
+from autorecover.adapters.kubernetes.client import KubeSession, load_config, serves
 from autorecover.adapters.kubernetes.diagnostics import KubeDiagnostics
 from autorecover.adapters.kubernetes.events import EventRecorder
 from autorecover.adapters.kubernetes.informers import Informer, Informers
 from autorecover.adapters.kubernetes.jobs import KubeJobs, PyTorchJob
+from autorecover.adapters.kubernetes.jobsets import JobSet, KubeJobSets
 from autorecover.adapters.kubernetes.leases import KubeLease
 from autorecover.adapters.kubernetes.logs import LogSpool
 from autorecover.adapters.kubernetes.names import valid_namespace
@@ -34,6 +35,7 @@ from autorecover.adapters.kubernetes.settings import KubeSettings as KubeSetting
 from autorecover.adapters.kubernetes.settings import domain_labels_from as domain_labels_from
 from autorecover.adapters.kubernetes.settings import namespaces_from as namespaces_from
 from autorecover.adapters.kubernetes.validation import KubePairValidation
+from autorecover.adapters.kubernetes.workloads import KubeWorkloads
 from autorecover.adapters.notifiers import LogNotifier
 from autorecover.adapters.schedulers import SchedulerOptions, SchedulerStack
 from autorecover.adapters.validating import LoadValidation
@@ -59,7 +61,14 @@ class KubeStack:
         self.job_informer = Informers(
             [Informer[Any](session, PyTorchJob, namespace=n) for n in namespaces]
         )
-        for informer in (self.node_informer, self.pod_informer, self.job_informer):
+        # JobSets only where the cluster serves them: an informer of a kind the API does not
+        # know would never sync, and the engine would not start.
+        self.jobset_informer: Informers[Any] | None = None
+        if serves(session, JobSet, namespaces[0]):
+            self.jobset_informer = Informers(
+                [Informer[Any](session, JobSet, namespace=n) for n in namespaces]
+            )
+        for informer in self._informers():
             informer.start()
         spool = settings.spool or Path(tempfile.mkdtemp(prefix="autorecover-logs-"))
         self.spool = LogSpool(session, spool, clock, max_total_bytes=settings.spool_max_mib << 20,
@@ -68,8 +77,13 @@ class KubeStack:
         events = EventRecorder(session, settings.instance)
         self.nodes = KubeNodes(session, self.node_informer, self.pod_informer, clock,
                                taint_effect=settings.taint_effect, events=events)  # fmt: skip
-        self.jobs = KubeJobs(session, self.job_informer, self.pod_informer, clock,
-                             self.spool, site, events=events)  # fmt: skip
+        self.pytorchjobs = KubeJobs(session, self.job_informer, self.pod_informer, clock,
+                                    self.spool, site, events=events)  # fmt: skip
+        self.jobsets = None
+        if self.jobset_informer is not None:
+            self.jobsets = KubeJobSets(session, self.jobset_informer, self.pod_informer, clock,
+                                       self.spool, site, events=events)  # fmt: skip
+        self.jobs = KubeWorkloads(self.pytorchjobs, self.jobsets, self.spool)
         dcgm = KubeDiagnostics(session, clock, settings.diagnostics_namespace,
                                settings.dcgm_image)  # fmt: skip
         self.dcgm, self.pair = dcgm, None
@@ -87,12 +101,19 @@ class KubeStack:
         session = KubeSession(load_config(settings.kubeconfig))
         stack = cls(session, settings, clock, site)
         try:
-            for informer in (stack.node_informer, stack.pod_informer, stack.job_informer):
+            for informer in stack._informers():
                 informer.wait_synced(SYNC_S)
         except Exception:
             session.close()
             raise
         return stack
+
+    def _informers(self) -> list[Informer[Any] | Informers[Any]]:
+        found: list[Informer[Any] | Informers[Any]] = [
+            self.node_informer, self.pod_informer, self.job_informer]  # fmt: skip
+        if self.jobset_informer is not None:
+            found.append(self.jobset_informer)
+        return found
 
     def topology(self) -> Topology:
         """The nodes' failure domains, from their labels as they are now."""

@@ -208,13 +208,13 @@ def condition_phase(job: Mapping[str, Any], since: datetime | None = None) -> tu
         for i, c in enumerate(conditions)
         if c.get("status") == "True" and c.get("type") in _PHASES
         and not (since is not None and c.get("type") in _TERMINAL_TYPES
-                 and (_time(c.get("lastTransitionTime")) or _EPOCH) < since)
+                 and (parse_time(c.get("lastTransitionTime")) or _EPOCH) < since)
     ]  # fmt: skip
     if not holding:
         return JobPhase.PENDING, "Pending"
     # latest by transition time; ties (and missing times) by list order
     _, latest = max(
-        holding, key=lambda ic: (_time(ic[1].get("lastTransitionTime")) or _EPOCH, ic[0])
+        holding, key=lambda ic: (parse_time(ic[1].get("lastTransitionTime")) or _EPOCH, ic[0])
     )
     kind = latest.get("type", "")
     return _PHASES[kind], latest.get("reason") or kind
@@ -228,7 +228,7 @@ def job_status(job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> Job
     attempt, _ = job_attempt(job)
     current = pods_of(job, pods)
     notes = _annotations(job)
-    since = _time(notes.get(ATTEMPT_STARTED_ANNOTATION))
+    since = parse_time(notes.get(ATTEMPT_STARTED_ANNOTATION))
     phase, state = condition_phase(job, since)
     if notes.get(REQUEUE_ACTION_ANNOTATION, "") not in ("", notes.get(REQUEUED_ANNOTATION)):
         # autorecover's requeue is part-way (an engine restart came in between): the attempt
@@ -236,24 +236,24 @@ def job_status(job: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> Job
         phase, state = JobPhase.PENDING, "Requeueing"
     failed = sorted(
         (p for p in current if pod_failed(p)),
-        key=lambda p: (_finished(p) or _FAR, p.get("metadata", {}).get("name", "")),
+        key=lambda p: (finished_at(p) or _FAR, p.get("metadata", {}).get("name", "")),
     )
     if failed and phase not in TERMINAL:
         phase = JobPhase.FAILED  # the operator may be slow to write the condition
     if failed and phase is JobPhase.FAILED:
-        state = _pod_reason(failed[0]) or state
+        state = pod_reason(failed[0]) or state
     ended: datetime | None = None
     if phase in TERMINAL:
-        ended = _time(status.get("completionTime"))
+        ended = parse_time(status.get("completionTime"))
         if ended is None and failed:
-            ended = max((t for p in failed if (t := _finished(p)) is not None), default=None)
+            ended = max((t for p in failed if (t := finished_at(p)) is not None), default=None)
     return JobStatus(
         job=job_key(meta.get("namespace", ""), meta.get("name", "")),
         phase=phase,
         state=state,
         attempt=attempt,
         nodes=tuple(sorted(set(nodes_by_pod(current).values()))),
-        started=_time(status.get("startTime")),
+        started=parse_time(status.get("startTime")),
         ended=ended,
         exit_codes=exit_codes(current),
         exclusions=exclusions_of(job),
@@ -311,7 +311,7 @@ def _badness(code: int) -> tuple[bool, int]:
     return code != 0, code
 
 
-def _pod_reason(pod: Pod) -> str:
+def pod_reason(pod: Pod) -> str:
     """The failed pod's own word: the pod's reason, else its failed container's.
 
     A reason on the pod (`Evicted`, `NodeLost`, `Shutdown`) means the node or kubelet ended
@@ -328,13 +328,13 @@ def _pod_reason(pod: Pod) -> str:
     return ""
 
 
-def _finished(pod: Pod) -> datetime | None:
+def finished_at(pod: Pod) -> datetime | None:
     """When the pod's last container finished (None when none has)."""
-    times = [t for x in _terminated(pod) if (t := _time(x.get("finishedAt"))) is not None]
+    times = [t for x in _terminated(pod) if (t := parse_time(x.get("finishedAt"))) is not None]
     return max(times, default=None)
 
 
-def _time(text: str | None) -> datetime | None:
+def parse_time(text: str | None) -> datetime | None:
     """RFC 3339 (`2026-11-29T10:00:02Z`) as an aware datetime; None when absent or malformed."""
     if not text or not isinstance(text, str):
         return None

@@ -52,12 +52,13 @@ class ClusterError(RuntimeError):
     """The control plane could not be built, started or stopped; the message says why."""
 
 
-def build_binaries(script: Path = BUILD_SCRIPT) -> Path:
-    """Build (or find cached) binaries; returns their folder. Minutes the first time."""
+def build_binaries(script: Path = BUILD_SCRIPT, extras: Sequence[str] = ()) -> Path:
+    """Build (or find cached) binaries, with `extras` (`jobset`) too; returns their folder.
+    Minutes the first time."""
     if not script.exists():
         raise ClusterError(f"{script} not found (run from a checkout of autorecover)")
     done = subprocess.run(  # noqa: S603
-        [str(script)], capture_output=True, text=True, check=False, timeout=3600
+        [str(script), *extras], capture_output=True, text=True, check=False, timeout=3600
     )
     if done.returncode != 0:
         raise ClusterError(f"{script} failed ({done.returncode}):\n{done.stderr[-4000:]}")
@@ -124,11 +125,7 @@ class KubeTestCluster:
         self._spawn("kube-scheduler", [
             "--kubeconfig", str(self.kubeconfig), "--leader-elect=false", "--secure-port=0",
         ])  # fmt: skip
-        self._spawn("kube-controller-manager", [
-            "--kubeconfig", str(self.kubeconfig), "--leader-elect=false", "--secure-port=0",
-            "--controllers=garbage-collector-controller,disruption-controller",
-            "--use-service-account-credentials=false",
-        ])  # fmt: skip
+        self.start_controller_manager()
         self._spawn("kwok", [
             "--kubeconfig", str(self.kubeconfig), "--config", str(STAGES),
             "--manage-all-nodes=false", "--manage-nodes-with-label-selector=type=kwok",
@@ -206,6 +203,28 @@ class KubeTestCluster:
                                         "--health-probe-bind-address=0"],
                         env=env, binary=False)  # fmt: skip
         self._save_state()
+
+    def start_controller_manager(self, *extra: str) -> None:
+        """kube-controller-manager with the garbage collector, the disruption controller and
+        `extra` controllers (`job-controller` for JobSet's child Jobs), replacing a running
+        one: only the tests that need a controller pay for it."""
+        running = self.processes.pop("kube-controller-manager", None)
+        if running is not None:
+            os.killpg(running.pid, signal.SIGTERM)
+            running.wait(timeout=30)
+        controllers = ",".join(("garbage-collector-controller", "disruption-controller", *extra))
+        self._spawn("kube-controller-manager", [
+            "--kubeconfig", str(self.kubeconfig), "--leader-elect=false", "--secure-port=0",
+            f"--controllers={controllers}", "--use-service-account-credentials=false",
+        ])  # fmt: skip
+        self._save_state()
+
+    def start_jobset(self) -> None:
+        """The JobSet controller (and kube-controller-manager's job controller for its child
+        Jobs), with its admission webhooks registered: `jobset_controller.start`."""
+        from autorecover.testing.kubernetes import jobset_controller
+
+        jobset_controller.start(self)
 
     def restart_apiserver(self) -> None:
         """Kill kube-apiserver and start it again on the same port (watches must survive)."""
@@ -411,6 +430,7 @@ _PLURALS = {
     "StorageClass": "storageclasses",
     "ValidatingWebhookConfiguration": "validatingwebhookconfigurations",
     "CustomResourceDefinition": "customresourcedefinitions",
+    "MutatingWebhookConfiguration": "mutatingwebhookconfigurations", "JobSet": "jobsets",
 }  # fmt: skip
 
 

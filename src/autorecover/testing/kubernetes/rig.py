@@ -1,11 +1,12 @@
 """End-to-end recovery on the real control plane, composed in-process as the engine composes it.
 
 `Rig` puts together, on one temporary SQLite file: the harness's `KubeNodes` and `KubeJobs`
-(informers on the real API server), `SqliteJobStore` + `SqliteStore`,
-`JobRecoveryController`, `HardwareController` (with `FakeDiagnostics`: validation passes),
-and the node agent's real kernel probe (`--kernel-source file`) on one kernel-log file per
-kwok node, whose signals go to `hardware.ingest`. `step()` is one pass of everything;
-`until()` repeats it, every wait bounded.
+(or another jobs port: `JobSetHarness.jobs`; informers on the real API server),
+`SqliteJobStore` + `SqliteStore`, `JobRecoveryController`, `HardwareController` (with
+`FakeDiagnostics`: validation passes), and the node agent's real kernel probe
+(`--kernel-source file`) on one kernel-log file per kwok node, whose signals go to
+`hardware.ingest`. `step()` is one pass of everything; `until()` repeats it, every wait
+bounded.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from autorecover.agent.thresholds import load_thresholds
 from autorecover.agent.wiring import AgentConfig, build_probes
 from autorecover.controllers.hardware.controller import HardwareController
 from autorecover.controllers.jobs.controller import JobRecoveryController, JobSettings
+from autorecover.controllers.jobs.ports import JobSchedulerPort
 from autorecover.domain import catalog as catalog_module
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.hardware.policy import HardwarePolicy
@@ -46,8 +48,9 @@ class Rig:
     """Job and hardware recovery on the real control plane, on one SQLite file."""
 
     def __init__(self, kube: KubeHarness, db: Path, policy: HardwarePolicy = ROOMY,
-                 settle_s: float = 0.0) -> None:  # fmt: skip
+                 settle_s: float = 0.0, jobs: JobSchedulerPort | None = None) -> None:  # fmt: skip
         self.kube = kube
+        self.port = jobs or kube.jobs  # the harness's PyTorchJobs unless told (JobSets)
         self.clock = kube.clock
         self.hw_store = SqliteStore(db)
         self.job_store = SqliteJobStore(db)
@@ -60,7 +63,7 @@ class Rig:
         )  # fmt: skip
         self.hardware.start()
         self.jobs = JobRecoveryController(
-            self.job_store, kube.jobs, self.job_store, self.clock, builtin_job_policy(),
+            self.job_store, self.port, self.job_store, self.clock, builtin_job_policy(),
             builtin_catalog(), dry_run=False, notifier=self.notifier,
             settings=JobSettings(settle_s=settle_s),
         )  # fmt: skip
@@ -110,7 +113,7 @@ class Rig:
                  for i in self.job_store.incidents()]  # fmt: skip
         lines += [f"action {a}" for a in self.job_store.actions()]
         lines += [f"event {e}" for e in self.job_store.events()]
-        lines += [f"watched {w.status}" for w in self.kube.jobs.watched()]
+        lines += [f"watched {w.status}" for w in self.port.watched()]
         return "\n".join(lines)
 
     def close(self) -> None:

@@ -1,0 +1,368 @@
+"""Job recovery's `JobSchedulerPort` for JobSets (`jobset.x-k8s.io/v1alpha2`).
+
+* `collect()` — the JobSet and pod informers' caches, through `policy.watched_job` with
+  `jobset_states.jobset_status` (the same annotations as a PyTorchJob's; the attempt is
+  JobSet's `status.restarts`). It follows the current pods' first container's log and resumes
+  JobSets whose requeue delay has passed.
+* `requeue(job, exclude, delay_s)` — a JobSet restart done the controller's own way, in steps
+  that are each safe to repeat, with its state on the JobSet so an engine restart finishes it:
+  1. annotate the JobSet (the action, the restart it asks for, provenance) and suspend it;
+  2. raise `status.restarts` by one and drop a terminal condition, leaving
+     `restartsCountTowardsMax` as it is: what JobSet's `RestartJobSetAndIgnoreMaxRestarts`
+     does, so the restart never spends the user's `failurePolicy.maxRestarts`. The controller
+     then deletes the child Jobs of earlier restarts (their pods with them; those on excluded
+     nodes we delete at once, without grace) and creates the next restart's, suspended;
+  3. write the exclusions into every new child Job's pod template (hostname `NotIn`, merged
+     with the user's affinity as for a PyTorchJob). JobSet's validating webhook refuses any
+     change to the JobSet's own templates' affinity, even while it is suspended, but a batch
+     Job that is suspended and never started takes new node affinity, and JobSet's resume
+     keeps it;
+  4. resume the JobSet (`suspend: false`), or, with a delay, record `autorecover.io/resume-at`
+     and leave it suspended until a pass sees the time pass.
+  The scheduler (default or KAI) places the new pods; the controller verifies placement from
+  `collect()`. The JobSet's own spec stays the user's: a restart the JobSet controller does
+  later by itself (the user's failure policy) builds its Jobs from the user's templates.
+* `stop(job)` — suspend the JobSet for good (`autorecover.io/stopped`); its object stays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from lightkube.core.exceptions import ApiError
+from lightkube.generic_resource import create_namespaced_resource
+from lightkube.resources.batch_v1 import Job
+from lightkube.resources.core_v1 import Pod
+from lightkube.types import PatchType
+
+from autorecover.adapters.kubernetes import marks
+from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, api_code, mapped
+from autorecover.adapters.kubernetes.events import EventRecorder, job_regarding
+from autorecover.adapters.kubernetes.exclusions import EXCLUDED_ANNOTATION, exclude_in
+from autorecover.adapters.kubernetes.failures import FailureTimes
+from autorecover.adapters.kubernetes.informers import ObjectCache
+from autorecover.adapters.kubernetes.jobset_states import (
+    JOBSET_NAME_LABEL,
+    current_pods,
+    jobset_status,
+    main_container,
+    restart_of,
+    restarts,
+)
+from autorecover.adapters.kubernetes.logs import LogSource, LogSpool, forget_others
+from autorecover.adapters.kubernetes.names import parse_jobset_key
+from autorecover.adapters.kubernetes.policy import watched_job
+from autorecover.adapters.kubernetes.states import (
+    ATTEMPT_ANNOTATION,
+    ATTEMPT_STARTED_ANNOTATION,
+    REQUEUE_ACTION_ANNOTATION,
+    REQUEUED_ANNOTATION,
+)
+from autorecover.controllers.jobs.records import WatchedJob
+from autorecover.controllers.ports import Clock, Provenance, TransientError
+from autorecover.domain.jobs.settings import SitePolicy
+
+log = logging.getLogger(__name__)
+JobSet = create_namespaced_resource("jobset.x-k8s.io", "v1alpha2", "JobSet", "jobsets")
+KIND, API_VERSION = "JobSet", "jobset.x-k8s.io/v1alpha2"
+RESUME_AT = "autorecover.io/resume-at"
+STOPPED = "autorecover.io/stopped"
+JOBS_READY_S = 15.0  # how long one requeue call waits for the next restart's Jobs
+_ENDED = ("Completed", "Failed")
+_CONFLICT_TRIES = 5
+
+
+@dataclass
+class KubeJobSets:
+    """`JobSchedulerPort` for JobSets."""
+
+    session: KubeSession
+    jobsets: ObjectCache[Any]
+    pods: ObjectCache[Pod]
+    clock: Clock
+    spool: LogSpool
+    site: SitePolicy | None = None
+    jobs_ready_s: float = JOBS_READY_S
+    events: EventRecorder | None = None
+    failures: FailureTimes = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.failures = FailureTimes(self.clock)
+        self.failures.watch(self.pods)
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    def watched(self) -> Sequence[WatchedJob]:
+        """Every JobSet that opted in; the spool forgets the jobs no longer watched."""
+        out = self.collect()
+        forget_others(self.spool, {w.job for w in out})
+        return out
+
+    def collect(self) -> list[WatchedJob]:
+        """Every JobSet that opted in, with its current restart's status."""
+        self.jobsets.wait_synced()
+        self.pods.wait_synced()
+        by_set: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for pod in self.pods.items():
+            raw = pod.to_dict()
+            meta = raw.get("metadata") or {}
+            name = (meta.get("labels") or {}).get(JOBSET_NAME_LABEL)
+            if name is not None:
+                by_set[(meta.get("namespace", ""), name)].append(raw)
+        out: list[WatchedJob] = []
+        for obj in self.jobsets.items():
+            jobset = obj.to_dict()
+            meta = jobset.get("metadata") or {}
+            pods = by_set.get((meta.get("namespace", ""), meta.get("name", "")), [])
+            watched = watched_job(jobset, pods, self.site, jobset_status)
+            if watched is None:
+                continue
+            current = current_pods(jobset, pods)
+            out.append(self.failures.precise(watched, current))
+            self._follow(watched, current)
+            self.spool.prune(watched.job, watched.status.attempt)
+            self._resume_if_due(jobset)
+        return out
+
+    def read_output(self, job: str, attempt: int, node: str, offset: int, limit: int) -> bytes:
+        """Up to `limit` bytes the restart's pods on `node` logged, from `offset`."""
+        return self.spool.read(job, attempt, node, offset, limit)
+
+    # --- mutations -----------------------------------------------------------------------------
+
+    def requeue(
+        self, job: str, exclude: Sequence[str], delay_s: float, provenance: Provenance
+    ) -> None:
+        """Restart the JobSet's gang on nodes other than `exclude`, after `delay_s`."""
+        namespace, name = parse_jobset_key(job)
+        self.session.call(self._requeue(namespace, name, list(exclude), delay_s, provenance),
+                          timeout_s=self.jobs_ready_s + 15)  # fmt: skip
+
+    def stop(self, job: str, provenance: Provenance) -> None:
+        """Suspend the JobSet for good; its object and history stay."""
+        namespace, name = parse_jobset_key(job)
+
+        async def act() -> None:
+            current = await self._get(namespace, name)
+            if _notes(current).get(STOPPED) == provenance.action_id:
+                return
+            await self._patch(namespace, name, {
+                "metadata": {"annotations": {**marks.provenance_annotations(provenance),
+                                             STOPPED: provenance.action_id}},
+                "spec": {"suspend": True},
+            })  # fmt: skip
+            if self.events is not None:
+                await self.events.write(job_regarding(current, KIND, API_VERSION), "Stop",
+                                        "Stopped", provenance, warning=True)  # fmt: skip
+
+        self.session.call(act())
+
+    # --- requeue steps --------------------------------------------------------------------------
+
+    async def _requeue(
+        self, namespace: str, name: str, exclude: list[str], delay_s: float, prov: Provenance
+    ) -> None:
+        for tries in range(_CONFLICT_TRIES):
+            current = await self._get(namespace, name)
+            notes = _notes(current)
+            if notes.get(REQUEUED_ANNOTATION) == prov.action_id:
+                return  # done before (a repeat after a crash or a retry)
+            if notes.get(REQUEUE_ACTION_ANNOTATION) == prov.action_id:
+                target = int(notes.get(ATTEMPT_ANNOTATION, "0"))
+                break  # prepared before an interruption: go on from there
+            target = restarts(current) + 1
+            try:
+                await self._patch(namespace, name, self._prepare(current, target, prov))
+                break
+            except ConflictError:
+                if tries == _CONFLICT_TRIES - 1:
+                    raise
+        await self._restart(namespace, name, target)
+        await self._delete_on(namespace, name, target, exclude)
+        users = await self._exclude(namespace, name, target, exclude)
+        ours = sorted(set(exclude) - users)
+        resume: dict[str, Any] = {"metadata": {"annotations": {
+            REQUEUED_ANNOTATION: prov.action_id, EXCLUDED_ANNOTATION: ",".join(ours) or None,
+        }}}  # fmt: skip
+        if delay_s > 0:
+            at = self.clock.now() + timedelta(seconds=delay_s)
+            resume["metadata"]["annotations"][RESUME_AT] = at.isoformat()
+        else:
+            resume["metadata"]["annotations"][RESUME_AT] = None
+            resume["spec"] = {"suspend": False}
+        await self._patch(namespace, name, resume)
+        if self.events is not None:
+            where = f" without {', '.join(exclude)}" if exclude else " on the same nodes"
+            told = replace(prov, why=f"restart {target}{where}: {prov.why}")
+            await self.events.write(job_regarding(current, KIND, API_VERSION), "Requeue",
+                                    "Requeued", told)  # fmt: skip
+
+    def _prepare(self, current: dict[str, Any], target: int, prov: Provenance) -> dict[str, Any]:
+        """Step 1's patch, with the resource version read (a concurrent edit is a 409)."""
+        return {
+            "metadata": {
+                "resourceVersion": current["metadata"]["resourceVersion"],
+                "annotations": {
+                    **marks.provenance_annotations(prov),
+                    ATTEMPT_ANNOTATION: str(target),
+                    ATTEMPT_STARTED_ANNOTATION: self.clock.now().isoformat(),
+                    REQUEUE_ACTION_ANNOTATION: prov.action_id,
+                    REQUEUED_ANNOTATION: None,
+                },
+            },
+            "spec": {"suspend": True},
+        }
+
+    async def _restart(self, namespace: str, name: str, target: int) -> None:
+        """Step 2: `status.restarts` to `target`, a terminal condition dropped."""
+        for tries in range(_CONFLICT_TRIES):
+            current = await self._get(namespace, name)
+            status = current.get("status") or {}
+            if restarts(current) >= target:
+                return
+            kept = [c for c in status.get("conditions") or [] if c.get("type") not in _ENDED]
+            patch = {
+                "metadata": {"resourceVersion": current["metadata"]["resourceVersion"]},
+                "status": {"restarts": target, "conditions": kept, "terminalState": None},
+            }
+            try:
+                await self.session.client.patch(JobSet.Status, name, patch, namespace=namespace,
+                                                 patch_type=PatchType.MERGE)  # fmt: skip
+                return
+            except ApiError as exc:
+                # The controller writes the status too: read it again and redo the step.
+                if api_code(exc) != 409 or tries == _CONFLICT_TRIES - 1:
+                    raise mapped(exc, f"patch JobSet {namespace}/{name} status") from exc
+            except Exception as exc:
+                raise mapped(exc, f"patch JobSet {namespace}/{name} status") from exc
+
+    async def _delete_on(self, namespace: str, name: str, target: int, exclude: list[str]) -> None:
+        """Pods of earlier restarts on nodes being excluded go at once (no grace): the node is
+        suspect and may never confirm the kill. The controller deletes the others, with their
+        grace period, as it deletes their Jobs."""
+        suspect = set(exclude)
+        for pod in await self._list(Pod, namespace, name):
+            meta = pod.get("metadata") or {}
+            if (restart_of(pod) or 0) >= target or (pod.get("spec") or {}).get(
+                    "nodeName") not in suspect:  # fmt: skip
+                continue
+            try:
+                await self.session.client.delete(Pod, meta["name"], namespace=namespace,
+                                                 grace_period=0)  # fmt: skip
+            except ApiError as exc:
+                if api_code(exc) != 404:
+                    raise mapped(exc, f"delete pod {namespace}/{meta['name']}") from exc
+
+    async def _exclude(self, namespace: str, name: str, target: int,
+                       exclude: list[str]) -> set[str]:  # fmt: skip
+        """Step 3: every child Job of the restart keeps off `exclude`; the user's own
+        excluded nodes found in their templates. Waits (bounded) for the controller to have
+        created them: it does once the earlier restart's Jobs are gone."""
+        jobset = await self._get(namespace, name)
+        wanted = sum(
+            r.get("replicas", 1)
+            for r in jobset["spec"].get("replicatedJobs") or []
+            if not r.get("dependsOn")
+        )  # later ones wait for these to be ready
+        deadline = asyncio.get_running_loop().time() + self.jobs_ready_s
+        while True:
+            jobs = [j for j in await self._list(Job, namespace, name) if restart_of(j) == target
+                    and not (j.get("metadata") or {}).get("deletionTimestamp")]  # fmt: skip
+            if len(jobs) >= wanted:
+                break
+            if asyncio.get_running_loop().time() >= deadline:
+                raise TransientError(f"requeue JobSet {namespace}/{name}: restart {target}'s "
+                                     f"Jobs not created yet ({len(jobs)} of {wanted})")  # fmt: skip
+            await asyncio.sleep(0.05)
+        users: set[str] = set()
+        for job in jobs:
+            spec = job.get("spec") or {}
+            before = copy.deepcopy(spec.get("template"))
+            users |= exclude_in(spec, exclude)
+            if spec.get("template") == before:
+                continue  # nothing to add (done before an interruption, or no exclusions)
+            affinity = spec["template"]["spec"]["affinity"]
+            patch = {"metadata": {"resourceVersion": job["metadata"]["resourceVersion"]},
+                     "spec": {"template": {"spec": {"affinity": affinity}}}}  # fmt: skip
+            try:
+                await self.session.client.patch(Job, job["metadata"]["name"], patch,
+                                                 namespace=namespace,
+                                                 patch_type=PatchType.MERGE)  # fmt: skip
+            except ApiError as exc:
+                if api_code(exc) == 409:
+                    raise TransientError(f"Job {namespace}/{job['metadata']['name']} changed "
+                                         "meanwhile; again next pass") from exc  # fmt: skip
+                raise mapped(exc, f"patch Job {namespace}/{job['metadata']['name']}") from exc
+        return users
+
+    # --- delayed resumes, logs -----------------------------------------------------------------
+
+    def _resume_if_due(self, jobset: dict[str, Any]) -> None:
+        meta = jobset.get("metadata") or {}
+        notes = _notes(jobset)
+        due = notes.get(RESUME_AT)
+        if not due or notes.get(STOPPED):
+            return
+        try:
+            at = datetime.fromisoformat(due)
+        except ValueError:
+            log.warning("JobSet %s/%s: %s=%r is not a time; resuming now", meta.get("namespace"),
+                        meta.get("name"), RESUME_AT, due)  # fmt: skip
+            at = self.clock.now()
+        if at > self.clock.now():
+            return
+        patch = {"metadata": {"annotations": {RESUME_AT: None}}, "spec": {"suspend": False}}
+        try:
+            self.session.call(self._patch(meta["namespace"], meta["name"], patch))
+        except TransientError as exc:
+            log.info("resume JobSet %s/%s: %s (next pass)", meta.get("namespace"),
+                     meta.get("name"), exc)  # fmt: skip
+
+    def _follow(self, watched: WatchedJob, current: Sequence[Any]) -> None:
+        sources = []
+        for pod in current:
+            meta, node = pod.get("metadata", {}), pod.get("spec", {}).get("nodeName")
+            if not node or pod.get("status", {}).get("phase") == "Pending":
+                continue
+            sources.append(LogSource(watched.job, watched.status.attempt, node,
+                                     meta.get("namespace", ""), meta.get("name", ""),
+                                     meta.get("uid", ""), main_container(pod)))  # fmt: skip
+        self.spool.follow(sources)
+
+    # --- API plumbing --------------------------------------------------------------------------
+
+    async def _get(self, namespace: str, name: str) -> dict[str, Any]:
+        try:
+            obj = await self.session.client.get(JobSet, name, namespace=namespace)
+        except Exception as exc:
+            raise mapped(exc, f"get JobSet {namespace}/{name}") from exc
+        return dict(obj.to_dict())  # type: ignore[no-untyped-call]
+
+    async def _patch(self, namespace: str, name: str, patch: dict[str, Any]) -> None:
+        try:
+            await self.session.client.patch(JobSet, name, patch, namespace=namespace,
+                                             patch_type=PatchType.MERGE)  # fmt: skip
+        except ApiError as exc:
+            if api_code(exc) == 409:
+                raise ConflictError(f"JobSet {namespace}/{name} changed meanwhile; again") from exc
+            raise mapped(exc, f"patch JobSet {namespace}/{name}") from exc
+        except Exception as exc:
+            raise mapped(exc, f"patch JobSet {namespace}/{name}") from exc
+
+    async def _list(self, kind: type[Any], namespace: str, name: str) -> list[dict[str, Any]]:
+        try:
+            return [o.to_dict() async for o in self.session.client.list(
+                kind, namespace=namespace, labels={JOBSET_NAME_LABEL: name})]  # fmt: skip
+        except Exception as exc:
+            raise mapped(exc, f"list {kind.__name__}s of JobSet {namespace}/{name}") from exc
+
+
+def _notes(obj: dict[str, Any]) -> dict[str, str]:
+    return (obj.get("metadata") or {}).get("annotations") or {}

@@ -1,0 +1,212 @@
+"""End-to-end recovery of JobSets on the real control plane: JobSet's own controller (built
+from `sigs.k8s.io/jobset` v0.10.1, its webhooks admitting every change), kube-controller-
+manager's job controller, kwok's GPU nodes, and job and hardware recovery composed as the
+engine composes them. Each case runs under kube-scheduler and under NVIDIA's KAI scheduler.
+
+A JobSet here is 2 batch Jobs of 2 pods, each pod on a whole node (8 GPUs), failing for good
+when a pod fails; the attempt is JobSet's `status.restarts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lightkube.generic_resource import create_namespaced_resource
+from lightkube.resources.batch_v1 import Job
+
+from autorecover.controllers.jobs.records import IncidentPhase, JobIncident
+from autorecover.domain.records import Action, Cause
+from autorecover.testing.kubernetes.cluster import ClusterError, KubeTestCluster
+from autorecover.testing.kubernetes.harness import KubeHarness
+from autorecover.testing.kubernetes.jobset_harness import JobSetHarness
+from autorecover.testing.kubernetes.rig import Rig
+
+PodGroup = create_namespaced_resource("scheduling.run.ai", "v2alpha2", "PodGroup", "podgroups")
+QUEUE = {"kai.scheduler/queue": "default-queue"}
+NCCL_WATCHDOG = (
+    "[rank2]:[E{stamp} ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught collective "
+    "operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, "
+    "NumelOut=9801523, Timeout(ms)=600000) ran for 600020 milliseconds before timing out."
+)
+TRACEBACK = [
+    "[rank{r}]: Traceback (most recent call last):",
+    '[rank{r}]:   File "/workspace/train.py", line 14, in <module>',
+    "[rank{r}]:     from flash_attn import flash_attn_varlen_func",
+    "[rank{r}]: ModuleNotFoundError: No module named 'flash_attn'",
+]
+
+
+@pytest.fixture(params=["kube-scheduler", "kai"])
+def scheduler(request: pytest.FixtureRequest, kube_cluster: KubeTestCluster) -> str:
+    """The JobSet controller running, and KAI too for the KAI case."""
+    try:
+        kube_cluster.start_jobset()
+        if request.param == "kai":
+            kube_cluster.start_kai()
+    except ClusterError as exc:
+        pytest.fail(f"the JobSet controller or KAI did not start: {exc}", pytrace=False)
+    return str(request.param)
+
+
+@pytest.fixture
+def js(scheduler: str, kube: KubeHarness) -> Iterator[JobSetHarness]:
+    """The test's JobSets; deleted (and their Jobs gone) before the harness cleans up."""
+    harness = JobSetHarness(kube)
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+@pytest.fixture
+def rig(js: JobSetHarness, tmp_path: Path) -> Iterator[Rig]:
+    """The composed engine on a fresh store, recovering JobSets."""
+    built = Rig(js.kube, tmp_path / "state.db", jobs=js.jobs)
+    try:
+        yield built
+    finally:
+        built.close()
+
+
+def _submit(js: JobSetHarness, scheduler: str, **kwargs: Any) -> str:
+    if scheduler == "kai":
+        return js.submit(scheduler="kai-scheduler", labels=QUEUE, **kwargs)
+    return js.submit(**kwargs)
+
+
+def _closed(rig: Rig, job: str) -> JobIncident | None:
+    found = rig.job_store.incidents(job)
+    return found[0] if found and found[0].phase is IncidentPhase.CLOSED else None
+
+
+def _restarted_and_stepping(rig: Rig, js: JobSetHarness) -> dict[str, str]:
+    """Run passes until restart 1's pods run; then its first pod reports a first step."""
+    placed = rig.until(lambda: js.running(restart=1), "restart 1's pods running")
+    first = sorted(placed)[0]
+    rig.kube.step(first, placed[first], 11)
+    return placed
+
+
+def _out_of_service(rig: Rig) -> list[str]:
+    return sorted(n for n in rig.kube.cluster.node_names
+                  if rig.kube.node(n)["spec"].get("unschedulable"))  # fmt: skip
+
+
+def _kept_by(scheduler: str, js: JobSetHarness) -> None:
+    """The pods are still the chosen scheduler's, with the user's queue label."""
+    for pod in js.pods():
+        if scheduler == "kai":
+            assert pod["spec"]["schedulerName"] == "kai-scheduler"
+            assert pod["metadata"]["labels"]["kai.scheduler/queue"] == "default-queue"
+        else:
+            assert pod["spec"].get("schedulerName", "default-scheduler") == "default-scheduler"
+    if scheduler == "kai":
+        (gang,) = [g.to_dict() for g in js.kube.client.list(PodGroup, namespace=js.namespace)]
+        assert gang["metadata"]["ownerReferences"][0]["kind"] == "JobSet"
+
+
+def test_kubernetes_jobset_gpu_fault_requeues_whole_without_the_node(
+    scheduler: str, rig: Rig, js: JobSetHarness
+) -> None:
+    kube = rig.kube
+    job = _submit(js, scheduler)
+    first = js.placement(timeout_s=60)
+    bad_pod = sorted(first)[1]
+    bad = first[bad_pod]
+
+    rig.fault(bad)  # the GPU falls off the bus; its rank dies
+    kube.fail_pod(bad_pod, exit_code=1)
+
+    second = _restarted_and_stepping(rig, js)
+    closed = rig.until(lambda: _closed(rig, job), "the incident closed (first new step)")
+    assert closed.verdict is not None and closed.verdict.cause is Cause.HARDWARE, closed
+    assert closed.verdict.suspect_nodes == (bad,)
+    assert closed.decided is not None and closed.decided.action is Action.REQUEUE_EXCLUDING
+
+    # JobSet restarted the whole gang (every Job of restart 1) and the scheduler placed it
+    # on other nodes only; the restart did not spend the user's maxRestarts.
+    assert bad not in second.values() and len(second) == 4
+    jobset = js.jobset()
+    assert jobset["status"]["restarts"] == 1
+    assert jobset["status"].get("restartsCountTowardsMax", 0) == 0
+    assert jobset["metadata"]["annotations"]["autorecover.io/excluded-nodes"] == bad
+    children = [j.to_dict() for j in kube.client.list(Job, namespace=kube.namespace)]
+    assert len(children) == 2
+    for child in children:
+        terms = child["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
+            "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]  # fmt: skip
+        assert {"key": "kubernetes.io/hostname", "operator": "NotIn",
+                "values": [bad]} in terms[0]["matchExpressions"]  # fmt: skip
+    # The JobSet's own templates stay the user's (JobSet's webhook refuses changing them).
+    template = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert "affinity" not in template
+    (requeued,) = [e for e in kube.events("JobSet", "train") if e["action"] == "Requeue"]
+    assert f"restart 1 without {bad}" in requeued["note"] and closed.id in requeued["note"]
+    _kept_by(scheduler, js)
+    # Hardware recovery took the node out.
+    rig.until(lambda: bad in _out_of_service(rig), f"{bad} cordoned")
+
+
+def test_kubernetes_jobset_transient_failure_restarts_in_place(
+    scheduler: str, rig: Rig, js: JobSetHarness
+) -> None:
+    kube = rig.kube
+    job = _submit(js, scheduler, annotations={"autorecover.io/recovery": "on",
+                                               "autorecover.io/policy": "transient_backoff_s=1/2"})  # fmt: skip
+    first = js.placement(timeout_s=60)
+    pod = sorted(first)[2]
+    node = first[pod]
+    stamp = datetime.now(UTC).strftime("%m%d %H:%M:%S.%f")
+    kube.log(pod, NCCL_WATCHDOG.format(stamp=stamp))
+    rig.until(lambda: b"Watchdog caught" in js.jobs.read_output(job, 0, node, 0, 1 << 20),
+              "the NCCL line streamed from the pod's log")  # fmt: skip
+    kube.fail_pod(pod, exit_code=1)
+
+    second = _restarted_and_stepping(rig, js)  # passes resume it once its delay passed
+    closed = rig.until(lambda: _closed(rig, job), "the incident closed (first new step)")
+    assert closed.verdict is not None and closed.verdict.cause is Cause.TRANSIENT, closed
+    assert closed.decided is not None and closed.decided.action is Action.REQUEUE
+    assert closed.decided.exclude == ()
+    assert len(second) == 4
+    jobset = js.jobset()
+    assert jobset["status"]["restarts"] == 1
+    assert jobset["status"].get("restartsCountTowardsMax", 0) == 0
+    assert "autorecover.io/excluded-nodes" not in jobset["metadata"]["annotations"]
+    for child in kube.client.list(Job, namespace=kube.namespace):
+        assert child.spec is not None and child.spec.template.spec is not None
+        assert child.spec.template.spec.affinity is None  # restarted in place: no exclusions
+    assert _out_of_service(rig) == []
+    _kept_by(scheduler, js)
+
+
+def test_kubernetes_jobset_application_error_stops_it(
+    scheduler: str, rig: Rig, js: JobSetHarness
+) -> None:
+    kube = rig.kube
+    job = _submit(js, scheduler)
+    first = js.placement(timeout_s=60)
+    pods = sorted(first)
+    for rank, pod in enumerate(pods):  # every rank hits the same missing module
+        for line in TRACEBACK:
+            kube.log(pod, line.format(r=rank))
+    rig.until(lambda: all(b"ModuleNotFoundError" in js.jobs.read_output(job, 0, first[p], 0,
+                                                                         1 << 20)
+                          for p in pods), "every rank's traceback streamed")  # fmt: skip
+    for pod in pods:
+        kube.fail_pod(pod, exit_code=1)
+
+    closed = rig.until(lambda: _closed(rig, job), "the incident closed (stopped)")
+    assert closed.verdict is not None and closed.verdict.cause is Cause.APPLICATION, closed
+    assert closed.decided is not None and closed.decided.action is Action.STOP
+    for _ in range(10):  # a few more passes: it stays stopped
+        rig.step()
+    jobset = js.jobset()
+    assert "autorecover.io/stopped" in jobset["metadata"]["annotations"]
+    assert jobset["spec"]["suspend"] is True
+    assert jobset["status"]["restarts"] == 0  # never restarted
+    assert _out_of_service(rig) == []
+    assert len(rig.job_store.incidents(job)) == 1
