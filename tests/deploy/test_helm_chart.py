@@ -104,6 +104,9 @@ WORKLOAD_GRANTS = {
     ("", "pods/log", "get"),
     *(("kubeflow.org", "pytorchjobs", v) for v in ("get", "list", "watch", "update", "patch")),
     ("kubeflow.org", "pytorchjobs/status", "patch"),
+    *(("jobset.x-k8s.io", "jobsets", v) for v in ("get", "list", "watch", "patch")),
+    ("jobset.x-k8s.io", "jobsets/status", "patch"),
+    *(("batch", "jobs", v) for v in ("list", "patch")),
 }
 
 

@@ -18,15 +18,21 @@ import pytest
 from lightkube.generic_resource import create_namespaced_resource
 from lightkube.resources.batch_v1 import Job
 
+from autorecover.adapters.clock import SystemClock
+from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
 from autorecover.controllers.jobs.records import IncidentPhase, JobIncident
 from autorecover.domain.records import Action, Cause
 from autorecover.testing.kubernetes.cluster import ClusterError, KubeTestCluster
 from autorecover.testing.kubernetes.harness import KubeHarness
 from autorecover.testing.kubernetes.jobset_harness import JobSetHarness
 from autorecover.testing.kubernetes.rig import Rig
+from autorecover.testing.waiting import wait
+from deploy.rendering import build_helm, render
 
 PodGroup = create_namespaced_resource("scheduling.run.ai", "v2alpha2", "PodGroup", "podgroups")
 QUEUE = {"kai.scheduler/queue": "default-queue"}
+RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+ENGINE = "ar-autorecover-engine"
 NCCL_WATCHDOG = (
     "[rank2]:[E{stamp} ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught collective "
     "operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, "
@@ -210,3 +216,41 @@ def test_kubernetes_jobset_application_error_stops_it(
     assert jobset["status"]["restarts"] == 0  # never restarted
     assert _out_of_service(rig) == []
     assert len(rig.job_store.incidents(job)) == 1
+
+
+def test_kubernetes_jobset_through_the_engines_stack_with_the_charts_rbac(
+    kube_cluster: KubeTestCluster, kube: KubeHarness
+) -> None:
+    """The engine's own stack, as the chart's service account: it finds JobSet served, lists
+    JobSets beside PyTorchJobs, and requeues one with exactly the chart's rights."""
+    try:
+        kube_cluster.start_jobset()
+    except ClusterError as exc:
+        pytest.fail(f"the JobSet controller did not start: {exc}", pytrace=False)
+    ns = kube.namespace
+    manifests = render(build_helm(), {"store": {"url": "postgresql://db/ar"}, "namespaces": [ns]},
+                       namespace=ns)  # fmt: skip
+    for manifest in manifests:
+        if manifest["kind"] in RBAC_KINDS:
+            kube.cluster.apply(manifest)
+    config = kube.cluster.user_kubeconfig(f"system:serviceaccount:{ns}:{ENGINE}",
+                                          ["system:serviceaccounts"])  # fmt: skip
+    settings = KubeSettings(kubeconfig=config, namespaces=(ns,), diagnostics_namespace=ns)
+    js = JobSetHarness(kube)
+    stack = KubeStack.connect(settings, SystemClock())
+    try:
+        assert stack.jobsets is not None
+        pytorchjob = kube.submit(workers=1)
+        job = js.submit(jobs=1)
+        first = js.placement(count=2)
+        bad_pod = sorted(first)[0]
+        kube.fail_pod(bad_pod)
+        wait(lambda: {w.job for w in stack.jobs.watched()} == {pytorchjob, job},
+             "both kinds watched")  # fmt: skip
+        stack.jobs.requeue(job, [first[bad_pod]], 0.0, kube.provenance("hardware"))
+        assert first[bad_pod] not in js.placement(restart=1, count=2).values()
+        (watched,) = [w for w in stack.jobs.watched() if w.job == job]
+        assert watched.status.attempt == 1 and watched.status.exclusions == (first[bad_pod],)
+    finally:
+        stack.close()
+        js.close()

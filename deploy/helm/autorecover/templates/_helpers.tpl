@@ -168,6 +168,18 @@ needed: docs/deployment.md, "RBAC".
 - apiGroups: [kubeflow.org]
   resources: [pytorchjobs/status]
   verbs: [patch]
+# Watch JobSets (where JobSet is installed); requeue patches suspend and annotations, raises
+# status.restarts (the JobSet controller then recreates its child Jobs) and writes the
+# exclusions into the new child Jobs' pod templates while they are suspended.
+- apiGroups: [jobset.x-k8s.io]
+  resources: [jobsets]
+  verbs: [get, list, watch, patch]
+- apiGroups: [jobset.x-k8s.io]
+  resources: [jobsets/status]
+  verbs: [patch]
+- apiGroups: [batch]
+  resources: [jobs]
+  verbs: [list, patch]
 {{- end }}
 
 {{/* What the engine needs cluster-wide whatever .Values.namespaces says. */}}
