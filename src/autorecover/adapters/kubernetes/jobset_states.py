@@ -134,12 +134,14 @@ def jobset_status(jobset: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) 
     notes = meta.get("annotations") or {}
     current = current_pods(jobset, pods)
     phase, state = _phase(typed, current)
-    if notes.get(REQUEUE_ACTION_ANNOTATION, "") not in ("", notes.get(REQUEUED_ANNOTATION)):
+    requeueing = notes.get(REQUEUE_ACTION_ANNOTATION, "") not in (
+        "", notes.get(REQUEUED_ANNOTATION))  # fmt: skip
+    if requeueing:
         # autorecover's requeue is part-way: the next restart has not started, whatever the
-        # status still says of the last one.
+        # status (and the last restart's failed pods, until it is raised) still say.
         phase, state = JobPhase.PENDING, "Requeueing"
     failed = sorted(
-        (p for p in current if pod_failed(p)),
+        (p for p in current if pod_failed(p) and not requeueing),
         key=lambda p: (finished_at(p) or _FAR, p.get("metadata", {}).get("name", "")),
     )
     if failed and phase not in TERMINAL:
