@@ -254,3 +254,57 @@ def test_kubernetes_jobset_through_the_engines_stack_with_the_charts_rbac(
     finally:
         stack.close()
         js.close()
+
+
+@pytest.fixture
+def plain(kube_cluster: KubeTestCluster, kube: KubeHarness) -> Iterator[JobSetHarness]:
+    """The test's JobSets under kube-scheduler, for the port on its own."""
+    try:
+        kube_cluster.start_jobset()
+    except ClusterError as exc:
+        pytest.fail(f"the JobSet controller did not start: {exc}", pytrace=False)
+    harness = JobSetHarness(kube)
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+def test_kubernetes_jobset_requeue_finishes_after_an_interruption_and_restarts_once(
+    plain: JobSetHarness,
+) -> None:
+    js, kube = plain, plain.kube
+    job = js.submit()
+    first = js.placement()
+    bad_pod = sorted(first)[0]
+    bad = first[bad_pod]
+    kube.fail_pod(bad_pod)
+    wait(lambda: any(c["type"] == "Failed" for c in js.jobset()["status"].get("conditions", [])),
+         "the JobSet marked Failed")  # fmt: skip
+
+    # An engine killed right after step 1: annotated and suspended, restarts not raised yet.
+    prov = kube.provenance("hardware")
+    port = js.jobs
+    port.session.call(port._patch(kube.namespace, "train", port._prepare(js.jobset(), 1, prov)))
+    (seen,) = wait(lambda: [w for w in port.watched() if w.status.state == "Requeueing"],
+                   "the half-done requeue read as Requeueing")  # fmt: skip
+    assert seen.status.phase.value == "pending" and seen.status.attempt == 0
+
+    port.requeue(job, [bad], 0.0, prov)  # the repeat finishes it
+    second = js.placement(restart=1)
+    assert bad not in second.values()
+    port.requeue(job, [bad], 0.0, prov)  # and once more: nothing
+    assert js.jobset()["status"]["restarts"] == 1
+    assert set(js.placement(restart=1)) == set(second)
+
+    # A later requeue with a delay and no exclusions: held suspended, then resumed by a pass.
+    port.requeue(job, [], 1.0, kube.provenance("transient"))
+    held = js.jobset()
+    assert held["spec"]["suspend"] is True and held["status"]["restarts"] == 2
+    assert "autorecover.io/resume-at" in held["metadata"]["annotations"]
+    assert "autorecover.io/excluded-nodes" not in held["metadata"]["annotations"]
+    third = wait(lambda: port.watched() and js.running(restart=2), "restart 2 resumed", 30)
+    assert len(third) == 4
+    for child in kube.client.list(Job, namespace=kube.namespace):
+        assert child.spec is not None and child.spec.template.spec is not None
+        assert child.spec.template.spec.affinity is None  # the exclusion was lifted
