@@ -19,6 +19,7 @@ from lightkube.generic_resource import create_namespaced_resource
 from lightkube.resources.batch_v1 import Job
 
 from autorecover.adapters.clock import SystemClock
+from autorecover.adapters.kubernetes.jobset_restarts import JobSet
 from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
 from autorecover.controllers.jobs.records import IncidentPhase, JobIncident
 from autorecover.domain.records import Action, Cause
@@ -285,7 +286,8 @@ def test_kubernetes_jobset_requeue_finishes_after_an_interruption_and_restarts_o
     # An engine killed right after step 1: annotated and suspended, restarts not raised yet.
     prov = kube.provenance("hardware")
     port = js.jobs
-    port.session.call(port._patch(kube.namespace, "train", port._prepare(js.jobset(), 1, prov)))
+    prepared = port._prepare(js.jobset(), 1, prov)
+    port.session.call(port.steps.patch(JobSet, kube.namespace, "train", prepared))
     (seen,) = wait(lambda: [w for w in port.watched() if w.status.state == "Requeueing"],
                    "the half-done requeue read as Requeueing")  # fmt: skip
     assert seen.status.phase.value == "pending" and seen.status.attempt == 0

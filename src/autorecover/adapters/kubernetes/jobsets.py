@@ -27,8 +27,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import copy
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
@@ -36,24 +34,25 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from lightkube.core.exceptions import ApiError
-from lightkube.generic_resource import create_namespaced_resource
-from lightkube.resources.batch_v1 import Job
 from lightkube.resources.core_v1 import Pod
-from lightkube.types import PatchType
 
 from autorecover.adapters.kubernetes import marks
-from autorecover.adapters.kubernetes.client import ConflictError, KubeSession, api_code, mapped
+from autorecover.adapters.kubernetes.client import ConflictError, KubeSession
 from autorecover.adapters.kubernetes.events import EventRecorder, job_regarding
-from autorecover.adapters.kubernetes.exclusions import EXCLUDED_ANNOTATION, exclude_in
+from autorecover.adapters.kubernetes.exclusions import EXCLUDED_ANNOTATION
 from autorecover.adapters.kubernetes.failures import FailureTimes
 from autorecover.adapters.kubernetes.informers import ObjectCache
+from autorecover.adapters.kubernetes.jobset_restarts import (
+    CONFLICT_TRIES,
+    JOBS_READY_S,
+    JobSet,
+    JobSetRestarts,
+)
 from autorecover.adapters.kubernetes.jobset_states import (
     JOBSET_NAME_LABEL,
     current_pods,
     jobset_status,
     main_container,
-    restart_of,
     restarts,
 )
 from autorecover.adapters.kubernetes.logs import LogSource, LogSpool, forget_others
@@ -70,13 +69,9 @@ from autorecover.controllers.ports import Clock, Provenance, TransientError
 from autorecover.domain.jobs.settings import SitePolicy
 
 log = logging.getLogger(__name__)
-JobSet = create_namespaced_resource("jobset.x-k8s.io", "v1alpha2", "JobSet", "jobsets")
 KIND, API_VERSION = "JobSet", "jobset.x-k8s.io/v1alpha2"
 RESUME_AT = "autorecover.io/resume-at"
 STOPPED = "autorecover.io/stopped"
-JOBS_READY_S = 15.0  # how long one requeue call waits for the next restart's Jobs
-_ENDED = ("Completed", "Failed")
-_CONFLICT_TRIES = 5
 
 
 @dataclass
@@ -92,10 +87,12 @@ class KubeJobSets:
     jobs_ready_s: float = JOBS_READY_S
     events: EventRecorder | None = None
     failures: FailureTimes = field(init=False)
+    steps: JobSetRestarts = field(init=False)
 
     def __post_init__(self) -> None:
         self.failures = FailureTimes(self.clock)
         self.failures.watch(self.pods)
+        self.steps = JobSetRestarts(self.session, self.jobs_ready_s)
 
     # --- reads ---------------------------------------------------------------------------------
 
@@ -150,10 +147,10 @@ class KubeJobSets:
         namespace, name = parse_jobset_key(job)
 
         async def act() -> None:
-            current = await self._get(namespace, name)
+            current = await self.steps.get(JobSet, namespace, name)
             if _notes(current).get(STOPPED) == provenance.action_id:
                 return
-            await self._patch(namespace, name, {
+            await self.steps.patch(JobSet, namespace, name, {
                 "metadata": {"annotations": {**marks.provenance_annotations(provenance),
                                              STOPPED: provenance.action_id}},
                 "spec": {"suspend": True},
@@ -169,8 +166,8 @@ class KubeJobSets:
     async def _requeue(
         self, namespace: str, name: str, exclude: list[str], delay_s: float, prov: Provenance
     ) -> None:
-        for tries in range(_CONFLICT_TRIES):
-            current = await self._get(namespace, name)
+        for tries in range(CONFLICT_TRIES):
+            current = await self.steps.get(JobSet, namespace, name)
             notes = _notes(current)
             if notes.get(REQUEUED_ANNOTATION) == prov.action_id:
                 return  # done before (a repeat after a crash or a retry)
@@ -179,14 +176,16 @@ class KubeJobSets:
                 break  # prepared before an interruption: go on from there
             target = restarts(current) + 1
             try:
-                await self._patch(namespace, name, self._prepare(current, target, prov))
+                await self.steps.patch(
+                    JobSet, namespace, name, self._prepare(current, target, prov)
+                )
                 break
             except ConflictError:
-                if tries == _CONFLICT_TRIES - 1:
+                if tries == CONFLICT_TRIES - 1:
                     raise
-        await self._restart(namespace, name, target)
-        await self._delete_on(namespace, name, target, exclude)
-        users = await self._exclude(namespace, name, target, exclude)
+        await self.steps.restart(namespace, name, target)
+        await self.steps.delete_on(namespace, name, target, exclude)
+        users = await self.steps.exclude(namespace, name, target, exclude)
         ours = sorted(set(exclude) - users)
         resume: dict[str, Any] = {"metadata": {"annotations": {
             REQUEUED_ANNOTATION: prov.action_id, EXCLUDED_ANNOTATION: ",".join(ours) or None,
@@ -197,7 +196,7 @@ class KubeJobSets:
         else:
             resume["metadata"]["annotations"][RESUME_AT] = None
             resume["spec"] = {"suspend": False}
-        await self._patch(namespace, name, resume)
+        await self.steps.patch(JobSet, namespace, name, resume)
         if self.events is not None:
             where = f" without {', '.join(exclude)}" if exclude else " on the same nodes"
             told = replace(prov, why=f"restart {target}{where}: {prov.why}")
@@ -220,90 +219,6 @@ class KubeJobSets:
             "spec": {"suspend": True},
         }
 
-    async def _restart(self, namespace: str, name: str, target: int) -> None:
-        """Step 2: `status.restarts` to `target`, a terminal condition dropped."""
-        for tries in range(_CONFLICT_TRIES):
-            current = await self._get(namespace, name)
-            status = current.get("status") or {}
-            if restarts(current) >= target:
-                return
-            kept = [c for c in status.get("conditions") or [] if c.get("type") not in _ENDED]
-            patch = {
-                "metadata": {"resourceVersion": current["metadata"]["resourceVersion"]},
-                "status": {"restarts": target, "conditions": kept, "terminalState": None},
-            }
-            try:
-                await self.session.client.patch(JobSet.Status, name, patch, namespace=namespace,
-                                                 patch_type=PatchType.MERGE)  # fmt: skip
-                return
-            except ApiError as exc:
-                # The controller writes the status too: read it again and redo the step.
-                if api_code(exc) != 409 or tries == _CONFLICT_TRIES - 1:
-                    raise mapped(exc, f"patch JobSet {namespace}/{name} status") from exc
-            except Exception as exc:
-                raise mapped(exc, f"patch JobSet {namespace}/{name} status") from exc
-
-    async def _delete_on(self, namespace: str, name: str, target: int, exclude: list[str]) -> None:
-        """Pods of earlier restarts on nodes being excluded go at once (no grace): the node is
-        suspect and may never confirm the kill. The controller deletes the others, with their
-        grace period, as it deletes their Jobs."""
-        suspect = set(exclude)
-        for pod in await self._list(Pod, namespace, name):
-            meta = pod.get("metadata") or {}
-            if (restart_of(pod) or 0) >= target or (pod.get("spec") or {}).get(
-                    "nodeName") not in suspect:  # fmt: skip
-                continue
-            try:
-                await self.session.client.delete(Pod, meta["name"], namespace=namespace,
-                                                 grace_period=0)  # fmt: skip
-            except ApiError as exc:
-                if api_code(exc) != 404:
-                    raise mapped(exc, f"delete pod {namespace}/{meta['name']}") from exc
-
-    async def _exclude(self, namespace: str, name: str, target: int,
-                       exclude: list[str]) -> set[str]:  # fmt: skip
-        """Step 3: every child Job of the restart keeps off `exclude`; the user's own
-        excluded nodes found in their templates. Waits (bounded) for the controller to have
-        created them: it does once the earlier restart's Jobs are gone."""
-        jobset = await self._get(namespace, name)
-        wanted = sum(
-            r.get("replicas", 1)
-            for r in jobset["spec"].get("replicatedJobs") or []
-            if not r.get("dependsOn")
-        )  # later ones wait for these to be ready
-        deadline = asyncio.get_running_loop().time() + self.jobs_ready_s
-        while True:
-            jobs = [j for j in await self._list(Job, namespace, name) if restart_of(j) == target
-                    and not (j.get("metadata") or {}).get("deletionTimestamp")]  # fmt: skip
-            if len(jobs) >= wanted:
-                break
-            if asyncio.get_running_loop().time() >= deadline:
-                raise TransientError(f"requeue JobSet {namespace}/{name}: restart {target}'s "
-                                     f"Jobs not created yet ({len(jobs)} of {wanted})")  # fmt: skip
-            await asyncio.sleep(0.05)
-        users: set[str] = set()
-        for job in jobs:
-            spec = job.get("spec") or {}
-            before = copy.deepcopy(spec.get("template"))
-            users |= exclude_in(spec, exclude)
-            if spec.get("template") == before:
-                continue  # nothing to add (done before an interruption, or no exclusions)
-            affinity = spec["template"]["spec"]["affinity"]
-            patch = {"metadata": {"resourceVersion": job["metadata"]["resourceVersion"]},
-                     "spec": {"template": {"spec": {"affinity": affinity}}}}  # fmt: skip
-            try:
-                await self.session.client.patch(Job, job["metadata"]["name"], patch,
-                                                 namespace=namespace,
-                                                 patch_type=PatchType.MERGE)  # fmt: skip
-            except ApiError as exc:
-                if api_code(exc) == 409:
-                    raise TransientError(f"Job {namespace}/{job['metadata']['name']} changed "
-                                         "meanwhile; again next pass") from exc  # fmt: skip
-                raise mapped(exc, f"patch Job {namespace}/{job['metadata']['name']}") from exc
-        return users
-
-    # --- delayed resumes, logs -----------------------------------------------------------------
-
     def _resume_if_due(self, jobset: dict[str, Any]) -> None:
         meta = jobset.get("metadata") or {}
         notes = _notes(jobset)
@@ -320,7 +235,7 @@ class KubeJobSets:
             return
         patch = {"metadata": {"annotations": {RESUME_AT: None}}, "spec": {"suspend": False}}
         try:
-            self.session.call(self._patch(meta["namespace"], meta["name"], patch))
+            self.session.call(self.steps.patch(JobSet, meta["namespace"], meta["name"], patch))
         except TransientError as exc:
             log.info("resume JobSet %s/%s: %s (next pass)", meta.get("namespace"),
                      meta.get("name"), exc)  # fmt: skip
@@ -335,33 +250,6 @@ class KubeJobSets:
                                      meta.get("namespace", ""), meta.get("name", ""),
                                      meta.get("uid", ""), main_container(pod)))  # fmt: skip
         self.spool.follow(sources)
-
-    # --- API plumbing --------------------------------------------------------------------------
-
-    async def _get(self, namespace: str, name: str) -> dict[str, Any]:
-        try:
-            obj = await self.session.client.get(JobSet, name, namespace=namespace)
-        except Exception as exc:
-            raise mapped(exc, f"get JobSet {namespace}/{name}") from exc
-        return dict(obj.to_dict())  # type: ignore[no-untyped-call]
-
-    async def _patch(self, namespace: str, name: str, patch: dict[str, Any]) -> None:
-        try:
-            await self.session.client.patch(JobSet, name, patch, namespace=namespace,
-                                             patch_type=PatchType.MERGE)  # fmt: skip
-        except ApiError as exc:
-            if api_code(exc) == 409:
-                raise ConflictError(f"JobSet {namespace}/{name} changed meanwhile; again") from exc
-            raise mapped(exc, f"patch JobSet {namespace}/{name}") from exc
-        except Exception as exc:
-            raise mapped(exc, f"patch JobSet {namespace}/{name}") from exc
-
-    async def _list(self, kind: type[Any], namespace: str, name: str) -> list[dict[str, Any]]:
-        try:
-            return [o.to_dict() async for o in self.session.client.list(
-                kind, namespace=namespace, labels={JOBSET_NAME_LABEL: name})]  # fmt: skip
-        except Exception as exc:
-            raise mapped(exc, f"list {kind.__name__}s of JobSet {namespace}/{name}") from exc
 
 
 def _notes(obj: dict[str, Any]) -> dict[str, str]:

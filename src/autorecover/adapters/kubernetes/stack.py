@@ -24,7 +24,8 @@ from autorecover.adapters.kubernetes.diagnostics import KubeDiagnostics
 from autorecover.adapters.kubernetes.events import EventRecorder
 from autorecover.adapters.kubernetes.informers import Informer, Informers
 from autorecover.adapters.kubernetes.jobs import KubeJobs, PyTorchJob
-from autorecover.adapters.kubernetes.jobsets import JobSet, KubeJobSets
+from autorecover.adapters.kubernetes.jobset_restarts import JobSet
+from autorecover.adapters.kubernetes.jobsets import KubeJobSets
 from autorecover.adapters.kubernetes.leases import KubeLease
 from autorecover.adapters.kubernetes.logs import LogSpool
 from autorecover.adapters.kubernetes.names import valid_namespace

@@ -22,8 +22,9 @@ from lightkube.types import CascadeType
 
 from autorecover.adapters.kubernetes.events import EventRecorder
 from autorecover.adapters.kubernetes.informers import Informer
+from autorecover.adapters.kubernetes.jobset_restarts import JobSet
 from autorecover.adapters.kubernetes.jobset_states import JOBSET_NAME_LABEL, RESTART_LABEL
-from autorecover.adapters.kubernetes.jobsets import JobSet, KubeJobSets
+from autorecover.adapters.kubernetes.jobsets import KubeJobSets
 from autorecover.testing.kubernetes.harness import KubeHarness, Logs, replica_template
 from autorecover.testing.waiting import wait
 
