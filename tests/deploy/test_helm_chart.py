@@ -106,7 +106,9 @@ WORKLOAD_GRANTS = {
     ("kubeflow.org", "pytorchjobs/status", "patch"),
     *(("jobset.x-k8s.io", "jobsets", v) for v in ("get", "list", "watch", "patch")),
     ("jobset.x-k8s.io", "jobsets/status", "patch"),
-    *(("batch", "jobs", v) for v in ("list", "patch")),
+    *(("batch", "jobs", v) for v in ("get", "list", "patch")),
+    *(("trainer.kubeflow.org", "trainjobs", v) for v in ("get", "list", "watch", "patch")),
+    ("trainer.kubeflow.org", "trainjobs/status", "patch"),
 }
 
 

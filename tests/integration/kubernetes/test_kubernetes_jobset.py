@@ -19,6 +19,7 @@ from lightkube.generic_resource import create_namespaced_resource
 from lightkube.resources.batch_v1 import Job
 
 from autorecover.adapters.clock import SystemClock
+from autorecover.adapters.kubernetes.client import ConflictError
 from autorecover.adapters.kubernetes.jobset_restarts import JobSet
 from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
 from autorecover.controllers.jobs.records import IncidentPhase, JobIncident
@@ -203,8 +204,7 @@ def test_kubernetes_jobset_application_error_stops_it(
     rig.until(lambda: all(b"ModuleNotFoundError" in js.jobs.read_output(job, 0, first[p], 0,
                                                                          1 << 20)
                           for p in pods), "every rank's traceback streamed")  # fmt: skip
-    for pod in pods:
-        kube.fail_pod(pod, exit_code=1)
+    js.fail_all(pods)
 
     closed = rig.until(lambda: _closed(rig, job), "the incident closed (stopped)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.APPLICATION, closed
@@ -286,9 +286,17 @@ def test_kubernetes_jobset_requeue_finishes_after_an_interruption_and_restarts_o
     # An engine killed right after step 1: annotated and suspended, restarts not raised yet.
     prov = kube.provenance("hardware")
     port = js.jobs
-    prepared = port._prepare(js.jobset(), 1, prov)
-    port.session.call(port.steps.patch(JobSet, kube.namespace, "train", prepared))
-    (seen,) = wait(lambda: [w for w in port.watched() if w.status.state == "Requeueing"],
+
+    def prepared() -> bool:  # read fresh until the controller's own status write is not between
+        try:
+            patch = port._prepare(js.jobset(), 1, prov)
+            port.session.call(port.steps.patch(JobSet, kube.namespace, "train", patch))
+        except ConflictError:
+            return False
+        return True
+
+    wait(prepared, "step 1 written")
+    (seen,) = wait(lambda: [w for w in port.watched() if w.status.state == "Requeueing"] or None,
                    "the half-done requeue read as Requeueing")  # fmt: skip
     assert seen.status.phase.value == "pending" and seen.status.attempt == 0
 

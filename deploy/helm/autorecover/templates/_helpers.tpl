@@ -179,7 +179,15 @@ needed: docs/deployment.md, "RBAC".
   verbs: [patch]
 - apiGroups: [batch]
   resources: [jobs]
-  verbs: [list, patch]
+  verbs: [get, list, patch]
+# Watch Kubeflow Trainer TrainJobs (they run as JobSets): requeue patches their suspend and
+# annotations and clears a terminal condition so the Trainer reconciles them again.
+- apiGroups: [trainer.kubeflow.org]
+  resources: [trainjobs]
+  verbs: [get, list, watch, patch]
+- apiGroups: [trainer.kubeflow.org]
+  resources: [trainjobs/status]
+  verbs: [patch]
 {{- end }}
 
 {{/* What the engine needs cluster-wide whatever .Values.namespaces says. */}}

@@ -99,28 +99,40 @@ class JobSetRestarts:
                 raise TransientError(f"requeue JobSet {namespace}/{name}: restart {target}'s "
                                      f"Jobs not created yet ({len(jobs)} of {wanted})")  # fmt: skip
             await asyncio.sleep(0.05)
-        users: set[str] = set()
         for job in jobs:
-            spec = job.get("spec") or {}
-            before = copy.deepcopy(spec.get("template"))
-            users |= exclude_in(spec, exclude)
-            if spec.get("template") == before:
-                continue  # nothing to add (done before an interruption, or no exclusions)
-            affinity = spec["template"]["spec"]["affinity"]
-            patch = {"metadata": {"resourceVersion": job["metadata"]["resourceVersion"]},
-                     "spec": {"template": {"spec": {"affinity": affinity}}}}  # fmt: skip
-            try:
-                await self.session.client.patch(Job, job["metadata"]["name"], patch,
-                                                 namespace=namespace,
-                                                 patch_type=PatchType.MERGE)  # fmt: skip
-            except ApiError as exc:
-                if api_code(exc) == 409:
-                    raise TransientError(f"Job {namespace}/{job['metadata']['name']} changed "
-                                         "meanwhile; again next pass") from exc  # fmt: skip
-                raise mapped(exc, f"patch Job {namespace}/{job['metadata']['name']}") from exc
+            await self._exclude_one(namespace, job["metadata"]["name"], exclude)
+        # The user's own excluded nodes are those of the JobSet's templates (a child Job
+        # patched before an interruption would show ours as the user's).
+        users: set[str] = set()
+        for replicated in copy.deepcopy(jobset["spec"].get("replicatedJobs") or []):
+            users |= exclude_in(replicated.get("template", {}).get("spec", {}), exclude)
         return users
 
-    # --- delayed resumes, logs -----------------------------------------------------------------
+    async def _exclude_one(self, namespace: str, name: str, exclude: list[str]) -> None:
+        """One child Job keeps off `exclude` (read fresh on a conflict: the JobSet
+        controller writes its Jobs too)."""
+        for tries in range(CONFLICT_TRIES):
+            try:
+                job = (await self.session.client.get(Job, name, namespace=namespace)).to_dict()
+            except Exception as exc:
+                raise mapped(exc, f"get Job {namespace}/{name}") from exc
+            spec = job.get("spec") or {}
+            before = copy.deepcopy(spec.get("template"))
+            exclude_in(spec, exclude)
+            if spec.get("template") == before:
+                return  # nothing to add (done before an interruption, or no exclusions)
+            patch = {"metadata": {"resourceVersion": job["metadata"]["resourceVersion"]},
+                     "spec": {"template": {"spec": {
+                         "affinity": spec["template"]["spec"]["affinity"]}}}}  # fmt: skip
+            try:
+                await self.session.client.patch(Job, name, patch, namespace=namespace,
+                                                 patch_type=PatchType.MERGE)  # fmt: skip
+                return
+            except ApiError as exc:
+                if api_code(exc) != 409 or tries == CONFLICT_TRIES - 1:
+                    raise mapped(exc, f"patch Job {namespace}/{name}") from exc
+
+    # --- API plumbing --------------------------------------------------------------------------
 
     async def get(self, kind: type[Any], namespace: str, name: str) -> dict[str, Any]:
         """One object of `kind` (JobSet, TrainJob) as JSON."""

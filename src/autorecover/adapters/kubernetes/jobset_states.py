@@ -14,7 +14,10 @@ failure even before the controller marks the JobSet (which then deletes the othe
 Jobs and their pods: the failed ones stay, with their exit codes).
 
 Exclusions are read from the current pods' node affinity (written into each child Job's pod
-template by the requeue, see `jobsets.py`), so they are what the scheduler enforces now.
+template by the requeue, see `jobsets.py`), so they are what the scheduler enforces now;
+before the restart's pods exist, from what its Jobs carry (the user's templates' and ours).
+While a requeue is under way the attempt stays the last one, even once `status.restarts` is
+raised: the new restart is not the attempt until the requeue is done.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
-from autorecover.adapters.kubernetes.exclusions import ObjectMeta, excluded_in
+from autorecover.adapters.kubernetes.exclusions import ObjectMeta, excluded_in, ours
 from autorecover.adapters.kubernetes.names import jobset_key
 from autorecover.adapters.kubernetes.states import (
     REQUEUE_ACTION_ANNOTATION,
@@ -31,6 +34,7 @@ from autorecover.adapters.kubernetes.states import (
     Pod,
     exit_codes,
     finished_at,
+    job_attempt,
     nodes_by_pod,
     parse_time,
     pod_failed,
@@ -97,6 +101,14 @@ def restarts(jobset: Mapping[str, Any]) -> int:
     return value if isinstance(value, int) and value >= 0 else 0
 
 
+def controlled_by(obj: Mapping[str, Any]) -> str | None:
+    """The kind of the object's controlling owner (`TrainJob` for a Trainer's JobSet)."""
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return str(ref.get("kind", ""))
+    return None
+
+
 def belongs(jobset: Mapping[str, Any], obj: Mapping[str, Any]) -> bool:
     """True when a pod (or child Job) is this JobSet's: its namespace and JobSet label."""
     meta = cast(JobSet, jobset).get("metadata", {})
@@ -153,17 +165,31 @@ def jobset_status(jobset: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) 
         ended = max((t for p in failed if (t := finished_at(p)) is not None), default=None)
         ended = ended or _condition_time(typed)
     starts = [t for p in current if (t := parse_time(p.get("status", {}).get("startTime")))]
+    attempt = restarts(jobset)
+    if requeueing:  # the restart asked for is not this attempt until the requeue is done
+        asked, _ = job_attempt(jobset)
+        attempt = min(attempt, max(asked - 1, 0)) if asked else attempt
     return JobStatus(
         job=jobset_key(meta.get("namespace", ""), meta.get("name", "")),
         phase=phase,
         state=state,
-        attempt=restarts(jobset),
+        attempt=attempt,
         nodes=tuple(sorted(set(nodes_by_pod(current).values()))),
         started=min(starts, default=None),
         ended=ended,
         exit_codes=exit_codes(current),
-        exclusions=excluded_in([{"template": {"spec": p.get("spec", {})}} for p in current]),
+        exclusions=_exclusions(typed, current),
     )
+
+
+def _exclusions(jobset: JobSet, current: Sequence[Pod]) -> tuple[str, ...]:
+    """What the scheduler enforces: the current pods' node affinity; before they exist, what
+    the restart's Jobs carry: the user's templates' and ours (the annotation)."""
+    if current:
+        return excluded_in([{"template": {"spec": p.get("spec", {})}} for p in current])
+    templates = [r.get("template", {}).get("spec", {})
+                 for r in jobset.get("spec", {}).get("replicatedJobs") or []]  # fmt: skip
+    return tuple(sorted(set(excluded_in(templates)) | set(ours(jobset))))
 
 
 def _phase(jobset: JobSet, current: Sequence[Pod]) -> tuple[JobPhase, str]:

@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from lightkube.resources.core_v1 import Pod
 
@@ -50,6 +50,7 @@ from autorecover.adapters.kubernetes.jobset_restarts import (
 )
 from autorecover.adapters.kubernetes.jobset_states import (
     JOBSET_NAME_LABEL,
+    controlled_by,
     current_pods,
     jobset_status,
     main_container,
@@ -69,7 +70,6 @@ from autorecover.controllers.ports import Clock, Provenance, TransientError
 from autorecover.domain.jobs.settings import SitePolicy
 
 log = logging.getLogger(__name__)
-KIND, API_VERSION = "JobSet", "jobset.x-k8s.io/v1alpha2"
 RESUME_AT = "autorecover.io/resume-at"
 STOPPED = "autorecover.io/stopped"
 
@@ -88,6 +88,11 @@ class KubeJobSets:
     events: EventRecorder | None = None
     failures: FailureTimes = field(init=False)
     steps: JobSetRestarts = field(init=False)
+    # The object that carries the requeue's annotations and `spec.suspend`: the JobSet here,
+    # its TrainJob in `KubeTrainJobs`.
+    HOLDER: ClassVar[type[Any]] = JobSet
+    KIND: ClassVar[str] = "JobSet"
+    API_VERSION: ClassVar[str] = "jobset.x-k8s.io/v1alpha2"
 
     def __post_init__(self) -> None:
         self.failures = FailureTimes(self.clock)
@@ -116,6 +121,8 @@ class KubeJobSets:
         out: list[WatchedJob] = []
         for obj in self.jobsets.items():
             jobset = obj.to_dict()
+            if controlled_by(jobset) == "TrainJob":
+                continue  # recovered as its TrainJob (trainjobs.py)
             meta = jobset.get("metadata") or {}
             pods = by_set.get((meta.get("namespace", ""), meta.get("name", "")), [])
             watched = watched_job(jobset, pods, self.site, jobset_status)
@@ -138,25 +145,25 @@ class KubeJobSets:
         self, job: str, exclude: Sequence[str], delay_s: float, provenance: Provenance
     ) -> None:
         """Restart the JobSet's gang on nodes other than `exclude`, after `delay_s`."""
-        namespace, name = parse_jobset_key(job)
+        namespace, name = self._parse(job)
         self.session.call(self._requeue(namespace, name, list(exclude), delay_s, provenance),
                           timeout_s=self.jobs_ready_s + 15)  # fmt: skip
 
     def stop(self, job: str, provenance: Provenance) -> None:
         """Suspend the JobSet for good; its object and history stay."""
-        namespace, name = parse_jobset_key(job)
+        namespace, name = self._parse(job)
 
         async def act() -> None:
-            current = await self.steps.get(JobSet, namespace, name)
+            current = await self.steps.get(self.HOLDER, namespace, name)
             if _notes(current).get(STOPPED) == provenance.action_id:
                 return
-            await self.steps.patch(JobSet, namespace, name, {
+            await self.steps.patch(self.HOLDER, namespace, name, {
                 "metadata": {"annotations": {**marks.provenance_annotations(provenance),
                                              STOPPED: provenance.action_id}},
                 "spec": {"suspend": True},
             })  # fmt: skip
             if self.events is not None:
-                await self.events.write(job_regarding(current, KIND, API_VERSION), "Stop",
+                await self.events.write(job_regarding(current, self.KIND, self.API_VERSION), "Stop",
                                         "Stopped", provenance, warning=True)  # fmt: skip
 
         self.session.call(act())
@@ -167,23 +174,23 @@ class KubeJobSets:
         self, namespace: str, name: str, exclude: list[str], delay_s: float, prov: Provenance
     ) -> None:
         for tries in range(CONFLICT_TRIES):
-            current = await self.steps.get(JobSet, namespace, name)
+            current = await self.steps.get(self.HOLDER, namespace, name)
             notes = _notes(current)
             if notes.get(REQUEUED_ANNOTATION) == prov.action_id:
                 return  # done before (a repeat after a crash or a retry)
             if notes.get(REQUEUE_ACTION_ANNOTATION) == prov.action_id:
                 target = int(notes.get(ATTEMPT_ANNOTATION, "0"))
                 break  # prepared before an interruption: go on from there
-            target = restarts(current) + 1
+            target = await self._restarts_now(namespace, name, current) + 1
             try:
                 await self.steps.patch(
-                    JobSet, namespace, name, self._prepare(current, target, prov)
+                    self.HOLDER, namespace, name, self._prepare(current, target, prov)
                 )
                 break
             except ConflictError:
                 if tries == CONFLICT_TRIES - 1:
                     raise
-        await self.steps.restart(namespace, name, target)
+        await self._restart(namespace, name, target)
         await self.steps.delete_on(namespace, name, target, exclude)
         users = await self.steps.exclude(namespace, name, target, exclude)
         ours = sorted(set(exclude) - users)
@@ -196,12 +203,25 @@ class KubeJobSets:
         else:
             resume["metadata"]["annotations"][RESUME_AT] = None
             resume["spec"] = {"suspend": False}
-        await self.steps.patch(JobSet, namespace, name, resume)
+        await self.steps.patch(self.HOLDER, namespace, name, resume)
         if self.events is not None:
             where = f" without {', '.join(exclude)}" if exclude else " on the same nodes"
             told = replace(prov, why=f"restart {target}{where}: {prov.why}")
-            await self.events.write(job_regarding(current, KIND, API_VERSION), "Requeue",
+            await self.events.write(job_regarding(current, self.KIND, self.API_VERSION), "Requeue",
                                     "Requeued", told)  # fmt: skip
+
+    # --- what a TrainJob does differently (trainjobs.py) ----------------------------------------
+
+    def _parse(self, job: str) -> tuple[str, str]:
+        return parse_jobset_key(job)
+
+    async def _restarts_now(self, namespace: str, name: str, holder: dict[str, Any]) -> int:
+        """The JobSet's restart count now (the holder is the JobSet here)."""
+        return restarts(holder)
+
+    async def _restart(self, namespace: str, name: str, target: int) -> None:
+        """Step 2 on the JobSet (suspended by step 1)."""
+        await self.steps.restart(namespace, name, target)
 
     def _prepare(self, current: dict[str, Any], target: int, prov: Provenance) -> dict[str, Any]:
         """Step 1's patch, with the resource version read (a concurrent edit is a 409)."""
@@ -228,16 +248,18 @@ class KubeJobSets:
         try:
             at = datetime.fromisoformat(due)
         except ValueError:
-            log.warning("JobSet %s/%s: %s=%r is not a time; resuming now", meta.get("namespace"),
+            log.warning("%s %s/%s: %s=%r is not a time; resuming now", self.KIND,
+                        meta.get("namespace"),
                         meta.get("name"), RESUME_AT, due)  # fmt: skip
             at = self.clock.now()
         if at > self.clock.now():
             return
         patch = {"metadata": {"annotations": {RESUME_AT: None}}, "spec": {"suspend": False}}
         try:
-            self.session.call(self.steps.patch(JobSet, meta["namespace"], meta["name"], patch))
+            self.session.call(self.steps.patch(self.HOLDER, meta["namespace"], meta["name"],
+                                               patch))  # fmt: skip
         except TransientError as exc:
-            log.info("resume JobSet %s/%s: %s (next pass)", meta.get("namespace"),
+            log.info("resume %s %s/%s: %s (next pass)", self.KIND, meta.get("namespace"),
                      meta.get("name"), exc)  # fmt: skip
 
     def _follow(self, watched: WatchedJob, current: Sequence[Any]) -> None:

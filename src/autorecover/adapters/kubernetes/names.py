@@ -3,8 +3,9 @@
 Names reach the API server inside URLs and label selectors, so each is held to Kubernetes'
 own rules before it is used: a bad name fails here, with the value and the rule, rather than
 as an opaque 404 or 422 (or, worse, as a path that names some other object). A job's id in
-the engine is `namespace/name` for a PyTorchJob and `jobset:namespace/name` for a JobSet
-(`:` is in no Kubernetes name, so the two never meet).
+the engine is `namespace/name` for a PyTorchJob, `jobset:namespace/name` for a JobSet and
+`trainjob:namespace/name` for a Kubeflow TrainJob (`:` is in no Kubernetes name, so they never
+meet).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def parse_job_key(key: str) -> tuple[str, str]:
 
 
 JOBSET_PREFIX = "jobset:"
+TRAINJOB_PREFIX = "trainjob:"
 
 
 def jobset_key(namespace: str, name: str) -> str:
@@ -74,10 +76,24 @@ def jobset_key(namespace: str, name: str) -> str:
 
 def parse_jobset_key(key: str) -> tuple[str, str]:
     """`"jobset:namespace/name"` -> (namespace, name), each valid; raises `InvalidNameError`."""
-    if not isinstance(key, str) or not key.startswith(JOBSET_PREFIX):
-        raise InvalidNameError(f"not a JobSet's id: {_show(key)} must be "
-                               f"'{JOBSET_PREFIX}namespace/name'")  # fmt: skip
-    return parse_job_key(key.removeprefix(JOBSET_PREFIX))
+    return _parse_prefixed(key, JOBSET_PREFIX, "JobSet")
+
+
+def trainjob_key(namespace: str, name: str) -> str:
+    """`"trainjob:namespace/name"`, a Kubeflow TrainJob's id in the engine."""
+    return TRAINJOB_PREFIX + job_key(namespace, name)
+
+
+def parse_trainjob_key(key: str) -> tuple[str, str]:
+    """`"trainjob:namespace/name"` -> (namespace, name); raises `InvalidNameError`."""
+    return _parse_prefixed(key, TRAINJOB_PREFIX, "TrainJob")
+
+
+def _parse_prefixed(key: str, prefix: str, kind: str) -> tuple[str, str]:
+    if not isinstance(key, str) or not key.startswith(prefix):
+        raise InvalidNameError(f"not a {kind}'s id: {_show(key)} must be "
+                               f"'{prefix}namespace/name'")  # fmt: skip
+    return parse_job_key(key.removeprefix(prefix))
 
 
 def _subdomain(name: str, what: str) -> str:

@@ -1,13 +1,13 @@
 """Everything the engine needs from one Kubernetes cluster, built on one session.
 
 `KubeStack.connect` loads the kubeconfig (or the in-cluster service account), starts the
-node, pod, PyTorchJob and (where the cluster serves them) JobSet informers (pods and jobs in
-the watched namespaces, or in all of them) and builds the ports on them: `nodes` (hardware
-recovery's scheduler), `jobs` (job recovery's scheduler: `KubeWorkloads` over both kinds),
-`diagnostics` (dcgmi diag pods; with `nccl_image` set, validation under load adds the NCCL
-pair test, an MPIJob: `LoadValidation`), and `lease(namespace, name)` for leader election.
-`open_stack` is the scheduler registry's way in (`adapters.schedulers`); `KubeSettings` and
-its flag parsers live in `settings.py` (no cluster client there).
+node, pod, PyTorchJob and (where the cluster serves them) JobSet and TrainJob informers
+(pods and jobs in the watched namespaces, or in all of them) and builds the ports on them:
+`nodes` (hardware recovery's scheduler), `jobs` (job recovery's scheduler: `KubeWorkloads`
+over every kind), `diagnostics` (dcgmi diag pods; with `nccl_image` set, validation under
+load adds the NCCL pair test, an MPIJob: `LoadValidation`), and `lease(namespace, name)` for
+leader election. `open_stack` is the scheduler registry's way in (`adapters.schedulers`);
+`KubeSettings` and its flag parsers live in `settings.py` (no cluster client there).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from autorecover.adapters.kubernetes.nodes import KubeNodes
 from autorecover.adapters.kubernetes.settings import KubeSettings as KubeSettings
 from autorecover.adapters.kubernetes.settings import domain_labels_from as domain_labels_from
 from autorecover.adapters.kubernetes.settings import namespaces_from as namespaces_from
+from autorecover.adapters.kubernetes.trainjobs import KubeTrainJobs, TrainJob
 from autorecover.adapters.kubernetes.validation import KubePairValidation
 from autorecover.adapters.kubernetes.workloads import KubeWorkloads
 from autorecover.adapters.notifiers import LogNotifier
@@ -65,10 +66,15 @@ class KubeStack:
         # JobSets only where the cluster serves them: an informer of a kind the API does not
         # know would never sync, and the engine would not start.
         self.jobset_informer: Informers[Any] | None = None
+        self.trainjob_informer: Informers[Any] | None = None
         if serves(session, JobSet, namespaces[0]):
             self.jobset_informer = Informers(
                 [Informer[Any](session, JobSet, namespace=n) for n in namespaces]
             )
+            if serves(session, TrainJob, namespaces[0]):  # a TrainJob runs as a JobSet
+                self.trainjob_informer = Informers(
+                    [Informer[Any](session, TrainJob, namespace=n) for n in namespaces]
+                )
         for informer in self._informers():
             informer.start()
         spool = settings.spool or Path(tempfile.mkdtemp(prefix="autorecover-logs-"))
@@ -84,7 +90,12 @@ class KubeStack:
         if self.jobset_informer is not None:
             self.jobsets = KubeJobSets(session, self.jobset_informer, self.pod_informer, clock,
                                        self.spool, site, events=events)  # fmt: skip
-        self.jobs = KubeWorkloads(self.pytorchjobs, self.jobsets, self.spool)
+        self.trainjobs = None
+        if self.jobset_informer is not None and self.trainjob_informer is not None:
+            self.trainjobs = KubeTrainJobs(session, self.jobset_informer, self.pod_informer,
+                                           clock, self.spool, site, events=events,
+                                           trainjobs=self.trainjob_informer)  # fmt: skip
+        self.jobs = KubeWorkloads(self.pytorchjobs, self.jobsets, self.spool, self.trainjobs)
         dcgm = KubeDiagnostics(session, clock, settings.diagnostics_namespace,
                                settings.dcgm_image)  # fmt: skip
         self.dcgm, self.pair = dcgm, None
@@ -112,8 +123,7 @@ class KubeStack:
     def _informers(self) -> list[Informer[Any] | Informers[Any]]:
         found: list[Informer[Any] | Informers[Any]] = [
             self.node_informer, self.pod_informer, self.job_informer]  # fmt: skip
-        if self.jobset_informer is not None:
-            found.append(self.jobset_informer)
+        found += [i for i in (self.jobset_informer, self.trainjob_informer) if i is not None]
         return found
 
     def topology(self) -> Topology:

@@ -1,7 +1,8 @@
 """Every kind of job the engine recovers on one cluster, as one `JobSchedulerPort`.
 
-Job recovery has one scheduler port; on Kubernetes a job is a PyTorchJob (`namespace/name`)
-or a JobSet (`jobset:namespace/name`, `names.py`). `KubeWorkloads` lists them all and hands
+Job recovery has one scheduler port; on Kubernetes a job is a PyTorchJob (`namespace/name`),
+a JobSet (`jobset:namespace/name`) or a Kubeflow TrainJob (`trainjob:namespace/name`,
+`names.py`). `KubeWorkloads` lists them all and hands
 each call to the port of the job's kind. They share one log spool, which forgets a job only
 when no kind watches it any more.
 """
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from autorecover.adapters.kubernetes.logs import LogSpool, forget_others
-from autorecover.adapters.kubernetes.names import JOBSET_PREFIX
+from autorecover.adapters.kubernetes.names import JOBSET_PREFIX, TRAINJOB_PREFIX
 from autorecover.controllers.jobs.records import WatchedJob
 from autorecover.controllers.ports import PermanentError, Provenance
 
@@ -42,17 +43,20 @@ class KindPort(Protocol):
 
 @dataclass
 class KubeWorkloads:
-    """`JobSchedulerPort` over PyTorchJobs and, where JobSet is installed, JobSets."""
+    """`JobSchedulerPort` over PyTorchJobs and, where they are installed, JobSets and
+    TrainJobs."""
 
     pytorchjobs: KindPort
     jobsets: KindPort | None
     spool: LogSpool
+    trainjobs: KindPort | None = None
 
     def watched(self) -> Sequence[WatchedJob]:
         """Every watched job of every kind."""
         out = list(self.pytorchjobs.collect())
-        if self.jobsets is not None:
-            out += self.jobsets.collect()
+        for kind in (self.jobsets, self.trainjobs):
+            if kind is not None:
+                out += kind.collect()
         forget_others(self.spool, {w.job for w in out})
         return out
 
@@ -71,8 +75,10 @@ class KubeWorkloads:
         self._port(job).stop(job, provenance)
 
     def _port(self, job: str) -> KindPort:
-        if job.startswith(JOBSET_PREFIX):
-            if self.jobsets is None:
-                raise PermanentError(f"{job}: JobSet is not served by this cluster")
-            return self.jobsets
+        for prefix, kind, port in ((JOBSET_PREFIX, "JobSet", self.jobsets),
+                                   (TRAINJOB_PREFIX, "TrainJob", self.trainjobs)):  # fmt: skip
+            if job.startswith(prefix):
+                if port is None:
+                    raise PermanentError(f"{job}: {kind} is not served by this cluster")
+                return port
         return self.pytorchjobs

@@ -226,6 +226,13 @@ class KubeTestCluster:
 
         jobset_controller.start(self)
 
+    def start_trainer(self) -> None:
+        """Kubeflow Trainer v2's controller (after JobSet's), its CRDs and two runtimes:
+        `trainer_controller.start`."""
+        from autorecover.testing.kubernetes import trainer_controller
+
+        trainer_controller.start(self)
+
     def restart_apiserver(self) -> None:
         """Kill kube-apiserver and start it again on the same port (watches must survive)."""
         process = self.processes.pop("kube-apiserver")
@@ -431,6 +438,7 @@ _PLURALS = {
     "ValidatingWebhookConfiguration": "validatingwebhookconfigurations",
     "CustomResourceDefinition": "customresourcedefinitions",
     "MutatingWebhookConfiguration": "mutatingwebhookconfigurations", "JobSet": "jobsets",
+    "ClusterTrainingRuntime": "clustertrainingruntimes",
 }  # fmt: skip
 
 

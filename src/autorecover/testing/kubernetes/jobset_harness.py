@@ -1,4 +1,4 @@
-"""Helpers for JobSet tests on the real control plane, beside a test's `KubeHarness`.
+"""Helpers for JobSet and TrainJob tests on the real control plane, beside a `KubeHarness`.
 
 `JobSetHarness` adds to one test's harness (its namespace, session, pod informer and spool) a
 JobSet informer and the `KubeJobSets` port, and the test's side of things: submitting a
@@ -25,6 +25,7 @@ from autorecover.adapters.kubernetes.informers import Informer
 from autorecover.adapters.kubernetes.jobset_restarts import JobSet
 from autorecover.adapters.kubernetes.jobset_states import JOBSET_NAME_LABEL, RESTART_LABEL
 from autorecover.adapters.kubernetes.jobsets import KubeJobSets
+from autorecover.adapters.kubernetes.trainjobs import KubeTrainJobs, TrainJob
 from autorecover.testing.kubernetes.harness import KubeHarness, Logs, replica_template
 from autorecover.testing.waiting import wait
 
@@ -33,6 +34,8 @@ CONTAINER = "trainer"
 
 class JobSetHarness:
     """JobSets in one test's namespace, on the session's control plane (JobSet running)."""
+
+    container = CONTAINER  # the pods' first container, whose output is followed
 
     def __init__(self, kube: KubeHarness) -> None:
         self.kube = kube
@@ -101,6 +104,16 @@ class JobSetHarness:
         return wait(lambda: self.running(name, restart, count),
                     f"{count} pods of restart {restart} running", timeout_s)  # fmt: skip
 
+    def fail_all(self, pods: Iterable[str], exit_code: int = 1) -> None:
+        """Every rank exits with this code at once (kwok's autorecover-pod-fail stage). A
+        batch Job with `backoffLimit: 0` ends its other pods once one fails, so the pods are
+        marked together and a pod already gone is left alone."""
+        notes = {"autorecover.test/exit-code": str(exit_code), "autorecover.test/reason": "Error"}
+        for pod in pods:
+            with contextlib.suppress(ApiError):
+                self.kube.client.patch(Pod, pod, {"metadata": {"annotations": notes}},
+                                       namespace=self.namespace)  # fmt: skip
+
     def logs_for(self, pods: Iterable[str]) -> None:
         """Point each pod's log at its file (kwok serves it through `pods/log`)."""
         for pod in pods:
@@ -110,17 +123,60 @@ class JobSetHarness:
             path.touch()
             self.kube.client.create(Logs(
                 metadata=ObjectMeta(name=pod, namespace=self.namespace),
-                spec={"logs": [{"containers": [CONTAINER], "follow": True,
+                spec={"logs": [{"containers": [self.container], "follow": True,
                                 "logsFile": str(path)}]},
             ))  # fmt: skip
 
     def close(self) -> None:
-        """Delete this test's JobSets and wait for their Jobs to go (the harness then
-        deletes the pods: no Job is left to make them again)."""
-        for js in self.kube.client.list(JobSet, namespace=self.namespace):
-            name = js.to_dict()["metadata"]["name"]  # type: ignore[no-untyped-call]
-            with contextlib.suppress(ApiError):
-                self.kube.client.delete(JobSet, name, namespace=self.namespace,
-                                        cascade=CascadeType.FOREGROUND)  # fmt: skip
+        """Delete this test's JobSets (or TrainJobs) and wait for their Jobs to go (the
+        harness then deletes the pods: no Job is left to make them again)."""
+        for kind in (TrainJob, JobSet):
+            self._delete_all(kind)
         wait(lambda: not list(self.kube.client.list(Job, namespace=self.namespace)),
              "the test's Jobs gone", 30)  # fmt: skip
+
+    def _delete_all(self, kind: type[Any]) -> None:
+        if kind is TrainJob and self.kube.cluster.get(
+                "/apis/trainer.kubeflow.org/v1alpha1/trainjobs") is None:  # fmt: skip
+            return  # Trainer not installed
+        for obj in self.kube.client.list(kind, namespace=self.namespace):
+            name = obj.to_dict()["metadata"]["name"]
+            with contextlib.suppress(ApiError):
+                self.kube.client.delete(kind, name, namespace=self.namespace,
+                                        cascade=CascadeType.FOREGROUND)  # fmt: skip
+
+
+class TrainJobHarness(JobSetHarness):
+    """TrainJobs (Kubeflow Trainer v2) in one test's namespace; each runs as the JobSet of
+    its name, so `pods`, `running` and `placement` read that JobSet's pods."""
+
+    container = "node"  # the torch runtime's container
+
+    def __init__(self, kube: KubeHarness) -> None:
+        super().__init__(kube)
+        self.trainjobs: Informer[Any] = Informer(kube.session, TrainJob)
+        self.trainjobs.start()
+        self.trainjobs.wait_synced()
+        events = EventRecorder(kube.session, "pytest")
+        self.jobs = KubeTrainJobs(kube.session, self.informer, kube.pod_informer, kube.clock,
+                                  kube.spool, events=events, trainjobs=self.trainjobs)  # fmt: skip
+
+    def submit(  # type: ignore[override]
+        self, name: str = "train", *, nodes: int = 4, runtime: str = "torch-fail-fast",
+        annotations: Mapping[str, str] | None = None, labels: Mapping[str, str] | None = None,
+    ) -> str:  # fmt: skip
+        """A TrainJob of `nodes` nodes of 8 GPUs on a ClusterTrainingRuntime; its job key."""
+        notes = {"autorecover.io/recovery": "on"} if annotations is None else dict(annotations)
+        self.kube.client.create(TrainJob(
+            metadata=ObjectMeta(name=name, namespace=self.namespace, annotations=notes,
+                                labels=dict(labels or {})),
+            spec={"runtimeRef": {"name": runtime},
+                  "trainer": {"numNodes": nodes,
+                              "resourcesPerNode": {"limits": {"nvidia.com/gpu": "8"}}}},
+        ))  # fmt: skip
+        return f"trainjob:{self.namespace}/{name}"
+
+    def trainjob(self, name: str = "train") -> dict[str, Any]:
+        """The TrainJob as the API has it now."""
+        found = self.kube.client.get(TrainJob, name, namespace=self.namespace)
+        return dict(found.to_dict())  # type: ignore[no-untyped-call]
