@@ -12,6 +12,7 @@ import yaml
 
 from autorecover.adapters.kubernetes.jobset_states import (
     RESTART_LABEL,
+    controlled_by,
     current_pods,
     jobset_status,
     main_container,
@@ -24,6 +25,7 @@ from autorecover.adapters.kubernetes.names import (
     parse_jobset_key,
 )
 from autorecover.adapters.kubernetes.states import REQUEUE_ACTION_ANNOTATION
+from autorecover.adapters.kubernetes.trainjobs import as_jobset, trainjob_status
 from autorecover.controllers.jobs.records import JobPhase
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "kubernetes"
@@ -143,3 +145,41 @@ def test_kubernetes_jobset_keys_are_told_apart_from_pytorchjobs() -> None:
         parse_jobset_key("team-a/llama")
     with pytest.raises(InvalidNameError):
         parse_job_key(key)  # ':' is in no Kubernetes name
+
+
+def test_kubernetes_trainjob_reads_as_its_jobset_under_its_own_name_and_annotations() -> None:
+    jobset, pods = load()
+    trainjob = {"metadata": {"name": "llama-7b", "namespace": "default",
+                             "annotations": {"autorecover.io/recovery": "on"}},
+                "spec": {"suspend": False}}  # fmt: skip
+    status = trainjob_status(as_jobset(trainjob, jobset), pods)
+    assert status.job == "trainjob:default/llama-7b"
+    assert status.phase is JobPhase.FAILED and status.exit_codes == (("gpu-02", 1),)
+    trainjob["spec"]["suspend"] = True
+    jobset["status"] = {"restarts": 0}
+    assert trainjob_status(as_jobset(trainjob, jobset), []).phase is JobPhase.PENDING
+    # The Trainer has not made the JobSet yet: pending, attempt 0.
+    before = trainjob_status(as_jobset(trainjob, None), [])
+    assert before.phase is JobPhase.PENDING and before.attempt == 0 and before.nodes == ()
+
+
+def test_kubernetes_a_trainjobs_jobset_is_told_by_its_controller() -> None:
+    jobset, _ = load()
+    assert controlled_by(jobset) is None
+    jobset["metadata"]["ownerReferences"] = [
+        {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "name": "llama-7b",
+         "uid": "u", "controller": True}]  # fmt: skip
+    assert controlled_by(jobset) == "TrainJob"
+
+
+def test_kubernetes_jobset_attempt_stays_during_a_requeue_and_exclusions_before_pods() -> None:
+    jobset, _ = load()
+    notes = jobset["metadata"]["annotations"]
+    notes |= {REQUEUE_ACTION_ANNOTATION: "act-1", "autorecover.io/attempt": "1",
+              "autorecover.io/excluded-nodes": "gpu-02"}  # fmt: skip
+    jobset["status"] = {"restarts": 1}
+    status = jobset_status(jobset, [])
+    assert status.attempt == 0 and status.state == "Requeueing"
+    notes["autorecover.io/requeued"] = "act-1"
+    status = jobset_status(jobset, [])
+    assert status.attempt == 1 and status.exclusions == ("gpu-02",)  # no pods yet: the Jobs'
