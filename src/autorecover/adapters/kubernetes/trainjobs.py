@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, ClassVar
 
@@ -58,14 +58,13 @@ TRAINJOB_ENDED = ("Complete", "Failed")
 class KubeTrainJobs(KubeJobSets):
     """`JobSchedulerPort` for TrainJobs; `jobsets` is the JobSet informer's cache."""
 
-    trainjobs: ObjectCache[Any] | None = None
+    trainjobs: ObjectCache[Any] = field(kw_only=True)
     HOLDER: ClassVar[type[Any]] = TrainJob
     KIND: ClassVar[str] = "TrainJob"
     API_VERSION: ClassVar[str] = "trainer.kubeflow.org/v1alpha1"
 
     def collect(self) -> list[WatchedJob]:
         """Every TrainJob that opted in, with its JobSet's current restart's status."""
-        assert self.trainjobs is not None, "KubeTrainJobs needs its TrainJob cache"
         self.trainjobs.wait_synced()
         self.jobsets.wait_synced()
         self.pods.wait_synced()
