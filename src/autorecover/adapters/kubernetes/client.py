@@ -146,8 +146,11 @@ def serves(session: KubeSession, resource: type[Any], namespace: str | None = No
 
     try:
         session.call(probe())
-    except ApiError as exc:
-        if api_code(exc) in (403, 404):
+    except (ApiError, httpx.HTTPStatusError) as exc:
+        # A path the API server does not serve answers a plain-text 404, which lightkube
+        # leaves as httpx's error rather than an ApiError.
+        code = exc.response.status_code if isinstance(exc, httpx.HTTPStatusError) else api_code(exc)
+        if code in (403, 404):
             log.info("%s not used: %s", resource.__name__, exc)
             return False
         raise mapped(exc, f"list {resource.__name__}") from exc
