@@ -21,6 +21,7 @@ from autorecover.controllers.jobs.records import (
     Stage,
 )
 from autorecover.controllers.ports import ActionStatus
+from autorecover.domain.failure_domains import Topology
 from autorecover.domain.jobs.decisions import Budget
 from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.domain.records import Blame, NodeAction
@@ -236,3 +237,17 @@ def test_a_warning_long_before_the_deadline_of_a_late_checkpoint_is_measured_fro
     rig.steps(count=1, checkpoint_every=1)
     assert _migration(rig).outcome.startswith("expired:") and rig.requeues() == []
     assert JobActionKind.REQUEUE_EXCLUDING not in {r.action.kind for r in rig.store.actions()}
+
+
+def test_a_job_placed_by_whole_cliques_leaves_the_warned_nodes_clique() -> None:
+    cliques = Topology.from_labels({f"n{i}": {"nvlink": f"cu.{i // 4}"} for i in range(8)})
+    rig = JobRig(topology=cliques)
+    rig.submit("train", size=4, whole_cliques=True, **OPT_IN)  # all of cu.0: no spare
+    _warn(rig, "n1")
+    rig.steps(count=12, checkpoint_every=5)
+    [aid] = rig.requeues()
+    assert rig.scheduler.provenance[aid].why.endswith(
+        "(n1: no spare in clique cu.0: the job avoids all 4 of its nodes)"
+    )
+    rig.settle()
+    assert rig.on() == ("n4", "n5", "n6", "n7")

@@ -69,6 +69,9 @@ def test_slurm_e2e_a_warning_moves_the_job_off_its_node_after_the_next_checkpoin
     after = rig.slurm.scheduler.reader.job(job.job_id)
     assert after.restarts == 1 and warned in after.excluded and warned not in after.nodes
     assert job_phase(after.state, after.reason) is SlurmPhase.RUNNING
+    # What `scontrol show job` says about why it moved (the AdminComment, as for any requeue).
+    assert after.admin_comment.startswith(f"autorecover: {job.job_id}#0/migration/"), after
+    assert "proactive migration after checkpoint" in after.admin_comment
     # Each rank resumes from its checkpoint: the one the move waited for (iteration N holds
     # steps through N, the next attempt starts at N + 1) or one saved while Slurm stopped it.
     second = [a for a in rig.slurm.wait_attempts(job.train, 4) if a.restart == 1]

@@ -8,6 +8,8 @@ incident, verdict with its evidence, history, hand-overs, intended actions — a
 executed through the scheduler port; outcomes are a second transaction. Suspects go to
 hardware recovery through the store's outbox in that first transaction: job recovery never
 waits for hardware recovery's diagnosis. In dry-run every action is recorded as would-have.
+A running job that opted in is moved off a node that warns after its next checkpoint
+(`migrating.Migrations`, deciding by `domain.jobs.migration.decide_migration`).
 """
 
 from __future__ import annotations
@@ -262,7 +264,7 @@ class JobRecoveryController:
                 seen = raised or seen
             if seen.condition is Condition.HUNG:
                 return self._open(w, watch, IncidentKind.HANG, seen, policy, dry, now, changes)
-            m = Migrating(self.settings.name, policy, self._policy, now, dry)
+            m = Migrating(self.settings.name, policy, self._policy, now, dry, self._topology())
             opened = self._migrations.consider(self._ledger, w, watch, m, changes)
             return opened + self._observe(w, seen, policy, dry, now, changes)
         return 0

@@ -36,6 +36,8 @@ from autorecover.controllers.jobs.records import (
 )
 from autorecover.controllers.jobs.timelines import lost_work
 from autorecover.controllers.jobs.watching import AttemptWatch
+from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
+from autorecover.domain.jobs.cliques import widen_to_cliques
 from autorecover.domain.jobs.decisions import Budget
 from autorecover.domain.jobs.migration import (
     HealthWarning,
@@ -61,6 +63,7 @@ class Migrating:
     site: JobPolicy  # the site's: the fleet's limit and window
     now: datetime
     dry_run: bool
+    topology: Topology = NO_TOPOLOGY  # for jobs placed by whole NVLink cliques
 
 
 class Migrations:
@@ -150,9 +153,13 @@ class Migrations:
         s, now = w.status, m.now
         history = ledger.history(s.job)
         fleet = fleet_migrations(ledger.histories, now, m.site.migration_fleet_window_s)
+        widened = None
+        if m.policy.whole_cliques:
+            avoided = history.excluded(now)
+            widened = widen_to_cliques((warning.node,), m.topology, s.nodes, avoided)
         d = decide_migration(
             warning, watch.completed, history, now, m.policy, incident=incident.id,
-            fleet_recent=fleet, fleet_limit=m.site.migration_fleet_limit,
+            fleet_recent=fleet, fleet_limit=m.site.migration_fleet_limit, widened=widened,
         )  # fmt: skip
         if d.step is MigrationStep.WAIT:
             if d.reason.startswith("fleet limit"):

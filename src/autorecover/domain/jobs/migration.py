@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from autorecover.domain.jobs.cliques import Widened
 from autorecover.domain.jobs.decisions import Attempt, Budget, Exclusion, JobHistory
 from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.domain.records import Action, Blame, Cause, NodeAction
@@ -108,6 +109,7 @@ def decide_migration(
     incident: str,
     fleet_recent: int = 0,
     fleet_limit: int | None = None,
+    widened: Widened | None = None,
 ) -> MigrationDecision:
     """Wait for the job's next completed checkpoint after `warning`, then move it off the node.
 
@@ -116,7 +118,8 @@ def decide_migration(
     without this feature: a suspect node's running jobs are left alone, and a crash there is
     recovered as any failure). `migration_budget` proactive requeues per job;
     `fleet_limit` within the site's window for all jobs together (reached: wait, up to the
-    deadline)."""
+    deadline). `widened` (a job placed by whole NVLink cliques: `cliques.widen_to_cliques`)
+    says which nodes the job avoids for the warned one; without it, that node alone."""
     node, key = warning.node, warning.signal
     if not policy.migrate_on_warning:
         return MigrationDecision(MigrationStep.OFF, "proactive migration is off for the job")
@@ -143,12 +146,16 @@ def decide_migration(
             Action.REQUEUE_EXCLUDING,
         )  # fmt: skip
         live = tuple(e for e in history.exclusions if e.until > now)
-        new = JobHistory((*history.attempts, attempt), (*live, Exclusion(node, until, incident)))
+        avoid = widened.exclude.get(node, (node,)) if widened is not None else (node,)
+        added = tuple(Exclusion(n, until, incident) for n in avoid)
+        new = JobHistory((*history.attempts, attempt), (*live, *added))
         reason = (
             f"proactive migration after checkpoint {checkpoint.iteration}, warning {key} on "
             f"node {node}: requeue without {node} "
             f"({spent + 1} of {policy.migration_budget})"
         )
+        if widened is not None and widened.notes:
+            reason += " (" + "; ".join(widened.notes) + ")"
         return MigrationDecision(MigrationStep.MIGRATE, reason, new.excluded(now), new)
     if now >= deadline:
         return _expired(warning, "no checkpoint completed")
