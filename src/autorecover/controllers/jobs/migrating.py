@@ -90,6 +90,8 @@ class Migrations:
             i for i in ledger.of_job(s.job)
             if i.kind is IncidentKind.MIGRATION and i.attempt == s.attempt
         ]  # fmt: skip
+        if not mine and self._warnings:  # closed elsewhere (failure first, superseded, gone)
+            self._warnings = {k: v for k, v in self._warnings.items() if k in ledger.incidents}
         opened = 0
         if mine:
             incident = mine[0]
