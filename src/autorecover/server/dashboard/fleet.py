@@ -1,0 +1,163 @@
+"""The fleet page: every node as one small cell, grouped by failure domain, coloured by state.
+
+Built for 12,500 nodes: a cell is one `<i>` with a one-letter class and the node's name as
+its title (the colours live in the stylesheet; a click is handled once, on the grid, by the
+script), so the page stays a few hundred kilobytes before compression. Counts, the breaker
+and its budget are over the whole fleet; the filters narrow only the cells shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from autorecover.adapters.store.base import NodeView
+from autorecover.domain.failure_domains import DomainKind, Topology
+from autorecover.domain.hardware.breaker import BreakerLimits, BreakerState, fleet_limit, out_limit
+from autorecover.domain.hardware.lifecycle import NodeState
+from autorecover.domain.hardware.records import NodeRecord
+from autorecover.server.dashboard.markup import ROOT, esc, when
+
+# One letter per state: the cell's class (colours: static/dashboard.css). Persisted in the
+# stylesheet and the browser tests; keep them in step.
+LETTER: Mapping[NodeState, str] = {
+    NodeState.HEALTHY: "h",
+    NodeState.SUSPECT: "s",
+    NodeState.QUARANTINED: "q",
+    NodeState.DIAGNOSING: "d",
+    NodeState.REMEDIATING: "r",
+    NodeState.VALIDATING: "v",
+    NodeState.NEEDS_ATTENTION: "n",
+}
+KINDS = tuple(k.value for k in DomainKind)
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What the fleet page narrows its cells to (empty: everything)."""
+
+    state: str = ""
+    domain: str = ""  # `rack:r1`, `nvlink:...`, `ib_leaf:...`
+    signal: str = ""  # a substring of a signal key or evidence line on the node's record
+    group: str = ""  # the domain kind cells are grouped by; empty: the first the fleet has
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """The breaker as the fleet page shows it: its state and how much of its budget is used."""
+
+    state: BreakerState
+    limits: BreakerLimits
+    fleet_size: int
+    removed: int  # nodes taken out of service within the window
+    out_now: int  # nodes out of service now
+    paused: bool = False
+    maintenance: Sequence[str] = field(default_factory=tuple)
+
+
+def fleet_nodes(views: Iterable[NodeView], topology: Topology) -> list[NodeView]:
+    """Every node the engine knows: on record, reporting, or placed by the topology."""
+    by_name = {v.record.node: v for v in views}
+    for name in topology.domains:
+        by_name.setdefault(name, NodeView(NodeRecord(name), None))
+    return [by_name[n] for n in sorted(by_name)]
+
+
+def _matches(view: NodeView, domains: Sequence[str], f: Filters) -> bool:
+    r = view.record
+    if f.state and r.state.value != f.state:
+        return False
+    if f.domain and f.domain not in domains:
+        return False
+    if f.signal:
+        keys = [m.key for m in r.marks] + list(r.evidence) + [r.reason]
+        return any(f.signal in k for k in keys)
+    return True
+
+
+def group_kind(nodes: Sequence[NodeView], topology: Topology, wanted: str) -> str | None:
+    """The kind cells are grouped by: the one asked for, else the first kind any node has."""
+    if wanted in KINDS:
+        return wanted
+    present = {d.kind.value for n in nodes for d in topology.of(n.record.node)}
+    return next((k for k in KINDS if k in present), None)
+
+
+def render_fleet(
+    nodes: Sequence[NodeView], topology: Topology, budget: Budget, f: Filters, controls: str
+) -> str:
+    """The fleet page's body (`controls`: the operator's breaker and pause forms, or none)."""
+    counts = dict.fromkeys(LETTER, 0)
+    for v in nodes:
+        counts[v.record.state] += 1
+    kind = group_kind(nodes, topology, f.group)
+    groups: dict[str, list[str]] = {}
+    shown = 0
+    held = set(budget.maintenance)
+    for v in nodes:
+        name = v.record.node
+        domains = [str(d) for d in topology.of(name)]
+        if not _matches(v, domains, f):
+            continue
+        shown += 1
+        label = next((d for d in domains if d.startswith(f"{kind}:")), None) if kind else None
+        cls = LETTER[v.record.state] + (" m" if name in held or f"node:{name}" in held else "")
+        groups.setdefault(label or f"no {kind or 'failure domain'}", []).append(
+            f'<i class="{cls}" title="{esc(name)}"></i>'
+        )
+    chips = "".join(
+        f'<a class="chip {LETTER[s]}" href="{ROOT}/fleet?state={s.value}">'
+        f'{s.value.replace("_", " ")} <b data-count="{s.value}">{n}</b></a>'
+        for s, n in counts.items()
+    )
+    sections = "".join(
+        f'<section class="dom"><h3>{esc(label)} <small>{len(cells)}</small></h3>'
+        f'<div class="cells">{"".join(cells)}</div></section>'
+        for label, cells in sorted(groups.items())
+    )
+    return (
+        f'<div class="counts">{chips}<span class="total">{len(nodes)} nodes</span></div>'
+        f"{_breaker(budget)}{controls}{_filters(f, kind)}"
+        f'<p class="shown">{shown} shown{" (filtered)" if shown != len(nodes) else ""}</p>'
+        f'<div id="fleet" class="fleet" data-root="{ROOT}">{sections}</div>'
+    )
+
+
+def _breaker(b: Budget) -> str:
+    limit = fleet_limit(b.limits, b.fleet_size)
+    most_out = out_limit(b.limits, b.fleet_size)
+    window = int(b.limits.window.total_seconds())
+    if b.state.tripped:
+        state = f'<b class="bad">tripped</b> {when(b.state.tripped_at)}: {esc(b.state.reason)}'
+    else:
+        state = '<b class="ok">closed</b>'
+        if b.state.reset_at is not None:
+            state += f" (reset {when(b.state.reset_at)} by {esc(b.state.reset_by)})"
+    acting = '<b class="bad">paused</b>' if b.paused else '<b class="ok">acting</b>'
+    used = min(100, round(100 * b.removed / limit)) if limit else 100
+    return (
+        f'<div class="breaker" id="breaker">Breaker {state}; '
+        f"removals in the last {window}s: <b>{b.removed}</b> of {limit} "
+        f'<meter min="0" max="100" value="{used}" title="{used}% of the budget"></meter>; '
+        f"out of service now: <b>{b.out_now}</b> of {most_out}; fleet {b.fleet_size}; "
+        f"engine {acting}; in maintenance: {len(b.maintenance)}</div>"
+    )
+
+
+def _filters(f: Filters, kind: str | None) -> str:
+    states = "".join(
+        f'<option value="{s.value}"{" selected" if s.value == f.state else ""}>{s.value}</option>'
+        for s in LETTER
+    )
+    kinds = "".join(
+        f'<option value="{k}"{" selected" if k == kind else ""}>{k}</option>' for k in KINDS
+    )
+    return (
+        f'<form class="filters" method="get" action="{ROOT}/fleet">'
+        f'<select name="state" aria-label="state"><option value="">any state</option>{states}'
+        f'</select><input name="domain" value="{esc(f.domain)}" placeholder="rack:r1" '
+        f'aria-label="failure domain"><input name="signal" value="{esc(f.signal)}" '
+        f'placeholder="signal, e.g. xid.79" aria-label="signal">'
+        f'<select name="group" aria-label="group by">{kinds}</select>'
+        "<button>Filter</button></form>"
+    )
