@@ -94,6 +94,7 @@ def page(
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        '<link rel="icon" href="data:,">'
         f"<title>{esc(title)} · autorecover</title>"
         f'<link rel="stylesheet" href="{ROOT}/static/dashboard.css?v={__version__}">'
         f'<script src="{ROOT}/static/dashboard.js?v={__version__}" defer></script>'
@@ -109,7 +110,7 @@ def login_page(error: str = "") -> str:
     problem = f'<p class="error">{esc(error)}</p>' if error else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        "<title>Sign in · autorecover</title>"
+        '<link rel="icon" href="data:,"><title>Sign in · autorecover</title>'
         f'<link rel="stylesheet" href="{ROOT}/static/dashboard.css?v={__version__}">'
         '</head><body class="login"><main><h1>autorecover</h1>'
         f"{problem}"
