@@ -55,56 +55,71 @@ class Budget:
     maintenance: Sequence[str] = field(default_factory=tuple)
 
 
-def fleet_nodes(views: Iterable[NodeView], topology: Topology) -> list[NodeView]:
-    """Every node the engine knows: on record, reporting, or placed by the topology."""
-    by_name = {v.record.node: v for v in views}
-    for name in topology.domains:
-        by_name.setdefault(name, NodeView(NodeRecord(name), None))
-    return [by_name[n] for n in sorted(by_name)]
+def fleet_names(views: Iterable[NodeView], topology: Topology) -> list[str]:
+    """Every node the engine knows, by name: on record, or placed by the topology."""
+    return sorted({v.record.node for v in views} | topology.domains.keys())
 
 
-def _matches(view: NodeView, domains: Sequence[str], f: Filters) -> bool:
-    r = view.record
-    if f.state and r.state.value != f.state:
+def node_view(views: Iterable[NodeView], topology: Topology, name: str) -> NodeView | None:
+    """One node as the fleet knows it: its record, or a healthy one when only the topology
+    places it; None when it is neither."""
+    found = next((v for v in views if v.record.node == name), None)
+    if found is None and name in topology.domains:
+        return NodeView(NodeRecord(name), None)
+    return found
+
+
+def _matches(r: NodeRecord | None, name: str, topology: Topology, f: Filters) -> bool:
+    if f.state and (r.state.value if r else NodeState.HEALTHY.value) != f.state:
         return False
-    if f.domain and f.domain not in domains:
+    if f.domain and f.domain not in {str(d) for d in topology.of(name)}:
         return False
     if f.signal:
+        if r is None:
+            return False
         keys = [m.key for m in r.marks] + list(r.evidence) + [r.reason]
         return any(f.signal in k for k in keys)
     return True
 
 
-def group_kind(nodes: Sequence[NodeView], topology: Topology, wanted: str) -> str | None:
+def group_kind(names: Sequence[str], topology: Topology, wanted: str) -> str | None:
     """The kind cells are grouped by: the one asked for, else the first kind any node has."""
     if wanted in KINDS:
         return wanted
-    present = {d.kind.value for n in nodes for d in topology.of(n.record.node)}
+    present = {d.kind.value for n in names for d in topology.of(n)}
     return next((k for k in KINDS if k in present), None)
 
 
 def render_fleet(
-    nodes: Sequence[NodeView], topology: Topology, budget: Budget, f: Filters, controls: str
+    views: Sequence[NodeView], topology: Topology, budget: Budget, f: Filters, controls: str
 ) -> str:
-    """The fleet page's body (`controls`: the operator's breaker and pause forms, or none)."""
+    """The fleet page's body (`controls`: the operator's breaker and pause forms, or none).
+    Nodes only the topology places are healthy: no record is made for them."""
+    records = {v.record.node: v.record for v in views}
+    names = fleet_names(views, topology)
     counts = dict.fromkeys(LETTER, 0)
-    for v in nodes:
-        counts[v.record.state] += 1
-    kind = group_kind(nodes, topology, f.group)
+    for record in records.values():
+        counts[record.state] += 1
+    counts[NodeState.HEALTHY] += len(names) - len(records)
+    kind = group_kind(names, topology, f.group)
+    other = f"no {kind or 'failure domain'}"
     groups: dict[str, list[str]] = {}
-    shown = 0
     held = set(budget.maintenance)
-    for v in nodes:
-        name = v.record.node
-        domains = [str(d) for d in topology.of(name)]
-        if not _matches(v, domains, f):
+    filtered = bool(f.state or f.domain or f.signal)
+    for name in names:
+        r = records.get(name)
+        if filtered and not _matches(r, name, topology, f):
             continue
-        shown += 1
-        label = next((d for d in domains if d.startswith(f"{kind}:")), None) if kind else None
-        cls = LETTER[v.record.state] + (" m" if name in held or f"node:{name}" in held else "")
-        groups.setdefault(label or f"no {kind or 'failure domain'}", []).append(
-            f'<i class="{cls}" title="{esc(name)}"></i>'
-        )
+        label = other
+        for d in topology.of(name):
+            if d.kind.value == kind:
+                label = f"{kind}:{d.name}"
+                break
+        cls = LETTER[r.state] if r else "h"
+        if held and (f"node:{name}" in held):
+            cls += " m"
+        groups.setdefault(label, []).append(f'<i class="{cls}" title="{esc(name)}"></i>')
+    shown = sum(len(cells) for cells in groups.values())
     chips = "".join(
         f'<a class="chip {LETTER[s]}" href="{ROOT}/fleet?state={s.value}">'
         f'{s.value.replace("_", " ")} <b data-count="{s.value}">{n}</b></a>'
@@ -116,9 +131,9 @@ def render_fleet(
         for label, cells in sorted(groups.items())
     )
     return (
-        f'<div class="counts">{chips}<span class="total">{len(nodes)} nodes</span></div>'
+        f'<div class="counts">{chips}<span class="total">{len(names)} nodes</span></div>'
         f"{_breaker(budget)}{controls}{_filters(f, kind)}"
-        f'<p class="shown">{shown} shown{" (filtered)" if shown != len(nodes) else ""}</p>'
+        f'<p class="shown">{shown} shown{" (filtered)" if shown != len(names) else ""}</p>'
         f'<div id="fleet" class="fleet" data-root="{ROOT}">{sections}</div>'
     )
 

@@ -25,7 +25,13 @@ from autorecover.controllers.requests import Control, RequestError, maintenance_
 from autorecover.server import views
 from autorecover.server.auth import Auth, Caller, redact_evidence
 from autorecover.server.dashboard import live, pages
-from autorecover.server.dashboard.fleet import Budget, Filters, fleet_nodes, render_fleet
+from autorecover.server.dashboard.fleet import (
+    Budget,
+    Filters,
+    fleet_names,
+    node_view,
+    render_fleet,
+)
 from autorecover.server.dashboard.forms import FormError, parse_form
 from autorecover.server.dashboard.markup import (
     HEADERS,
@@ -194,7 +200,7 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
     def fleet(request: Request, state: str = "", domain: str = "", signal: str = "",
               group: str = "") -> Response:  # fmt: skip
         v, opened = d.visitor(request)
-        nodes = fleet_nodes(store.node_views(), engine.topology)
+        views_ = store.node_views()
         controls = store.controls()
         limits = engine.policies.hardware.breaker
         dry = engine.settings.dry_run
@@ -202,9 +208,10 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
         snap = store.load(now - limits.window)
         budget = Budget(
             state=store.breaker_state(dry_run=dry), limits=limits,
-            fleet_size=engine.settings.fleet_size or max(len(nodes), 1),
+            fleet_size=engine.settings.fleet_size
+            or max(len(fleet_names(views_, engine.topology)), 1),
             removed=len(snap.dry_run_removals if dry else snap.removals),
-            out_now=sum(n.record.state.value != "healthy" for n in nodes),
+            out_now=sum(n.record.state.value != "healthy" for n in views_),
             paused=controls.paused is not None, maintenance=tuple(controls.maintenance),
         )  # fmt: skip
         forms = ""
@@ -215,7 +222,7 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
                 d.form(v, Control.RESET_BREAKER, "", "Reset breaker", "fleet"),
                 d.form(v, toggle[0], "", toggle[1], "fleet"),
             )) + "</div>"  # fmt: skip
-        body = render_fleet(nodes, engine.topology, budget,
+        body = render_fleet(views_, engine.topology, budget,
                             Filters(state, domain, signal, group), forms)  # fmt: skip
         return d.frame(request, v, opened, "Fleet", body, "fleet")
 
@@ -269,8 +276,7 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
     @app.get(f"{ROOT}/nodes/{{name}}", include_in_schema=False)
     def node(request: Request, name: str) -> Response:
         v, opened = d.visitor(request)
-        view = next((n for n in fleet_nodes(store.node_views(), engine.topology)
-                     if n.record.node == name), None)  # fmt: skip
+        view = node_view(store.node_views(), engine.topology, name)
         if view is None:
             return d.frame(
                 request, v, opened, "No such node", f"<p>No node {esc(name)}.</p>", "fleet", 404

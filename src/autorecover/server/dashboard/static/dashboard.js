@@ -36,12 +36,27 @@
 
   function again() { if (pending) refresh(); }
 
+  function recolour(data) {
+    // The nodes that moved, with their cells' classes: coloured at once, before the refresh.
+    var moved;
+    try { moved = JSON.parse(data).nodes || {}; } catch (e) { return; }
+    for (var name in moved) {
+      var cell = document.querySelector('#fleet i[title="' + CSS.escape(name) + '"]');
+      if (cell) cell.className = moved[name] + (cell.classList.contains("m") ? " m" : "");
+    }
+  }
+
   function live() {
     var dot = document.getElementById("live");
     if (!dot || !window.EventSource) return;
     var source = new EventSource(root + "/events");
+    source.onopen = function () { dot.className = "live on"; };
     source.addEventListener("hello", function () { dot.className = "live on"; });
-    source.addEventListener("change", function () { dot.className = "live on"; refresh(); });
+    source.addEventListener("change", function (event) {
+      dot.className = "live on";
+      recolour(event.data);
+      refresh();
+    });
     source.onerror = function () { dot.className = "live off"; };
   }
 
