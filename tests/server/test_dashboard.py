@@ -4,10 +4,12 @@ a foreign origin or a missing CSRF token, evidence withheld without its role."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
 
+import anyio
 import pytest
 from fastapi.testclient import TestClient
 
@@ -21,6 +23,7 @@ from autorecover.domain.hardware.lifecycle import NodeState
 from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.server.dashboard.fleet import LETTER
 from autorecover.server.dashboard.forms import FormError, parse_form, quote
+from autorecover.server.dashboard.live import Feed, stream
 from autorecover.server.dashboard.routes import _back
 from autorecover.server.dashboard.sessions import COOKIE
 from autorecover.server.tokens import Role
@@ -242,3 +245,42 @@ def test_dashboard_form_parsing_and_return_paths() -> None:
     assert _back("nodes/n1") == "/ui/nodes/n1"
     for evil in ("//evil.example", "https://evil.example", "/api/v1", "../x", ""):
         assert _back(evil) == "/ui/fleet"
+
+
+def test_dashboard_feed_moves_on_a_transition_and_is_looked_up_once_a_period(
+    fleet: Fleet, replica: Replica
+) -> None:
+    ticks = [0.0]
+    feed = Feed(replica.engine, period_s=0.25, monotonic=lambda: ticks[0])
+    before, at = feed.version()
+    fault(fleet, replica, "n1")
+    assert feed.version() == (before, at) and feed.lookups == 1  # within the period: cached
+    ticks[0] = 0.3
+    after, moved_at = feed.version()
+    assert after != before and moved_at > at and feed.lookups == 2
+    state = replica.client.get("/api/v1/nodes/n1").json()["state"]
+    assert feed.moves(at, moved_at) == {"n1": LETTER[NodeState(state)]}
+
+
+def test_dashboard_stream_says_hello_then_sends_a_change_with_the_moved_cells(
+    fleet: Fleet, replica: Replica
+) -> None:
+    ticks = [0.0]
+    feed = Feed(replica.engine, period_s=0.0, monotonic=lambda: ticks[0])
+    rounds = [0]
+
+    async def gone() -> bool:
+        rounds[0] += 1
+        if rounds[0] == 1:
+            fault(fleet, replica, "n2")  # recorded between two looks
+        return rounds[0] >= 2
+
+    async def read() -> list[bytes]:
+        return [chunk async for chunk in stream(feed, None, gone, lifetime_s=30)]
+
+    chunks = anyio.run(read)
+    assert chunks[0].startswith(b"retry: ") and b"event: hello" in chunks[1]
+    change = chunks[2].decode()
+    assert "event: change" in change
+    data = json.loads(change.split("data: ", 1)[1])
+    assert list(data["nodes"]) == ["n2"] and data["nodes"]["n2"] != "h"
