@@ -178,10 +178,10 @@ class StoreJobsView:
         )  # fmt: skip
 
     def breakdown(self, incident: str) -> dict[str, float | None] | None:
-        """One job incident's recovery time by part, from its timeline's marks."""
-        if not any(i.id == incident for i in self._store.incidents()):
-            return None
-        return breakdown(self._store.timeline(incident)).as_dict()
+        """One job incident's recovery time by part, from its timeline's marks (None when it
+        has none: every incident's first mark is recorded as it opens)."""
+        marks = self._store.timeline(incident)
+        return breakdown(marks).as_dict() if marks else None
 
 
 def _incident(i: JobIncident) -> IncidentOut:

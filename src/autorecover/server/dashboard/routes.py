@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 
+import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.responses import RedirectResponse, Response, StreamingResponse
 
@@ -164,11 +165,24 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
     def login_form(request: Request) -> Response:
         return html(request, login_page())
 
+    # The POSTs read their form on the event loop, then do the rest on a worker thread: a
+    # token may be checked over the network (TokenReview), a request recorded in the store.
     @app.post(f"{ROOT}/login", include_in_schema=False)
     async def login(request: Request) -> Response:
+        return await anyio.to_thread.run_sync(sign_in, request, await request.body())
+
+    @app.post(f"{ROOT}/logout", include_in_schema=False)
+    async def logout(request: Request) -> Response:
+        return await anyio.to_thread.run_sync(sign_out, request, await request.body())
+
+    @app.post(f"{ROOT}/act", include_in_schema=False)
+    async def act(request: Request) -> Response:
+        return await anyio.to_thread.run_sync(acting, request, await request.body())
+
+    def sign_in(request: Request, body: bytes) -> Response:
         _origin(request)
         try:
-            token = parse_form(await request.body()).get("token", "").strip()
+            token = parse_form(body).get("token", "").strip()
         except FormError as exc:
             return html(request, login_page(str(exc)), 400)
         if not token:
@@ -187,10 +201,9 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
         d.cookie(response, request, session)
         return response
 
-    @app.post(f"{ROOT}/logout", include_in_schema=False)
-    async def logout(request: Request) -> Response:
+    def sign_out(request: Request, body: bytes) -> Response:
         v, _ = d.visitor(request)
-        _checked_form(request, v, await request.body())
+        _checked_form(request, v, body)
         d.sessions.close(v.session.id)
         response = RedirectResponse(f"{ROOT}/login", 303)
         response.delete_cookie(COOKIE, path=ROOT)
@@ -296,10 +309,9 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
                                  controls=f'<div class="controls">{controls}</div>')  # fmt: skip
         return d.frame(request, v, opened, f"Node {name}", body, "fleet")
 
-    @app.post(f"{ROOT}/act", include_in_schema=False)
-    async def act(request: Request) -> Response:
+    def acting(request: Request, body: bytes) -> Response:
         v, _ = d.visitor(request)
-        fields = _checked_form(request, v, await request.body())
+        fields = _checked_form(request, v, body)
         if not v.operator:
             who = v.caller.name
             return refusal(request, f"{who} may not act: it needs the operator role", 403)
