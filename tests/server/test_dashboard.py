@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import anyio
@@ -23,6 +24,7 @@ from autorecover.domain.hardware.lifecycle import NodeState
 from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.server.dashboard.fleet import LETTER
 from autorecover.server.dashboard.forms import FormError, parse_form, quote
+from autorecover.server.dashboard.history import OutOfService
 from autorecover.server.dashboard.live import Feed, stream
 from autorecover.server.dashboard.routes import _back
 from autorecover.server.dashboard.sessions import COOKIE
@@ -229,6 +231,7 @@ def test_dashboard_jobs_and_a_job_incident_with_its_breakdown(fleet: Fleet, tmp_
     client = browser(Replica(engine, api), fleet.tokens.operator)
     page = client.get("/ui/jobs").text
     assert ">train<" in page and 'href="/ui/nodes/n2"' in page  # n2 excluded
+    assert "infrastructure 1 of 10, user 0 of 2" in page  # a hardware cause: not the user's
     detail = client.get(f"/ui/incidents/{quote(job_incident['id'])}").text
     assert "Recovery-time breakdown" in detail and "<rect" in detail and "detect" in detail
     listed = client.get("/ui/incidents?job=train").text
@@ -284,3 +287,25 @@ def test_dashboard_stream_says_hello_then_sends_a_change_with_the_moved_cells(
     assert "event: change" in change
     data = json.loads(change.split("data: ", 1)[1])
     assert list(data["nodes"]) == ["n2"] and data["nodes"]["n2"] != "h"
+
+
+def test_dashboard_out_of_service_history_counts_leaving_and_returning(
+    fleet: Fleet, replica: Replica
+) -> None:
+    history = OutOfService(replica.engine.store, window=timedelta(hours=1))
+    start = fleet.clock.now()
+    fault(fleet, replica, "n1")
+    fault(fleet, replica, "n2")
+    history.update(fleet.clock.now())
+    assert history.slices(fleet.clock.now(), 4)[-1] == 2
+    replica.client.post("/api/v1/nodes/n1/release", json={"why": "test"})
+    fleet.advance(1, replica)
+    assert replica.client.get("/api/v1/nodes/n1").json()["state"] == "healthy"
+    fleet.advance(30 * 60, replica)  # half the window later
+    now = fleet.clock.now()
+    history.update(now)
+    slices = history.slices(now, 4)
+    assert slices[1] == 2 and slices[-1] == 1, slices  # both out then; n2 alone now
+    assert history.slices(start + timedelta(hours=3), 4) == [1, 1, 1, 1]  # all before: level
+    client = browser(replica, fleet.tokens.operator)
+    assert "most at once: 2" in client.get("/ui/fleet").text

@@ -91,10 +91,11 @@ def group_kind(names: Sequence[str], topology: Topology, wanted: str) -> str | N
 
 
 def render_fleet(
-    views: Sequence[NodeView], topology: Topology, budget: Budget, f: Filters, controls: str
+    views: Sequence[NodeView], topology: Topology, budget: Budget, f: Filters, under: str
 ) -> str:
-    """The fleet page's body (`controls`: the operator's breaker and pause forms, or none).
-    Nodes only the topology places are healthy: no record is made for them."""
+    """The fleet page's body; `under` goes under the breaker's line (the operator's forms,
+    the out-of-service history). Nodes only the topology places are healthy: no record is
+    made for them."""
     records = {v.record.node: v.record for v in views}
     names = fleet_names(views, topology)
     counts = dict.fromkeys(LETTER, 0)
@@ -132,7 +133,7 @@ def render_fleet(
     )
     return (
         f'<div class="counts">{chips}<span class="total">{len(names)} nodes</span></div>'
-        f"{_breaker(budget)}{controls}{_filters(f, kind)}"
+        f"{_breaker(budget)}{under}{_filters(f, kind)}"
         f'<p class="shown">{shown} shown{" (filtered)" if shown != len(names) else ""}</p>'
         f'<div id="fleet" class="fleet" data-root="{ROOT}">{sections}</div>'
     )

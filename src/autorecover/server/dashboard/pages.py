@@ -170,15 +170,23 @@ def state_parts(i: IncidentDetail, now: datetime) -> list[tuple[str, float]]:
     return [(s, v) for s, v in spent.items() if s != "healthy"]
 
 
-def render_jobs(jobs: Sequence[Mapping[str, Any]], lost: Mapping[str, float]) -> str:
-    """Every job job recovery remembers: attempts, causes, exclusions, open incidents."""
+def render_jobs(
+    jobs: Sequence[Mapping[str, Any]], lost: Mapping[str, float], budgets: Mapping[str, int]
+) -> str:
+    """Every job job recovery remembers: attempts, causes, restart budgets spent (against the
+    policy's `budgets` by name; a job's own settings may lower them), exclusions, incidents."""
     rows = []
     for j in jobs:
         name = str(j.get("job", ""))
-        attempts = j.get("attempts") or []
-        causes = sorted({str(a.get("cause")) for a in attempts if isinstance(a, dict)})
+        attempts = [a for a in j.get("attempts") or [] if isinstance(a, dict)]
+        causes = sorted({str(a.get("cause")) for a in attempts})
+        spent = {
+            b: sum(1 for a in attempts if a.get("budget") == b and a.get("action") != "stop")
+            for b in budgets
+        }
+        used = ", ".join(f"{b} {spent[b]} of {n}" for b, n in budgets.items())
         rows.append((
-            esc(name), esc(j.get("recovery")), esc(j.get("restarts")),
+            esc(name), esc(j.get("recovery")), esc(j.get("restarts")), esc(used),
             esc(", ".join(causes) or "-"), esc(j.get("last_action") or "-"),
             " ".join(link(path("nodes", n), n) for n in j.get("exclusions") or []) or "-",
             " ".join(link(path("incidents", i), i) for i in j.get("open_incidents") or [])
@@ -186,8 +194,8 @@ def render_jobs(jobs: Sequence[Mapping[str, Any]], lost: Mapping[str, float]) ->
             f"{lost[name]:.1f}" if name in lost else "-",
             esc("; ".join(str(e) for e in (j.get("events") or [])[-3:])),
         ))  # fmt: skip
-    head = ("job", "recovery", "restarts", "causes", "last action", "excluded nodes",
-            "open incidents", "lost work (s)", "notes")  # fmt: skip
+    head = ("job", "recovery", "restarts", "budgets spent", "causes", "last action",
+            "excluded nodes", "open incidents", "lost work (s)", "notes")  # fmt: skip
     return f'<div id="jobs">{table(head, rows, "list")}</div>'
 
 

@@ -34,6 +34,7 @@ from autorecover.server.dashboard.fleet import (
     render_fleet,
 )
 from autorecover.server.dashboard.forms import FormError, parse_form
+from autorecover.server.dashboard.history import OutOfService, sparkline
 from autorecover.server.dashboard.markup import (
     HEADERS,
     ROOT,
@@ -96,6 +97,7 @@ class Dashboard:
         self.engine, self.auth = engine, auth
         self.sessions = Sessions()
         self.feed = live.Feed(engine)
+        self.out_of_service = OutOfService(engine.store)
 
     def cookie(self, response: Response, request: Request, session: Session) -> None:
         """Put the session's id (and nothing else) in an HttpOnly, SameSite=Strict cookie."""
@@ -235,6 +237,8 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
                 d.form(v, Control.RESET_BREAKER, "", "Reset breaker", "fleet"),
                 d.form(v, toggle[0], "", toggle[1], "fleet"),
             )) + "</div>"  # fmt: skip
+        d.out_of_service.update(now)
+        forms += sparkline(d.out_of_service.slices(now), d.out_of_service.window)
         body = render_fleet(views_, engine.topology, budget,
                             Filters(state, domain, signal, group), forms)  # fmt: skip
         return d.frame(request, v, opened, "Fleet", body, "fleet")
@@ -283,7 +287,9 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
             job = i.id.split("#", 1)[0]
             if part is not None:
                 lost[job] = lost.get(job, 0.0) + part
-        body = pages.render_jobs(engine.jobs.jobs(), lost)
+        policy = engine.policies.jobs
+        budgets = {"infrastructure": policy.infrastructure_restarts, "user": policy.user_restarts}
+        body = pages.render_jobs(engine.jobs.jobs(), lost, budgets)
         return d.frame(request, v, opened, "Jobs", body, "jobs")
 
     @app.get(f"{ROOT}/nodes/{{name}}", include_in_schema=False)
