@@ -8,7 +8,10 @@ and its budget are over the whole fleet; the filters narrow only the cells shown
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from autorecover.adapters.store.base import NodeView
@@ -90,12 +93,22 @@ def group_kind(names: Sequence[str], topology: Topology, wanted: str) -> str | N
     return next((k for k in KINDS if k in present), None)
 
 
-def render_fleet(
-    views: Sequence[NodeView], topology: Topology, budget: Budget, f: Filters, under: str
-) -> str:
-    """The fleet page's body; `under` goes under the breaker's line (the operator's forms,
-    the out-of-service history). Nodes only the topology places are healthy: no record is
-    made for them."""
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """What the fleet page shows of the nodes' records: the same until a record changes, so
+    the dashboard keeps it per store version and filters (`GridCache`)."""
+
+    counts: str  # the state chips
+    cells: str  # the filters, the shown line, the cells by domain
+    nodes: int
+    out_now: int  # nodes out of service now
+
+
+def render_grid(
+    views: Sequence[NodeView], topology: Topology, f: Filters, maintenance: Collection[str]
+) -> Grid:
+    """The counts and cells. Nodes only the topology places are healthy: no record is made
+    for them."""
     records = {v.record.node: v.record for v in views}
     names = fleet_names(views, topology)
     counts = dict.fromkeys(LETTER, 0)
@@ -105,7 +118,7 @@ def render_fleet(
     kind = group_kind(names, topology, f.group)
     other = f"no {kind or 'failure domain'}"
     groups: dict[str, list[str]] = {}
-    held = set(budget.maintenance)
+    held = set(maintenance)
     filtered = bool(f.state or f.domain or f.signal)
     for name in names:
         r = records.get(name)
@@ -131,12 +144,45 @@ def render_fleet(
         f'<div class="cells">{"".join(cells)}</div></section>'
         for label, cells in sorted(groups.items())
     )
-    return (
-        f'<div class="counts">{chips}<span class="total">{len(names)} nodes</span></div>'
-        f"{_breaker(budget)}{under}{_filters(f, kind)}"
+    return Grid(
+        counts=f'<div class="counts">{chips}<span class="total">{len(names)} nodes</span></div>',
+        cells=f"{_filters(f, kind)}"
         f'<p class="shown">{shown} shown{" (filtered)" if shown != len(names) else ""}</p>'
-        f'<div id="fleet" class="fleet" data-root="{ROOT}">{sections}</div>'
+        f'<div id="fleet" class="fleet" data-root="{ROOT}">{sections}</div>',
+        nodes=len(names),
+        out_now=len(names) - counts[NodeState.HEALTHY],
     )
+
+
+def render_fleet(grid: Grid, budget: Budget, under: str) -> str:
+    """The fleet page's body; `under` goes under the breaker's line (the operator's forms,
+    the out-of-service history)."""
+    return f"{grid.counts}{_breaker(budget)}{under}{grid.cells}"
+
+
+class GridCache:
+    """The latest grids by (store version, filters), each kept at most `ttl_s`: a record can
+    change without a transition (a signal's mark), so even an unchanged version is re-read."""
+
+    def __init__(self, ttl_s: float = 5.0, size: int = 16,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
+        self._ttl_s, self._size, self._monotonic = ttl_s, size, monotonic
+        self._grids: OrderedDict[tuple[str, Filters], tuple[float, Grid]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, version: str, f: Filters, make: Callable[[], Grid]) -> Grid:
+        """The grid for this version and these filters, made when not kept (or too old)."""
+        now = self._monotonic()
+        with self._lock:
+            found = self._grids.get((version, f))
+            if found is not None and now - found[0] < self._ttl_s:
+                return found[1]
+        grid = make()
+        with self._lock:
+            self._grids[(version, f)] = (now, grid)
+            while len(self._grids) > self._size:
+                self._grids.popitem(last=False)
+        return grid
 
 
 def _breaker(b: Budget) -> str:

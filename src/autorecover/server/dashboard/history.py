@@ -29,7 +29,7 @@ class OutOfService:
         self._cursor = 0
         self._count = 0
         self._before = 0  # the count when the first kept change happened
-        self._changes: deque[tuple[datetime, int]] = deque()
+        self._changes: deque[tuple[datetime, int, bool]] = deque()  # at, count, a removal
 
     def update(self, now: datetime) -> None:
         """Read the transitions recorded since the last look; forget changes past the window."""
@@ -41,11 +41,17 @@ class OutOfService:
                     left, back = t.frm is NodeState.HEALTHY, t.to is NodeState.HEALTHY
                     if left != back:
                         self._count += 1 if left else -1
-                        self._changes.append((t.at, self._count))
+                        self._changes.append((t.at, self._count, left))
                 if len(found) < 1000:
                     break
             while self._changes and self._changes[0][0] < now - self.window:
                 self._before = self._changes.popleft()[1]
+
+    def removals(self, since: datetime) -> int:
+        """Nodes taken out of service since `since` (within the window), as the breaker
+        counts its removals: transitions that left healthy."""
+        with self._lock:
+            return sum(1 for at, _, left in self._changes if left and at > since)
 
     def slices(self, now: datetime, n: int = SLICES) -> list[int]:
         """The most nodes out in each of `n` equal slices of the window ending `now`."""
@@ -54,7 +60,7 @@ class OutOfService:
             step = self.window / n
             out = [self._before] * n
             level, i = self._before, 0
-            for at, count in self._changes:
+            for at, count, _ in self._changes:
                 if at < start:  # not yet forgotten: it sets the level the window starts at
                     level = out[0] = count
                     continue

@@ -29,12 +29,13 @@ from autorecover.server.dashboard import live, pages
 from autorecover.server.dashboard.fleet import (
     Budget,
     Filters,
-    fleet_names,
+    GridCache,
     node_view,
     render_fleet,
+    render_grid,
 )
 from autorecover.server.dashboard.forms import FormError, parse_form
-from autorecover.server.dashboard.history import OutOfService, sparkline
+from autorecover.server.dashboard.history import WINDOW, OutOfService, sparkline
 from autorecover.server.dashboard.markup import (
     HEADERS,
     ROOT,
@@ -97,7 +98,9 @@ class Dashboard:
         self.engine, self.auth = engine, auth
         self.sessions = Sessions()
         self.feed = live.Feed(engine)
-        self.out_of_service = OutOfService(engine.store)
+        window = max(WINDOW, engine.policies.hardware.breaker.window)  # removals counted too
+        self.out_of_service = OutOfService(engine.store, window)
+        self.grids = GridCache()
 
     def cookie(self, response: Response, request: Request, session: Session) -> None:
         """Put the session's id (and nothing else) in an HttpOnly, SameSite=Strict cookie."""
@@ -215,19 +218,24 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
     def fleet(request: Request, state: str = "", domain: str = "", signal: str = "",
               group: str = "") -> Response:  # fmt: skip
         v, opened = d.visitor(request)
-        views_ = store.node_views()
+        f = Filters(state, domain, signal, group)
         controls = store.controls()
+        version, _ = d.feed.version()
+        maintenance = tuple(controls.maintenance)
+        grid = d.grids.get(f"{version}/{'|'.join(maintenance)}", f, lambda: render_grid(
+            store.node_views(), engine.topology, f, maintenance))  # fmt: skip
         limits = engine.policies.hardware.breaker
         dry = engine.settings.dry_run
         now = engine.clock.now()
-        snap = store.load(now - limits.window)
+        d.out_of_service.update(now)
+        if dry:  # dry-run's would-have removals are kept apart from the transitions
+            removed = len(store.load(now - limits.window).dry_run_removals)
+        else:
+            removed = d.out_of_service.removals(now - limits.window)
         budget = Budget(
             state=store.breaker_state(dry_run=dry), limits=limits,
-            fleet_size=engine.settings.fleet_size
-            or max(len(fleet_names(views_, engine.topology)), 1),
-            removed=len(snap.dry_run_removals if dry else snap.removals),
-            out_now=sum(n.record.state.value != "healthy" for n in views_),
-            paused=controls.paused is not None, maintenance=tuple(controls.maintenance),
+            fleet_size=engine.settings.fleet_size or max(grid.nodes, 1), removed=removed,
+            out_now=grid.out_now, paused=controls.paused is not None, maintenance=maintenance,
         )  # fmt: skip
         forms = ""
         if v.operator:
@@ -237,10 +245,8 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
                 d.form(v, Control.RESET_BREAKER, "", "Reset breaker", "fleet"),
                 d.form(v, toggle[0], "", toggle[1], "fleet"),
             )) + "</div>"  # fmt: skip
-        d.out_of_service.update(now)
         forms += sparkline(d.out_of_service.slices(now), d.out_of_service.window)
-        body = render_fleet(views_, engine.topology, budget,
-                            Filters(state, domain, signal, group), forms)  # fmt: skip
+        body = render_fleet(grid, budget, forms)
         return d.frame(request, v, opened, "Fleet", body, "fleet")
 
     @app.get(f"{ROOT}/incidents", include_in_schema=False)
