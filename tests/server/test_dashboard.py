@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -25,7 +26,7 @@ from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.server.dashboard.fleet import LETTER
 from autorecover.server.dashboard.forms import FormError, parse_form, quote
 from autorecover.server.dashboard.history import OutOfService
-from autorecover.server.dashboard.live import Feed, stream
+from autorecover.server.dashboard.live import PERIOD_S, Feed, stream
 from autorecover.server.dashboard.routes import _back
 from autorecover.server.dashboard.sessions import COOKIE
 from autorecover.server.tokens import Role
@@ -115,8 +116,10 @@ def test_dashboard_fleet_colours_a_quarantined_node_and_counts_states(tmp_path: 
                   cluster=replace(fake_cluster(clock), topology=topology, cliques=None))  # fmt: skip
     replica = fleet.replica(SqliteStore(tmp_path / "engine.db"), "a")
     replica.step()
-    fault(fleet, replica, "n2")
     client = browser(replica, fleet.tokens.operator)
+    assert 'data-count="healthy">3<' in client.get("/ui/fleet").text  # the grid is kept ...
+    fault(fleet, replica, "n2")
+    time.sleep(PERIOD_S + 0.05)  # ... until the store's version is looked at again
     page = client.get("/ui/fleet").text
     cell = re.compile(r'<i class="(\w)[^"]*" title="([^"]+)"></i>')
     by_node = {node: letter for letter, node in cell.findall(page)}
