@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: the dashboard's fleet page with 12,500 nodes, in headless chromium (issue 17).
 
-    uv run python scripts/bench_dashboard.py                   # 12,500 nodes, 5 loads
+    uv run python scripts/bench_dashboard.py                   # 12,500 nodes, 9 loads
     uv run python scripts/bench_dashboard.py --nodes 2000 --loads 3 --json
 
 The engine's app (`create_app`, as `serve` builds it) runs under uvicorn on loopback with its
@@ -128,7 +128,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=12_500)
     parser.add_argument("--out", type=int, default=250, help="nodes taken out of service first")
-    parser.add_argument("--loads", type=int, default=5)
+    parser.add_argument("--loads", type=int, default=9)
     parser.add_argument("--screenshot", type=Path, default=None, help="save the fleet page here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
