@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright import sync_api as playwright
 
 from autorecover.adapters.http.wire import batch_document
 from autorecover.domain.records import Blame, NodeAction
@@ -27,8 +28,6 @@ from autorecover.domain.signals import NodeSignal, Probe
 from autorecover.server.dashboard.forms import quote
 from autorecover.server.tokens import Role, entry_text, new_token, token_hash
 from server.support import free_port
-
-playwright = pytest.importorskip("playwright.sync_api")  # the dev group installs it
 
 CHROMIUM = Path("/usr/bin/chromium")
 NODES = ["node-1", "node-2", "node-3", "node-4"]
