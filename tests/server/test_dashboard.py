@@ -104,6 +104,11 @@ def test_dashboard_refuses_a_bad_token_and_a_caller_without_the_viewer_role(
     agent = fleet.tokens.agent("n1")
     answer = client.post("/ui/login", content=f"token={agent}", headers=FORM)
     assert answer.status_code == 403 and "viewer role" in answer.text
+    for _ in range(9):  # ten failed sign-ins a minute from one address, then a pause
+        assert client.post("/ui/login", content="token=guess", headers=FORM).status_code == 401
+    paused = client.post("/ui/login", content=f"token={fleet.tokens.operator}", headers=FORM)
+    assert paused.status_code == 429 and int(paused.headers["retry-after"]) >= 1
+    fleet.clock.advance(61)
     foreign = {**FORM, "Origin": "http://evil.example"}
     login = client.post("/ui/login", content=f"token={fleet.tokens.operator}", headers=foreign)
     assert login.status_code == 403 and COOKIE not in login.headers.get("set-cookie", "")

@@ -12,6 +12,7 @@ its provenance (who, why, from where, when) is the same whichever way it came.
 from __future__ import annotations
 
 import gzip
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
@@ -44,7 +45,14 @@ from autorecover.server.dashboard.markup import (
     login_page,
     page,
 )
-from autorecover.server.dashboard.sessions import COOKIE, Session, Sessions, csrf_ok, same_origin
+from autorecover.server.dashboard.sessions import (
+    COOKIE,
+    LoginGuard,
+    Session,
+    Sessions,
+    csrf_ok,
+    same_origin,
+)
 from autorecover.server.engine import Engine
 from autorecover.server.operating import operator_request
 from autorecover.server.schemas import NodeDetail
@@ -101,6 +109,7 @@ class Dashboard:
         window = max(WINDOW, engine.policies.hardware.breaker.window)  # removals counted too
         self.out_of_service = OutOfService(engine.store, window)
         self.grids = GridCache()
+        self.logins = LoginGuard()
 
     def cookie(self, response: Response, request: Request, session: Session) -> None:
         """Put the session's id (and nothing else) in an HttpOnly, SameSite=Strict cookie."""
@@ -192,11 +201,18 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
             return html(request, login_page(str(exc)), 400)
         if not token:
             return html(request, login_page("paste a token"), 400)
+        client, now = request.client.host if request.client else "", engine.clock.now()
+        wait_s = d.logins.wait_s(client, now)
+        if wait_s > 0:
+            response = html(request, login_page("too many failed sign-ins: wait a minute"), 429)
+            response.headers["Retry-After"] = str(max(1, math.ceil(wait_s)))
+            return response
         try:
             found = auth.identify(f"Bearer {token}", None)
         except TransientError as exc:
             return html(request, login_page(f"cannot authenticate now: {exc}"), 503)
         if not isinstance(found, Caller):
+            d.logins.failed(client, now)
             return html(request, login_page("that token is not valid"), 401)
         if not found.holds(Role.VIEWER):
             return html(request, login_page(f"{found.name} may not read the dashboard "

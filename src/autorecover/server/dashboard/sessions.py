@@ -101,3 +101,32 @@ def same_origin(origin: str | None, referer: str | None, host: str | None, schem
     if referer:
         return referer == own or referer.startswith(own + "/")
     return False
+
+
+class LoginGuard:
+    """Failed sign-ins per client address: past `limit` within `window`, that address is
+    refused (429) until the window has passed, before its token is checked (a token guessed
+    at, or TokenReview called, a few times a minute at most). Bounded in memory."""
+
+    def __init__(
+        self, limit: int = 10, window: timedelta = timedelta(minutes=1), clients: int = 10_000
+    ) -> None:
+        self.limit, self.window, self._clients = limit, window, clients
+        self._failed: OrderedDict[str, list[datetime]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def wait_s(self, client: str, now: datetime) -> float:
+        """0 when `client` may try to sign in; else the seconds until it may."""
+        with self._lock:
+            recent = [at for at in self._failed.get(client, ()) if now - at < self.window]
+            if len(recent) < self.limit:
+                return 0.0
+            return (recent[0] + self.window - now).total_seconds()
+
+    def failed(self, client: str, now: datetime) -> None:
+        """Count one failed sign-in."""
+        with self._lock:
+            recent = [at for at in self._failed.pop(client, ()) if now - at < self.window]
+            self._failed[client] = [*recent, now][-self.limit :]
+            while len(self._failed) > self._clients:
+                self._failed.popitem(last=False)
