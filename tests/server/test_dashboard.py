@@ -181,7 +181,8 @@ def test_dashboard_viewer_sees_no_buttons_no_evidence_and_is_refused_when_postin
     assert answer.status_code == 403 and "operator role" in answer.text
     assert not [r for r in replica.client.get("/api/v1/audit").json() if r["why"] == "sneaky"]
     evidence = browser(replica, fleet.tokens.add("oncall", Role.EVIDENCE))
-    assert "fallen off the bus" in evidence.get(f"/ui/incidents/{quote(incident)}").text
+    lines = evidence.get(f"/ui/incidents/{quote(incident)}").text
+    assert re.search(r'<li><a href="/ui/nodes/n1">n1</a> <code>[^<]*fallen off the bus', lines)
 
 
 def test_dashboard_refuses_a_post_without_the_session_csrf_token_or_from_elsewhere(

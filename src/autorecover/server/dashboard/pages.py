@@ -89,10 +89,12 @@ def render_incident(
     parts_title: str,
     provenance: Mapping[tuple[datetime, str, str], str],
     *,
+    line_nodes: Mapping[str, str],
     evidence: bool,
     controls: str,
 ) -> str:
-    """One incident: verdict and why, evidence, the timeline with who did what, the bar."""
+    """One incident: verdict and why, evidence (each line with its node where the line does
+    not say it: `line_nodes`), the timeline with who did what, the bar."""
     nodes = " ".join(link(path("nodes", n), n) for n in i.nodes) or "-"
     head = (
         f'<dl class="facts"><dt>state</dt><dd><span class="st {esc(i.state)}">{esc(i.state)}'
@@ -105,7 +107,9 @@ def render_incident(
         lines = WITHHELD
     elif i.evidence:
         lines = '<ol class="evidence">' + "".join(
-            f"<li><code>{esc(e)}</code></li>" for e in i.evidence
+            f"<li>{link(path('nodes', n), n) + ' ' if (n := line_nodes.get(e)) else ''}"
+            f"<code>{esc(e)}</code></li>"
+            for e in i.evidence
         ) + "</ol>"  # fmt: skip
     else:
         lines = '<p class="none">No evidence lines recorded.</p>'

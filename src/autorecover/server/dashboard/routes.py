@@ -288,16 +288,19 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
                 404,
             )
         found = views.with_audit(store, found)
+        provenance: dict[tuple[datetime, str, str], str] = {}
+        line_nodes: dict[str, str] = {}  # a job incident's lines name their node themselves
         if found.source == "jobs":
             parts = pages.job_parts(engine.jobs.breakdown(incident))
-            title, provenance = "Recovery-time breakdown", {}
+            title = "Recovery-time breakdown"
         else:
             parts = pages.state_parts(found, engine.clock.now())
-            title, provenance = "Time in each state", _provenance(store, incident)
+            title = "Time in each state"
+            provenance, line_nodes = _trail_facts(store, incident)
         controls = d.form(v, Control.ACKNOWLEDGE, incident, "Acknowledge",
                           pages.path("incidents", incident))  # fmt: skip
-        body = pages.render_incident(found, parts, title, provenance, evidence=v.evidence,
-                                     controls=controls)  # fmt: skip
+        body = pages.render_incident(found, parts, title, provenance, line_nodes=line_nodes,
+                                     evidence=v.evidence, controls=controls)  # fmt: skip
         return d.frame(request, v, opened, f"Incident {incident}", body, "incidents")
 
     @app.get(f"{ROOT}/jobs", include_in_schema=False)
@@ -426,10 +429,17 @@ def _back(path: str) -> str:
     return f"{ROOT}/{path}"
 
 
-def _provenance(store: EngineStore, incident: str) -> dict[tuple[datetime, str, str], str]:
-    """Who did each moment of a hardware incident: (at, node, what) -> by."""
+def _trail_facts(
+    store: EngineStore, incident: str
+) -> tuple[dict[tuple[datetime, str, str], str], dict[str, str]]:
+    """Of a hardware incident's trail: who did each moment ((at, node, what) -> by), and the
+    node each evidence line was recorded for (line -> node)."""
     transitions, actions = store.trail(incident)
-    out = {(t.at, t.node, "transition"): t.by for t in transitions}
+    by = {(t.at, t.node, "transition"): t.by for t in transitions}
     for a in actions:
-        out[(a.action.at, a.action.node, f"action {a.status}")] = a.action.by
-    return out
+        by[(a.action.at, a.action.node, f"action {a.status}")] = a.action.by
+    nodes: dict[str, str] = {}
+    for t in transitions:
+        for line in t.evidence:
+            nodes.setdefault(line, t.node)
+    return by, nodes
