@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from autorecover.server.dashboard.fleet import LETTER
 from autorecover.server.dashboard.forms import quote
 from autorecover.server.dashboard.markup import esc, link, table, when
 from autorecover.server.schemas import IncidentDetail, IncidentOut, NodeDetail
@@ -23,6 +24,7 @@ PARTS = (
     ("checkpoint_load_s", "checkpoint load"), ("first_step_s", "first step"),
     ("lost_work_s", "lost work"),
 )  # fmt: skip
+STATE_CLASS = {state.value: letter for state, letter in LETTER.items()}
 WITHHELD = '<p class="none">Evidence withheld: it needs the evidence role.</p>'
 
 
@@ -126,7 +128,8 @@ def render_incident(
 
 
 def bar(parts: Sequence[tuple[str, float]], title: str) -> str:
-    """Seconds by part as one horizontal bar (SVG: no inline style under the CSP)."""
+    """Seconds by part as one horizontal bar (SVG: no inline style under the CSP); a part
+    named after a lifecycle state takes that state's colour, others a palette's."""
     shown = [(name, s) for name, s in parts if s > 0]
     if not shown:
         return '<p class="none">No recovery-time marks recorded for this incident.</p>'
@@ -134,11 +137,12 @@ def bar(parts: Sequence[tuple[str, float]], title: str) -> str:
     x, rects, legend = 0.0, [], []
     for n, (name, seconds) in enumerate(shown):
         width = 1000 * seconds / total
+        cls = f"k{STATE_CLASS[name]}" if name in STATE_CLASS else f"p{n % 8}"
         rects.append(
-            f'<rect class="p{n % 8}" x="{x:.1f}" y="0" width="{width:.1f}" height="28">'
+            f'<rect class="{cls}" x="{x:.1f}" y="0" width="{width:.1f}" height="28">'
             f"<title>{esc(name)}: {seconds:.2f} s</title></rect>"
         )
-        legend.append(f'<li><i class="p{n % 8}"></i>{esc(name)} {seconds:.2f} s</li>')
+        legend.append(f'<li><i class="{cls}"></i>{esc(name)} {seconds:.2f} s</li>')
         x += width
     return (
         f'<figure class="bar"><figcaption>{esc(title)}: {total:.2f} s</figcaption>'
