@@ -318,3 +318,29 @@ def test_dashboard_out_of_service_history_counts_leaving_and_returning(
     assert history.slices(start + timedelta(hours=3), 4) == [1, 1, 1, 1]  # all before: level
     client = browser(replica, fleet.tokens.operator)
     assert "most at once: 2" in client.get("/ui/fleet").text
+
+
+def test_dashboard_feed_moves_on_a_job_incident_without_any_node_transition(
+    fleet: Fleet, tmp_path: Path
+) -> None:
+    db = tmp_path / "engine.db"
+    store, job_store = SqliteStore(db), SqliteJobStore(db)
+    jobs = FakeJobScheduler(fleet.clock, ["n0", "n1"])
+    wiring = JobsWiring(job_store, job_store, lambda: JobRecoveryController(
+        job_store, jobs, job_store, fleet.clock, JobPolicy(), builtin_catalog(),
+        notifier=FakeNotifier()))  # fmt: skip
+    assert fleet.cluster is not None
+    engine = build_engine(store, fleet.clock, fleet.cluster, roomy(), SETTINGS, replica="a",
+                          jobs=wiring, background=False, owns_store=False)  # fmt: skip
+    jobs.submit("train", ["n0", "n1"])
+    engine.step()
+    feed = Feed(engine, period_s=0.0)
+    before, at = feed.version()
+    jobs.write(
+        "train", "n0", "Traceback (most recent call last):\nZeroDivisionError: division by zero\n"
+    )
+    jobs.fail("train", {"n0": 1, "n1": 143})
+    fleet.advance(10, engine)  # job recovery's pass opens the incident and acts on it
+    assert [i.source for i in engine.jobs.incidents()] and not store.transitions()
+    after, moved_at = feed.version()
+    assert after != before and moved_at == at  # seen, though no node moved
