@@ -200,11 +200,20 @@ def test_dashboard_refuses_a_post_without_the_session_csrf_token_or_from_elsewhe
     assert (
         client.post("/ui/act", content=f"csrf={token}&{body}", headers=no_origin).status_code == 403
     )
+    referer = {"Content-Type": FORM["Content-Type"], "Referer": "http://evil.example/ui/fleet"}
+    assert (
+        client.post("/ui/act", content=f"csrf={token}&{body}", headers=referer).status_code == 403
+    )
     assert replica.client.get("/api/v1/acting").json()["paused"] is False
+    behind_tls = {**FORM, "Origin": "https://testserver"}  # a proxy ended TLS in front
+    ok = client.post("/ui/act", content=f"csrf={token}&{body}", headers=behind_tls,
+                     follow_redirects=False)  # fmt: skip
+    assert ok.status_code == 303 and replica.client.get("/api/v1/acting").json()["paused"] is True
+    body = "action=resume_acting&target=&back=fleet&why=x"
     ok = client.post(
         "/ui/act", content=f"csrf={token}&{body}", headers=FORM, follow_redirects=False
     )
-    assert ok.status_code == 303 and replica.client.get("/api/v1/acting").json()["paused"] is True
+    assert ok.status_code == 303 and replica.client.get("/api/v1/acting").json()["paused"] is False
 
 
 def test_dashboard_session_ends_when_its_token_is_gone(fleet: Fleet, replica: Replica) -> None:

@@ -92,14 +92,15 @@ def csrf_ok(session: Session, sent: str | None) -> bool:
 
 def same_origin(origin: str | None, referer: str | None, host: str | None, scheme: str) -> bool:
     """Whether a POST comes from the dashboard's own origin: its Origin header (or, where a
-    browser sends none, its Referer) names this scheme and Host. Neither header: refused."""
+    browser sends none, its Referer) names this Host, by this scheme or by HTTPS (a proxy in
+    front that ends TLS passes plain HTTP on). Neither header: refused."""
     if not host:
         return False
-    own = f"{scheme}://{host}"
+    own = {f"{scheme}://{host}", f"https://{host}"}
     if origin:
-        return origin == own
+        return origin in own
     if referer:
-        return referer == own or referer.startswith(own + "/")
+        return any(referer == o or referer.startswith(o + "/") for o in own)
     return False
 
 
