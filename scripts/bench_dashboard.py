@@ -18,7 +18,7 @@ Then:
    page `--loads` times, each in a fresh context (cold cache): first contentful paint and
    DOMContentLoaded from the Navigation Timing entries, and the cells drawn.
 3. **live**: with the page open, one more XID: the time from the transition's record to the
-   node's cell changing colour in the page, without a reload.
+   node's cell changing colour in the page, without a reload, as the page noted it.
 
 Target: the median first contentful paint under 1 s, and the live change under 1 s; the
 script exits 1 when one is missed.
@@ -56,6 +56,7 @@ from autorecover.server.policies import load_policies
 from autorecover.server.serving import server_config
 from autorecover.server.wiring import build_engine, fake_cluster
 from autorecover.testing.alertmanager import free_port
+from autorecover.testing.dashboard import cell_changed_at, watch_cell
 
 CHROMIUM = "/usr/bin/chromium"
 FCP_TARGET_MS = 1000.0
@@ -176,10 +177,12 @@ def main() -> int:
             # Halfway between two faulted nodes: a domain with three faults within ten minutes
             # is a domain incident, which holds its nodes instead of quarantining one more.
             target = names[step // 2] if step > 1 else names[-1]
+            watch_cell(page, target)
             xid(base, target)
             cell = page.locator(f'#fleet i[title="{target}"]')
             expect(cell).not_to_have_class("h", timeout=10_000)
-            seen = datetime.now(UTC)
+            seen = cell_changed_at(page)
+            assert seen is not None
             moved = get_json(f"{base}/api/v1/nodes/{target}")["transitions"][-1]
             result["live_s"] = (seen - datetime.fromisoformat(moved["at"])).total_seconds()
             browser.close()

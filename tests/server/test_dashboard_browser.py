@@ -27,6 +27,7 @@ from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
 from autorecover.server.dashboard.forms import quote
 from autorecover.server.tokens import Role, entry_text, new_token, token_hash
+from autorecover.testing.dashboard import cell_changed_at, watch_cell
 from server.support import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -191,9 +192,11 @@ def test_dashboard_browser_live_xid_then_release_through_the_page(
         incidents.goto(f"{serve.url}/ui/incidents")
         incidents.wait_for_selector("#live.on")
         before = set(i["id"] for i in serve.api("/api/v1/incidents"))
+        watch_cell(fleet, "node-1")
         serve.xid("node-1")  # again: the cell turns, the new incident is listed, no reload
         playwright.expect(node_1).to_have_class(re.compile(r"^[qdrvn]\b"), timeout=5000)
-        seen = datetime.now(UTC)
+        seen = cell_changed_at(fleet)
+        assert seen is not None
         moved = serve.api("/api/v1/nodes/node-1")["transitions"][-1]
         lag_s = (seen - datetime.fromisoformat(moved["at"])).total_seconds()
         print(f"\nnode-1 cell changed {lag_s:.3f} s after the transition was recorded")
