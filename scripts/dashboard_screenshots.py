@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ def wait(what: str, check: Any, timeout_s: float = 90.0) -> Any:
 
 
 def quote(part: str) -> str:
-    return urllib.request.quote(part, safe="")
+    return urllib.parse.quote(part, safe="")
 
 
 def main() -> int:
