@@ -49,15 +49,19 @@ from autorecover.cli.deferred import DeferredChoice
               help="with --from-store: the hardware policy to try (TOML, merged by key)")  # fmt: skip
 @click.option("--job-policy", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="with --from-store: the job policy to try (TOML [job] table)")  # fmt: skip
+@click.option("--fleet-size", type=click.IntRange(1), default=None,
+              help="with --from-store: the fleet's size, for the breaker's fractions")  # fmt: skip
+@click.option("--job-override", "job_overrides", multiple=True, metavar="FIELD=VALUE",
+              help="a job recovery setting the simulated jobs carry (policies 4, 4b; repeat)")  # fmt: skip
 def simulate_cmd(
     gpus: int, days: float, seed: int, policies: tuple[str, ...], study: Path | None,
     world: Path | None, rate_scale: float, as_json: bool, plot: Path | None,
     progress: bool | None, store_url: str | None, hardware_policy: Path | None,
-    job_policy: Path | None,
+    job_policy: Path | None, fleet_size: int | None, job_overrides: tuple[str, ...],
 ) -> None:  # fmt: skip
     """Compare recovery policies on a simulated fleet (ETTR, lost GPU-hours, quarantines)."""
     if store_url is not None:
-        _replay(store_url, hardware_policy, job_policy, as_json)
+        _replay(store_url, hardware_policy, job_policy, fleet_size, as_json)
         return
     from autorecover.simulation.progress import Bar
     from autorecover.simulation.reports import report, table
@@ -65,7 +69,8 @@ def simulate_cmd(
     from autorecover.simulation.settings import SettingsError, load_study, load_world
 
     try:
-        options = Options(gpus, days, seed, policies or tuple(POLICIES), rate_scale)
+        overrides = tuple(_override(o) for o in job_overrides)
+        options = Options(gpus, days, seed, policies or tuple(POLICIES), rate_scale, overrides)
         run = prepare(options, load_study(study), load_world(world))
     except (SettingsError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -88,11 +93,28 @@ def simulate_cmd(
             click.echo(f"plot: {plot}")
 
 
-def _replay(url: str, hardware: Path | None, job: Path | None, as_json: bool) -> None:
+def _override(text: str) -> tuple[str, object]:
+    """`FIELD=VALUE` as a job's own setting: a number, true/false, or a list `a,b,c`."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise click.BadParameter(f"{text!r}: expected FIELD=VALUE", param_hint="--job-override")
+    if raw in ("true", "false"):
+        return name, raw == "true"
+    try:
+        values = [float(v) if "." in v else int(v) for v in raw.split(",")]
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: VALUE must be a number, true/false or a list "
+                                 "of numbers", param_hint="--job-override") from None  # fmt: skip
+    return name, values if "," in raw else values[0]
+
+
+def _replay(
+    url: str, hardware: Path | None, job: Path | None, fleet: int | None, as_json: bool
+) -> None:
     from autorecover.simulation.replaying import ReplayError, replay, replay_text
 
     try:
-        doc = replay(url, hardware, job)
+        doc = replay(url, hardware, job, fleet)
     except ReplayError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps(doc) if as_json else replay_text(doc))

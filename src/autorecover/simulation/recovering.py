@@ -67,7 +67,7 @@ class Autorecover(Policy):
         self.catalog = builtin_catalog()
         self.scanner = Scanner(self.catalog)
         self.rules = {n: e.rules for n, e in self.catalog.xids.items() if e.rules}
-        self.job_policy = builtin_job_policy()
+        self.job_policy = builtin_job_policy().merged(sim.job_overrides, "the jobs' own settings")
         self.hw_policy = load_policy()
         self.topology = sim.fleet.topology()
         self.run_start: dict[int, float] = {}

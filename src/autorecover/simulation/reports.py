@@ -15,7 +15,8 @@ from typing import Any
 from autorecover.simulation.running import Run
 from autorecover.simulation.simulating import Outcome
 
-_STAGES = ("detected", "stopped", "placed", "running")
+TARGET_ETTR = 0.985  # issue 18's done-when: the default policy at Llama-3 rates
+TARGET_POLICY = "autorecover"
 
 
 def policy_report(o: Outcome) -> dict[str, Any]:
@@ -59,6 +60,7 @@ def policy_report(o: Outcome) -> dict[str, Any]:
 def report(run: Run, outcomes: Sequence[Outcome], seconds: float) -> dict[str, Any]:
     """The whole run: inputs, the study's published figures, and each policy."""
     o = run.options
+    policies = {out.policy: policy_report(out) for out in outcomes}
     return {
         "gpus": sum(run.job_gpus),
         "nodes": run.nodes,
@@ -82,8 +84,27 @@ def report(run: Run, outcomes: Sequence[Outcome], seconds: float) -> dict[str, A
             "warnings": len(run.trace.warnings),
             "straggles": len(run.trace.straggles),
         },
-        "policies": {out.policy: policy_report(out) for out in outcomes},
+        "policies": policies,
+        "target": target(policies),
         "wall_s": round(seconds, 2),
+    }
+
+
+def target(policies: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Whether autorecover's default policy reaches the target ETTR, and if not, which costs
+    stand in the way (each lost stage's share of the allocated GPU-time, largest first)."""
+    p = policies.get(TARGET_POLICY)
+    if p is None:
+        return {"ettr": TARGET_ETTR, "policy": TARGET_POLICY, "ran": False}
+    allocated = p["allocated_gpu_hours"] or 1.0
+    costs = sorted(p["lost_gpu_hours"]["by_stage"].items(), key=lambda kv: -kv[1])
+    return {
+        "ettr": TARGET_ETTR,
+        "policy": TARGET_POLICY,
+        "ran": True,
+        "reached": p["ettr"] >= TARGET_ETTR,
+        "gap": round(max(0.0, TARGET_ETTR - p["ettr"]), 5),
+        "costs": [{"cost": k, "share": round(v / allocated, 5)} for k, v in costs],
     }
 
 
@@ -110,4 +131,10 @@ def table(doc: dict[str, Any]) -> str:
             f"{stage.get('queue', 0.0):>7.0f} {stage.get('lost_work', 0.0):>9.0f} "
             f"{p['false_quarantines']:>8} {p['nodes_out_of_service']['mean']:>10.1f}"
         )
+    t = doc["target"]
+    if t.get("ran"):
+        verdict = "reached" if t["reached"] else f"missed by {t['gap'] * 100:.2f} points"
+        costs = ", ".join(f"{c['cost']} {c['share'] * 100:.2f}%" for c in t["costs"][:5])
+        lines.append(f"target {t['ettr'] * 100:.1f}% ETTR for {t['policy']}: {verdict}; "
+                     f"costs in the way: {costs}")  # fmt: skip
     return "\n".join(lines)

@@ -33,6 +33,9 @@ class Options:
     seed: int = 1
     policies: tuple[str, ...] = tuple(POLICIES)
     rate_scale: float = 1.0  # multiplies every failure rate of the study
+    # Per-job settings of job recovery, as a job's own annotation or Slurm comment sets them
+    # (`JobPolicy` field names), for policies 4 and 4b.
+    job_overrides: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(slots=True)
@@ -84,7 +87,7 @@ def simulate(run: Run, policy: str, on_step: Callable[[float], None] | None = No
     ]
     sim = Simulation(
         POLICIES[policy](), run.trace, fleet, jobs, world, run.options.days * 86_400.0,
-        run.options.seed, run.study.categories,
+        run.options.seed, run.study.categories, dict(run.options.job_overrides),
     )  # fmt: skip
     return sim.run(on_step)
 

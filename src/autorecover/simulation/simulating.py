@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from autorecover.simulation.events import EventQueue, SimClock
@@ -77,11 +77,13 @@ class Simulation:
         horizon_s: float,
         seed: int,
         categories: Iterable[Category],
+        job_overrides: Mapping[str, object] | None = None,
     ) -> None:
         self.clock = SimClock()
         self.queue = EventQueue(self.clock)
         self.fleet, self.jobs, self.world, self.horizon_s = fleet, jobs, world, horizon_s
         self.categories = {c.key: c for c in categories}
+        self.job_overrides = dict(job_overrides or {})
         self.rng = random.Random(seed)  # the policy's own draws (a person's response time)
         self.ledger = Ledger()
         self.owner: dict[int, int] = {}
@@ -271,7 +273,8 @@ class Simulation:
         excluded = job.excluded(self.t)
         chosen: list[int] = []
         for n in dict.fromkeys((*job.previous, *range(self.fleet.nodes))):
-            if n not in excluded and self.usable(n):
+            # The zero-overhead bound swaps a node at once: only ownership limits it.
+            if n not in excluded and (n not in self.owner if free else self.usable(n)):
                 chosen.append(n)
                 if len(chosen) == job.size:
                     break
