@@ -10,8 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from autorecover.adapters.fakes.cluster import FakeClock, FakeDiagnostics, FakeNotifier
-from autorecover.adapters.fakes.cluster import FakeScheduler
+from autorecover.adapters.fakes.cluster import (
+    FakeClock,
+    FakeDiagnostics,
+    FakeNotifier,
+    FakeScheduler,
+)
 from autorecover.adapters.fakes.jobs import FakeJobScheduler
 from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
 from autorecover.cli.main import main

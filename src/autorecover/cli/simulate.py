@@ -44,15 +44,15 @@ from autorecover.cli.deferred import DeferredChoice
 @click.option("--progress/--no-progress", default=None,
               help="a progress bar on stderr (default: when stderr is a terminal)")  # fmt: skip
 @click.option("--from-store", "store_url", default=None,
-              help="replay a real engine's store (sqlite:///PATH, postgresql://...) instead")  # fmt: skip
+              help="replay a real engine's store (sqlite:///PATH, postgresql://...)")  # fmt: skip
 @click.option("--hardware-policy", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="with --from-store: the hardware policy to try (TOML, merged by key)")  # fmt: skip
+              help="with --from-store: the hardware policy to try (TOML)")  # fmt: skip
 @click.option("--job-policy", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="with --from-store: the job policy to try (TOML [job] table)")  # fmt: skip
 @click.option("--fleet-size", type=click.IntRange(1), default=None,
               help="with --from-store: the fleet's size, for the breaker's fractions")  # fmt: skip
 @click.option("--job-override", "job_overrides", multiple=True, metavar="FIELD=VALUE",
-              help="a job recovery setting the simulated jobs carry (policies 4, 4b; repeat)")  # fmt: skip
+              help="a job recovery setting the simulated jobs carry (4, 4b; repeat)")  # fmt: skip
 def simulate_cmd(
     gpus: int, days: float, seed: int, policies: tuple[str, ...], study: Path | None,
     world: Path | None, rate_scale: float, as_json: bool, plot: Path | None,

@@ -71,7 +71,8 @@ def pareto_weights(nodes: int, alpha: float, rng: random.Random) -> list[float]:
 
 
 def _poisson_times(rate_per_s: float, horizon_s: float, rng: random.Random) -> list[float]:
-    times, t = [], 0.0
+    times: list[float] = []
+    t = 0.0
     if rate_per_s <= 0:
         return times
     while True:

@@ -35,10 +35,14 @@ class Fleet:
     broken: dict[int, Broken] = field(default_factory=dict)
     leaf_down: dict[int, float] = field(default_factory=dict)  # leaf -> repaired at
     repairs: int = 0
+    names: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.names = [f"n{i:05d}" for i in range(self.nodes)]
 
     def name(self, node: int) -> str:
         """The node's name, as the controllers know it."""
-        return f"n{node:05d}"
+        return self.names[node]
 
     def index(self, name: str) -> int:
         """The node a name stands for."""

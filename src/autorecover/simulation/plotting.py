@@ -6,6 +6,7 @@ policy. Text is drawn with a small 5x7 bitmap font (upper case, digits, a few si
 
 from __future__ import annotations
 
+import itertools
 import struct
 import zlib
 from pathlib import Path
@@ -143,7 +144,7 @@ def render(doc: dict[str, Any], width: int = 1200, height: int = 560) -> Canvas:
         colour = _COLOURS[i % len(_COLOURS)]
         pts = [(px0 + (px1 - px0) * h // hours, py1 - (py1 - py0) * v // top) for h, v in
                enumerate(s)]  # fmt: skip
-        for (ax, ay), (bx, by) in zip(pts, pts[1:], strict=False):
+        for (ax, ay), (bx, by) in itertools.pairwise(pts):
             cv.line(ax, ay, bx, by, colour, width=2)
     cv.line(px0, py1, px1, py1, _INK)
     cv.line(px0, py0, px0, py1, _INK)

@@ -4,8 +4,8 @@
   looks for the bad node (found with `identify_*` probability), cordons it, has it repaired and
   restarts the job.
 - blind: the scheduler restarts the job in place at once (PyTorchJob `OnFailure`, Slurm
-  requeue); nobody looks at nodes until the job has failed `loop_failures` times in a row, then
-  a person does what `manual` does.
+  requeue); nobody looks at nodes until the job has failed `loop_failures` times in a row
+  (each within an hour of the last), then a person does what `manual` does.
 - cordon_all: restart at once and cordon every node that logged an error (the culprit and the
   peers whose ranks logged NCCL errors); a person reviews each cordon `review_s` later.
 - ideal: the zero-overhead bound: detection and restart are instant and free, the bad node is
@@ -20,6 +20,8 @@ import math
 
 from autorecover.simulation.jobs import Job
 from autorecover.simulation.simulating import Incident, Policy, Simulation
+
+LOOP_S = 3600.0  # failures closer together than this are a crash loop someone would notice
 
 
 class PersonRepairs(Policy):
@@ -104,23 +106,24 @@ class Blind(PersonRepairs):
     def attach(self, sim: Simulation) -> None:
         super().attach(sim)
         self._streak: dict[int, int] = {}
-        self._since: dict[int, float] = {}
-
-    def placed(self, job: Job) -> None:
-        self._since[job.index] = self.sim.t
+        self._last: dict[int, float] = {}  # the job's last failure
 
     def interrupted(self, incident: Incident, rank_node: int | None) -> None:
         job = incident.job
-        short = self.sim.t - self._since.get(job.index, 0.0) < job.interval_s
+        short = self.sim.t - self._last.get(job.index, -LOOP_S) < LOOP_S
+        self._last[job.index] = self.sim.t
         streak = self._streak[job.index] = self._streak.get(job.index, 0) + 1 if short else 1
         if streak >= self.sim.world.person["loop_failures"]:
             self._streak[job.index] = 0
             self.by_hand(incident, self.detect_s(incident) + self.response_s())
             return
         epoch = job.epoch
-        self.sim.queue.after(
-            self.detect_s(incident), lambda: job.epoch == epoch and self.sim.requeue(job)
-        )
+
+        def restart() -> None:
+            if job.epoch == epoch:
+                self.sim.requeue(job)
+
+        self.sim.queue.after(self.detect_s(incident), restart)
 
 
 class CordonAll(PersonRepairs):

@@ -124,7 +124,12 @@ class SimDiagnostics:
         else:
             cure = self._fleet.remedy_for(index)
             result = DiagnosticResult(
-                action_id, node, level, Verdict.FAIL, at, _RECOMMEND.get(cure, NodeAction.INSPECT),
+                action_id,
+                node,
+                level,
+                Verdict.FAIL,
+                at,
+                _RECOMMEND.get(cure, NodeAction.INSPECT),
                 (f"simulated diagnostic: fails (needs {cure})",),
             )
         self._results[action_id] = result

@@ -40,8 +40,8 @@ from autorecover.domain.hardware.lifecycle import NodeState
 from autorecover.domain.hardware.policy_loading import load_policy
 from autorecover.domain.history import Attempt as EarlierAttempt
 from autorecover.domain.jobs.decisions import JobHistory
-from autorecover.domain.jobs.health import Condition, HealthThresholds
 from autorecover.domain.jobs.health import Assessment as Health
+from autorecover.domain.jobs.health import Condition, HealthThresholds
 from autorecover.domain.jobs.policy import builtin_job_policy
 from autorecover.domain.jobs.suspicion import Suspicion
 from autorecover.domain.records import Action, Blame, Cause, Finding, NodeAction, Source
@@ -67,7 +67,7 @@ class Autorecover(Policy):
         self.catalog = builtin_catalog()
         self.scanner = Scanner(self.catalog)
         self.rules = {n: e.rules for n, e in self.catalog.xids.items() if e.rules}
-        self.job_policy = builtin_job_policy().merged(sim.job_overrides, "the jobs' own settings")
+        self.job_policy = builtin_job_policy().merged(sim.job_overrides, "--job-override")
         self.hw_policy = load_policy()
         self.topology = sim.fleet.topology()
         self.run_start: dict[int, float] = {}
@@ -132,7 +132,9 @@ class Autorecover(Policy):
         key = (line, source)
         if key not in self._scans:
             data = io.BytesIO((line + "\n").encode())
-            result = self.scanner.scan(data, node="x", source=source, reference=self.sim.clock.now())
+            result = self.scanner.scan(
+                data, node="x", source=source, reference=self.sim.clock.now()
+            )
             self._scans[key] = result.findings
         name, at = self.sim.fleet.name(node), self.sim.clock.now()
         return [replace(f, node=name, at=at) for f in self._scans[key]]
@@ -192,19 +194,22 @@ class Autorecover(Policy):
     # --- jobs: job recovery's decisions ------------------------------------------------------
 
     def placed(self, job: Job) -> None:
-        for n in job.nodes:
-            self.scheduler.nodes[self.sim.fleet.name(n)].running_jobs = 1
+        self._running(job.nodes, 1)
 
     def left(self, job: Job, nodes: tuple[int, ...]) -> None:
-        for n in nodes:
-            self.scheduler.nodes[self.sim.fleet.name(n)].running_jobs = 0
-        if nodes:
+        self._running(nodes, 0)
+        if any(n in self.watch for n in nodes):
             self._wake()  # drains waiting for the job are done now
 
     def started(self, job: Job) -> None:
         self.run_start[job.index] = self.sim.t
-        for n in job.nodes:
-            self.scheduler.nodes[self.sim.fleet.name(n)].running_jobs = 1
+        self._running(job.nodes, 1)
+
+    def _running(self, nodes: tuple[int, ...], jobs: int) -> None:
+        """What the scheduler shows running on the nodes (a drain waits for it)."""
+        fakes, names = self.scheduler.nodes, self.sim.fleet.names
+        for n in nodes:
+            fakes[names[n]].running_jobs = jobs
 
     def interrupted(self, incident: Incident, rank_node: int | None) -> None:
         j = self.sim.world.job
@@ -213,9 +218,12 @@ class Autorecover(Policy):
         else:
             wait = j["poll_s"]
         job, epoch = incident.job, incident.job.epoch
-        self.sim.queue.after(
-            wait, lambda: job.epoch == epoch and self._decide(incident, rank_node)
-        )
+
+        def decide() -> None:
+            if job.epoch == epoch:
+                self._decide(incident, rank_node)
+
+        self.sim.queue.after(wait, decide)
 
     def _decide(self, incident: Incident, rank_node: int | None) -> None:
         sim, job = self.sim, incident.job
@@ -349,7 +357,8 @@ class Proactive(Autorecover):
         self._plan(job, node)
 
     def _plan(self, job: Job, node: int) -> None:
-        """After the job's next completed checkpoint, requeue it without the node (budget)."""
+        """After the job's next completed checkpoint, requeue it without the node, within the
+        budget and when a spare is free."""
         if not job.running:
             return
         sim = self.sim
@@ -362,8 +371,10 @@ class Proactive(Autorecover):
         epoch = job.epoch
 
         def move() -> None:
-            if job.epoch == epoch and job.running and node in job.nodes:
-                sim.migrate(job, node)
+            # Only onto a free spare: a migration that queues the job costs more than the
+            # crash it avoids might.
+            if job.epoch == epoch and job.running and node in job.nodes and sim.spares(job):
+                sim.migrate(job, node, sim.world.warning["exclude_s"])
 
         sim.queue.at(job.next_checkpoint(sim.t) + 1e-3, move)
 

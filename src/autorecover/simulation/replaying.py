@@ -26,8 +26,12 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-from autorecover.adapters.fakes.cluster import FakeClock, FakeDiagnostics, FakeNotifier
-from autorecover.adapters.fakes.cluster import FakeScheduler
+from autorecover.adapters.fakes.cluster import (
+    FakeClock,
+    FakeDiagnostics,
+    FakeNotifier,
+    FakeScheduler,
+)
 from autorecover.adapters.store.base import EngineStore
 from autorecover.adapters.store.memory import MemoryStore
 from autorecover.adapters.store.sql.jobs import SqlJobStore, open_job_store
@@ -65,7 +69,9 @@ def _opened(url: str) -> Iterator[tuple[EngineStore, SqlJobStore]]:
                     shutil.copyfile(f"{source}{suffix}", f"{copy}{suffix}")
             url = f"sqlite:///{copy}"
         elif scheme not in ("postgresql", "postgres"):
-            raise ReplayError(f"store URL {redact(url)!r}: expected sqlite:///PATH or postgresql://")
+            raise ReplayError(
+                f"store URL {redact(url)!r}: expected sqlite:///PATH or postgresql://"
+            )
         try:
             engine, jobs = open_store(url), open_job_store(url)
         except (StoreUrlError, OSError) as exc:
@@ -239,14 +245,18 @@ def replay_text(doc: dict[str, Any]) -> str:
     lines = [
         f"replayed {hw['signals_replayed']} signals of {hw['nodes']} nodes from {doc['store']}",
         f"hardware policy {hw['policy']}: {hw['trial_removals']} removals "
-        f"(recorded {hw['recorded_removals']}); only recorded: {', '.join(hw['only_recorded']) or '-'}; "
+        f"(recorded {hw['recorded_removals']}); "
+        f"only recorded: {', '.join(hw['only_recorded']) or '-'}; "
         f"only the trial: {', '.join(hw['only_trial']) or '-'}",
         f"  node-hours out recorded {hw['recorded_node_hours_out']}, saved "
         f"{hw['node_hours_saved']}, cost (estimate) {hw['node_hours_cost_estimate']}",
         f"job policy {jobs['policy']}: {jobs['incidents']} incidents, {jobs['same']} decided "
-        f"alike, {len(jobs['different'])} differently; GPU-hours cost {jobs['gpu_hours_cost_estimate']}, "
+        f"alike, {len(jobs['different'])} differently; "
+        f"GPU-hours cost {jobs['gpu_hours_cost_estimate']}, "
         f"saved {jobs['gpu_hours_saved_estimate']} (estimates)",
     ]  # fmt: skip
     for d in jobs["different"][:10]:
-        lines.append(f"  {d['incident']}: recorded {d['recorded']}, trial {d['trial']} ({d['why']})")
+        lines.append(
+            f"  {d['incident']}: recorded {d['recorded']}, trial {d['trial']} ({d['why']})"
+        )
     return "\n".join(lines)

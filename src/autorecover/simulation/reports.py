@@ -74,9 +74,14 @@ def report(run: Run, outcomes: Sequence[Outcome], seconds: float) -> dict[str, A
             "published_gpus": run.study.gpus,
             "published_days": run.study.days,
             "expected_interruptions": round(
-                run.study.interruptions * sum(run.job_gpus) / run.study.gpus
-                * o.days / run.study.days * o.rate_scale, 1,
-            ),  # fmt: skip
+                run.study.interruptions
+                * sum(run.job_gpus)
+                / run.study.gpus
+                * o.days
+                / run.study.days
+                * o.rate_scale,
+                1,
+            ),
             "published_ettr_min": run.study.published_ettr_min,
         },
         "trace": {

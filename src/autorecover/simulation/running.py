@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from autorecover.domain.jobs.policy import builtin_job_policy
 from autorecover.simulation.faults import Trace, draw_trace, pareto_weights
 from autorecover.simulation.fleet import Fleet
 from autorecover.simulation.jobs import Job
@@ -19,6 +20,7 @@ from autorecover.simulation.recovering import Autorecover, Proactive
 from autorecover.simulation.settings import Study, World
 from autorecover.simulation.simulating import Outcome, Policy, Simulation
 
+JOB_OVERRIDES = "--job-override"  # where the jobs' own settings come from, in errors
 POLICIES: dict[str, type[Policy]] = {
     p.name: p for p in (Manual, Blind, CordonAll, Autorecover, Proactive, Ideal)
 }
@@ -57,6 +59,7 @@ def prepare(options: Options, study: Study, world: World) -> Run:
     unknown = [p for p in options.policies if p not in POLICIES]
     if unknown:
         raise ValueError(f"unknown policy {unknown[0]!r} (known: {', '.join(POLICIES)})")
+    builtin_job_policy().merged(dict(options.job_overrides), JOB_OVERRIDES)  # refused early
     gpn = int(world.fleet["gpus_per_node"])
     if options.gpus < gpn:
         raise ValueError(f"--gpus must be at least one node ({gpn} GPUs)")
@@ -67,7 +70,7 @@ def prepare(options: Options, study: Study, world: World) -> Run:
         left -= job_gpus[-1]
     job_nodes = sum(g // gpn for g in job_gpus)
     nodes = job_nodes + max(1, math.ceil(job_nodes * world.fleet["spare_fraction"]))
-    rng = random.Random(options.seed)
+    rng = random.Random(options.seed)  # noqa: S311 - a seeded simulation, not secrets
     weights = pareto_weights(nodes, world.lemon["alpha"], rng)
     horizon = options.days * 86_400.0
     trace = draw_trace(study, world, weights, job_gpus, horizon, rng, options.rate_scale)
@@ -92,13 +95,11 @@ def simulate(run: Run, policy: str, on_step: Callable[[float], None] | None = No
     return sim.run(on_step)
 
 
-def run_all(
-    run: Run, on_progress: Callable[[str, float], None] | None = None
-) -> Sequence[Outcome]:
+def run_all(run: Run, on_progress: Callable[[str, float], None] | None = None) -> Sequence[Outcome]:
     """Every policy of the options, in order; `on_progress(policy, fraction)` as it goes."""
     horizon = run.options.days * 86_400.0
+    share = 1.0 / len(run.options.policies)
     for i, name in enumerate(run.options.policies):
-        share = 1.0 / len(run.options.policies)
 
         def step(t: float, i: int = i, name: str = name) -> None:
             if on_progress is not None:

@@ -98,12 +98,12 @@ def _field(table: Mapping[str, Any], name: str, kind: type, where: str, default:
         if default is not None:
             return default
         raise SettingsError(f"{where}: field {name!r} is missing")
-    value = table[name]
+    value: Any = table[name]
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if not isinstance(value, kind) or isinstance(value, bool) is not (kind is bool):
         raise SettingsError(f"{where}: field {name!r} must be {kind.__name__}, not {value!r}")
-    if kind in (int, float) and value < 0:
+    if kind in (int, float) and table[name] < 0:
         raise SettingsError(f"{where}: field {name!r} must be >= 0, not {value!r}")
     return value
 
@@ -185,7 +185,7 @@ def load_world(path: Path | None = None) -> World:
         table = doc.get(name, {})
         if not isinstance(table, dict):
             raise SettingsError(f"{origin}: [{name}] must be a table")
-        for key, value in table.items():
+        for key in table:
             if key not in merged:
                 raise SettingsError(
                     f"{origin}: [{name}] field {key!r}: unknown (known: {', '.join(merged)})"

@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from autorecover.simulation.events import EventQueue, SimClock
 from autorecover.simulation.faults import Fault, Straggle, Trace, Warning_
@@ -84,7 +85,8 @@ class Simulation:
         self.fleet, self.jobs, self.world, self.horizon_s = fleet, jobs, world, horizon_s
         self.categories = {c.key: c for c in categories}
         self.job_overrides = dict(job_overrides or {})
-        self.rng = random.Random(seed)  # the policy's own draws (a person's response time)
+        # The policy's own draws (a person's response time); seeded, not secrets.
+        self.rng = random.Random(seed)  # noqa: S311
         self.ledger = Ledger()
         self.owner: dict[int, int] = {}
         self.waiting: list[Job] = []
@@ -93,11 +95,11 @@ class Simulation:
         self.out = Outcome(policy.name, horizon_s, sum(j.gpus for j in jobs), self.ledger)
         self._recovery: dict[int, dict[str, float]] = {}
         for f in trace.faults:
-            self.queue.at(f.at, lambda f=f: self._fault(f))
+            self.queue.at(f.at, partial(self._fault, f))
         for w in trace.warnings:
-            self.queue.at(w.at, lambda w=w: self._warning(w))
+            self.queue.at(w.at, partial(self._warning, w))
         for s in trace.straggles:
-            self.queue.at(s.at, lambda s=s: self._straggle(s))
+            self.queue.at(s.at, partial(self._straggle, s))
         t = 0.0
         while t < horizon_s:
             self.queue.at(t, self._sample)
@@ -225,12 +227,13 @@ class Simulation:
         job.epoch += 1
         self._release(job)
 
-    def migrate(self, job: Job, node: int) -> None:
-        """Requeue a running job without `node` now (policy 4b, right after a checkpoint)."""
+    def migrate(self, job: Job, node: int, ttl_s: float) -> None:
+        """Requeue a running job without `node` now, avoiding it for `ttl_s` (policy 4b,
+        right after a checkpoint)."""
         job.enter("detection", self.t, self.ledger, MIGRATION)
         self.out.migrations += 1
         self._recovery[job.index] = {"at": self.t}
-        self.requeue(job, (node,))
+        self.requeue(job, (node,), ttl_s)
 
     def capacity_changed(self) -> None:
         """Nodes came back: queued jobs try again."""
@@ -242,6 +245,16 @@ class Simulation:
         self.out.quarantines += 1
         if self.fleet.healthy(node, self.t) and self.fleet.up(node, self.t):
             self.out.false_quarantines += 1
+
+    def spares(self, job: Job, need: int = 1) -> bool:
+        """At least `need` usable nodes outside the job that it does not exclude."""
+        excluded, found = job.excluded(self.t), 0
+        for n in range(self.fleet.nodes):
+            if n not in excluded and self.usable(n):
+                found += 1
+                if found >= need:
+                    return True
+        return False
 
     def usable(self, node: int) -> bool:
         """Up, free and not held out by the policy."""
