@@ -132,7 +132,7 @@ def render(doc: dict[str, Any], width: int = 1200, height: int = 560) -> Canvas:
     cv.text(x1 - 30, y + 6, "100%", scale=2)
     # Right: nodes out of service over time.
     px0, px1, py0, py1 = 720, width - 30, 84, height - 60
-    cv.text(px0 - 40, 50, "NODES OUT OF SERVICE (COLOURS AS THE BARS)", scale=2)
+    cv.text(px0 - 40, 50, "NODES OUT OF SERVICE, HOURLY", scale=2)
     series = [p["nodes_out_of_service"]["hourly"] for p in policies.values()]
     top = max([1, *(max(s, default=0) for s in series)])
     hours = max([1, *(len(s) for s in series)])
