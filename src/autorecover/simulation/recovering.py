@@ -18,6 +18,7 @@ real feature lives in job recovery (docs/simulation.md).
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 from collections import deque
@@ -35,7 +36,7 @@ from autorecover.controllers.jobs.evidence import (
 from autorecover.controllers.jobs.incidents import Context, open_failure
 from autorecover.controllers.jobs.records import IncidentKind, JobPhase, JobStatus, WatchedJob
 from autorecover.domain.attribution import attribute
-from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.catalog import Catalog, builtin_catalog
 from autorecover.domain.hardware.lifecycle import NodeState
 from autorecover.domain.hardware.policy_loading import load_policy
 from autorecover.domain.history import Attempt as EarlierAttempt
@@ -64,8 +65,7 @@ class Autorecover(Policy):
 
     def attach(self, sim: Simulation) -> None:
         super().attach(sim)
-        self.catalog = builtin_catalog()
-        self.scanner = Scanner(self.catalog)
+        self.catalog, self.scanner = _catalog()
         self.rules = {n: e.rules for n, e in self.catalog.xids.items() if e.rules}
         self.job_policy = builtin_job_policy().merged(sim.job_overrides, "--job-override")
         self.hw_policy = load_policy()
@@ -231,13 +231,13 @@ class Autorecover(Policy):
         names = tuple(sim.fleet.name(n) for n in job.nodes)
         failed_at = sim.clock.at(incident.at)
         hang = incident.hang
+        first = next(n for n in (incident.culprit, rank_node, job.nodes[0]) if n is not None)
         status = JobStatus(
             job.name, JobPhase.RUNNING if hang else JobPhase.FAILED,
             "RUNNING" if hang else "FAILED", job.interruptions, names,
             started=sim.clock.at(self.run_start.get(job.index, 0.0)),
             ended=None if hang else failed_at,
-            exit_codes=() if hang else ((sim.fleet.name(rank_node or incident.culprit or
-                                                         job.nodes[0]), 1),),
+            exit_codes=() if hang else ((sim.fleet.name(first), 1),),  # the rank that failed
         )  # fmt: skip
         w = WatchedJob(status, "simulated")
         findings = self._findings(incident, rank_node, hang)
@@ -280,7 +280,8 @@ class Autorecover(Policy):
             remedy = sim.fleet.remedy_for(found)
 
             def repaired() -> None:
-                sim.fleet.cure(found, remedy) if remedy != "none" else None
+                if remedy != "none":
+                    sim.fleet.cure(found, remedy)
                 self.by_hand.discard(found)
                 sim.capacity_changed()
 
@@ -377,6 +378,13 @@ class Proactive(Autorecover):
                 sim.migrate(job, node, sim.world.warning["exclude_s"])
 
         sim.queue.at(job.next_checkpoint(sim.t) + 1e-3, move)
+
+
+@functools.cache
+def _catalog() -> tuple[Catalog, Scanner]:
+    """The built-in catalog and its scanner, built once (a second or so) for every run."""
+    catalog = builtin_catalog()
+    return catalog, Scanner(catalog)
 
 
 def _earlier(history: JobHistory) -> tuple[EarlierAttempt, ...]:
