@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -36,19 +37,16 @@ def _signal(clock: FakeClock, node: str, key: str, action: NodeAction) -> NodeSi
     return NodeSignal(node, Probe.KERNEL, key, Blame.HARDWARE, 90, action, clock.now(), text=key)
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Path:
-    """An engine's store after a short run: a GPU fell off the bus under a job (the job was
-    requeued without the node, the node quarantined, repaired and returned), and another node
-    logged a PCIe XID 32 once (watched, not acted on)."""
-    path = tmp_path / "engine.db"
+def record_history(engine: Any, jobs_store: Any) -> None:
+    """A short run of the real controllers on the fakes, recorded in the given stores: a GPU
+    fell off the bus under a job (the job was requeued without the node, the node
+    quarantined, repaired and returned), and another node logged a PCIe XID 32 once (watched,
+    not acted on)."""
     clock = FakeClock()
-    engine = SqliteStore(path)
     hardware = HardwareController(
         store=engine, scheduler=FakeScheduler(clock, NODES), diagnostics=FakeDiagnostics(clock),
         notifier=FakeNotifier(), clock=clock, policy=load_policy(), fleet_size=len(NODES),
     )  # fmt: skip
-    jobs_store = SqliteJobStore(path)
     scheduler = FakeJobScheduler(clock, NODES)
     jobs = JobRecoveryController(
         jobs_store, scheduler, jobs_store, clock, JobPolicy(), builtin_catalog()
@@ -66,6 +64,22 @@ def store(tmp_path: Path) -> Path:
     for _ in range(6):  # the quarantined node goes round the ladder and back, over an hour
         clock.advance(600)
         hardware.tick()
+
+
+def check_same(doc: dict[str, Any]) -> None:
+    """The recorded policies replayed decide as the engine did."""
+    hw, jobs = doc["hardware"], doc["jobs"]
+    assert hw["recorded_removals"] == 1 and hw["trial_removals"] == 1
+    assert hw["only_recorded"] == [] and hw["only_trial"] == []
+    assert jobs["incidents"] == 1 and jobs["same"] == 1 and jobs["different"] == []
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    """An engine's SQLite store after `record_history`."""
+    path = tmp_path / "engine.db"
+    engine, jobs_store = SqliteStore(path), SqliteJobStore(path)
+    record_history(engine, jobs_store)
     engine.close()
     jobs_store.close()
     return path
@@ -76,11 +90,7 @@ def _digest(path: Path) -> str:
 
 
 def test_the_recorded_policy_replays_to_the_same_decisions(store: Path) -> None:
-    doc = replay(f"sqlite:///{store}", fleet=len(NODES))
-    hw, jobs = doc["hardware"], doc["jobs"]
-    assert hw["recorded_removals"] == 1 and hw["trial_removals"] == 1
-    assert hw["only_recorded"] == [] and hw["only_trial"] == []
-    assert jobs["incidents"] == 1 and jobs["same"] == 1 and jobs["different"] == []
+    check_same(replay(f"sqlite:///{store}", fleet=len(NODES)))
 
 
 def test_a_stricter_and_a_stingier_policy_show_what_they_would_change(
