@@ -21,6 +21,7 @@ from autorecover.simulation.events import EventQueue, SimClock
 from autorecover.simulation.faults import Fault, Straggle, Trace, Warning_
 from autorecover.simulation.fleet import Broken, Fleet
 from autorecover.simulation.jobs import (
+    DETECT,
     PERSON,
     QUEUE,
     RESTART,
@@ -192,7 +193,7 @@ class Simulation:
     def interrupt(self, incident: Incident, rank_node: int | None = None) -> None:
         """The job stops making progress (a crash or a hang) because of `incident`."""
         job = incident.job
-        job.enter("detection", self.t, self.ledger, incident.category.key)
+        job.enter(DETECT, self.t, self.ledger, incident.category.key)
         job.epoch += 1
         job.interruptions += 1
         self.out.interruptions[incident.category.key] += 1
@@ -230,7 +231,7 @@ class Simulation:
     def migrate(self, job: Job, node: int, ttl_s: float) -> None:
         """Requeue a running job without `node` now, avoiding it for `ttl_s` (policy 4b,
         right after a checkpoint)."""
-        job.enter("detection", self.t, self.ledger, MIGRATION)
+        job.enter(DETECT, self.t, self.ledger, MIGRATION)
         self.out.migrations += 1
         self._recovery[job.index] = {"at": self.t}
         self.requeue(job, (node,), ttl_s)
