@@ -22,6 +22,12 @@ import torch
 
 from autorecover.telemetry import Recorder
 
+CLOCK = {"cpu": time.process_time_ns, "wall": time.perf_counter_ns}
+clock = CLOCK["cpu"]
+"""What step times are read with (``bench_telemetry.py --clock``): the process's CPU time by
+default (all its threads, the telemetry writer's included; time other programs take from this
+one's core is left out), or wall time."""
+
 Result = tuple[float, float, float, float, float]
 """Paired cost (median, first and third quartile), median step without, time inside: µs."""
 
@@ -39,7 +45,7 @@ class SelfTime:
             method = getattr(obj, name)
 
             def timed(*args: Any, _method: Any = method, **kwargs: Any) -> Any:
-                t0 = time.perf_counter_ns()
+                t0 = time.perf_counter_ns()  # wall: a CPU clock is a system call here
                 try:
                     return _method(*args, **kwargs)
                 finally:
@@ -62,7 +68,7 @@ class Toggle:
 
     def tick(self) -> bool | None:
         """Called once per step; returns the new state when it is time to switch."""
-        now = time.perf_counter_ns()
+        now = clock()
         if self.last_ns is not None and not self.first_of_chunk:
             self.chunks[-1][1].append(now - self.last_ns)
         self.first_of_chunk = False
@@ -104,8 +110,9 @@ class Toggle:
         return statistics.median(diffs), q1, q3, statistics.median(bases)
 
 
-def lightning(rec: Recorder | None, pairs: int, chunk: int) -> Result:
-    """A small MLP under ``lightning.Trainer``; with ``rec`` None, an empty callback instead."""
+def lightning(rec: Recorder | None, pairs: int, chunk: int, inside: bool = False) -> Result:
+    """A small MLP under ``lightning.Trainer``; with ``rec`` None, an empty callback instead.
+    With ``inside``, the callback's per-step hook is timed (which adds to its cost)."""
     import lightning.pytorch as pl
     from torch.utils.data import DataLoader, TensorDataset
 
@@ -113,7 +120,7 @@ def lightning(rec: Recorder | None, pairs: int, chunk: int) -> Result:
 
     telemetry_cb = lightning_callback(rec) if rec is not None else pl.Callback()
     toggle, own = Toggle(pairs, chunk), SelfTime()
-    if rec is not None:
+    if rec is not None and inside:
         own.wrap(telemetry_cb, "on_train_batch_end")
 
     class Timer(pl.Callback):
@@ -158,16 +165,18 @@ def lightning(rec: Recorder | None, pairs: int, chunk: int) -> Result:
     return (*toggle.result(), own.ns / 1000 / toggle.steps_on)
 
 
-def transformers(rec: Recorder | None, pairs: int, chunk: int) -> Result:
+def transformers(rec: Recorder | None, pairs: int, chunk: int, inside: bool = False) -> Result:
     """A one-layer GPT-2 (from a config, nothing downloaded) under ``transformers.Trainer``;
-    with ``rec`` None, an empty callback instead."""
+    with ``rec`` None, an empty callback instead. With ``inside``, as for ``lightning``."""
     import transformers as hf
 
     from autorecover.telemetry.integrations.huggingface import huggingface_callback
 
     telemetry_cb = huggingface_callback(rec) if rec is not None else hf.TrainerCallback()
     toggle, own = Toggle(pairs, chunk), SelfTime()
-    if rec is not None:  # the forward hook is bound in on_train_begin: it finds the timed one
+    if (
+        rec is not None and inside
+    ):  # the forward hook is bound in on_train_begin: finds the timed one
         own.wrap(telemetry_cb, "on_step_end", "_on_forward")
 
     class Timer(hf.TrainerCallback):

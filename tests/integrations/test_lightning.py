@@ -188,3 +188,42 @@ def test_an_exception_is_recorded_once(tmp_path: Path) -> None:
     assert (error.error_type, error.error_message, error.step) == (
         "RuntimeError", "simulated failure at step 4", 4)  # fmt: skip
     assert error.get_bool("fatal") is True and error.get_bool("uncaught") is True
+
+
+class Regression(pl.LightningModule):
+    """The common ``(inputs, targets)`` batch: a tuple of tensors, no tokens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+
+    def training_step(self, batch: list[torch.Tensor], batch_idx: int) -> torch.Tensor:
+        x, y = batch
+        return torch.nn.functional.mse_loss(self.net(x), y)
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def test_tuple_batches_are_sized_and_unused_batch_hooks_never_dispatched(
+    file_recorder: MakeRecorder, tmp_path: Path
+) -> None:
+    """The hot path: ``(x, y)`` batches (a last short one too) give samples and no tokens, and
+    Lightning dispatches no per-batch hook the callback does not use (each costs ~2 µs)."""
+    rec = file_recorder(log_interval=1)
+    profiler = pl.profilers.SimpleProfiler()
+    trainer = pl.Trainer(max_steps=3, accelerator="cpu", devices=1, logger=False,
+                         callbacks=[lightning_callback(rec)], enable_progress_bar=False,
+                         enable_model_summary=False, enable_checkpointing=False,
+                         default_root_dir=tmp_path, profiler=profiler)  # fmt: skip
+    x = torch.randn(2 * BATCH + 1, 4)
+    trainer.fit(Regression(), DataLoader(list(zip(x, x[:, :1], strict=True)), batch_size=BATCH))
+    rec.close()
+    steps = records(tmp_path / "tel.jsonl", "step")
+    assert [(s.step, s.get_int("samples"), s.get_int("tokens")) for s in steps] == [
+        (1, BATCH, None), (2, 2 * BATCH, None), (3, 2 * BATCH + 1, None)]  # fmt: skip
+    ours = {a.split(".", 1)[1] for a in profiler.recorded_durations
+            if a.startswith("[Callback]AutorecoverTelemetryCallback.")}  # fmt: skip
+    assert "on_train_batch_end" in ours
+    assert not ours & {"on_train_batch_start", "on_before_backward", "on_after_backward",
+                       "on_before_optimizer_step", "on_before_zero_grad"}  # fmt: skip

@@ -59,6 +59,13 @@ DEFAULT_DIR = Path(tempfile.gettempdir()) / "autorecover-demo"
     show_default=True,
     help="seconds a scenario may take before it counts as failed",
 )
+@click.option(
+    "--dashboard",
+    default="127.0.0.1:8080",
+    show_default=True,
+    help="serve the web dashboard of the demo's engine on this loopback HOST:PORT "
+    "(no sign-in); 'off': none",
+)
 @click.option("--crash-after", type=click.Choice(["requeue"]), default=None, hidden=True)
 @click.option(
     "--resume-s",
@@ -70,7 +77,7 @@ DEFAULT_DIR = Path(tempfile.gettempdir()) / "autorecover-demo"
 @click.pass_context
 def demo(
     ctx: click.Context, scenario: str | None, nodes: int, directory: Path, speed: float,
-    timeout_s: float, crash_after: str | None, resume_s: float | None,
+    timeout_s: float, dashboard: str, crash_after: str | None, resume_s: float | None,
 ) -> None:  # fmt: skip
     """A simulated GPU cluster on this machine, a real training job, and the engine.
 
@@ -80,7 +87,8 @@ def demo(
     from autorecover.demo.scenarios import SCENARIOS, run_scenario
     from autorecover.demo.stack import DemoSettings
 
-    settings = DemoSettings(nodes=nodes, job_nodes=nodes - 1, step_s=0.03 / speed)
+    settings = DemoSettings(nodes=nodes, job_nodes=nodes - 1, step_s=0.03 / speed,
+                            dashboard=_dashboard(dashboard))  # fmt: skip
     if resume_s is not None:  # the kill-and-restart test: the engine again, on the same store
         _resume(directory / scenario if scenario else directory, settings, resume_s)
         return
@@ -95,6 +103,35 @@ def demo(
         click.echo(click.style(f"\n=== {name} ===", bold=True))
         outcomes.append(run_scenario(where, name, click.echo, settings, timeout_s, crash_after))
     sys.exit(0 if _summary(outcomes) else 1)
+
+
+def _dashboard(listen: str) -> str | None:
+    """Where the dashboard is served (None: not), said on the terminal; a port in use is
+    reported and the demo runs without it."""
+    import socket
+
+    from autorecover.server.auth import is_loopback
+    from autorecover.server.serving import parse_listen
+
+    if listen == "off":
+        return None
+    try:
+        host, port = parse_listen(listen)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--dashboard") from None
+    if not is_loopback(host):
+        raise click.BadParameter(f"{host!r} is not a loopback address: the demo's dashboard "
+                                 "has no sign-in", param_hint="--dashboard")  # fmt: skip
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            click.echo(f"dashboard not served: {listen}: {exc.strerror} (--dashboard HOST:PORT)")
+            return None
+    click.echo(click.style(f"dashboard: http://{listen}/ui/fleet", bold=True)
+               + " (live while the demo runs; loopback only, no sign-in)")  # fmt: skip
+    return listen
 
 
 def _summary(outcomes: list[Outcome]) -> bool:

@@ -470,6 +470,7 @@ def serve_cmd(
         f"{' NO AUTHENTICATION (--insecure-no-auth)' if insecure_no_auth else ''}",
         err=True,
     )
+    click.echo(f"dashboard: {scheme}://{listen}/ui/", err=True)
     try:
         serve(engine, host, port, log_level, auth=auth, tls=tls)
     finally:

@@ -16,6 +16,7 @@ from autorecover.cli.engine import serve_cmd
 from autorecover.cli.explain import catalog_group, explain_cmd
 from autorecover.cli.hardware import hardware_group
 from autorecover.cli.operating import CONTROLS
+from autorecover.cli.simulate import simulate_cmd
 from autorecover.cli.token import token_group
 from autorecover.cli.views import VIEWS
 
@@ -35,11 +36,13 @@ def main() -> None:
       autorecover serve                 run the engine: hardware and job recovery, HTTP API
       autorecover nodes | incidents     what the engine sees and did, and why
       autorecover node release NODE --why TEXT   hand a node back (every control is audited)
+      autorecover simulate              how much training time each recovery policy saves
     """
 
 
 for _command in (explain_cmd, catalog_group, agent_group, hardware_group, demo, serve_cmd, *VIEWS):
     main.add_command(_command)
 main.add_command(token_group)
+main.add_command(simulate_cmd)
 for _command in CONTROLS:
     main.add_command(_command)

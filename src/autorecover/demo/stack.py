@@ -15,12 +15,15 @@ import sys
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from types import MappingProxyType
 
 from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.local.scheduler import LocalJobSpec, LocalScheduler
 from autorecover.adapters.store.sqlite import SqliteJobStore, SqliteStore
 from autorecover.controllers.jobs.controller import JobSettings
+from autorecover.demo.dashboard import DashboardServer
 from autorecover.demo.nodes import NodeAgent, node_names, sim_nodes
+from autorecover.domain.failure_domains import Topology
 from autorecover.domain.hardware.policy_loading import load_policy
 from autorecover.domain.jobs.health import HealthThresholds
 from autorecover.server.engine import Engine, EngineSettings
@@ -44,6 +47,7 @@ class DemoSettings:
     settle_s: float = 1.0
     hang_floor_s: float = 1.5
     hang_intervals: float = 8.0
+    dashboard: str | None = None  # HOST:PORT to serve the web dashboard on (None: none)
 
 
 def demo_policies() -> Policies:
@@ -92,6 +96,12 @@ class Demo:
             self.store, self.clock, local_cluster(self.clock, self.scheduler), self.policies,
             engine_settings, replica="demo", jobs=wiring, background=False, owns_store=False,
         )  # fmt: skip
+        # The API's and the dashboard's fleet: every simulated node, in no failure domain (the
+        # demo has none). Hardware recovery reads its own topology (the cluster's), not this.
+        self.engine.topology = Topology(MappingProxyType({n: () for n in names}))
+        self.dashboard: DashboardServer | None = None
+        if s.dashboard:
+            self.dashboard = DashboardServer(self.engine, s.dashboard).start()
 
     def submit(self) -> str:
         """Start the training job on `job_nodes` nodes, one rank each."""
@@ -114,6 +124,8 @@ class Demo:
 
     def close(self) -> None:
         """Stop the ranks, give the lease up, close the stores."""
+        if self.dashboard is not None:
+            self.dashboard.stop()
         self.scheduler.shutdown()
         for agent in self.agents:
             agent.close()

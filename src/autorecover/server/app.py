@@ -25,6 +25,7 @@ from autorecover.controllers.ports import ActionStatus
 from autorecover.domain.hardware.records import NodeRecord
 from autorecover.server import views
 from autorecover.server.auth import Auth, foreign_nodes
+from autorecover.server.dashboard import add_dashboard
 from autorecover.server.engine import Engine
 from autorecover.server.guarding import caller_of, guard
 from autorecover.server.intake import Invalid, Kept
@@ -209,6 +210,7 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
         """Prometheus metrics (text exposition format)."""
         return Response(engine.metrics.render(), media_type="text/plain; version=0.0.4")
 
+    add_dashboard(app, engine, auth)  # /ui: sessions of its own (server/dashboard/)
     guard(app, auth)
     return app
 

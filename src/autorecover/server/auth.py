@@ -76,7 +76,9 @@ TABLE: tuple[Rule, ...] = (
     Rule(READ, "/docs", None),
     Rule(READ, "/docs/oauth2-redirect", None),
     Rule(READ, "/redoc", None),
+    Rule(READ, "/", None),  # a redirect to the dashboard
     Rule(READ, "/metrics", Role.VIEWER),
+    Rule(ANY, "/ui/**", None),  # the dashboard: its own sessions and roles (dashboard/routes.py)
     Rule(frozenset({"POST"}), f"{API}/signals", Role.AGENT),
     Rule(ANY, f"{API}/agent/**", Role.AGENT),  # an agent's orders: its own node's (handlers)
     Rule(READ, f"{API}/nodes/**", Role.EVIDENCE),  # a node's signals, transitions, evidence

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from autorecover.controllers.jobs.ports import JobStorePort
 from autorecover.controllers.jobs.records import OPEN, JobIncident
+from autorecover.controllers.jobs.timelines import breakdown
 from autorecover.controllers.requests import OperatorRequest
 from autorecover.server.policies import as_json
 from autorecover.server.schemas import IncidentDetail, IncidentOut, TimelineEntry
@@ -31,6 +32,11 @@ class JobsView(Protocol):
 
     def incident(self, incident: str) -> IncidentDetail | None:
         """One job incident with evidence and timeline; None when unknown."""
+        ...
+
+    def breakdown(self, incident: str) -> dict[str, float | None] | None:
+        """One job incident's recovery time by part (`timelines.Breakdown`); None when
+        unknown."""
         ...
 
     def submit(self, request: OperatorRequest) -> OperatorRequest:
@@ -59,6 +65,10 @@ class NoJobs:
         return []
 
     def incident(self, incident: str) -> IncidentDetail | None:
+        """Unknown."""
+        return None
+
+    def breakdown(self, incident: str) -> dict[str, float | None] | None:
         """Unknown."""
         return None
 
@@ -166,6 +176,12 @@ class StoreJobsView:
             **_incident(found).model_dump(), evidence=evidence, timeline=timeline,
             audit=[request_out(r) for r in asked],
         )  # fmt: skip
+
+    def breakdown(self, incident: str) -> dict[str, float | None] | None:
+        """One job incident's recovery time by part, from its timeline's marks (None when it
+        has none: every incident's first mark is recorded as it opens)."""
+        marks = self._store.timeline(incident)
+        return breakdown(marks).as_dict() if marks else None
 
 
 def _incident(i: JobIncident) -> IncidentOut:

@@ -58,6 +58,24 @@ def caller(http: Request) -> str:
     return str(getattr(http.state, "caller", None) or ANONYMOUS)
 
 
+def operator_request(
+    engine: Engine,
+    http: Request,
+    by: str,
+    kind: Control,
+    target: str,
+    why: str,
+    request_id: str | None = None,
+    options: tuple[tuple[str, str], ...] = (),
+) -> OperatorRequest:
+    """A person's request as every control records it, from the API or the dashboard's
+    buttons alike: who, why, from where (the client's address), when."""
+    return OperatorRequest(
+        request_id or uuid.uuid4().hex, kind, target, by, why,
+        http.client.host if http.client else "", engine.clock.now(), options,
+    )  # fmt: skip
+
+
 def add_operator_routes(app: FastAPI, engine: Engine) -> None:
     """The operator controls of one engine, on its app."""
     store = engine.store
@@ -71,10 +89,8 @@ def add_operator_routes(app: FastAPI, engine: Engine) -> None:
         options: tuple[tuple[str, str], ...] = (),
     ) -> OperatorRequest:
         _text(target)
-        return OperatorRequest(
-            body.request_id or uuid.uuid4().hex, kind, target, caller(http), body.why,
-            http.client.host if http.client else "", engine.clock.now(), options,
-        )  # fmt: skip
+        return operator_request(engine, http, caller(http), kind, target, body.why,
+                                body.request_id, options)  # fmt: skip
 
     def answer(submit: Any, request: OperatorRequest) -> JSONResponse:
         try:

@@ -97,7 +97,20 @@ def _nonfinite(value: float) -> str:
 def _number_or_text(value: object) -> Clean:
     """Numbers from other libraries (numpy, torch scalars) become Python numbers."""
     # A float tensor has __index__ too (it raises), so each conversion is tried in turn;
-    # a tensor with many elements or a broken __float__ falls through to text.
+    # a tensor with many elements or a broken __float__ falls through to text. A tensor
+    # still in its autograd graph (a loss kept as the model returned it: detaching it on
+    # every step would cost more than this, once per report) is read without the graph.
+    if getattr(value, "requires_grad", False):
+        with contextlib.suppress(Exception):
+            value = value.detach()  # type: ignore[attr-defined]
+    # ``item()`` first (numpy and torch scalars and one-element arrays): it raises nothing
+    # for a float tensor, where a failed ``__index__`` costs ~20 µs and slows what follows.
+    item = getattr(value, "item", None)
+    if callable(item):
+        with contextlib.suppress(Exception):
+            scalar = item()
+            if isinstance(scalar, int | float):
+                return clean(scalar)
     for convert in (_as_index, _as_float):
         with contextlib.suppress(Exception):
             return convert(value)

@@ -18,9 +18,10 @@ from autorecover.adapters.fakes.cluster import FakeClock
 from autorecover.adapters.local.scheduler import LocalJobSpec, LocalScheduler
 from autorecover.adapters.store.memory_jobs import MemoryJobStore, MemorySignals
 from autorecover.controllers.jobs.controller import JobRecoveryController
-from autorecover.controllers.jobs.records import IncidentPhase, JobPhase, Stage
+from autorecover.controllers.jobs.records import IncidentKind, IncidentPhase, JobPhase, Stage
 from autorecover.controllers.ports import Clock, Provenance
 from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.jobs.decisions import Budget
 from autorecover.domain.jobs.policy import JobPolicy
 from autorecover.domain.records import Blame, Cause, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
@@ -39,8 +40,8 @@ def _prov(aid: str) -> Provenance:
     return Provenance(aid, "test", "because", datetime(2026, 1, 5, tzinfo=UTC))
 
 
-def _wait(check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_S
+def _wait(check: Callable[[], bool], what: str, limit_s: float = WAIT_S) -> None:
+    deadline = time.monotonic() + limit_s
     while not check():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
@@ -194,3 +195,64 @@ def test_the_controller_moves_the_example_off_a_failing_node_and_it_resumes(
     assert re.match(r"\d+ steps since checkpoint [1-5]9 x ", stages[Stage.LOST_WORK].detail)
     _wait(_phase(s, job, JobPhase.SUCCEEDED), "the second attempt to finish")
     assert "final loss" in s.output_path(job, 1, "c").read_text()
+
+
+def test_a_warning_moves_the_example_off_its_node_right_after_a_checkpoint(
+    make: Callable[..., LocalScheduler],
+) -> None:
+    """The example training script, two ranks, opted in to proactive migration; node b raises a
+    health warning mid-run (clocks held down). The job is requeued without b right after the
+    ranks' next checkpoint, and the new attempt resumes from that very checkpoint."""
+    clock = SystemClock()
+    s = make(("a", "b", "c"), clock)
+    slow = (  # 20 ms a step: 0.4 s between checkpoints, the whole run ~4 s
+        "import runpy, sys, time; from autorecover import telemetry; "
+        "step = telemetry.Recorder.step; "
+        "telemetry.Recorder.step = lambda self, *a, **k: (time.sleep(0.02), step(self, *a, **k)); "
+        "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+    )
+    argv = (
+        PY, "-c", slow, str(EXAMPLE), "--stand-in", "--steps", "200", "--log-interval", "5",
+        "--checkpoint-every", "20", "--checkpoint-dir", "{root}/{job}/ckpt/{rank}",
+    )  # fmt: skip
+    job = s.submit(LocalJobSpec("train", argv, nodes=2, recover={"migrate_on_warning": True}))
+    store, signals = MemoryJobStore(), MemorySignals()
+    controller = JobRecoveryController(store, s, signals, clock, JobPolicy(), builtin_catalog())
+    first = s.output_path(job, 0, "b")
+
+    def running() -> bool:
+        return first.exists() and b'"step":34,' in first.read_bytes()
+
+    _wait(running, "step 34", 60.0)  # the interpreter and the library take seconds to start
+    signals.add(
+        NodeSignal(
+            "b", Probe.NVML, "nvml.thermal_slowdown", Blame.HARDWARE, 40, NodeAction.MONITOR,
+            clock.now(), text="GPU 0: clocks held down (HwSlowdown) for 3 samples",
+        )
+    )  # fmt: skip
+
+    def moved() -> bool:
+        controller.run_once()
+        return any(i.phase is IncidentPhase.CLOSED for i in store.incidents())
+
+    _wait(moved, "the job to move and make its first step", 60.0)
+    [incident] = store.incidents()
+    assert incident.kind is IncidentKind.MIGRATION, incident
+    assert incident.outcome == "recovered: attempt 1 made its first step"
+    [record] = store.actions(job)
+    why = record.action.why
+    saved = re.fullmatch(
+        r"proactive migration after checkpoint (\d+)9, warning nvml.thermal_slowdown on node b: "
+        r"requeue without b \(1 of 2\)",
+        why,
+    )
+    assert saved is not None, why
+    status = s.status(job)
+    assert status.attempt == 1 and "b" not in status.nodes and status.exclusions == ("b",)
+    # Both ranks resume from the checkpoint the move waited for, or one just after it.
+    stages = {m.stage: m for m in store.timeline(incident.id)}
+    loaded = re.match(r"iteration (\d+) ", stages[Stage.CHECKPOINT_LOADED].detail)
+    assert loaded is not None and int(loaded[1]) >= int(saved[1] + "9")
+    assert int(loaded[1]) - int(saved[1] + "9") <= 20, stages[Stage.CHECKPOINT_LOADED].detail
+    _wait(_phase(s, job, JobPhase.SUCCEEDED), "the second attempt to finish", 60.0)
+    assert store.history(job).attempts[-1].budget is Budget.PROACTIVE

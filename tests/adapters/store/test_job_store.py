@@ -224,6 +224,27 @@ def test_closed_incidents_are_not_loaded_but_stay_handled(
     assert store.incidents("j")[0].outcome == "recovered"
 
 
+def test_a_migration_handles_its_attempt_only_once_it_decided_for_real(
+    store: SqliteJobStore | MemoryJobStore,
+) -> None:
+    """Waiting for a checkpoint, the attempt's failure is still job recovery's to see; decided,
+    its end is the requeue's; in dry-run the job ran on. Each is its attempt's one migration."""
+
+    def migration(job: str, **kw: object) -> JobIncident:
+        return _incident(id=f"{job}#0/migration", job=job, kind=IncidentKind.MIGRATION, **kw)
+
+    store.commit(JobChanges(T0, incidents=[
+        migration("waits", phase=IncidentPhase.OBSERVED, decided=None),
+        migration("moved"),
+        migration("dry", phase=IncidentPhase.CLOSED, closed_at=T0, outcome="dry-run: would",
+                  dry_run=True),
+    ]))  # fmt: skip
+    snap = store.load()
+    assert snap.handled == frozenset({("moved", 0)})
+    assert snap.episodes == {(j, 0, IncidentKind.MIGRATION): 1 for j in ("waits", "moved", "dry")}
+    assert {i.id for i in snap.incidents} == {"waits#0/migration", "moved#0/migration"}
+
+
 def test_sqlite_and_memory_agree(tmp_path: Path) -> None:
     sqlite, memory = SqliteJobStore(tmp_path / "a.db"), MemoryJobStore()
     for changes in _changes():

@@ -3,9 +3,10 @@ progress sampled per rank, every other telemetry record, the last line; nothing 
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 
-from autorecover.agent.logs.excerpts import ContainerExcerpts, ExcerptSettings
+from autorecover.agent.logs.excerpts import ContainerExcerpts, ExcerptSettings, marks
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.parsing.scanning import Scanner
 
@@ -70,3 +71,26 @@ def test_an_excerpt_is_bounded() -> None:
     ex = e.take(lines(noise(5), [long_xid], noise(5)), NOW)
     assert ex.kept == 2 and ex.dropped == 6
     assert all(len(line) <= 40 for line in ex.text.splitlines(keepends=True))
+
+
+def test_marks_scans_from_several_threads_at_once() -> None:
+    """A Hyperscan database scans on one thread at a time: each thread gets its own."""
+    data = b"".join(
+        b'{"telemetry": "autorecover/1", "event": "step"}\nplain output line\n' for _ in range(2000)
+    )
+    expected = marks(data)
+    errors: list[BaseException] = []
+
+    def scan() -> None:
+        try:
+            for _ in range(200):
+                assert marks(data) == expected
+        except BaseException as exc:  # reported below, from the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=scan) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from autorecover.adapters.store.memory_requests import RequestBook
 from autorecover.controllers.jobs.records import (
-    ACTED_ON,
+    EPISODIC,
     OPEN,
     REQUEUES,
     Handover,
@@ -24,6 +24,7 @@ from autorecover.controllers.jobs.records import (
     JobSnapshot,
     Stage,
     TimelineMark,
+    acted_on_attempt,
 )
 from autorecover.controllers.ports import ActionStatus
 from autorecover.controllers.requests import (
@@ -64,7 +65,7 @@ class MemoryJobStore:
         incidents = self.incidents()
         episodes: dict[tuple[str, int, IncidentKind], int] = {}
         for i in incidents:
-            if i.kind not in ACTED_ON:
+            if i.kind in EPISODIC:
                 key = (i.job, i.attempt, i.kind)
                 episodes[key] = episodes.get(key, 0) + 1
         verifying = [
@@ -80,7 +81,7 @@ class MemoryJobStore:
             histories=dict(self._histories),
             incidents=tuple(i for i in incidents if i.phase in OPEN),
             handled=frozenset(
-                {(i.job, i.attempt) for i in incidents if i.kind in ACTED_ON}
+                {(i.job, i.attempt) for i in incidents if acted_on_attempt(i)}
                 | {
                     (r.action.job, r.action.attempt)
                     for r in self._actions.values()

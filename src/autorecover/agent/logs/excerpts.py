@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 
 from autorecover.adapters.host.pod_logs import unframed
 from autorecover.domain.records import Source
@@ -155,11 +155,22 @@ class ContainerExcerpts:
         return True
 
 
-@cache
+_per_thread = threading.local()
+
+
 def _marks() -> Prefilter:
     """One multi-literal pass (Hyperscan where installed) finds telemetry lines and partial
-    CRI records: single `bytes.find` passes per literal would cost more than the scan."""
-    return make_prefilter([(m, False) for m in (*PARTIAL, *_TELEMETRY)])
+    CRI records: single `bytes.find` passes per literal would cost more than the scan.
+
+    One per thread: a Hyperscan database scans on one thread at a time (a second thread
+    gets "scratch in use"). The agent ships from one thread; a process running several
+    shippers side by side (scripts/bench_kubernetes_large_job.py) needs this.
+    """
+    found: Prefilter | None = getattr(_per_thread, "prefilter", None)
+    if found is None:
+        found = make_prefilter([(m, False) for m in (*PARTIAL, *_TELEMETRY)])
+        _per_thread.prefilter = found
+    return found
 
 
 def marks(data: bytes) -> tuple[list[int], bool]:

@@ -8,6 +8,8 @@ incident, verdict with its evidence, history, hand-overs, intended actions — a
 executed through the scheduler port; outcomes are a second transaction. Suspects go to
 hardware recovery through the store's outbox in that first transaction: job recovery never
 waits for hardware recovery's diagnosis. In dry-run every action is recorded as would-have.
+A running job that opted in is moved off a node that warns after its next checkpoint
+(`migrating.Migrations`, deciding by `domain.jobs.migration.decide_migration`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from autorecover.controllers.jobs.evidence import (
 from autorecover.controllers.jobs.following import Patience, follow, unlisted
 from autorecover.controllers.jobs.incidents import Context, open_failure, open_slow, open_straggler
 from autorecover.controllers.jobs.ledger import Ledger
+from autorecover.controllers.jobs.migrating import Migrating, Migrations
 from autorecover.controllers.jobs.ports import (
     HandoverOutbox,
     JobSchedulerPort,
@@ -63,7 +66,7 @@ from autorecover.domain.context import Window
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.domain.hangs import locate, stack_findings
 from autorecover.domain.history import Attempt as EarlierAttempt
-from autorecover.domain.jobs.decisions import JobHistory
+from autorecover.domain.jobs.decisions import Budget, JobHistory
 from autorecover.domain.jobs.health import Assessment, Condition, HealthThresholds, assess
 from autorecover.domain.jobs.policy import NO_CEILINGS, Ceilings, JobPolicy, PolicyError
 from autorecover.domain.records import Cause, Finding
@@ -131,6 +134,7 @@ class JobRecoveryController:
         self._ledger = Ledger(store.load(), policy.suspicion_half_life_s, self.settings.name)
         self._patience = Patience(self.settings.verify_timeout_s, self.settings.verify_retries)
         self._watches: dict[str, AttemptWatch] = {}
+        self._migrations = Migrations(self._signals_or_none)
         self._broken = False
         self._paused = False  # a person paused all acting: decide and record, execute nothing
         self._held_noted: set[str] = set()  # actions noted as held in this pause
@@ -260,7 +264,9 @@ class JobRecoveryController:
                 seen = raised or seen
             if seen.condition is Condition.HUNG:
                 return self._open(w, watch, IncidentKind.HANG, seen, policy, dry, now, changes)
-            return self._observe(w, seen, policy, dry, now, changes)
+            m = Migrating(self.settings.name, policy, self._policy, now, dry, self._topology())
+            opened = self._migrations.consider(self._ledger, w, watch, m, changes)
+            return opened + self._observe(w, seen, policy, dry, now, changes)
         return 0
 
     def _settled(self, w: WatchedJob, news: News, now: datetime) -> bool:
@@ -340,7 +346,10 @@ class JobRecoveryController:
     ) -> int:
         """Slowdowns and stragglers: recorded (and stragglers handed over); the job runs on."""
         s, ledger = w.status, self._ledger
-        mine = [i for i in ledger.of_job(s.job) if i.phase is IncidentPhase.OBSERVED]
+        mine = [
+            i for i in ledger.of_job(s.job)
+            if i.phase is IncidentPhase.OBSERVED and i.kind is not IncidentKind.MIGRATION
+        ]  # fmt: skip
         if seen.condition is Condition.HEALTHY:
             for i in mine:
                 ledger.close(i, "back to its usual pace", now, changes)
@@ -439,6 +448,14 @@ class JobRecoveryController:
         except _PORT_ERRORS:
             return []  # attribution never waits: decide on the job's own evidence
 
+    def _signals_or_none(
+        self, nodes: Sequence[str], since: datetime, until: datetime
+    ) -> Sequence[NodeSignal] | None:
+        try:
+            return self._signals.signals(nodes, since, until)
+        except _PORT_ERRORS:
+            return None  # the next pass looks again
+
     def _context(self, policy: JobPolicy, dry: bool, now: datetime) -> Context:
         return Context(
             self.settings.name, policy, now, dry, self.settings.max_hand_over,
@@ -477,4 +494,5 @@ def _earlier(history: JobHistory) -> tuple[EarlierAttempt, ...]:
         EarlierAttempt(cause=a.cause, signal="" if a.root in causes else a.root,
                        suspect_nodes=a.suspects)
         for a in history.attempts
+        if a.budget is not Budget.PROACTIVE  # a move before a failure is no failure
     )  # fmt: skip

@@ -71,9 +71,18 @@ class IncidentKind(StrEnum):
     HANG = "hang"  # running, no progress for longer than its own pace allows
     SLOW = "slow"  # throughput well below its own baseline (recorded, not acted on)
     STRAGGLER = "straggler"  # one node persistently slower than its peers (handed over)
+    # A node warned: requeue without it after the next checkpoint (domain/jobs/migration.py)
+    MIGRATION = "migration"
 
 
-ACTED_ON: frozenset[IncidentKind] = frozenset({IncidentKind.FAILURE, IncidentKind.HANG})
+# Kinds whose requeue or stop a newer decision about the job supersedes.
+ACTED_ON: frozenset[IncidentKind] = frozenset(
+    {IncidentKind.FAILURE, IncidentKind.HANG, IncidentKind.MIGRATION}
+)
+# Kinds counted per attempt (episodes): at most one migration is considered per attempt.
+EPISODIC: frozenset[IncidentKind] = frozenset(
+    {IncidentKind.SLOW, IncidentKind.STRAGGLER, IncidentKind.MIGRATION}
+)
 
 
 class IncidentPhase(StrEnum):
@@ -99,7 +108,7 @@ _O, _C, _F = IncidentPhase.OBSERVED, IncidentPhase.CLOSED, IncidentPhase.FAILED
 # from this table by a test; `check_phase` raises on any other move.
 PHASE_EDGES: tuple[tuple[IncidentPhase | None, IncidentPhase, str], ...] = (
     (None, _A, "failure or hang decided"),
-    (None, _O, "slowdown or straggler"),
+    (None, _O, "slowdown, straggler or health warning"),
     (None, _C, "dry-run"),
     (_A, _V, "requeue done"),
     (_A, _C, "stop done, or superseded"),
@@ -108,7 +117,8 @@ PHASE_EDGES: tuple[tuple[IncidentPhase | None, IncidentPhase, str], ...] = (
     (_V, _F, "verification failed, retries spent"),
     (_V, _C, "superseded"),
     (_R, _C, "first new step, attempt ended, superseded"),
-    (_O, _C, "back to pace, attempt ended"),
+    (_O, _A, "checkpoint after the warning"),
+    (_O, _C, "back to pace, attempt ended, no checkpoint in time"),
 )
 PHASE_MOVES: frozenset[tuple[IncidentPhase | None, IncidentPhase]] = frozenset(
     (a, b) for a, b, _ in PHASE_EDGES
@@ -161,6 +171,15 @@ class JobIncident:
     dry_run: bool = False
     closed_at: datetime | None = None
     outcome: str = ""
+
+
+def acted_on_attempt(incident: JobIncident) -> bool:
+    """The incident's attempt was acted on: every failure and hang; a migration once it decided
+    to requeue for real (waiting for a checkpoint, or in dry-run, the attempt runs on and its
+    failure is recovered as any)."""
+    if incident.kind is IncidentKind.MIGRATION:
+        return incident.decided is not None and not incident.dry_run
+    return incident.kind in (IncidentKind.FAILURE, IncidentKind.HANG)
 
 
 class JobActionKind(StrEnum):

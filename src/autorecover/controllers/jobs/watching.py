@@ -22,6 +22,7 @@ from datetime import datetime
 from autorecover.controllers.jobs.ports import JobSchedulerPort
 from autorecover.domain.hangs import RankStack
 from autorecover.domain.jobs.health import Progress, Report
+from autorecover.domain.jobs.migration import Checkpoint
 from autorecover.domain.records import Activity, Finding, Source
 from autorecover.parsing.scanning import Scanner
 from autorecover.parsing.stacks import rank_stack
@@ -68,10 +69,22 @@ class AttemptWatch:
     first_step_at: datetime | None = None
     restarts: int = 0
     stacks: dict[tuple[str, int], RankStack] = field(default_factory=dict)  # latest per rank
+    saves: dict[int, Checkpoint] = field(default_factory=dict)  # latest save per rank
     _cursors: dict[str, _Cursor] = field(default_factory=dict)
     _kept: list[Finding] = field(default_factory=list)
     _tails: dict[str, Finding] = field(default_factory=dict)
     _counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def completed(self) -> Checkpoint | None:
+        """The last checkpoint every saving rank completed, and when the last of them did.
+
+        Ranks that never save (rank 0 alone saves under DDP) do not hold it back."""
+        if not self.saves:
+            return None
+        iteration = min(c.iteration for c in self.saves.values())
+        at = max(c.at for c in self.saves.values() if c.iteration == iteration)
+        return Checkpoint(iteration, at)
 
     @property
     def nodes_read(self) -> tuple[str, ...]:
@@ -202,6 +215,9 @@ class AttemptWatch:
             )
             if rec.name == "checkpoint_save" and iteration is not None:
                 self.checkpoint = max(iteration, self.checkpoint or 0)
+                last = self.saves.get(rank)
+                if last is None or iteration >= last.iteration:
+                    self.saves[rank] = Checkpoint(iteration, at)
             elif rec.name == "checkpoint_load":
                 self.checkpoint_loaded_at = self.checkpoint_loaded_at or at
                 self.loaded = iteration if iteration is not None else self.loaded

@@ -22,6 +22,7 @@ class Budget(StrEnum):
     INFRASTRUCTURE = "infrastructure"  # hardware and transient causes: never the user's
     USER = "user"  # unknown causes and confirmation retries
     NONE = "none"  # a stop spends nothing
+    PROACTIVE = "proactive"  # a move off a warning node after a checkpoint (migration.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,10 @@ def _stop_reason(
     root: str,
     checkpoint: int | None,
 ) -> str | None:
-    """Loops that no retry will end: crash loops, one cause again and again, no progress."""
+    """Loops that no retry will end: crash loops, one cause again and again, no progress.
+
+    Proactive migrations are no failures: they count toward none of these."""
+    past = JobHistory(tuple(a for a in past.attempts if a.budget is not Budget.PROACTIVE))
     window = timedelta(seconds=policy.crash_loop_window_s)
     recent = [a for a in past.attempts if now - a.at <= window]
     if len(recent) + 1 >= policy.crash_loop_failures:

@@ -43,6 +43,17 @@ class JobPolicy:
     # The job is placed by whole NVLink cliques (domain/jobs/cliques.py): a suspect's exclusion
     # takes its whole clique unless the clique has a spare node.
     whole_cliques: bool = False
+    # Checkpoint-aware proactive migration (domain/jobs/migration.py): a node of the running
+    # job raises a health warning -> requeue the job without it right after its next completed
+    # checkpoint, at most `migration_budget` times per job; no checkpoint within
+    # `migration_deadline_s` of the warning: the job runs on, as without it.
+    migrate_on_warning: bool = False
+    migration_budget: int = 2
+    migration_deadline_s: float = 1800.0
+    migration_min_weight: int = 30  # weaker warnings (single corrected ECC errors) move nothing
+    # The site's limit for all jobs together (its own policy only: a job cannot set these).
+    migration_fleet_limit: int = 4
+    migration_fleet_window_s: float = 3600.0
 
     def merged(self, overrides: Mapping[str, Any], origin: str) -> JobPolicy:
         """A policy with some fields replaced; unknown fields and wrong types are errors."""

@@ -37,11 +37,15 @@ class SettingError(ValueError):
     """A job's setting is not valid; the message names the key or the text."""
 
 
+# Fleet-wide limits: the site's policy sets them, a job's own settings cannot.
+SITE_ONLY = frozenset({"migration_fleet_limit", "migration_fleet_window_s"})
+
+
 def _kinds() -> dict[str, type]:
     """Each settable field and the type of its default (bool before int: bool is an int)."""
     out: dict[str, type] = {}
     for f in fields(JobPolicy):
-        if f.name == "enabled":  # the opt-in is said apart from the settings
+        if f.name == "enabled" or f.name in SITE_ONLY:  # the opt-in is said apart
             continue
         default = getattr(JobPolicy(), f.name)
         out[f.name] = next(t for t in (bool, int, float, tuple) if isinstance(default, t))

@@ -31,19 +31,6 @@ def resolve(recorder: Recorder | None) -> Recorder:
     return active if active is not None else init()
 
 
-def detached(value: object) -> object:
-    """A tensor detached from its graph (no device sync), anything else unchanged."""
-    if not getattr(value, "requires_grad", False):
-        return value  # no graph to let go of (Lightning hands over losses already detached)
-    detach = getattr(value, "detach", None)
-    if callable(detach):
-        try:
-            return detach()
-        except Exception:  # an object with an unrelated detach(): keep it as is
-            return value
-    return value
-
-
 def hooked(recorder: Recorder) -> bool:
     """Will ``recorder``'s own exception hook record an exception escaping this thread?
 

@@ -7,7 +7,7 @@ Per optimizer step the Trainer calls ``on_step_end``, then (when due) ``on_log``
 ``step`` carries:
 
 * ``loss``: a forward hook on the model (added in ``on_train_begin``, removed in
-  ``on_train_end``) keeps the ``loss`` the model returns in training mode, detached, so each
+  ``on_train_end``) keeps the ``loss`` the model returns in training mode, so each
   step has the loss of its last micro-batch on this rank, converted only when reported.
   A model that returns none (a custom ``compute_loss``) gets the Trainer's logged ``loss``
   (the mean since its previous log, over all ranks) instead: the step is then recorded
@@ -34,7 +34,7 @@ import importlib
 import os
 from typing import Any
 
-from autorecover.telemetry.integrations import batch_size, detached, resolve
+from autorecover.telemetry.integrations import batch_size, resolve
 from autorecover.telemetry.recorder import Recorder
 from autorecover.telemetry.spans import Span
 
@@ -47,7 +47,7 @@ class HuggingFaceTelemetry:
     def __init__(self, recorder: Recorder | None = None) -> None:
         super().__init__()
         self._recorder = recorder
-        self._loss: Any = None  # the model's last training loss (a detached tensor)
+        self._loss: Any = None  # the model's last training loss (as returned: see _on_forward)
         self._logged_loss: float | None = None  # the Trainer's last logged loss
         self._samples = 0
         self._input_name = "input_ids"
@@ -79,7 +79,8 @@ class HuggingFaceTelemetry:
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """One ``step`` per optimizer step (after its log when the loss comes from there)."""
-        self._record_pending()
+        if self._pending is not None:
+            self._record_pending()
         tokens = None
         seen = getattr(state, "num_input_tokens_seen", None)
         if isinstance(seen, int) and self._tokens_seen is not None:
@@ -151,17 +152,23 @@ class HuggingFaceTelemetry:
         self.recorder.flush()
 
     def _on_forward(self, module: Any, args: Any, kwargs: Any, output: Any) -> None:
-        """Forward hook: a training forward's batch size and loss (never raises)."""
+        """Forward hook: a training forward's batch size and loss (never raises).
+
+        Runs on every micro-batch, so it only keeps references: the loss is kept as the
+        model returned it, and detached when a report converts it (records.py).
+        """
         try:
-            if not getattr(module, "training", False):
+            if not module.training:
                 return  # evaluation and prediction
-            inputs = kwargs.get(self._input_name) if self._input_name in kwargs else args
-            self._samples += batch_size(inputs) or 0
+            name = self._input_name
+            inputs = kwargs.get(name, args)
+            shape = getattr(inputs, "shape", None)
+            self._samples += (shape[0] if shape else batch_size(inputs)) or 0
             loss = output.get("loss") if isinstance(output, dict) else None
             if loss is None and isinstance(output, tuple | list) and "labels" in kwargs:
                 loss = output[0] if output else None  # return_dict=False: the loss comes first
             if loss is not None:
-                self._loss = detached(loss)
+                self._loss = loss
         except Exception as exc:
             self.recorder._fail("huggingface forward hook", exc)
 
@@ -174,7 +181,7 @@ class HuggingFaceTelemetry:
 
     def _step(self, step: int, samples: int | None, tokens: int | None) -> None:
         loss = self._loss if self._loss is not None else self._logged_loss
-        self.recorder.step(step, samples=samples, tokens=tokens, loss=loss)
+        (self._recorder or self.recorder).step(step, samples=samples, tokens=tokens, loss=loss)
 
     def _open_save(self, args: Any, state: Any) -> None:
         """Open the checkpoint-save span for ``<output_dir>/checkpoint-<global_step>``."""

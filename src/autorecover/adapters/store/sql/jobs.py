@@ -211,6 +211,7 @@ class SqlJobStore:
                 (job, int(attempt))
                 for job, attempt in self._rows(
                     "SELECT job, attempt FROM job_incidents WHERE kind IN ('failure', 'hang') "
+                    "OR (kind = 'migration' AND decision IS NOT NULL AND dry_run = 0) "
                     "UNION SELECT job, attempt FROM job_actions WHERE id LIKE ?",
                     ("operator/%",),  # a parameter: psycopg reads a literal % as a placeholder
                 )
@@ -219,7 +220,7 @@ class SqlJobStore:
                 (job, int(attempt), IncidentKind(kind)): int(n)
                 for job, attempt, kind, n in self._rows(
                     "SELECT job, attempt, kind, COUNT(*) FROM job_incidents "
-                    "WHERE kind IN ('slow', 'straggler') GROUP BY job, attempt, kind"
+                    "WHERE kind IN ('slow', 'straggler', 'migration') GROUP BY job, attempt, kind"
                 )
             }
             suspicion = {
