@@ -16,17 +16,15 @@ from pathlib import Path
 import pytest
 
 from autorecover.adapters.kubernetes import marks
-from autorecover.controllers.jobs.records import IncidentPhase, JobIncident
 from autorecover.domain.hardware.lifecycle import QUARANTINE_TAINT, NodeState
 from autorecover.domain.records import Action, Cause
 from autorecover.testing.kubernetes.harness import KubeHarness
 from autorecover.testing.kubernetes.rig import POLICY, Rig
-
-# The catalog's NCCL watchdog line (transient), with its glog stamp made current.
-NCCL_WATCHDOG = (
-    "[rank2]:[E{stamp} ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught collective "
-    "operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, "
-    "NumelOut=9801523, Timeout(ms)=600000) ran for 600020 milliseconds before timing out."
+from integration.kubernetes.recovery_cases import (
+    NCCL_WATCHDOG,
+    TRACEBACK,
+    closed_incident,
+    out_of_service,
 )
 
 
@@ -38,11 +36,6 @@ def rig(kube: KubeHarness, tmp_path: Path) -> Iterator[Rig]:
         yield built
     finally:
         built.close()
-
-
-def _closed(rig: Rig, job: str) -> JobIncident | None:
-    found = rig.job_store.incidents(job)
-    return found[0] if found and found[0].phase is IncidentPhase.CLOSED else None
 
 
 def _requeued_and_stepping(rig: Rig, job: str) -> dict[str, str]:
@@ -59,11 +52,6 @@ def _requeued_and_stepping(rig: Rig, job: str) -> dict[str, str]:
     return placed
 
 
-def _out_of_service(rig: Rig) -> list[str]:
-    return sorted(n for n in rig.kube.cluster.node_names
-                  if rig.kube.node(n)["spec"].get("unschedulable"))  # fmt: skip
-
-
 def test_kubernetes_e2e_gpu_fault_cordons_the_node_and_requeues_elsewhere(rig: Rig) -> None:
     kube = rig.kube
     job = kube.submit(workers=3)
@@ -76,7 +64,7 @@ def test_kubernetes_e2e_gpu_fault_cordons_the_node_and_requeues_elsewhere(rig: R
     kube.fail_pod(bad_pod, exit_code=1)
 
     second = _requeued_and_stepping(rig, job)
-    closed = rig.until(lambda: _closed(rig, job), "the incident closed (first new step)")
+    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (first new step)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.HARDWARE, closed
     assert closed.verdict.suspect_nodes == (bad,)
     assert closed.decided is not None and closed.decided.action is Action.REQUEUE_EXCLUDING
@@ -101,7 +89,7 @@ def test_kubernetes_e2e_gpu_fault_cordons_the_node_and_requeues_elsewhere(rig: R
     notes = node["metadata"]["annotations"]
     assert notes[marks.CORDONED_BY] == rig.hardware.name
     assert notes[marks.INCIDENT] == record.incident and "79" in notes[marks.REASON]
-    assert _out_of_service(rig) == [bad]
+    assert out_of_service(rig) == [bad]
 
 
 def test_kubernetes_e2e_transient_failure_restarts_without_cordoning(rig: Rig) -> None:
@@ -122,23 +110,15 @@ def test_kubernetes_e2e_transient_failure_restarts_without_cordoning(rig: Rig) -
     kube.fail_pod(pod, exit_code=1)
 
     second = _requeued_and_stepping(rig, job)
-    closed = rig.until(lambda: _closed(rig, job), "the incident closed (first new step)")
+    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (first new step)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.TRANSIENT, closed
     assert closed.decided is not None and closed.decided.action is Action.REQUEUE
     assert closed.decided.exclude == ()
     assert len(second) == 4
     assert "autorecover.io/excluded-nodes" not in kube.job()["metadata"]["annotations"]
-    assert _out_of_service(rig) == []
+    assert out_of_service(rig) == []
     assert all(rig.hardware.node(n).state is NodeState.HEALTHY
                for n in kube.cluster.node_names)  # fmt: skip
-
-
-TRACEBACK = [
-    "[rank{r}]: Traceback (most recent call last):",
-    '[rank{r}]:   File "/workspace/train.py", line 14, in <module>',
-    "[rank{r}]:     from flash_attn import flash_attn_varlen_func",
-    "[rank{r}]: ModuleNotFoundError: No module named 'flash_attn'",
-]
 
 
 def test_kubernetes_e2e_application_error_stops_the_job_and_cordons_nothing(rig: Rig) -> None:
@@ -155,7 +135,7 @@ def test_kubernetes_e2e_application_error_stops_the_job_and_cordons_nothing(rig:
     for pod in pods:
         kube.fail_pod(pod, exit_code=1)
 
-    closed = rig.until(lambda: _closed(rig, job), "the incident closed (stopped)")
+    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (stopped)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.APPLICATION, closed
     assert closed.decided is not None and closed.decided.action is Action.STOP
     for _ in range(10):  # a few more passes: it stays stopped
@@ -164,7 +144,7 @@ def test_kubernetes_e2e_application_error_stops_the_job_and_cordons_nothing(rig:
     notes = after["metadata"]["annotations"]
     assert "autorecover.io/stopped" in notes and after["spec"]["runPolicy"]["suspend"] is True
     assert "autorecover.io/attempt" not in notes  # never requeued
-    assert _out_of_service(rig) == []
+    assert out_of_service(rig) == []
     assert len(rig.job_store.incidents(job)) == 1
 
 
@@ -180,7 +160,7 @@ def test_kubernetes_e2e_breaker_stops_a_fault_storm_at_its_limit(kube: KubeHarne
             rig.fault(node)
         for _ in range(20):
             rig.step()
-        out = _out_of_service(rig)
+        out = out_of_service(rig)
         assert len(out) == limit, out
         assert set(out) <= set(storm)
         assert rig.hardware.breaker.tripped, rig.hardware.breaker

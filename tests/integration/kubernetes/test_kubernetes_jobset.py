@@ -22,7 +22,6 @@ from autorecover.adapters.clock import SystemClock
 from autorecover.adapters.kubernetes.client import ConflictError
 from autorecover.adapters.kubernetes.jobset_restarts import JobSet
 from autorecover.adapters.kubernetes.stack import KubeSettings, KubeStack
-from autorecover.controllers.jobs.records import IncidentPhase, JobIncident
 from autorecover.domain.records import Action, Cause
 from autorecover.testing.kubernetes.cluster import ClusterError, KubeTestCluster
 from autorecover.testing.kubernetes.harness import KubeHarness
@@ -30,22 +29,17 @@ from autorecover.testing.kubernetes.jobset_harness import JobSetHarness
 from autorecover.testing.kubernetes.rig import Rig
 from autorecover.testing.waiting import wait
 from deploy.rendering import build_helm, render
+from integration.kubernetes.recovery_cases import (
+    NCCL_WATCHDOG,
+    QUEUE,
+    TRACEBACK,
+    closed_incident,
+    out_of_service,
+)
 
 PodGroup = create_namespaced_resource("scheduling.run.ai", "v2alpha2", "PodGroup", "podgroups")
-QUEUE = {"kai.scheduler/queue": "default-queue"}
 RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
 ENGINE = "ar-autorecover-engine"
-NCCL_WATCHDOG = (
-    "[rank2]:[E{stamp} ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught collective "
-    "operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, "
-    "NumelOut=9801523, Timeout(ms)=600000) ran for 600020 milliseconds before timing out."
-)
-TRACEBACK = [
-    "[rank{r}]: Traceback (most recent call last):",
-    '[rank{r}]:   File "/workspace/train.py", line 14, in <module>',
-    "[rank{r}]:     from flash_attn import flash_attn_varlen_func",
-    "[rank{r}]: ModuleNotFoundError: No module named 'flash_attn'",
-]
 
 
 @pytest.fixture(params=["kube-scheduler", "kai"])
@@ -86,22 +80,12 @@ def _submit(js: JobSetHarness, scheduler: str, **kwargs: Any) -> str:
     return js.submit(**kwargs)
 
 
-def _closed(rig: Rig, job: str) -> JobIncident | None:
-    found = rig.job_store.incidents(job)
-    return found[0] if found and found[0].phase is IncidentPhase.CLOSED else None
-
-
 def _restarted_and_stepping(rig: Rig, js: JobSetHarness) -> dict[str, str]:
     """Run passes until restart 1's pods run; then its first pod reports a first step."""
     placed = rig.until(lambda: js.running(restart=1), "restart 1's pods running")
     first = sorted(placed)[0]
     rig.kube.step(first, placed[first], 11)
     return placed
-
-
-def _out_of_service(rig: Rig) -> list[str]:
-    return sorted(n for n in rig.kube.cluster.node_names
-                  if rig.kube.node(n)["spec"].get("unschedulable"))  # fmt: skip
 
 
 def _kept_by(scheduler: str, js: JobSetHarness) -> None:
@@ -130,7 +114,7 @@ def test_kubernetes_jobset_gpu_fault_requeues_whole_without_the_node(
     kube.fail_pod(bad_pod, exit_code=1)
 
     second = _restarted_and_stepping(rig, js)
-    closed = rig.until(lambda: _closed(rig, job), "the incident closed (first new step)")
+    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (first new step)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.HARDWARE, closed
     assert closed.verdict.suspect_nodes == (bad,)
     assert closed.decided is not None and closed.decided.action is Action.REQUEUE_EXCLUDING
@@ -156,7 +140,7 @@ def test_kubernetes_jobset_gpu_fault_requeues_whole_without_the_node(
     assert f"restart 1 without {bad}" in requeued["note"] and closed.id in requeued["note"]
     _kept_by(scheduler, js)
     # Hardware recovery took the node out.
-    rig.until(lambda: bad in _out_of_service(rig), f"{bad} cordoned")
+    rig.until(lambda: bad in out_of_service(rig), f"{bad} cordoned")
 
 
 def test_kubernetes_jobset_transient_failure_restarts_in_place(
@@ -175,7 +159,7 @@ def test_kubernetes_jobset_transient_failure_restarts_in_place(
     kube.fail_pod(pod, exit_code=1)
 
     second = _restarted_and_stepping(rig, js)  # passes resume it once its delay passed
-    closed = rig.until(lambda: _closed(rig, job), "the incident closed (first new step)")
+    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (first new step)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.TRANSIENT, closed
     assert closed.decided is not None and closed.decided.action is Action.REQUEUE
     assert closed.decided.exclude == ()
@@ -187,7 +171,7 @@ def test_kubernetes_jobset_transient_failure_restarts_in_place(
     for child in kube.client.list(Job, namespace=kube.namespace):
         assert child.spec is not None and child.spec.template.spec is not None
         assert child.spec.template.spec.affinity is None  # restarted in place: no exclusions
-    assert _out_of_service(rig) == []
+    assert out_of_service(rig) == []
     _kept_by(scheduler, js)
 
 
@@ -206,7 +190,7 @@ def test_kubernetes_jobset_application_error_stops_it(
                           for p in pods), "every rank's traceback streamed")  # fmt: skip
     js.fail_all(pods)
 
-    closed = rig.until(lambda: _closed(rig, job), "the incident closed (stopped)")
+    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (stopped)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.APPLICATION, closed
     assert closed.decided is not None and closed.decided.action is Action.STOP
     for _ in range(10):  # a few more passes: it stays stopped
@@ -215,7 +199,7 @@ def test_kubernetes_jobset_application_error_stops_it(
     assert "autorecover.io/stopped" in jobset["metadata"]["annotations"]
     assert jobset["spec"]["suspend"] is True
     assert jobset["status"]["restarts"] == 0  # never restarted
-    assert _out_of_service(rig) == []
+    assert out_of_service(rig) == []
     assert len(rig.job_store.incidents(job)) == 1
 
 

@@ -17,26 +17,19 @@ from pathlib import Path
 import pytest
 from lightkube.resources.batch_v1 import Job
 
-from autorecover.controllers.jobs.records import IncidentPhase, JobIncident
 from autorecover.domain.records import Action, Cause
 from autorecover.testing.kubernetes.cluster import ClusterError, KubeTestCluster
 from autorecover.testing.kubernetes.harness import KubeHarness
 from autorecover.testing.kubernetes.jobset_harness import TrainJobHarness
 from autorecover.testing.kubernetes.rig import Rig
 from autorecover.testing.kubernetes.trainer_controller import KAI_RUNTIME, RUNTIME
-
-QUEUE = {"kai.scheduler/queue": "default-queue"}
-NCCL_WATCHDOG = (
-    "[rank2]:[E{stamp} ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught collective "
-    "operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, "
-    "NumelOut=9801523, Timeout(ms)=600000) ran for 600020 milliseconds before timing out."
+from integration.kubernetes.recovery_cases import (
+    NCCL_WATCHDOG,
+    QUEUE,
+    TRACEBACK,
+    closed_incident,
+    out_of_service,
 )
-TRACEBACK = [
-    "[rank{r}]: Traceback (most recent call last):",
-    '[rank{r}]:   File "/workspace/train.py", line 14, in <module>',
-    "[rank{r}]:     from flash_attn import flash_attn_varlen_func",
-    "[rank{r}]: ModuleNotFoundError: No module named 'flash_attn'",
-]
 
 
 @pytest.fixture(params=["kube-scheduler", "kai"])
@@ -75,21 +68,11 @@ def _submit(tj: TrainJobHarness, scheduler: str, **kwargs: object) -> str:
     return tj.submit(runtime=RUNTIME, **kwargs)  # type: ignore[arg-type]
 
 
-def _closed(rig: Rig, job: str) -> JobIncident | None:
-    found = rig.job_store.incidents(job)
-    return found[0] if found and found[0].phase is IncidentPhase.CLOSED else None
-
-
 def _restarted_and_stepping(rig: Rig, tj: TrainJobHarness) -> dict[str, str]:
     placed = rig.until(lambda: tj.running(restart=1), "restart 1's pods running")
     first = sorted(placed)[0]
     rig.kube.step(first, placed[first], 11)
     return placed
-
-
-def _out_of_service(rig: Rig) -> list[str]:
-    return sorted(n for n in rig.kube.cluster.node_names
-                  if rig.kube.node(n)["spec"].get("unschedulable"))  # fmt: skip
 
 
 def _kept_by(scheduler: str, tj: TrainJobHarness) -> None:
@@ -111,7 +94,7 @@ def test_kubernetes_trainjob_gpu_fault_requeues_whole_without_the_node(
     kube.fail_pod(bad_pod, exit_code=1)
 
     second = _restarted_and_stepping(rig, tj)
-    closed = rig.until(lambda: _closed(rig, job), "the incident closed (first new step)")
+    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (first new step)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.HARDWARE, closed
     assert closed.verdict.suspect_nodes == (bad,)
     assert closed.decided is not None and closed.decided.action is Action.REQUEUE_EXCLUDING
@@ -134,7 +117,7 @@ def test_kubernetes_trainjob_gpu_fault_requeues_whole_without_the_node(
     (requeued,) = [e for e in kube.events("TrainJob", "train") if e["action"] == "Requeue"]
     assert f"restart 1 without {bad}" in requeued["note"]
     _kept_by(scheduler, tj)
-    rig.until(lambda: bad in _out_of_service(rig), f"{bad} cordoned")
+    rig.until(lambda: bad in out_of_service(rig), f"{bad} cordoned")
 
 
 def test_kubernetes_trainjob_transient_failure_restarts_in_place(
@@ -153,7 +136,7 @@ def test_kubernetes_trainjob_transient_failure_restarts_in_place(
     kube.fail_pod(pod, exit_code=1)
 
     second = _restarted_and_stepping(rig, tj)
-    closed = rig.until(lambda: _closed(rig, job), "the incident closed (first new step)")
+    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (first new step)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.TRANSIENT, closed
     assert closed.decided is not None and closed.decided.action is Action.REQUEUE
     assert closed.decided.exclude == ()
@@ -163,7 +146,7 @@ def test_kubernetes_trainjob_transient_failure_restarts_in_place(
     for child in kube.client.list(Job, namespace=kube.namespace):
         assert child.spec is not None and child.spec.template.spec is not None
         assert child.spec.template.spec.affinity is None
-    assert _out_of_service(rig) == []
+    assert out_of_service(rig) == []
     _kept_by(scheduler, tj)
 
 
@@ -182,7 +165,7 @@ def test_kubernetes_trainjob_application_error_stops_it(
                           for p in pods), "every rank's traceback streamed")  # fmt: skip
     tj.fail_all(pods)
 
-    closed = rig.until(lambda: _closed(rig, job), "the incident closed (stopped)")
+    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (stopped)")
     assert closed.verdict is not None and closed.verdict.cause is Cause.APPLICATION, closed
     assert closed.decided is not None and closed.decided.action is Action.STOP
     for _ in range(10):
@@ -191,5 +174,5 @@ def test_kubernetes_trainjob_application_error_stops_it(
     assert "autorecover.io/stopped" in trainjob["metadata"]["annotations"]
     assert trainjob["spec"]["suspend"] is True
     assert tj.jobset()["status"]["restarts"] == 0
-    assert _out_of_service(rig) == []
+    assert out_of_service(rig) == []
     assert len(rig.job_store.incidents(job)) == 1
