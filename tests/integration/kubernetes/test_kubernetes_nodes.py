@@ -170,3 +170,32 @@ def test_kubernetes_informer_lists_again_after_410_gone(kube: KubeHarness) -> No
         assert {n.metadata.name for n in informer.items()} >= set(kube.cluster.node_names)
     finally:
         session.close()
+
+
+def test_kubernetes_informer_converts_an_object_to_a_dict_once_per_version(
+    kube: KubeHarness,
+) -> None:
+    """A pass reads every pod as a dict each tick: unchanged objects keep their dict, an
+    event's new version gets a new one."""
+    changed, *others = kube.cluster.node_names
+    session = KubeSession(load_config(kube.cluster.kubeconfig))
+    try:
+        informer: Informer[Node] = Informer(session, Node)
+        informer.start()
+        informer.wait_synced()
+        before = {d["metadata"]["name"]: d for d in informer.dicts()}
+        again = {d["metadata"]["name"]: d for d in informer.dicts()}
+        assert all(again[n] is before[n] for n in before)
+        kube.client.patch(Node, changed, {"metadata": {"labels": {"autorecover.test/x": "1"}}})
+
+        def relabelled() -> dict[str, dict[str, Any]] | None:
+            now = {d["metadata"]["name"]: d for d in informer.dicts()}
+            labels = now[changed]["metadata"].get("labels") or {}
+            return now if labels.get("autorecover.test/x") == "1" else None
+
+        after = wait(relabelled, "the label in the informer's dict", 10)
+        assert after[changed] is not before[changed]
+        assert all(after[n] is before[n] for n in others)
+    finally:
+        kube.client.patch(Node, changed, {"metadata": {"labels": {"autorecover.test/x": None}}})
+        session.close()

@@ -74,6 +74,7 @@ class Informer(Generic[R]):
         self.stats = InformerStats()
         self.resource_version: str | None = None
         self._items: dict[Key, R] = {}
+        self._dicts: dict[Key, tuple[R, dict[str, Any]]] = {}  # `dicts()`: object, its dict
         self._lock = threading.Lock()
         self._synced = threading.Event()
 
@@ -83,6 +84,22 @@ class Informer(Generic[R]):
         """Every cached object, as of the last event."""
         with self._lock:
             return list(self._items.values())
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """Every cached object as a dict, converted once per version of it (an event
+        replaces the object): a job recovery pass reads every pod each tick, and converting
+        1,250 pods each time took half a core. The dicts are shared: read them, never change
+        them."""
+        with self._lock:
+            items = list(self._items.items())
+        fresh: dict[Key, tuple[R, dict[str, Any]]] = {}
+        for key, obj in items:
+            known = self._dicts.get(key)
+            if known is None or known[0] is not obj:
+                known = (obj, obj.to_dict())  # type: ignore[attr-defined]
+            fresh[key] = known
+        self._dicts = fresh  # what was deleted is forgotten
+        return [raw for _, raw in fresh.values()]
 
     def get(self, namespace: str, name: str) -> R | None:
         """One cached object, or None."""
@@ -177,6 +194,10 @@ class ObjectCache(Protocol[R_co]):
         """Every cached object."""
         ...
 
+    def dicts(self) -> Sequence[dict[str, Any]]:
+        """Every cached object as a dict (shared: read-only)."""
+        ...
+
     def wait_synced(self, timeout_s: float = 30.0) -> None:
         """Block until the first list arrived."""
         ...
@@ -195,6 +216,10 @@ class Informers(Generic[R]):
     def items(self) -> list[R]:
         """Every object of every informer."""
         return [obj for informer in self.informers for obj in informer.items()]
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """Every object of every informer, as a dict (see `Informer.dicts`)."""
+        return [raw for informer in self.informers for raw in informer.dicts()]
 
     def get(self, namespace: str, name: str) -> R | None:
         """One object, from whichever informer has it."""

@@ -102,8 +102,7 @@ class KubeJobs:
         self.jobs.wait_synced()
         self.pods.wait_synced()
         by_job: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for pod in self.pods.items():
-            raw = pod.to_dict()
+        for raw in self.pods.dicts():
             labels = (raw.get("metadata") or {}).get("labels") or {}
             name = next((labels[k] for k in JOB_NAME_LABELS if k in labels), None)
             if name is not None:

@@ -112,8 +112,7 @@ class KubeJobSets:
         self.jobsets.wait_synced()
         self.pods.wait_synced()
         by_set: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for pod in self.pods.items():
-            raw = pod.to_dict()
+        for raw in self.pods.dicts():
             meta = raw.get("metadata") or {}
             name = (meta.get("labels") or {}).get(JOBSET_NAME_LABEL)
             if name is not None:

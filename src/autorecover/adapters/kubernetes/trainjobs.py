@@ -72,8 +72,7 @@ class KubeTrainJobs(KubeJobSets):
                 for js in (o.to_dict() for o in self.jobsets.items())
                 if (m := js.get("metadata") or {})}  # fmt: skip
         by_set: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for pod in self.pods.items():
-            raw = pod.to_dict()
+        for raw in self.pods.dicts():
             meta = raw.get("metadata") or {}
             name = (meta.get("labels") or {}).get(JOBSET_NAME_LABEL)
             if name is not None:
