@@ -61,6 +61,13 @@ def summary(orders: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
     return [(o["kind"], o["status"], o.get("verdict")) for o in orders]
 
 
+def settled(engine: Engine, node: str) -> list[dict[str, Any]] | None:
+    """The node's orders once none is queued or running: the evidence bundle is collected
+    beside the remediation and may report after the node is back in service."""
+    orders = engine.orders(node)
+    return None if any(o["status"] in ("queued", "running") for o in orders) else orders
+
+
 def test_kubernetes_agent_actions_xid48_gpu_reset_by_the_agent_then_validated(
     kube: KubeHarness, engine: Engine, agent: NodeAgent, tmp_path: Path
 ) -> None:
@@ -90,7 +97,7 @@ def _scenario_a(kube: KubeHarness, engine: Engine, agent: NodeAgent, started: fl
     wait(f"{node} cordoned and tainted on the API server", lambda: quarantined(kube, node))
     wait(f"{node} reset, validated and returned", lambda: back(kube, engine, node))
 
-    orders = engine.orders(node)
+    orders = wait("every order reported final", lambda: settled(engine, node))
     assert summary(orders) == [
         ("diagnose", "done", "fail"), ("collect_bundle", "done", None),
         ("reset_gpu", "done", None), ("diagnose", "done", "pass"),
@@ -147,7 +154,7 @@ def test_kubernetes_agent_actions_reset_refused_while_busy_then_reboot_by_the_ag
     agent.start()
     wait(f"{node} rebooted, validated and returned", lambda: back(kube, engine, node))
 
-    orders = engine.orders(node)
+    orders = wait("every order reported final", lambda: settled(engine, node))
     assert summary(orders) == [
         ("diagnose", "done", "fail"), ("collect_bundle", "done", None),
         ("reset_gpu", "refused", None), ("reboot", "done", None), ("diagnose", "done", "pass"),
@@ -186,7 +193,7 @@ def test_kubernetes_agent_actions_agent_killed_mid_diagnostic_runs_it_once(
     agent.start()
     wait(f"{node} diagnosed, reset, validated and returned", lambda: back(kube, engine, node))
 
-    orders = engine.orders(node)
+    orders = wait("every order reported final", lambda: settled(engine, node))
     assert summary(orders) == [
         ("diagnose", "done", "fail"), ("collect_bundle", "done", None),
         ("reset_gpu", "done", None), ("diagnose", "done", "pass"),
