@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from autorecover.parsing.telemetry_records import parse_telemetry
 from autorecover.telemetry import Identity, MemoryOutput, Recorder
-from autorecover.telemetry.writing import path_size
+from autorecover.telemetry.writing import WAKE_S, path_size
 
 from .fakes import MakeRecorder
 
@@ -90,3 +91,27 @@ def test_path_size(tmp_path: Path) -> None:
     assert path_size(str(tmp_path / "a")) == 5
     assert path_size(str(tmp_path / "d")) == 10
     assert path_size(str(tmp_path / "missing")) is None
+
+
+def test_the_writer_writes_on_its_own_and_early_when_the_queue_fills() -> None:
+    """A record wakes no one (the writer renders on a timer, off the training thread's heels),
+    yet is written within ``WAKE_S`` with no flush; a burst to half the queue is written
+    at once, so nothing is dropped."""
+    out = MemoryOutput()
+    rec = Recorder(Identity(), out, queue_size=64, log_interval=1, formats=("autorecover",))
+    rec.start(background=True)
+    try:
+        rec.step(1)
+        deadline = time.monotonic() + 5 * WAKE_S
+        while not out.records("step") and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [r["step"] for r in out.records("step")] == [1]
+        for i in range(2, 2 + 2 * 64):  # four times half the queue, with no pause
+            rec.step(i)
+            if i % 16 == 0:
+                time.sleep(0.002)  # the writer gets the GIL now and then, as in training
+        assert rec.flush(timeout_s=5)
+        assert rec.stats().dropped == 0
+        assert len(out.records("step")) == 1 + 2 * 64
+    finally:
+        rec.close()
