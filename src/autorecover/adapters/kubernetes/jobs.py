@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -52,6 +51,7 @@ from autorecover.adapters.kubernetes.states import (
     REQUEUED_ANNOTATION,
     job_attempt,
     pod_attempt,
+    pods_by_owner,
     pods_of,
 )
 from autorecover.controllers.jobs.records import WatchedJob
@@ -101,12 +101,7 @@ class KubeJobs:
         once for every kind)."""
         self.jobs.wait_synced()
         self.pods.wait_synced()
-        by_job: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for raw in self.pods.dicts():
-            labels = (raw.get("metadata") or {}).get("labels") or {}
-            name = next((labels[k] for k in JOB_NAME_LABELS if k in labels), None)
-            if name is not None:
-                by_job[(raw["metadata"].get("namespace", ""), name)].append(raw)
+        by_job = pods_by_owner(self.pods.dicts(), JOB_NAME_LABELS)
         out: list[WatchedJob] = []
         for obj in self.jobs.items():
             job = obj.to_dict()

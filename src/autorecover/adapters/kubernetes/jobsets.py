@@ -28,7 +28,6 @@
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -64,6 +63,7 @@ from autorecover.adapters.kubernetes.states import (
     ATTEMPT_STARTED_ANNOTATION,
     REQUEUE_ACTION_ANNOTATION,
     REQUEUED_ANNOTATION,
+    pods_by_owner,
 )
 from autorecover.controllers.jobs.records import WatchedJob
 from autorecover.controllers.ports import Clock, Provenance, TransientError
@@ -111,12 +111,7 @@ class KubeJobSets:
         """Every JobSet that opted in, with its current restart's status."""
         self.jobsets.wait_synced()
         self.pods.wait_synced()
-        by_set: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for raw in self.pods.dicts():
-            meta = raw.get("metadata") or {}
-            name = (meta.get("labels") or {}).get(JOBSET_NAME_LABEL)
-            if name is not None:
-                by_set[(meta.get("namespace", ""), name)].append(raw)
+        by_set = pods_by_owner(self.pods.dicts(), (JOBSET_NAME_LABEL,))
         out: list[WatchedJob] = []
         for obj in self.jobsets.items():
             jobset = obj.to_dict()

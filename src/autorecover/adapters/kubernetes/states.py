@@ -14,7 +14,8 @@ it belong to attempt 0. Only the current attempt's pods count, and never pods be
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypedDict, cast
 
@@ -343,3 +344,18 @@ def parse_time(text: str | None) -> datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo is not None else None
+
+
+def pods_by_owner(
+    pods: Iterable[dict[str, Any]], labels: Sequence[str]
+) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Pods grouped by (namespace, owner's name), the owner read from the first of `labels` a
+    pod carries (a PyTorchJob's, a JobSet's); pods with none are left out."""
+    out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for raw in pods:
+        meta = raw.get("metadata") or {}
+        carried = meta.get("labels") or {}
+        name = next((carried[k] for k in labels if k in carried), None)
+        if name is not None:
+            out[(meta.get("namespace", ""), name)].append(raw)
+    return out

@@ -24,7 +24,6 @@ does, with the requeue's annotations and `spec.suspend` on the TrainJob (the use
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -46,6 +45,7 @@ from autorecover.adapters.kubernetes.jobset_states import (
 from autorecover.adapters.kubernetes.jobsets import KubeJobSets
 from autorecover.adapters.kubernetes.names import parse_trainjob_key, trainjob_key
 from autorecover.adapters.kubernetes.policy import watched_job
+from autorecover.adapters.kubernetes.states import pods_by_owner
 from autorecover.controllers.jobs.records import JobStatus, WatchedJob
 from autorecover.controllers.ports import TransientError
 
@@ -71,12 +71,7 @@ class KubeTrainJobs(KubeJobSets):
         sets = {(m.get("namespace", ""), m.get("name", "")): js
                 for js in (o.to_dict() for o in self.jobsets.items())
                 if (m := js.get("metadata") or {})}  # fmt: skip
-        by_set: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for raw in self.pods.dicts():
-            meta = raw.get("metadata") or {}
-            name = (meta.get("labels") or {}).get(JOBSET_NAME_LABEL)
-            if name is not None:
-                by_set[(meta.get("namespace", ""), name)].append(raw)
+        by_set = pods_by_owner(self.pods.dicts(), (JOBSET_NAME_LABEL,))
         out: list[WatchedJob] = []
         for obj in self.trainjobs.items():
             trainjob = obj.to_dict()
