@@ -68,6 +68,9 @@ def found(line: str) -> dict[str, Blame]:
          "nccl.p2p_unsupported", Blame.APPLICATION),
         ("RuntimeError: CUDA error: peer access is not supported between these two devices",
          "nccl.p2p_unsupported", Blame.APPLICATION),
+        # zai-org/ImageReward issue #65: a device the container cannot open, NCCL goes on
+        ("65826-86bd789679-2dxbs:80746:80746 [3] transport/net_ib.cc:149 NCCL WARN NET/IB : "
+         "Unable to open device mlx5_59", "nccl.ib_open_device_failed", Blame.SYMPTOM),
     ],
 )  # fmt: skip
 def test_init_lines(line: str, signal: str, blame: Blame) -> None:
