@@ -511,6 +511,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "[192.168.70.92]:25266: Connection reset by peer",
         {"peer": "192.168.70.92"},
     ),
+    # sgl-project/sglang pull request #27944 (a comment; the reporter elided address and port)
+    (
+        "gloo.peer_closed",
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:538] Read error "
+        "[node0-private-ip]:<port>: Connection timed out",
+        {"peer": "node0-private-ip"},
+    ),
     # facebookresearch/detectron2 issue #5121
     (
         "gloo.io_timeout",
