@@ -37,10 +37,43 @@ BLAME: dict[str, Blame] = {
     "deepspeed.launcher_exit": Blame.SYMPTOM,
     "deepspeed.killing_subprocess": Blame.INFO,
     "deepspeed.launcher_signalled": Blame.SYMPTOM,
+    "mpi.rank_signalled": Blame.SYMPTOM,
+    "mpi.daemon_lost": Blame.SYMPTOM,
+    "horovod.shut_down": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # pytorch/gloo issue #33; open-mpi/ompi issue #6618; garyexplains/examples issue #13
+    (
+        "mpirun noticed that process rank 1 with PID 29013 on node 172.17.27.12 exited on signal "
+        "6 (Aborted).",
+        "mpi.rank_signalled",
+        {"rank": "1", "host": "172.17.27.12", "signal": "6", "name": "Aborted"},
+    ),
+    ("ORTE has lost communication with a remote daemon.", "mpi.daemon_lost", {}),
+    (
+        "Remote daemon: [[11377,0],1] on node i39030a4a38d4a3abcb17e488a3141ef-mpijob-0-worker-0",
+        "mpi.daemon_lost",
+        {"peer": "i39030a4a38d4a3abcb17e488a3141ef-mpijob-0-worker-0"},
+    ),
+    # aws/aws-parallelcluster issue #301 (Open MPI 2.x wording; the host follows on its own line)
+    (" ORTE has lost communication with its daemon located on node:", "mpi.daemon_lost", {}),
+    # horovod/horovod issues #534 (TensorFlow's AbortedError) and #243 (the 2018 wording)
+    (
+        "AbortedError (see above for traceback): Horovod has been shut down. This was caused by an "
+        "exception on one of the ranks or an attempt to allreduce, allgather or broadcast a tensor "
+        "after one of the ranks finished execution.",
+        "horovod.shut_down",
+        {},
+    ),
+    (
+        "AbortedError (see above for traceback): Horovod has been shut down. This has been caused "
+        "by an exception on one of the rank or an attempt to allreduce, allgather or broadcast a "
+        "tensor after one of the ranks has finished execution.",
+        "horovod.shut_down",
+        {},
+    ),
     # ray-project/ray#30312 (pytest output)
     (
         "E                       ray.exceptions.OutOfMemoryError: Task was killed due to the "
