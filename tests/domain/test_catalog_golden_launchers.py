@@ -40,6 +40,7 @@ BLAME: dict[str, Blame] = {
     "mpi.rank_signalled": Blame.SYMPTOM,
     "mpi.daemon_lost": Blame.SYMPTOM,
     "horovod.shut_down": Blame.SYMPTOM,
+    "mpi.transport_peer_lost": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -59,6 +60,25 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # aws/aws-parallelcluster issue #301 (Open MPI 2.x wording; the host follows on its own line)
     (" ORTE has lost communication with its daemon located on node:", "mpi.daemon_lost", {}),
+    # open-mpi/ompi issues #1620 and #4131; openucx/ucx issue #6705
+    (
+        "[node12][[17490,1],60][btl_tcp_endpoint.c:457:mca_btl_tcp_endpoint_recv_blocking] "
+        "recv(31) failed: Connection reset by peer (104)",
+        "mpi.transport_peer_lost",
+        {"text": "Connection reset by peer (104)"},
+    ),
+    (
+        "[rhc002][[16379,1],2][btl_tcp.c:556:mca_btl_tcp_recv_blocking] remote peer unexpectedly "
+        "closed connection while I was waiting for blocking message",
+        "mpi.transport_peer_lost",
+        {},
+    ),
+    (
+        "[1619372637.777492] [jazz01:76429:0]          tcp_ep.c:1105 UCX  ERROR tcp_ep 0x1288210 "
+        "(state=CONNECTED): recv(42) failed: Connection reset by remote peer",
+        "mpi.transport_peer_lost",
+        {"ucx": "Connection reset by remote peer"},
+    ),
     # horovod/horovod issues #534 (TensorFlow's AbortedError) and #243 (the 2018 wording)
     (
         "AbortedError (see above for traceback): Horovod has been shut down. This was caused by an "
