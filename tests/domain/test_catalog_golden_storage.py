@@ -263,8 +263,10 @@ NEGATIVE: list[tuple[str, str]] = [
         "[1576939.453001] nfs: server 100.73.159.36 not responding, still trying",
     ),  # nfs-ganesha/nfs-ganesha issue #1295
     # the same client's complaint that its id is taken names no failed lease (TIGRLab/admin #234)
-    ("storage.nfs4_state_manager_failed", "[108570.205588] NFS: Server tigrsrv reports our "
-     "clientid is in use"),
+    (
+        "storage.nfs4_state_manager_failed",
+        "[108570.205588] NFS: Server tigrsrv reports our clientid is in use",
+    ),
     # ENOSPC is not EIO and EIO is not ENOSPC
     ("storage.eio", "OSError: [Errno 28] No space left on device"),
     ("storage.no_space", "OSError: [Errno 5] Input/output error"),
