@@ -45,6 +45,7 @@ REQUIRED: dict[str, Blame] = {
     "nic.mlx5_cmd_no_completion": Blame.HARDWARE,
     "nic.mlx5_cmd_failed": Blame.SYMPTOM,
     "nic.mlx5_insufficient_power": Blame.HARDWARE,
+    "nic.tx_timeout": Blame.HARDWARE,
 }
 
 
@@ -56,12 +57,24 @@ def test_weak_hardware_signals_need_corroboration() -> None:
         "kernel.nmi_unknown",
         "nic.mlx5_cmd_no_completion",
         "nic.mlx5_insufficient_power",
+        "nic.tx_timeout",
     ):
         assert CATALOG.signatures[key].weight < 60, key
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
     ("kernel.boot", "-- Reboot --", {}),
+    (  # csrutil/OpenWrt-NIC-Drivers issue #11 (the 6.6+ wording)
+        "nic.tx_timeout",
+        "[ 1356.296930] r8125 0000:22:04.0 eth4: NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed "
+        "out 5010 ms",
+        {"queue": "0"},
+    ),
+    (  # heidsoft/devops issue #67 (title; the driver's own line has the device and interface)
+        "nic.tx_timeout",
+        "kernel: mlx5_core TX timeout detected",
+        {},
+    ),
     (  # leptonai/gpud issue #348 (a comment)
         "nic.mlx5_insufficient_power",
         "[Sun Dec  1 14:54:40 2024] ny2g1r12hh2 kernel: mlx5_core 0000:5c:00.0: "
