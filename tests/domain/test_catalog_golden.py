@@ -115,6 +115,7 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "nccl.ibv_call_failed": Blame.SYMPTOM,
     "nccl.socket_poll_connect_failed": Blame.SYMPTOM,
     "gloo.connect_failed": Blame.SYMPTOM,
+    "nccl.cuda_oom": Blame.APPLICATION,
     # CUDA runtime and driver error strings
     "cuda.launch_timeout": Blame.HARDWARE,
     "cuda.device_unavailable": Blame.HARDWARE,
@@ -671,6 +672,18 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "ibv_open_device failed",
         {"call": "ibv_open_device"},
     ),
+    # NVIDIA/TensorRT-LLM issue #1670; NVIDIA/nccl issue #1235 (the calloc line after it)
+    (
+        "nccl.cuda_oom",
+        "VM-0-16-ubuntu:392:494 [2] enqueue.cc:43 NCCL WARN Cuda failure 'out of memory'",
+        {},
+    ),
+    (
+        "nccl.cuda_oom",
+        "ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 "
+        "bytes",
+        {"bytes": "6291456"},
+    ),
     # NVIDIA/nccl pull request #1618 (its description quotes two jobs' logs)
     (
         "nccl.socket_poll_connect_failed",
@@ -889,6 +902,11 @@ NEGATIVE: list[tuple[str, str]] = [
         "[default] worker group successfully finished.",
     ),  # NCCL's own wording is nccl.remote_error's, not gloo's
     ("gloo.peer_closed", "NCCL WARN Net : Connection closed by remote peer 10.0.0.2<52344>"),
+    # another CUDA failure inside NCCL is not its memory running out (NVIDIA/TensorRT-LLM #1670)
+    (
+        "nccl.cuda_oom",
+        "VM-0-16-ubuntu:392:494 [2] enqueue.cc:54 NCCL WARN Cuda failure 'invalid resource handle'",
+    ),
     # c10d's own connect retries (socket.cpp) are not a gloo pair, nor is connectFullMesh's "no
     # error" (pytorch/pytorch issue #150916-style line from the pytorch emitter list)
     (
