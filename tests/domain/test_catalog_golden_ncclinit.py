@@ -36,6 +36,9 @@ def found(line: str) -> dict[str, Blame]:
          "nccl.duplicate_gpu", Blame.APPLICATION),
         # EasonXiao-888/MambaTree issue #14
         ("Bootstrap : no socket interface found", "nccl.no_socket_interface", Blame.APPLICATION),
+        # NVIDIA/nccl issue #1837 (NCCL_SOCKET_IFNAME naming a missing interface, NCCL 2.27)
+        ("[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither "
+         "AF_INET(2) nor AF_INET6(10)", "nccl.no_socket_interface", Blame.APPLICATION),
         # NVIDIA/nccl issues #379 (NCCL_TOPO_FILE) and #573 (WSL2 hides /sys PCI paths)
         ("graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found", "nccl.topology_xml",
          Blame.APPLICATION),
