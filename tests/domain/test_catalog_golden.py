@@ -116,6 +116,7 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "nccl.socket_poll_connect_failed": Blame.SYMPTOM,
     "gloo.connect_failed": Blame.SYMPTOM,
     "nccl.cuda_oom": Blame.APPLICATION,
+    "nccl.ib_comm_fatal": Blame.SYMPTOM,
     # CUDA runtime and driver error strings
     "cuda.launch_timeout": Blame.HARDWARE,
     "cuda.device_unavailable": Blame.HARDWARE,
