@@ -110,15 +110,18 @@ class Toggle:
         return statistics.median(diffs), q1, q3, statistics.median(bases)
 
 
-def lightning(rec: Recorder | None, pairs: int, chunk: int, inside: bool = False) -> Result:
-    """A small MLP under ``lightning.Trainer``; with ``rec`` None, an empty callback instead.
-    With ``inside``, the callback's per-step hook is timed (which adds to its cost)."""
+def lightning(
+    rec: Recorder | None, pairs: int, chunk: int, inside: bool = False, callback: Any = None
+) -> Result:
+    """A small MLP under ``lightning.Trainer``; with ``rec`` None, an empty callback instead,
+    or ``callback`` when given. With ``inside``, the callback's per-step hook is timed (which
+    adds to its cost)."""
     import lightning.pytorch as pl
     from torch.utils.data import DataLoader, TensorDataset
 
     from autorecover.telemetry.integrations.lightning import lightning_callback
 
-    telemetry_cb = lightning_callback(rec) if rec is not None else pl.Callback()
+    telemetry_cb = lightning_callback(rec) if rec is not None else callback or pl.Callback()
     toggle, own = Toggle(pairs, chunk), SelfTime()
     if rec is not None and inside:
         own.wrap(telemetry_cb, "on_train_batch_end")

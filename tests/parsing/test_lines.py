@@ -72,6 +72,31 @@ def test_srun_and_torchrun_prefixes() -> None:
     assert p.rank == 3
 
 
+def test_collector_wrappers_around_a_programs_line() -> None:
+    # Open MPI --tag-output, docker compose, Lightning's rank_zero prefix
+    p = parse_line("[1,5]<stderr>:RuntimeError: CUDA error: an illegal memory access", REF)
+    assert (p.rank, p.message) == (5, "RuntimeError: CUDA error: an illegal memory access")
+    p = parse_line("trainer-1  | 2026-03-02 11:41:58,101 ERROR NCCL timeout", REF)
+    assert p.at == datetime(2026, 3, 2, 11, 41, 58, 101000, tzinfo=UTC)
+    assert p.message == "ERROR NCCL timeout"
+    p = parse_line("[rank: 2] Seed set to 42", REF)
+    assert (p.rank, p.message) == (2, "Seed set to 42")
+
+
+def test_cri_log_line_nests_srun_torchrun_and_ray_prefixes() -> None:
+    # a container runtime's log file: the collector's time and stream, then the line as written
+    p = parse_line(
+        "2026-03-02T11:41:58.123456789Z stderr F 3: [rank3]: torch.OutOfMemoryError: CUDA", REF
+    )
+    assert p.at == datetime(2026, 3, 2, 11, 41, 58, 123456, tzinfo=UTC)
+    assert (p.rank, p.message) == (3, "torch.OutOfMemoryError: CUDA")
+    p = parse_line(
+        "2026-03-02T11:41:58Z stdout F (RayTrainWorker pid=12, ip=10.0.0.7) E0302 11:41:57 x", REF
+    )
+    assert p.via == "10.0.0.7"
+    assert p.at == datetime(2026, 3, 2, 11, 41, 58, tzinfo=UTC)  # the outermost time
+
+
 def test_torch_cpp_log_line_inside_rank_prefix() -> None:
     p = parse_line(
         "[rank4]:[E302 11:41:53.327100192 ProcessGroupNCCL.cpp:616] [Rank 4] Watchdog caught", REF

@@ -57,6 +57,17 @@ def test_line_without_time_takes_its_neighbours(scanner: Scanner) -> None:
     assert f.detail("status") == "12"
 
 
+def test_terminal_colours_do_not_hide_a_line(scanner: Scanner) -> None:
+    # Ray and rich colour prefixes and words; the escape codes split what signatures read
+    data = (
+        b"\x1b[36m(RayTrainWorker pid=2231, ip=10.0.0.7)\x1b[0m [rank1]: RuntimeError: CUDA "
+        b"error: uncorrectable \x1b[1mECC\x1b[0m error encountered\n"
+    )
+    result = scan(scanner, data, Source.LOGS)
+    (f,) = [f for f in result.findings if f.signal == "cuda.ecc_uncorrectable"]
+    assert (f.rank, f.detail("via")) == (1, "10.0.0.7")
+
+
 def test_the_generic_exception_gives_way_to_a_specific_one(scanner: Scanner) -> None:
     line = "3: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
     signals = {f.signal for f in scan(scanner, line.encode(), Source.LOGS).findings}

@@ -6,6 +6,7 @@ that Python runs per interesting line, never per line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from typing import BinaryIO
@@ -59,6 +60,14 @@ def blocks(stream: BinaryIO, size: int) -> Iterator[tuple[bytes | bytearray, int
         if not filled:
             return
         yield buf, filled
+
+
+_ANSI = re.compile(rb"\x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]")
+
+
+def strip_ansi(chunk: bytes) -> bytes:
+    """`chunk` without terminal escape sequences (colours, cursor moves); newlines stay put."""
+    return _ANSI.sub(b"", chunk)
 
 
 def decode(raw: bytes) -> str:

@@ -4,7 +4,12 @@ Every format an incident bundle may hold is recognised here: syslog/journal
 (`Mar  2 11:41:58 host kernel: ...`), `dmesg -T` (`[Mon Mar  2 11:41:58 2026] ...`), plain
 `dmesg` (`[ 1843.308145] ...`, seconds since boot), ISO-8601 and Python logging stamps,
 glog-style torch lines (`E0302 11:41:57.185000 ...`, `[E302 11:41:53.327 ...]`), `srun -l`
-rank prefixes (`3: `), torchrun's `[rank3]:` / `[default3]:` and Ray's `(Worker pid=N, ip=A)`.
+rank prefixes (`3: `), torchrun's `[rank3]:` / `[default3]:`, Lightning's `[rank: 3]`, Ray's
+`(Worker pid=N, ip=A)`, and the wrappers that collectors put around a program's own line:
+Open MPI's `--tag-output` (`[1,3]<stderr>:`), docker compose's `trainer-1  | `, and a
+container runtime's CRI log format (`<RFC 3339 time> stderr F `). Prefixes nest
+(`<CRI time> stderr F 3: [rank3]: ...`): they are taken off in turn; the outermost time
+wins (a collector's stamp has a zone, a program's often does not).
 Times without a zone are UTC; stamps without a year take the year that puts them nearest a
 reference time.
 """
@@ -23,7 +28,14 @@ _MONTHS = {
 }
 
 _SRUN = re.compile(r"(\s{0,6}\d{1,6}): ")
-_TORCHRUN = re.compile(r"\[(?:rank|default)(\d{1,6})\]: ?")
+_TORCHRUN = re.compile(r"\[(?:rank|default)(\d{1,6})\]: ?|\[rank: (\d{1,6})\] ")
+# Open MPI's `mpirun --tag-output`: [jobid,rank]<stream>:
+_MPIRUN = re.compile(r"\[\d{1,6},(\d{1,6})\]<(?:stdout|stderr|stddiag)>: ?")
+# docker compose: the service's container name (`name-1`, v1's `name_1`), padded, then `| `
+_COMPOSE = re.compile(r"[\w.-]{1,64}[-_]\d{1,4} *\| ")
+# CRI (kubelet's container log files): after the time, the stream and a partial/full tag
+_CRI_STREAM = re.compile(r"(?:stdout|stderr) [FP] ")
+_MAX_PREFIXES = 6
 # Ray's driver prefixes every line it forwards from a worker with where it ran:
 # `(RayTrainWorker pid=1234, ip=10.0.0.7)`, `(pid=1234, ip=10.0.0.7)`, `(raylet, ip=10.0.0.7)`.
 _RAY = re.compile(
@@ -61,25 +73,38 @@ def parse_line(text: str, reference: datetime) -> ParsedLine:
     """Split a raw line into prefixes and message; `reference` supplies a missing year."""
     rest = text
     rank: int | None = None
-    m = _SRUN.match(rest)
-    if m:
-        rank = int(m.group(1))
-        rest = rest[m.end() :]
-    m = _TORCHRUN.match(rest)
-    if m:
-        rank = int(m.group(1))
-        rest = rest[m.end() :]
-    via = None
-    m = _RAY.match(rest) if rest.startswith("(") else None
-    if m:
-        via = m.group(1)
-        rest = rest[m.end() :]
-    at, uptime, host, rest = _stamp(rest, reference)
-    if rank is None:
+    via: str | None = None
+    at: datetime | None = None
+    uptime: float | None = None
+    host: str | None = None
+    for _ in range(_MAX_PREFIXES):  # each pass takes off at least one prefix, or stops
+        before = rest
+        m = _MPIRUN.match(rest) or _COMPOSE.match(rest)
+        if m:
+            if m.re is _MPIRUN:
+                rank = int(m.group(1))
+            rest = rest[m.end() :]
+        if rank is None:
+            m = _SRUN.match(rest)
+            if m:
+                rank = int(m.group(1))
+                rest = rest[m.end() :]
         m = _TORCHRUN.match(rest)
         if m:
-            rank = int(m.group(1))
+            rank = int(m.group(1) or m.group(2))
             rest = rest[m.end() :]
+        m = _RAY.match(rest) if via is None and rest.startswith("(") else None
+        if m:
+            via = m.group(1)
+            rest = rest[m.end() :]
+        if at is None and uptime is None:
+            at, uptime, found, rest = _stamp(rest, reference)
+            host = host or found
+            if at is not None:
+                m = _CRI_STREAM.match(rest)
+                rest = rest[m.end() :] if m else rest
+        if rest == before:
+            break
     return ParsedLine(message=rest, at=at, uptime_s=uptime, rank=rank, host=host, via=via)
 
 

@@ -32,6 +32,7 @@ from autorecover.parsing.chunks import (
     last_time,
     line_iter_backward,
     self_overlaps,
+    strip_ansi,
     time_of,
 )
 from autorecover.parsing.lines import ParsedLine, find_embedded_time, parse_line
@@ -105,6 +106,8 @@ class Scanner:
         """Scan a whole stream; `reference` (the job's start) supplies missing years."""
         state = _FileState(node=node, source=source, reference=reference)
         for chunk in chunks(stream, chunk_bytes):
+            if b"\x1b[" in chunk:  # colours (Ray, rich, NeMo): they split words and prefixes
+                chunk = strip_ansi(chunk)
             self._scan_chunk(state, chunk)
             del chunk  # freed before the next one is made, its memory is reused: no page faults
         kept = [*state.findings, *state.storm_tails.values()]

@@ -1,0 +1,111 @@
+"""Golden tests for the network-configuration family (signatures-netconfig.toml).
+
+A collective library's socket layer says in its own words when the two ends of a connection
+disagree on what they connect (one node on NET/IB, the other on NET/Socket) or when a rank
+advertised a link-local address no other host can reach: the job's launch settings, every
+retry fails the same way. Real lines (named beside each; NCCL's current formats from
+src/misc/socket.cc and src/os/linux.cc) must match, and ordinary connection chatter must not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from autorecover.domain.records import Blame
+from domain.golden import (
+    CATALOG,
+    assert_family_keys,
+    assert_matches,
+    assert_no_match,
+    family_keys,
+)
+
+FAMILY_FILE = "signatures-netconfig.toml"
+NAMESPACES = frozenset({"netconfig"})
+
+REQUIRED: dict[str, Blame] = {
+    "netconfig.nccl_transport_mismatch": Blame.APPLICATION,
+    "netconfig.link_local_peer": Blame.APPLICATION,
+}
+
+FAMILY_KEYS = family_keys(FAMILY_FILE)
+
+
+def test_family_keys_are_new_and_namespaced() -> None:
+    assert_family_keys(FAMILY_FILE, FAMILY_KEYS, NAMESPACES)
+
+
+@pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
+def test_required_signature_and_blame(key: str, blame: Blame) -> None:
+    assert key in FAMILY_KEYS
+    assert CATALOG.signatures[key].blame is blame
+
+
+def test_every_family_signature_is_pinned() -> None:
+    assert set(REQUIRED) == FAMILY_KEYS, "pin the blame of every signature of the family here"
+
+
+def test_a_configuration_mistake_names_no_node() -> None:
+    for key in FAMILY_KEYS:
+        assert CATALOG.signatures[key].node_action.value == "none", key
+
+
+POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # NVIDIA/nccl-tests issue #188 (one node NET/IB, the other NET/Socket)
+        "netconfig.nccl_transport_mismatch",
+        "dgx-v07:16899:16961 [0] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3",
+        {"peer_type": "4", "expected": "3"},
+    ),
+    (  # NCCL 2.22 and later (src/misc/socket.cc, socketFinalizeAccept): INFO, then discarded
+        "netconfig.nccl_transport_mismatch",
+        "node-2:311:402 [0] NCCL INFO socketFinalizeAccept from 10.0.0.12<43215>: wrong socket"
+        " type (peer 3 != expected 4 -- peer connected to wrong NCCL socket), discarding peer"
+        " connection",
+        {"peer": "10.0.0.12<43215>", "peer_type": "3", "expected": "4"},
+    ),
+    (  # aws-samples/aws-do-eks pull request #54 (EKS Pod Identity link pod-id-link0)
+        "netconfig.link_local_peer",
+        "ip-10-1-216-156:412:1630 [0] NCCL INFO socketPollConnect: connect to 169.254.170.23<46011>"
+        " returned Connection refused, retrying (13/34)",
+        {"peer": "169.254.170.23"},
+    ),
+    (  # NCCL src/os/linux.cc: the give-up form of the same connect
+        "netconfig.link_local_peer",
+        "node-1:88:120 [0] NCCL WARN socketPollConnect: connect to 169.254.170.23<46011>"
+        " returned Connection refused, exceeded error retry count after 35 attempts",
+        {"peer": "169.254.170.23"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
+def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> None:
+    assert_matches(key, line, expected)
+
+
+NEGATIVE: list[tuple[str, str]] = [
+    # the interface list names the link but connects nowhere (aws-do-eks PR #54)
+    (
+        "*",
+        "ip-10-1-216-156:412:412 [0] NCCL INFO NET/Socket : Using [0]enp73s0:10.1.216.156<0>"
+        " [1]pod-id-link0:169.254.170.23<0>",
+    ),
+    # the instance-metadata endpoint is link-local on purpose and reached from the node itself
+    (
+        "*",
+        "botocore.exceptions.EndpointConnectionError: Could not connect to the endpoint URL:"
+        ' "http://169.254.169.254/latest/api/token"',
+    ),
+    # a routable peer refusing is not a configuration verdict of this family
+    (
+        "*",
+        "node-1:88:120 [0] NCCL INFO socketPollConnect: connect to 10.1.217.41<46011>"
+        " returned Connection refused, retrying (3/34)",
+    ),
+    ("*", "node-1:88:120 [0] NCCL INFO Bootstrap : Using eth0:10.1.217.41<0>"),
+]
+
+
+@pytest.mark.parametrize(("key", "line"), NEGATIVE)
+def test_line_must_not_match(key: str, line: str) -> None:
+    assert_no_match(key, line, FAMILY_KEYS)
