@@ -26,11 +26,13 @@ LEAD_IN = timedelta(minutes=15)
 # Lines logged while the job was being torn down still belong to it.
 GRACE = timedelta(minutes=5)
 
-# CUDA errors that can be one node's device or driver, or the job's own setup: on every node
-# of a multi-node job they are the job's (nodes do not fail together).
+# CUDA (and HIP) errors that can be one node's device or driver, or the job's own setup: on
+# every node of a multi-node job they are the job's (nodes do not fail together).
 DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "cuda.launch_timeout", "cuda.device_unavailable", "cuda.launch_failure", "cuda.unknown_error",
     "cuda.library_execution_failed", "cuda.setup_either",
+    # their HIP and ROCr counterparts (signatures-rocm.toml)
+    "hip.device_unavailable", "hip.unknown_error", "hsa.gpu_hang",
 })  # fmt: skip
 
 # CUDA finding no usable GPU (busy, none visible, not ready) is the node's GPUs or driver stack
@@ -66,6 +68,7 @@ VOLUME_SIGNALS = frozenset({"service.rate_limited"})
 PERSISTENT_STATES = frozenset({
     "nvrm.probe_failed", "nvrm.init_adapter_failed", "nvrm.gsp_wpr2_up", "nvrm.gpu_lost_status",
     "nvml.gpu_is_lost", "nvml.version_mismatch", "nvml.driver_unreachable",
+    "amdgpu.init_failed", "amdgpu.bad_page_threshold",
 })  # fmt: skip
 PERSISTENT_LOOKBACK = timedelta(days=7)
 BOOT = "kernel.boot"

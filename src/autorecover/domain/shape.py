@@ -48,7 +48,14 @@ FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "xfs.",
         ),
     ),
-    ("device", ("xid.", "nvrm.", "cuda.", "gpu.", "pcie.", "nvlink.", "dcgm.", "nvml.")),
+    (
+        "device",
+        (
+            *("xid.", "nvrm.", "cuda.", "gpu.", "pcie.", "nvlink.", "dcgm.", "nvml."),
+            # AMD: the HIP runtime, ROCr, the amdgpu driver and the ROCm SMI tools.
+            *("hip.", "hsa.", "amdgpu.", "amdsmi."),
+        ),
+    ),
 )
 BY_FAMILY = frozenset({"network", "storage"})  # shared by family; the rest by their key
 STRONG = 60  # a finding this heavy would name its node on its own
