@@ -221,6 +221,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "<gfx_v11_0> failed -110",
         {"block": "gfx_v11_0"},
     ),
+    (  # ROCm/rccl issue #1026 (MI250X; the older init.cpp also asked for amd_iommu=on)
+        "rccl.setup_warning",
+        "g1072:1263985:1263985 [0] /long_pathname_so_that_rpms_can_package_the_debug_info/src/"
+        'extlibs/rccl/build/src/init.cpp:120 NCCL WARN Missing "amd_iommu=on" from kernel '
+        "command line which can lead to system instablity or hang!",
+        {"warning": 'Missing "amd_iommu=on" from kernel command line'},
+    ),
     (  # ROCm/amdsmi issue #172 (amd-smi's wording)
         "amdsmi.driver_not_loaded",
         "ERROR:root:Unable to get devices, driver not initialized (amdgpu not found in modules)",
