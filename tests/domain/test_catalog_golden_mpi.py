@@ -130,10 +130,14 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         {"peer": "b4124"},
     ),
     (  # garyexplains/examples issue #13
-        "ompi.daemon_lost", "ORTE has lost communication with a remote daemon.", {},
+        "ompi.daemon_lost",
+        "ORTE has lost communication with a remote daemon.",
+        {},
     ),
     (  # aws/aws-parallelcluster issue #301 (Open MPI 2.x wording)
-        "ompi.daemon_lost", " ORTE has lost communication with its daemon located on node:", {},
+        "ompi.daemon_lost",
+        " ORTE has lost communication with its daemon located on node:",
+        {},
     ),
     (  # OPM/LBPM issue #48
         "ompi.ofi_completion_error",
@@ -255,33 +259,56 @@ def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> Non
 NEGATIVE: list[tuple[str, str]] = [
     # Open MPI's routine warnings on a healthy start (help-opal-runtime.txt, the openib BTL on
     # a UCX build, show_help aggregation)
-    ("*", "A process has executed an operation involving a call to the fork() system call to"
-          " create a child process."),
+    (
+        "*",
+        "A process has executed an operation involving a call to the fork() system call to"
+        " create a child process.",
+    ),
     ("*", "WARNING: There was an error initializing an OpenFabrics device."),
     ("*", "By default, for Open MPI 4.0 and later, infiniband ports on a device"),
-    ("*", "[node1:01234] 3 more processes have sent help message help-mpi-btl-openib.txt / error in"
-          " device init"),
-    ("*", '[node1:01234] Set MCA parameter "orte_base_help_aggregate" to 0 to see all help / error'
-          " messages"),
+    (
+        "*",
+        "[node1:01234] 3 more processes have sent help message help-mpi-btl-openib.txt / error in"
+        " device init",
+    ),
+    (
+        "*",
+        '[node1:01234] Set MCA parameter "orte_base_help_aggregate" to 0 to see all help / error'
+        " messages",
+    ),
     # the HNP's own line of the lost-daemon message names the healthy side
     ("ompi.daemon_lost", "  HNP daemon   : [[64112,0],0] on node wmaster-desktop"),
     # UCX's routine warnings and the QP dump that follows a completion error
-    ("*", "[1614593022.372530] [node1:1234 :0]          parser.c:1885 UCX  WARN  unused env"
-          " variable: UCX_NET_DEVICES (set UCX_WARN_UNUSED_ENV_VARS=n to suppress this)"),
-    ("*", "[lxbk1127:2330856:0:2330856] ib_mlx5_log.c:177  DCI QP 0xd16 wqe[6168]: SEND s-e [rqpn"
-          " 0x17de rlid 1037] [va 0x7f9f745cea80 len 5770 lkey 0x15de4]"),
+    (
+        "*",
+        "[1614593022.372530] [node1:1234 :0]          parser.c:1885 UCX  WARN  unused env"
+        " variable: UCX_NET_DEVICES (set UCX_WARN_UNUSED_ENV_VARS=n to suppress this)",
+    ),
+    (
+        "*",
+        "[lxbk1127:2330856:0:2330856] ib_mlx5_log.c:177  DCI QP 0xd16 wqe[6168]: SEND s-e [rqpn"
+        " 0x17de rlid 1037] [va 0x7f9f745cea80 len 5770 lkey 0x15de4]",
+    ),
     # a flushed work request is the echo of an earlier error
-    ("ompi.openib_completion_error",
-     "[[1,1],2][btl_openib_component.c:3227:handle_wc] from n1 to: n2 error polling LP CQ with"
-     " status WORK REQUEST FLUSHED ERROR status number 5 for wr_id 1 opcode 0  vendor error 244"
-     " qp_idx 3"),
+    (
+        "ompi.openib_completion_error",
+        "[[1,1],2][btl_openib_component.c:3227:handle_wc] from n1 to: n2 error polling LP CQ with"
+        " status WORK REQUEST FLUSHED ERROR status number 5 for wr_id 1 opcode 0  vendor error 244"
+        " qp_idx 3",
+    ),
     # a generic MPI failure is no usage error; an NVTE/other assertion is not MPICH's
     ("mpich.usage_error", "Fatal error in PMPI_Allreduce: Other MPI error, error stack:"),
-    ("mpich.assertion_failed", "Assertion failed in file transformer_engine/common/gemm.cu at line 7"),
+    (
+        "mpich.assertion_failed",
+        "Assertion failed in file transformer_engine/common/gemm.cu at line 7",
+    ),
     # Hydra's exit code line alone says nothing; Horovod's per-tensor stall lines neither
     ("*", "=   EXIT CODE: 9"),
-    ("*", "[1,0]<stderr>:[2019-04-13 13:53:31.851506: W horovod/common/operations.cc:588]"
-          " HorovodBroadcast_dense_1_bias_Momentum_0 [missing ranks: 1]"),
+    (
+        "*",
+        "[1,0]<stderr>:[2019-04-13 13:53:31.851506: W horovod/common/operations.cc:588]"
+        " HorovodBroadcast_dense_1_bias_Momentum_0 [missing ranks: 1]",
+    ),
 ]
 
 

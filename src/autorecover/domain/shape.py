@@ -29,7 +29,10 @@ from autorecover.domain.records import Activity, Blame, Finding, JobRecord, Sour
 # The parts of a machine a hardware signal can speak for, by the prefix of its catalog key.
 # A signal with no family here is its own family (the same key on every node).
 FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("network", ("ib.", "nic.", "efa.", "mlx5.", "roce.", "nccl.ib_async_", "ucx.ib_async_", "net.link")),
+    (
+        "network",
+        ("ib.", "nic.", "efa.", "mlx5.", "roce.", "nccl.ib_async_", "ucx.ib_async_", "net.link"),
+    ),
     (
         "storage",
         (
