@@ -152,6 +152,17 @@ def test_no_usable_gpu_on_two_nodes_or_a_single_node_job_names_nobody() -> None:
     assert attribute(job(nodes=("n1",)), one, [], RULES).suspect_nodes == ()
 
 
+def test_a_loopback_peer_is_the_configuration_of_a_job_spanning_nodes() -> None:
+    # gloo resolved a host name to 127.0.1.1 (/etc/hosts): every retry fails the same way
+    loop = f("netconfig.loopback_peer", "n2", Blame.SYMPTOM, 30, 1, source=Source.LOGS)
+    fs = [loop, *(timeout(n, 31) for n in NODES if n != "n2")]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+    # on one node a refused loopback connect is a peer not listening: not the configuration
+    alone = attribute(job(nodes=("n1",)), [replace(loop, node="n1")], [], RULES)
+    assert alone.cause is not Cause.APPLICATION
+
+
 def sigbus(node: str, minutes: float) -> Finding:
     return f("process.crashed", node, Blame.SYMPTOM, 45, minutes, source=Source.LOGS,
              details=(("number", "7"),))  # fmt: skip

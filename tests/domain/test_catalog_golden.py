@@ -112,6 +112,11 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "nccl.invalid_usage": Blame.APPLICATION,
     "nccl.proxy_failed": Blame.SYMPTOM,
     "nccl.cuda_failure": Blame.SYMPTOM,
+    "nccl.ibv_call_failed": Blame.SYMPTOM,
+    "nccl.socket_poll_connect_failed": Blame.SYMPTOM,
+    "gloo.connect_failed": Blame.SYMPTOM,
+    "nccl.cuda_oom": Blame.APPLICATION,
+    "nccl.ib_comm_fatal": Blame.SYMPTOM,
     # CUDA runtime and driver error strings
     "cuda.launch_timeout": Blame.HARDWARE,
     "cuda.device_unavailable": Blame.HARDWARE,
@@ -133,6 +138,9 @@ REQUIRED_GROUPS: dict[str, frozenset[str]] = {
     "gloo.peer_closed": frozenset({"peer"}),
     "c10d.store_connection": frozenset({"peer"}),
     "nccl.socket_peer_failed": frozenset({"peer"}),
+    "nccl.socket_poll_connect_failed": frozenset({"peer"}),
+    "nccl.remote_error": frozenset({"peer"}),
+    "gloo.connect_failed": frozenset({"peer"}),
 }
 
 REQUIRED_RULES: dict[int, str] = {
@@ -505,12 +513,33 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "[192.168.70.92]:25266: Connection reset by peer",
         {"peer": "192.168.70.92"},
     ),
+    # sgl-project/sglang pull request #27944 (a comment; the reporter elided address and port)
+    (
+        "gloo.peer_closed",
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:538] Read error "
+        "[node0-private-ip]:<port>: Connection timed out",
+        {"peer": "node0-private-ip"},
+    ),
     # facebookresearch/detectron2 issue #5121
     (
         "gloo.io_timeout",
         "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:136] "
         "Timed out waiting 1800000ms for send operation to complete",
         {"timeout_ms": "1800000", "op": "send"},
+    ),
+    # Megvii-BaseDetection/YOLOX issue #1167 (title; a host name resolving to loopback)
+    (
+        "gloo.connect_failed",
+        "RuntimeError: [/opt/conda/conda-bld/pytorch_1607370120218/work/third_party/gloo/gloo/"
+        "transport/tcp/pair.cc:769] connect [127.0.1.1]:3496: Connection refused",
+        {"peer": "127.0.1.1"},
+    ),
+    # sehoffmann/dmlcloud issue #47: gloo's connect timeout without an address names no one
+    (
+        "gloo.connect_failed",
+        "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/"
+        "pair.h:301] Connect timeout [none]",
+        {"peer": None},
     ),
     # gpustack/gpustack issue #2125
     (
@@ -612,6 +641,56 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "A03-R28-I49-3-9000018:46841:46987 [0] include/socket.h:428 NCCL WARN Net : Call to "
         "recv from 11.127.49.2<36048> failed : Connection reset by peer",
         {"peer": "11.127.49.2"},
+    ),
+    # NVIDIA/nccl issue #914 (NCCL 2.13) and NVIDIA/nccl-tests issue #166: the socket's far end
+    (
+        "nccl.remote_error",
+        "host:22337:22400 [6] misc/socket.cc:521 NCCL WARN Net : Connection closed by remote "
+        "peer 10.104.148.191<37877>",
+        {"peer": "10.104.148.191"},
+    ),
+    (
+        "nccl.remote_error",
+        "ubuntu:39964:40044 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by "
+        "remote peer node1<57557>",
+        {"peer": "node1"},
+    ),
+    # NVIDIA/nccl-tests issue #185 (title); NVIDIA/nccl issue #925 (title); zai-org/ImageReward #65
+    (
+        "nccl.ibv_call_failed",
+        "misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network is "
+        "unreachable",
+        {"call": "ibv_modify_qp", "text": "Network is unreachable"},
+    ),
+    (
+        "nccl.ibv_call_failed",
+        "Call to ibv_modify_qp failed with error No such device",
+        {"call": "ibv_modify_qp", "text": "No such device"},
+    ),
+    (
+        "nccl.ibv_call_failed",
+        "65826-86bd789679-2dxbs:80744:80744 [1] misc/ibvwrap.cc:212 NCCL WARN Call to "
+        "ibv_open_device failed",
+        {"call": "ibv_open_device"},
+    ),
+    # NVIDIA/TensorRT-LLM issue #1670; NVIDIA/nccl issue #1235 (the calloc line after it)
+    (
+        "nccl.cuda_oom",
+        "VM-0-16-ubuntu:392:494 [2] enqueue.cc:43 NCCL WARN Cuda failure 'out of memory'",
+        {},
+    ),
+    (
+        "nccl.cuda_oom",
+        "ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 "
+        "bytes",
+        {"bytes": "6291456"},
+    ),
+    # NVIDIA/nccl pull request #1618 (its description quotes two jobs' logs)
+    (
+        "nccl.socket_poll_connect_failed",
+        "rank_604.s12gn3064.4031852.log:[0604/1024][2025-02-16 22:31:34,422] [misc/socket.cc:586] "
+        "[s12gn3064:pid=3942408] NCCL WARN socketPollConnect poll() returned 1, no POLLOUT events",
+        {},
     ),
     # NVIDIA/nccl-tests issue #166
     (
@@ -824,6 +903,23 @@ NEGATIVE: list[tuple[str, str]] = [
         "[default] worker group successfully finished.",
     ),  # NCCL's own wording is nccl.remote_error's, not gloo's
     ("gloo.peer_closed", "NCCL WARN Net : Connection closed by remote peer 10.0.0.2<52344>"),
+    # another CUDA failure inside NCCL is not its memory running out (NVIDIA/TensorRT-LLM #1670)
+    (
+        "nccl.cuda_oom",
+        "VM-0-16-ubuntu:392:494 [2] enqueue.cc:54 NCCL WARN Cuda failure 'invalid resource handle'",
+    ),
+    # c10d's own connect retries (socket.cpp) are not a gloo pair, nor is connectFullMesh's "no
+    # error" (pytorch/pytorch issue #150916-style line from the pytorch emitter list)
+    (
+        "gloo.connect_failed",
+        "[W427 01:04:16.149509694 socket.cpp:752] [c10d] The client socket has failed to connect "
+        "to [::ffff:198.18.0.1]:3254 (errno: 110 - Connection timed out).",
+    ),
+    (
+        "gloo.connect_failed",
+        "Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] "
+        "no error",
+    ),
     ("gloo.io_timeout", "Timed out waiting 1800000ms for the barrier"),
     ("elastic.rendezvous_closed", "RendezvousClosed"),
     # a flushed completion is an echo: it must not blame its peer through the error entry

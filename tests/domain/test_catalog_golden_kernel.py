@@ -44,18 +44,43 @@ REQUIRED: dict[str, Blame] = {
     "nic.mlx5_health_syndrome": Blame.HARDWARE,
     "nic.mlx5_cmd_no_completion": Blame.HARDWARE,
     "nic.mlx5_cmd_failed": Blame.SYMPTOM,
+    "nic.mlx5_insufficient_power": Blame.HARDWARE,
+    "nic.tx_timeout": Blame.HARDWARE,
 }
 
 
 def test_weak_hardware_signals_need_corroboration() -> None:
     """Lockups, unknown NMIs and stuck firmware commands are hardware evidence too weak to name
     a node alone (below attribution's HARDWARE_THRESHOLD of 60)."""
-    for key in ("kernel.hard_lockup", "kernel.nmi_unknown", "nic.mlx5_cmd_no_completion"):
+    for key in (
+        "kernel.hard_lockup",
+        "kernel.nmi_unknown",
+        "nic.mlx5_cmd_no_completion",
+        "nic.mlx5_insufficient_power",
+        "nic.tx_timeout",
+    ):
         assert CATALOG.signatures[key].weight < 60, key
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
     ("kernel.boot", "-- Reboot --", {}),
+    (  # csrutil/OpenWrt-NIC-Drivers issue #11 (the 6.6+ wording)
+        "nic.tx_timeout",
+        "[ 1356.296930] r8125 0000:22:04.0 eth4: NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed "
+        "out 5010 ms",
+        {"queue": "0"},
+    ),
+    (  # heidsoft/devops issue #67 (title; the driver's own line has the device and interface)
+        "nic.tx_timeout",
+        "kernel: mlx5_core TX timeout detected",
+        {},
+    ),
+    (  # leptonai/gpud issue #348 (a comment)
+        "nic.mlx5_insufficient_power",
+        "[Sun Dec  1 14:54:40 2024] ny2g1r12hh2 kernel: mlx5_core 0000:5c:00.0: "
+        "mlx5_pcie_event:299:(pid 268269): Detected insufficient power on the PCIe slot (27W).",
+        {"watts": "27"},
+    ),
     (
         "kernel.boot",
         "Mar  3 07:12:09 gpu-a03 kernel: Command line: BOOT_IMAGE=/vmlinuz-5.15.0-101-generic "
@@ -167,6 +192,12 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # NVIDIA/gpu-operator issue #2511: the slot's power capability not advertised is no fault
+    (
+        "nic.mlx5_insufficient_power",
+        "[   22.316553] mlx5_core 0000:13:00.0: mlx5_pcie_event:297:(pid 11): PCIe slot power "
+        "capability was not advertised.",
+    ),
     # EDAC bookkeeping around an error is not the error (radiasoft/devops issue #134)
     ("*", "Feb 23 03:28:16 kernel: EDAC sbridge MC1: HANDLING MCE MEMORY ERROR"),
     ("*", "Feb 23 03:28:16 kernel: EDAC sbridge MC1: ADDR ee30a0000"),

@@ -37,10 +37,63 @@ BLAME: dict[str, Blame] = {
     "deepspeed.launcher_exit": Blame.SYMPTOM,
     "deepspeed.killing_subprocess": Blame.INFO,
     "deepspeed.launcher_signalled": Blame.SYMPTOM,
+    "ompi.rank_signalled": Blame.SYMPTOM,
+    "ompi.daemon_lost": Blame.SYMPTOM,
+    "horovod.shut_down": Blame.SYMPTOM,
+    "ompi.transport_peer_lost": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # pytorch/gloo issue #33; open-mpi/ompi issue #6618; garyexplains/examples issue #13
+    (
+        "mpirun noticed that process rank 1 with PID 29013 on node 172.17.27.12 exited on signal "
+        "6 (Aborted).",
+        "ompi.rank_signalled",
+        {"rank": "1", "host": "172.17.27.12", "signal": "6", "name": "Aborted"},
+    ),
+    ("ORTE has lost communication with a remote daemon.", "ompi.daemon_lost", {}),
+    (
+        "Remote daemon: [[11377,0],1] on node i39030a4a38d4a3abcb17e488a3141ef-mpijob-0-worker-0",
+        "ompi.daemon_lost",
+        {"peer": "i39030a4a38d4a3abcb17e488a3141ef-mpijob-0-worker-0"},
+    ),
+    # aws/aws-parallelcluster issue #301 (Open MPI 2.x wording; the host follows on its own line)
+    (" ORTE has lost communication with its daemon located on node:", "ompi.daemon_lost", {}),
+    # open-mpi/ompi issues #1620 and #4131; openucx/ucx issue #6705
+    (
+        "[node12][[17490,1],60][btl_tcp_endpoint.c:457:mca_btl_tcp_endpoint_recv_blocking] "
+        "recv(31) failed: Connection reset by peer (104)",
+        "ompi.transport_peer_lost",
+        {"text": "Connection reset by peer (104)"},
+    ),
+    (
+        "[rhc002][[16379,1],2][btl_tcp.c:556:mca_btl_tcp_recv_blocking] remote peer unexpectedly "
+        "closed connection while I was waiting for blocking message",
+        "ompi.transport_peer_lost",
+        {},
+    ),
+    (
+        "[1619372637.777492] [jazz01:76429:0]          tcp_ep.c:1105 UCX  ERROR tcp_ep 0x1288210 "
+        "(state=CONNECTED): recv(42) failed: Connection reset by remote peer",
+        "ompi.transport_peer_lost",
+        {"ucx": "Connection reset by remote peer"},
+    ),
+    # horovod/horovod issues #534 (TensorFlow's AbortedError) and #243 (the 2018 wording)
+    (
+        "AbortedError (see above for traceback): Horovod has been shut down. This was caused by an "
+        "exception on one of the ranks or an attempt to allreduce, allgather or broadcast a tensor "
+        "after one of the ranks finished execution.",
+        "horovod.shut_down",
+        {},
+    ),
+    (
+        "AbortedError (see above for traceback): Horovod has been shut down. This has been caused "
+        "by an exception on one of the rank or an attempt to allreduce, allgather or broadcast a "
+        "tensor after one of the ranks has finished execution.",
+        "horovod.shut_down",
+        {},
+    ),
     # ray-project/ray#30312 (pytest output)
     (
         "E                       ray.exceptions.OutOfMemoryError: Task was killed due to the "

@@ -36,6 +36,9 @@ def found(line: str) -> dict[str, Blame]:
          "nccl.duplicate_gpu", Blame.APPLICATION),
         # EasonXiao-888/MambaTree issue #14
         ("Bootstrap : no socket interface found", "nccl.no_socket_interface", Blame.APPLICATION),
+        # NVIDIA/nccl issue #1837 (NCCL_SOCKET_IFNAME naming a missing interface, NCCL 2.27)
+        ("[trainer0|0]:ncclSocketInit: connecting to address  with family 59936 is neither "
+         "AF_INET(2) nor AF_INET6(10)", "nccl.no_socket_interface", Blame.APPLICATION),
         # NVIDIA/nccl issues #379 (NCCL_TOPO_FILE) and #573 (WSL2 hides /sys PCI paths)
         ("graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found", "nccl.topology_xml",
          Blame.APPLICATION),
@@ -68,6 +71,9 @@ def found(line: str) -> dict[str, Blame]:
          "nccl.p2p_unsupported", Blame.APPLICATION),
         ("RuntimeError: CUDA error: peer access is not supported between these two devices",
          "nccl.p2p_unsupported", Blame.APPLICATION),
+        # zai-org/ImageReward issue #65: a device the container cannot open, NCCL goes on
+        ("65826-86bd789679-2dxbs:80746:80746 [3] transport/net_ib.cc:149 NCCL WARN NET/IB : "
+         "Unable to open device mlx5_59", "nccl.ib_open_device_failed", Blame.SYMPTOM),
     ],
 )  # fmt: skip
 def test_init_lines(line: str, signal: str, blame: Blame) -> None:

@@ -26,6 +26,7 @@ NAMESPACES = frozenset({"netconfig"})
 REQUIRED: dict[str, Blame] = {
     "netconfig.nccl_transport_mismatch": Blame.APPLICATION,
     "netconfig.link_local_peer": Blame.APPLICATION,
+    "netconfig.loopback_peer": Blame.SYMPTOM,  # the job's only when it spans nodes (context.py)
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
@@ -78,6 +79,22 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 
+POSITIVE += [
+    (  # pytorch/examples issue #812 (two nodes, gloo)
+        "netconfig.loopback_peer",
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:769] connect"
+        " [127.0.1.1]:25472: Connection refused",
+        {"peer": "127.0.1.1"},
+    ),
+    (  # pytorch/gloo issue #223 (gloo's benchmark on two nodes)
+        "netconfig.loopback_peer",
+        "[<some path>/gloo/gloo/transport/tcp/pair.cc:761] connect [127.0.1.1]:60817: Connection"
+        " refused",
+        {"peer": "127.0.1.1"},
+    ),
+]
+
+
 @pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
 def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> None:
     assert_matches(key, line, expected)
@@ -103,6 +120,10 @@ NEGATIVE: list[tuple[str, str]] = [
         " returned Connection refused, retrying (3/34)",
     ),
     ("*", "node-1:88:120 [0] NCCL INFO Bootstrap : Using eth0:10.1.217.41<0>"),
+    # a routable gloo peer refusing is a peer not listening (gloo.connect_failed)
+    ("*", "RuntimeError: [pair.cc:799] connect [172.31.71.170]:13195: Connection refused"),
+    # a loopback address in an interface list connects nowhere
+    ("*", "node-1:88:88 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>"),
 ]
 
 

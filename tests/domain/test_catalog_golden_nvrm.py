@@ -64,6 +64,9 @@ def test_driver_lines(line: str, signal: str, blame: Blame, source: Source) -> N
         "nvidia-nvswitch0: NVLink training complete on all links",
         "nvidia-nvswitch0: SXid (PCI:0004:00:00.0): 26006, SOE HALT data[0] = 0x               0",
         "cuInit returned CUDA_ERROR_NO_DEVICE on a login node",
+        # cuda.h: a kernel's stack overflow is the job's; a contained error is either way
+        "RuntimeError: CUDA driver error: CUDA_ERROR_HARDWARE_STACK_ERROR",
+        "failed with CUDA_ERROR_CONTAINED",
         "pcieport 0000:00:02.0: AER: Uncorrected (Non-Fatal) error received: 0000:02:00.0",
     ],
 )

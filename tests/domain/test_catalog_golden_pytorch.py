@@ -164,6 +164,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "c10d.store_connect_retry",
         {},
     ),
+    # TheTom/vllm-swift#9 (TCPStore 2.5+ retrying its connect-and-ping)
+    (
+        "[W426 16:56:01.831041000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate "
+        "to host 100.64.0.1:59782 - retrying (try=6, timeout=1800000ms, delay=5241ms): Connection "
+        "reset by peer",
+        "c10d.store_connect_retry",
+        {},
+    ),
+    # pytorch/pytorch#74146 (torch 1.x: the store's socket error as a bare RuntimeError);
+    # pytorch/pytorch#118666 (title; 2.2+ wraps it)
+    ("RuntimeError: Connection reset by peer", "c10d.store_peer_closed", {}),
+    ("torch.distributed.DistNetworkError: Connection reset by peer", "c10d.store_peer_closed", {}),
     # showlab/Tune-A-Video#90
     (
         "RuntimeError: The server socket has failed to listen on any local network address. The "
@@ -350,6 +362,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "torch.distributed.DistNetworkError: The client socket has failed to connect to any "
         "network address of (node-a01, 29500).",
     ),
+    # Python's own ConnectionResetError (a client library's socket) is not c10d's store
+    ("c10d.store_peer_closed", "ConnectionResetError: [Errno 104] Connection reset by peer"),
     # the store starting to listen is not a failure to listen
     ("c10d.store_listen_failed", "[c10d] The server socket has started to listen on [::]:29500."),
     # the dump signal names a rank only when another rank sent it

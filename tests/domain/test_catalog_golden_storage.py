@@ -32,6 +32,7 @@ REQUIRED: dict[str, Blame] = {
     "storage.lustre_other": Blame.SYMPTOM,
     "storage.nfs_not_responding": Blame.TRANSIENT,
     "storage.nfs_ok": Blame.INFO,
+    "storage.nfs4_state_manager_failed": Blame.TRANSIENT,
     "storage.stale_handle": Blame.TRANSIENT,
     "storage.fuse_disconnected": Blame.TRANSIENT,
     "storage.shared_fs_wait": Blame.TRANSIENT,
@@ -72,6 +73,12 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "Oct 24 00:11:11 figgy-web-staging1 kernel: nfs: server td-mf-cl2.princeton.edu not "
         "responding, still trying",
         {"program": "nfs", "server": "td-mf-cl2.princeton.edu", "state": "still trying"},
+    ),
+    (  # TIGRLab/admin issue #234 (a comment quoting dmesg)
+        "storage.nfs4_state_manager_failed",
+        "[108570.205595] NFS: state manager: lease expired failed on NFSv4 server tigrsrv with "
+        "error 1",
+        {"section": "lease expired", "server": "tigrsrv", "error": "1"},
     ),
     (  # linux-surface/linux-surface issue #1494
         "storage.nfs_ok",
@@ -255,6 +262,11 @@ NEGATIVE: list[tuple[str, str]] = [
         "storage.nfs_ok",
         "[1576939.453001] nfs: server 100.73.159.36 not responding, still trying",
     ),  # nfs-ganesha/nfs-ganesha issue #1295
+    # the same client's complaint that its id is taken names no failed lease (TIGRLab/admin #234)
+    (
+        "storage.nfs4_state_manager_failed",
+        "[108570.205588] NFS: Server tigrsrv reports our clientid is in use",
+    ),
     # ENOSPC is not EIO and EIO is not ENOSPC
     ("storage.eio", "OSError: [Errno 28] No space left on device"),
     ("storage.no_space", "OSError: [Errno 5] Input/output error"),

@@ -7,7 +7,8 @@ NVLink5 XIDs marked non-fatal in their own text decide nothing, and an ECC error
 contained (XID 94, no 48/64/95/140) is the application's to retry, not the node's. A CUDA
 error that may be the device or the software (a launch timeout, no usable GPU) on every node
 of a job at once is the software; CUDA finding no usable GPU on one node of a multi-node job,
-and on no other, is that node's.
+and on no other, is that node's. A peer on a loopback address in a job spanning nodes is the
+job's network configuration.
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ CRASH = "process.crashed"
 MEMORY_ERRORS = frozenset({"kernel.memory_failure", "mce.fatal", "edac.uncorrected",
                            "ghes.uncorrected"})  # fmt: skip
 SIGBUS_TOGETHER = timedelta(minutes=1)
+
+# A peer on a loopback address cannot be another node's: on a job spanning nodes, a rank
+# advertised 127.0.1.1 or `lo` (its host name in /etc/hosts, a socket interface left to pick):
+# the job's network configuration, which fails the same way on every retry.
+LOOPBACK_PEER = "netconfig.loopback_peer"
+LOOPBACK_PEER_WEIGHT = 60
 
 # Outside-service refusals that the job's own request volume causes: a rate limit hit from
 # every node of a job at once is the job's many ranks asking at once (a retry asks again).
@@ -128,6 +135,9 @@ def in_context(
             elif f.node in shared_mapping and _is_sigbus(f):
                 note = "SIGBUS in several processes at once, no memory error: a shared mapping"
                 f = _reread(f, Blame.APPLICATION, 55, NodeAction.NONE, note)
+            elif f.signal == LOOPBACK_PEER and len(job.nodes) > 1:
+                note = "a loopback address as the peer of a job spanning nodes: its configuration"
+                f = _reread(f, Blame.APPLICATION, LOOPBACK_PEER_WEIGHT, NodeAction.NONE, note)
             elif _overfull_barrier(f):
                 f = _reread(f, Blame.APPLICATION, 70, NodeAction.NONE, "more workers than ranks")
             out.append(f)
