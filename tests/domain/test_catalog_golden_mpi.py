@@ -27,6 +27,8 @@ FAMILY_KEYS = MPI_KEYS | UCX_KEYS
 
 REQUIRED: dict[str, Blame] = {
     "ompi.rank_aborted": Blame.SYMPTOM,
+    "ompi.rank_signaled_wrapped": Blame.SYMPTOM,
+    "ompi.prte_daemon_lost": Blame.SYMPTOM,
     "ompi.nonzero_exit": Blame.SYMPTOM,
     "ompi.daemon_failed": Blame.SYMPTOM,
     "ompi.launch_config": Blame.APPLICATION,
@@ -250,6 +252,13 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # the HNP's own line of the lost-daemon message names the healthy side
     ("*", "  HNP daemon   : [[64112,0],0] on node wmaster-desktop"),
+    # ORTE's one-line forms are the launchers family's; this family must not match them twice
+    (
+        "*",
+        "mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9"
+        " (Killed).",
+    ),
+    ("*", "ORTE has lost communication with a remote daemon."),
     # UCX's routine warnings and the QP dump that follows a completion error
     (
         "*",
