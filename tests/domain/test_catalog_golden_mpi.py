@@ -37,6 +37,7 @@ REQUIRED: dict[str, Blame] = {
     "ompi.error_log": Blame.SYMPTOM,
     "ompi.openib_completion_error": Blame.SYMPTOM,
     "ompi.tcp_peer_lost": Blame.SYMPTOM,
+    "ompi.peer_host": Blame.SYMPTOM,
     "ompi.ofi_completion_error": Blame.SYMPTOM,
     "ompi.ucx_ep_failed": Blame.SYMPTOM,
     "pmix.error_log": Blame.SYMPTOM,
@@ -203,6 +204,24 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         " Transport retry count exceeded (synd 0x15 vend 0x81) opcode SEND",
         {},
     ),
+    (  # openucx/ucx issue #2483 (UCX 1.4: no device in the line)
+        "ucx.ib_retry_exceeded",
+        "Thu Apr  5 08:32:03 2018[1,2674]<stderr>:[clx-orion-059:27319:0:27319] ib_mlx5_log.c:113"
+        "  FATAL: Error on QP 0x3ce8e wqe[12598]: Transport retry count exceeded (synd 0x15 vend"
+        " 0x81) opcode SEND",
+        {},
+    ),
+    (  # pyiron/executorlib pull request #761 (Slurm 24, no PMIx library for the plugin)
+        "pmix.launch_config",
+        "srun: error: Couldn't load specified plugin name for mpi/pmix: Plugin init() callback"
+        " failed",
+        {},
+    ),
+    (  # open-mpi/ompi issue #10940 (the help text's second line is not matched; the first is)
+        "pmix.launch_config",
+        'The application appears to have been direct launched using "srun",',
+        {},
+    ),
     (  # openucx/ucx issue #8487
         "ucx.ep_error",
         "[1661938336.553723] [vhost-node1:1499693:6]           flush.c:26   UCX  ERROR req"
@@ -250,6 +269,8 @@ NEGATIVE: list[tuple[str, str]] = [
         '[node1:01234] Set MCA parameter "orte_base_help_aggregate" to 0 to see all help / error'
         " messages",
     ),
+    # a "Peer host" inside other text is no help-message field
+    ("ompi.peer_host", "Local host: n1, Peer host: n2 (retrying)"),
     # the HNP's own line of the lost-daemon message names the healthy side
     ("*", "  HNP daemon   : [[64112,0],0] on node wmaster-desktop"),
     # ORTE's one-line forms are the launchers family's; this family must not match them twice
