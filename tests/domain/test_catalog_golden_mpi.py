@@ -8,9 +8,13 @@ routine warnings every healthy MPI job prints must not.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from autorecover.domain.records import Blame, Source
+from autorecover.adapters.bundles import explain
+from autorecover.domain.records import Blame, Cause, Source
 from autorecover.domain.shape import LOCAL_CRASHES, family
 from domain.golden import (
     CATALOG,
@@ -323,3 +327,33 @@ def test_a_port_active_event_is_read_as_info_by_a_full_scan() -> None:
     line = ("[1606219470.178373] [gpu-17:3817 :0]       ib_device.c:283  UCX  WARN  IB Async event"
             " on mlx5_0: port active on port 1")  # fmt: skip
     assert found(line, Source.LOGS) == [("ucx.ib_async_benign", Blame.INFO, 0)]
+
+
+# mpirun gathers every rank's output into the launch node's file; UCX names the host it ran on.
+GATHERED = (
+    "[1,0]<stdout>:step 100 loss 2.31\n"
+    "[1,4]<stderr>:[1606219470.178373] [{host}:3817 :0]       ib_device.c:283  UCX  ERROR IB"
+    " Async event on mlx5_0: local catastrophic error on port 1\n"
+    "[1,0]<stderr>:[n1:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on"
+    " mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)\n"
+)
+
+
+def _gathered_bundle(root: Path, host: str) -> Path:
+    """A two-node mpirun job whose only job output is the launch node's (n1)."""
+    (root / "logs").mkdir(parents=True)
+    (root / "logs" / "n1.log").write_text(GATHERED.format(host=host), encoding="utf-8")
+    job = {"scheduler": "slurm", "job": "7", "nodes": ["n1", "n2"],
+           "started": "2020-11-24T12:00:00Z", "ended": "2020-11-24T12:30:00Z",
+           "collected": "2020-11-24T12:35:00Z", "state": "FAILED"}  # fmt: skip
+    (root / "job.json").write_text(json.dumps(job), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("host", ["n2", "n1"])
+def test_a_gathered_ucx_line_counts_for_the_host_it_names(tmp_path: Path, host: str) -> None:
+    """UCX's `[host:pid]` prefix (`via`) moves a line mpirun gathered to the node it ran on, so
+    a remote adapter's fatal event does not name the launch node."""
+    verdict = explain(_gathered_bundle(tmp_path, host), CATALOG).verdict
+    assert verdict.cause is Cause.HARDWARE
+    assert list(verdict.suspect_nodes) == [host]
