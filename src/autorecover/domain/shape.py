@@ -29,7 +29,10 @@ from autorecover.domain.records import Activity, Blame, Finding, JobRecord, Sour
 # The parts of a machine a hardware signal can speak for, by the prefix of its catalog key.
 # A signal with no family here is its own family (the same key on every node).
 FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("network", ("ib.", "nic.", "efa.", "mlx5.", "roce.", "nccl.ib_async_", "net.link")),
+    (
+        "network",
+        ("ib.", "nic.", "efa.", "mlx5.", "roce.", "nccl.ib_async_", "ucx.ib_async_", "net.link"),
+    ),
     (
         "storage",
         (
@@ -64,7 +67,7 @@ SILENCE_GAP = timedelta(minutes=5)  # the others' system logs went on at least t
 # Job states in which the scheduler says a node of the job failed (without naming it).
 NODE_FAILED_STATES = frozenset({"NODE_FAIL", "NodeLost"})
 # Rank-local crashes are not complaints about a peer.
-LOCAL_CRASHES = frozenset({"process.crashed", "process.shell_crash_report"})
+LOCAL_CRASHES = frozenset({"process.crashed", "process.shell_crash_report", "ucx.caught_signal"})
 DERIVED_WEIGHT = 60
 # A weaker application error (an XID 13 on one GPU) this shortly before the first collective
 # symptom, and before anything else went wrong, explains the flood of symptoms.

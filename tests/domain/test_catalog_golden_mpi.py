@@ -1,0 +1,359 @@
+"""Golden tests for the MPI and UCX families (signatures-mpi.toml, signatures-ucx.toml).
+
+What mpirun, Hydra, PMIx, Slurm's PMIx plugin, MPICH, Horovod and UCX print when a job fails
+(real lines from the public threads named beside them, or rendered from the emitters' format
+strings where the comment says so) must match with the blame the emitter means, and the
+routine warnings every healthy MPI job prints must not.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autorecover.adapters.bundles import explain
+from autorecover.domain.records import Blame, Cause, Source
+from autorecover.domain.shape import LOCAL_CRASHES, family
+from domain.golden import (
+    CATALOG,
+    assert_family_keys,
+    assert_matches,
+    assert_no_match,
+    family_keys,
+    found,
+)
+
+MPI_KEYS = family_keys("signatures-mpi.toml")
+UCX_KEYS = family_keys("signatures-ucx.toml")
+FAMILY_KEYS = MPI_KEYS | UCX_KEYS
+
+REQUIRED: dict[str, Blame] = {
+    "ompi.rank_aborted": Blame.SYMPTOM,
+    "ompi.rank_signaled_wrapped": Blame.SYMPTOM,
+    "ompi.prte_daemon_lost": Blame.SYMPTOM,
+    "ompi.nonzero_exit": Blame.SYMPTOM,
+    "ompi.daemon_failed": Blame.SYMPTOM,
+    "ompi.launch_config": Blame.APPLICATION,
+    "ompi.mpi_abort": Blame.SYMPTOM,
+    "ompi.mpi_usage_error": Blame.APPLICATION,
+    "ompi.error_log": Blame.SYMPTOM,
+    "ompi.openib_completion_error": Blame.SYMPTOM,
+    "ompi.tcp_peer_lost": Blame.SYMPTOM,
+    "ompi.peer_host": Blame.SYMPTOM,
+    "ompi.ofi_completion_error": Blame.SYMPTOM,
+    "ompi.ucx_ep_failed": Blame.SYMPTOM,
+    "pmix.error_log": Blame.SYMPTOM,
+    "pmix.launch_config": Blame.APPLICATION,
+    "pmix.slurm_peer_failed": Blame.SYMPTOM,
+    "mpich.fatal_error": Blame.SYMPTOM,
+    "mpich.usage_error": Blame.APPLICATION,
+    "mpich.ofi_poll_failed": Blame.SYMPTOM,
+    "mpich.ofi_init_failed": Blame.APPLICATION,
+    "mpich.bad_termination": Blame.SYMPTOM,
+    "mpich.hydra_teardown": Blame.SYMPTOM,
+    "mpich.assertion_failed": Blame.SYMPTOM,
+    "horovod.stall_warning": Blame.SYMPTOM,
+    "horovod.stall_shutdown": Blame.SYMPTOM,
+    "horovod.mismatch": Blame.APPLICATION,
+    "horovod.internal_error": Blame.SYMPTOM,
+    "ucx.ib_retry_exceeded": Blame.SYMPTOM,
+    "ucx.ib_completion_error": Blame.SYMPTOM,
+    "ucx.ib_async_device_fatal": Blame.HARDWARE,
+    "ucx.ib_async_port_error": Blame.HARDWARE,
+    "ucx.ib_async_queue_error": Blame.SYMPTOM,
+    "ucx.ib_async_benign": Blame.INFO,
+    "ucx.ep_error": Blame.SYMPTOM,
+    "ucx.ud_timeout": Blame.SYMPTOM,
+    "ucx.no_transport": Blame.APPLICATION,
+    "ucx.caught_signal": Blame.SYMPTOM,
+}
+
+
+def test_family_keys_are_new_and_namespaced() -> None:
+    assert_family_keys("signatures-mpi.toml", MPI_KEYS,
+                       frozenset({"ompi", "pmix", "mpich", "horovod"}))  # fmt: skip
+    assert_family_keys("signatures-ucx.toml", UCX_KEYS, frozenset({"ucx"}))
+
+
+@pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
+def test_required_signature_and_blame(key: str, blame: Blame) -> None:
+    assert key in FAMILY_KEYS
+    assert CATALOG.signatures[key].blame is blame
+
+
+def test_every_family_signature_is_pinned() -> None:
+    assert set(REQUIRED) == FAMILY_KEYS, "pin the blame of every signature of the family here"
+
+
+def test_only_this_hosts_adapter_is_hardware_and_it_is_the_network_family() -> None:
+    """A launcher or a peer's follow-on error never names hardware; UCX's fatal IB events do,
+    in the `network` family the shape rules share across nodes."""
+    hardware = {k for k in FAMILY_KEYS if CATALOG.signatures[k].blame is Blame.HARDWARE}
+    assert hardware == {"ucx.ib_async_device_fatal", "ucx.ib_async_port_error"}
+    assert {family(k) for k in hardware} == {"network"}
+    assert CATALOG.signatures["ucx.ib_async_port_error"].weight < 85
+
+
+def test_launcher_restatements_never_decide_alone() -> None:
+    for key in ("ompi.rank_aborted", "ompi.nonzero_exit", "mpich.bad_termination",
+                "ompi.mpi_abort", "mpich.hydra_teardown"):  # fmt: skip
+        assert CATALOG.signatures[key].weight <= 20, key
+
+
+def test_a_crash_ucx_reports_is_not_a_complaint_about_a_peer() -> None:
+    assert "ucx.caught_signal" in LOCAL_CRASHES
+
+
+POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # open-mpi/ompi issue #12607 (timestamped by the CI, node on the next line)
+        "ompi.rank_aborted",
+        "15:50:32   mpirun has exited due to process rank 1 with PID 0 on",
+        {"rank": "1"},
+    ),
+    (  # compas/grasp issue #118 (one line as the reporter pasted it)
+        "ompi.nonzero_exit",
+        "Primary job  terminated normally, but 1 process returned a non-zero exit code. Per"
+        " user-direction, the job has been aborted.",
+        {},
+    ),
+    (  # OPM/LBPM issue #48
+        "ompi.ofi_completion_error",
+        "> *** The Open MPI OFI MTL is aborting the MPI job (via exit(3)).",
+        {},
+    ),
+    (  # open-mpi/orcm issue #38
+        "ompi.error_log",
+        "[headnode.localdomain:23414] [[0,0],1] ORTE_ERROR_LOG: Not found in file"
+        " ../../orte/runtime/orte_globals.c at line 517",
+        {"status": "Not found"},
+    ),
+    (  # open-mpi/ompi issue #7529 (FQDN host in the prefix)
+        "pmix.error_log",
+        "[cn007.iitk.ac.in:24154] PMIX ERROR: UNREACHABLE in file server/pmix_server.c at line 2147",
+        {"status": "UNREACHABLE"},
+    ),
+    (  # geoschem/geos-chem issue #822 (srun built without the pmix plugin)
+        "pmix.launch_config",
+        "srun: error: Couldn't find the specified plugin name for mpi/pmix looking at all files",
+        {},
+    ),
+    (  # open-mpi/ompi issue #13523 (a pmi2 launch of Open MPI 5 starts singletons)
+        "pmix.launch_config",
+        "No PMIx server was reachable, but a PMI1/2 was detected.",
+        {},
+    ),
+    (  # openpmix/openpmix issue #3098
+        "pmix.slurm_peer_failed",
+        "slurmstepd: error:  mpi/pmix_v2: _tcp_connect: lxbk1177 [0]: pmixp_dconn_tcp.c:139:"
+        " Cannot establish the connection",
+        {"via": "lxbk1177"},
+    ),
+    (  # ofiwg/libfabric issue #10072 (Cray MPICH on Adastra)
+        "mpich.fatal_error",
+        "MPICH ERROR [Rank 519] [job id 947981.0] [Tue Jun 11 15:11:42 2024] [c1207] -"
+        " Abort(539602063) (rank 519 in comm 0): Fatal error in PMPI_Iprobe: Other MPI error,"
+        " error stack:",
+        {"via": "c1207", "rank": "519"},
+    ),
+    (  # rouyang2017/SISSO issue #64 (Intel MPI at init; "node 0" is the rank, not a host)
+        "mpich.fatal_error",
+        "Abort(1615247) on node 0 (rank 0 in comm 0): Fatal error in PMPI_Init: Other MPI error,"
+        " error stack:",
+        {"rank": "0"},
+    ),
+    (  # ofiwg/libfabric issue #11307 (the job had been sent SIGTERM from outside)
+        "mpich.ofi_poll_failed",
+        "MPIDI_OFI_handle_cq_error(1075)......: OFI poll failed"
+        " (ofi_events.c:1077:MPIDI_OFI_handle_cq_error:Input/output error - CANCELED)",
+        {"error": "Input/output error - CANCELED"},
+    ),
+    (  # openai/jukebox issue #155
+        "mpich.bad_termination",
+        "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)",
+        {"signal": "Killed"},
+    ),
+    (  # IntelligentSoftwareSystems/Galois issue #37
+        "mpich.bad_termination",
+        "=   PID 4774 RUNNING AT IIPLab-WS1",
+        {"peer": "IIPLab-WS1"},
+    ),
+    (  # IntelligentSoftwareSystems/Galois issue #37
+        "mpich.hydra_teardown",
+        "[proxy:0:1@IIPLab-WS2] HYD_pmcd_pmip_control_cmd_cb (pm/pmiserv/pmip_cb.c:878):"
+        " assert (!closed) failed",
+        {},
+    ),
+    (  # openucx/ucx issue #5199 (UCX 1.8, DC transport)
+        "ucx.ib_retry_exceeded",
+        "[master:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB"
+        " (synd 0x15 vend 0x81 hw_synd 0/0)",
+        {"via": "master", "device": "mlx5_0", "port": "1", "transport": "IB"},
+    ),
+    (  # openucx/ucx issue #6000 (RoCE)
+        "ucx.ib_retry_exceeded",
+        "Error: Transport retry count exceeded on mlx5_0:1/RoCE",
+        {"device": "mlx5_0", "transport": "RoCE"},
+    ),
+    (  # openucx/ucx pull request #5174 (timestamped prefix, ERROR level)
+        "ucx.ib_retry_exceeded",
+        "[1589621202.437750] [jazz11:137347:0]    ib_mlx5_log.c:143  UCX  ERROR Transport retry"
+        " count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)",
+        {"via": "jazz11", "device": "mlx5_0"},
+    ),
+    (  # openucx/ucx issue #2973 (UCX 1.5 wording)
+        "ucx.ib_retry_exceeded",
+        "[ast1815:6807 :0:6807] ib_mlx5_log.c:115  FATAL: Error on mlx5_3:1 QP 0xe6d7 wqe[7821]:"
+        " Transport retry count exceeded (synd 0x15 vend 0x81) opcode SEND",
+        {},
+    ),
+    (  # openucx/ucx issue #2483 (UCX 1.4: no device in the line)
+        "ucx.ib_retry_exceeded",
+        "Thu Apr  5 08:32:03 2018[1,2674]<stderr>:[clx-orion-059:27319:0:27319] ib_mlx5_log.c:113"
+        "  FATAL: Error on QP 0x3ce8e wqe[12598]: Transport retry count exceeded (synd 0x15 vend"
+        " 0x81) opcode SEND",
+        {},
+    ),
+    (  # pyiron/executorlib pull request #761 (Slurm 24, no PMIx library for the plugin)
+        "pmix.launch_config",
+        "srun: error: Couldn't load specified plugin name for mpi/pmix: Plugin init() callback"
+        " failed",
+        {},
+    ),
+    (  # open-mpi/ompi issue #10940 (the help text's second line is not matched; the first is)
+        "pmix.launch_config",
+        'The application appears to have been direct launched using "srun",',
+        {},
+    ),
+    (  # openucx/ucx issue #8487
+        "ucx.ep_error",
+        "[1661938336.553723] [vhost-node1:1499693:6]           flush.c:26   UCX  ERROR req"
+        " 0x7fc2d40b3c00: error during flush: Endpoint timeout, flush comp 0x7fc2d40b3c90 count"
+        " reduced to 2",
+        {"via": "vhost-node1"},
+    ),
+    (  # src/ucp/core/ucp_ep.c's current wording, rendered
+        "ucx.ep_error",
+        "[1700000000.000000] [n1:123  :0]        ucp_ep.c:1661 UCX  ERROR ep 0x7f12: error"
+        " 'Input/output error' on rc_mlx5/mlx5_0:1 will not be handled since no error callback"
+        " is installed",
+        {"via": "n1", "status": "Input/output error"},
+    ),
+    (  # openucx/ucx issue #7613 (title): a routine event
+        "ucx.ib_async_benign",
+        "ib_device.c:475 UCX WARN IB Async event on mlx5_0: GID table change on port 1",
+        {"event": "GID table change"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
+def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> None:
+    assert_matches(key, line, expected)
+
+
+NEGATIVE: list[tuple[str, str]] = [
+    # Open MPI's routine warnings on a healthy start (help-opal-runtime.txt, the openib BTL on
+    # a UCX build, show_help aggregation)
+    (
+        "*",
+        "A process has executed an operation involving a call to the fork() system call to"
+        " create a child process.",
+    ),
+    ("*", "WARNING: There was an error initializing an OpenFabrics device."),
+    ("*", "By default, for Open MPI 4.0 and later, infiniband ports on a device"),
+    (
+        "*",
+        "[node1:01234] 3 more processes have sent help message help-mpi-btl-openib.txt / error in"
+        " device init",
+    ),
+    (
+        "*",
+        '[node1:01234] Set MCA parameter "orte_base_help_aggregate" to 0 to see all help / error'
+        " messages",
+    ),
+    # a "Peer host" inside other text is no help-message field
+    ("ompi.peer_host", "Local host: n1, Peer host: n2 (retrying)"),
+    # the HNP's own line of the lost-daemon message names the healthy side
+    ("*", "  HNP daemon   : [[64112,0],0] on node wmaster-desktop"),
+    # ORTE's one-line forms are the launchers family's; this family must not match them twice
+    (
+        "*",
+        "mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9"
+        " (Killed).",
+    ),
+    ("*", "ORTE has lost communication with a remote daemon."),
+    # UCX's routine warnings and the QP dump that follows a completion error
+    (
+        "*",
+        "[1614593022.372530] [node1:1234 :0]          parser.c:1885 UCX  WARN  unused env"
+        " variable: UCX_NET_DEVICES (set UCX_WARN_UNUSED_ENV_VARS=n to suppress this)",
+    ),
+    (
+        "*",
+        "[lxbk1127:2330856:0:2330856] ib_mlx5_log.c:177  DCI QP 0xd16 wqe[6168]: SEND s-e [rqpn"
+        " 0x17de rlid 1037] [va 0x7f9f745cea80 len 5770 lkey 0x15de4]",
+    ),
+    # a flushed work request is the echo of an earlier error
+    (
+        "ompi.openib_completion_error",
+        "[[1,1],2][btl_openib_component.c:3227:handle_wc] from n1 to: n2 error polling LP CQ with"
+        " status WORK REQUEST FLUSHED ERROR status number 5 for wr_id 1 opcode 0  vendor error 244"
+        " qp_idx 3",
+    ),
+    # a generic MPI failure is no usage error; an NVTE/other assertion is not MPICH's
+    ("mpich.usage_error", "Fatal error in PMPI_Allreduce: Other MPI error, error stack:"),
+    (
+        "mpich.assertion_failed",
+        "Assertion failed in file transformer_engine/common/gemm.cu at line 7",
+    ),
+    # Hydra's exit code line alone says nothing; Horovod's per-tensor stall lines neither
+    ("*", "=   EXIT CODE: 9"),
+    (
+        "*",
+        "[1,0]<stderr>:[2019-04-13 13:53:31.851506: W horovod/common/operations.cc:588]"
+        " HorovodBroadcast_dense_1_bias_Momentum_0 [missing ranks: 1]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("key", "line"), NEGATIVE)
+def test_line_must_not_match(key: str, line: str) -> None:
+    assert_no_match(key, line, FAMILY_KEYS)
+
+
+def test_a_port_active_event_is_read_as_info_by_a_full_scan() -> None:
+    line = ("[1606219470.178373] [gpu-17:3817 :0]       ib_device.c:283  UCX  WARN  IB Async event"
+            " on mlx5_0: port active on port 1")  # fmt: skip
+    assert found(line, Source.LOGS) == [("ucx.ib_async_benign", Blame.INFO, 0)]
+
+
+# mpirun gathers every rank's output into the launch node's file; UCX names the host it ran on.
+GATHERED = (
+    "[1,0]<stdout>:step 100 loss 2.31\n"
+    "[1,4]<stderr>:[1606219470.178373] [{host}:3817 :0]       ib_device.c:283  UCX  ERROR IB"
+    " Async event on mlx5_0: local catastrophic error on port 1\n"
+    "[1,0]<stderr>:[n1:19546:0:19546] ib_mlx5_log.c:139  Transport retry count exceeded on"
+    " mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)\n"
+)
+
+
+def _gathered_bundle(root: Path, host: str) -> Path:
+    """A two-node mpirun job whose only job output is the launch node's (n1)."""
+    (root / "logs").mkdir(parents=True)
+    (root / "logs" / "n1.log").write_text(GATHERED.format(host=host), encoding="utf-8")
+    job = {"scheduler": "slurm", "job": "7", "nodes": ["n1", "n2"],
+           "started": "2020-11-24T12:00:00Z", "ended": "2020-11-24T12:30:00Z",
+           "collected": "2020-11-24T12:35:00Z", "state": "FAILED"}  # fmt: skip
+    (root / "job.json").write_text(json.dumps(job), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("host", ["n2", "n1"])
+def test_a_gathered_ucx_line_counts_for_the_host_it_names(tmp_path: Path, host: str) -> None:
+    """UCX's `[host:pid]` prefix (`via`) moves a line mpirun gathered to the node it ran on, so
+    a remote adapter's fatal event does not name the launch node."""
+    verdict = explain(_gathered_bundle(tmp_path, host), CATALOG).verdict
+    assert verdict.cause is Cause.HARDWARE
+    assert list(verdict.suspect_nodes) == [host]
