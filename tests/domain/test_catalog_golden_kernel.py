@@ -69,11 +69,15 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)",
         {"device": "*"},
     ),
-    (  # the same script asked for one device that is not there (rdma-core ibstatus format)
+    (  # rendered from rdma-core's ibstatus for a named device that is not there (no public line)
         "nic.ib_no_device",
-        "[root@compute-01-08 ~]# Fatal error:  device 'mlx5_0': sys files not found "
-        "(/sys/class/infiniband/mlx5_0/ports)",
+        "Fatal error:  device 'mlx5_0': sys files not found (/sys/class/infiniband/mlx5_0/ports)",
         {"device": "mlx5_0"},
+    ),
+    (  # an Open MPI users thread (2012-12): ibstatus on the nodes of a failing cluster
+        "nic.ib_no_device",
+        "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)",
+        {"device": "*"},
     ),
     ("kernel.boot", "-- Reboot --", {}),
     (  # csrutil/OpenWrt-NIC-Drivers issue #11 (the 6.6+ wording)
