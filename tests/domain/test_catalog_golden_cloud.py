@@ -35,6 +35,7 @@ REQUIRED: dict[str, Blame] = {
     "cloud.karpenter_disruption": Blame.TRANSIENT,
     "cloud.slurm_preempted_requeue": Blame.TRANSIENT,
     "cloud.ray_node_preempted": Blame.TRANSIENT,
+    "cloud.skypilot_preempted": Blame.TRANSIENT,
 }
 
 
@@ -52,6 +53,22 @@ def test_a_reclaim_decides_and_names_no_node() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # skypilot-org/skypilot pull request #804 (the managed spot job's controller)
+        "cloud.skypilot_preempted",
+        "(bert-qa pid=920210) I 05-04 00:52:46 controller.py:100] The cluster is preempted.",
+        {},
+    ),
+    (  # skypilot-org/skypilot pull request #1500 (a later controller's wording, a spot TPU)
+        "cloud.skypilot_preempted",
+        "(sky-de99-weichiang, pid=734143) I 12-10 21:39:39 controller.py:118] Cluster is "
+        "preempted (status: INIT). Recovering...",
+        {"status": "INIT"},
+    ),
+    (  # sky/spot/controller.py of 2022 (logger.info('The cluster is Preempted.'))
+        "cloud.skypilot_preempted",
+        "I 03-02 11:40:02 controller.py:98] The cluster is Preempted.",
+        {},
+    ),
     (  # documented EventBridge event (docs.aws.amazon.com spot-instance-termination-notices)
         "cloud.aws_spot_interruption",
         '  "detail-type": "EC2 Spot Instance Interruption Warning",',
@@ -83,6 +100,10 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # sky/jobs/utils.py's log tailer cannot tell a reclaim from a failure
+    ("cloud.skypilot_preempted", "The job cluster is preempted or failed."),
+    # documentation prose, not a controller's finding
+    ("cloud.skypilot_preempted", "When a spot cluster is preempted, this strategy recovers by"),
     (  # ray-project/ray pull request #58638: Ray's list of possible causes is not a reclaim
         "cloud.ray_node_preempted",
         "Task failed because the node it was running on is dead or unavailable. Node IP: "

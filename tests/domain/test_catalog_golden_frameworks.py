@@ -148,6 +148,13 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "hydra.config_error", A),  # facebookresearch/fairseq#5073
         ("hydra.errors.ConfigCompositionException: Could not override 'task.data'.",
          "hydra.config_error", A),  # facebookresearch/fairseq#5048
+        # SGLang: a rank that loaded waits for the others at the loader's barrier
+        ("ValueError: TP rank 1 could finish the model loading, but there are other ranks that "
+         "didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or a slow "
+         "node.", "sglang.unbalanced_model_loading", S),  # sgl-project/sglang#5457
+        ("ValueError: TP rank 2 could finish the model loading, but there are other ranks that "
+         "didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or a slow "
+         "node.", "sglang.unbalanced_model_loading", S),  # kvcache-ai/ktransformers#1666
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
@@ -184,6 +191,9 @@ def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
         ("Received SIGTERM, saving checkpoint and exiting", "lightning.sigterm"),
         ("[deepspeed] loss scale 65536 is stable", "deepspeed.fp16_overflow"),
         ("see omegaconf.errors.MissingMandatoryValue in the docs", "hydra.config_error"),
+        ("[2026-09-15 10:09:12 TP1] Load weight end. type=DeepseekV3ForCausalLM, "
+         "dtype=torch.bfloat16, avail mem=70.12 GB, mem usage=64.31 GB.",
+         "sglang.unbalanced_model_loading"),
     ],
 )  # fmt: skip
 def test_not_these(line: str, signal: str) -> None:

@@ -46,6 +46,7 @@ REQUIRED: dict[str, Blame] = {
     "nic.mlx5_cmd_failed": Blame.SYMPTOM,
     "nic.mlx5_insufficient_power": Blame.HARDWARE,
     "nic.tx_timeout": Blame.HARDWARE,
+    "nic.ib_no_device": Blame.HARDWARE,
 }
 
 
@@ -63,6 +64,21 @@ def test_weak_hardware_signals_need_corroboration() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # clustervision/trinity issue #219 (ibstatus on the nodes whose card needed new firmware)
+        "nic.ib_no_device",
+        "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)",
+        {"device": "*"},
+    ),
+    (  # rendered from rdma-core's ibstatus for a named device that is not there (no public line)
+        "nic.ib_no_device",
+        "Fatal error:  device 'mlx5_0': sys files not found (/sys/class/infiniband/mlx5_0/ports)",
+        {"device": "mlx5_0"},
+    ),
+    (  # an Open MPI users thread (2012-12): ibstatus on the nodes of a failing cluster
+        "nic.ib_no_device",
+        "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)",
+        {"device": "*"},
+    ),
     ("kernel.boot", "-- Reboot --", {}),
     (  # csrutil/OpenWrt-NIC-Drivers issue #11 (the 6.6+ wording)
         "nic.tx_timeout",
@@ -192,6 +208,9 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # ibstatus on a node whose adapter is there (clustervision/trinity issue #219)
+    ("nic.ib_no_device", "Infiniband device 'mlx4_0' port 1 status:"),
+    ("nic.ib_no_device", "Warning: Required sys files not found"),
     # NVIDIA/gpu-operator issue #2511: the slot's power capability not advertised is no fault
     (
         "nic.mlx5_insufficient_power",

@@ -32,6 +32,8 @@ REQUIRED: dict[str, Blame] = {
     "service.azure_request_failed": Blame.TRANSIENT,
     "service.internal_server_error": Blame.TRANSIENT,
     "service.rate_limited": Blame.TRANSIENT,
+    "service.registry_rate_limited": Blame.TRANSIENT,
+    "service.registry_unavailable": Blame.TRANSIENT,
     "service.http_connection_failed": Blame.TRANSIENT,
     "service.dns_failure": Blame.TRANSIENT,
     "service.dns_unknown_host": Blame.TRANSIENT,
@@ -50,6 +52,25 @@ REQUIRED: dict[str, Blame] = {
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # ceph/ceph-csi issue #2029 (kubelet events of CI pods)
+        "service.registry_rate_limited",
+        'Failed to pull image "docker.io/library/busybox:1.29": rpc error: code = Unknown desc = '
+        "Error response from daemon: toomanyrequests: You have reached your pull rate limit. You "
+        "may increase the limit by authenticating and upgrading: "
+        "https://www.docker.com/increase-rate-limit",
+        {},
+    ),
+    (  # NVIDIA/deepops issue #974
+        "service.registry_unavailable",
+        "Error response from daemon: login attempt to https://nvcr.io/v2/ failed with status: 502 "
+        "Bad Gateway",
+        {"registry": "https://nvcr.io/v2/", "status": "502"},
+    ),
+    (  # triton-inference-server/server issue #5958
+        "service.registry_unavailable",
+        "Error response from daemon: received unexpected HTTP status: 502 Bad Gateway",
+        {"status": "502"},
+    ),
     (  # cockpit-project/bots issue #3991 (S3 rate limit through urllib)
         "service.s3_throttled",
         "urllib.error.HTTPError: HTTP Error 503: Slow Down",
@@ -208,6 +229,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a registry refusing the job's credentials is not an outage
+    (
+        "service.registry_unavailable",
+        "Error response from daemon: login attempt to https://nvcr.io/v2/ failed with status: 401 "
+        "Unauthorized",
+    ),
+    ("service.registry_rate_limited", "toomanyrequests_total counter reset"),
     # survivors' socket lines about a lost training peer belong to gloo / c10d, not to a service
     (  # RVC-Project/Retrieval-based-Voice-Conversion-WebUI issue #1882 (tests/corpus)
         "*",

@@ -35,10 +35,12 @@ REQUIRED: dict[str, Blame] = {
     "storage.nfs4_state_manager_failed": Blame.TRANSIENT,
     "storage.stale_handle": Blame.TRANSIENT,
     "storage.fuse_disconnected": Blame.TRANSIENT,
+    "storage.gcsfuse_terminated": Blame.TRANSIENT,
     "storage.shared_fs_wait": Blame.TRANSIENT,
     # one node's own disk: its hardware, named with corroboration
     "storage.block_medium_error": Blame.HARDWARE,
     "storage.block_io_error": Blame.HARDWARE,
+    "storage.scsi_host_failed": Blame.HARDWARE,
     "storage.buffer_io_error": Blame.HARDWARE,
     "storage.nvme_timeout": Blame.HARDWARE,
     "storage.nvme_controller_lost": Blame.HARDWARE,
@@ -57,6 +59,22 @@ REQUIRED: dict[str, Blame] = {
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # Requiem4Eternity/Appstream issue #90 (the node's kernel log before it ran away)
+        "storage.scsi_host_failed",
+        "sd 1:0:2:0: [sdc] tag#3024 FAILED Result: hostbyte=DID_BAD_TARGET driverbyte=DRIVER_OK",
+        {"device": "sdc", "hostbyte": "DID_BAD_TARGET"},
+    ),
+    (  # a disk that went away under the host (kernel log of a USB-attached disk on removal)
+        "storage.scsi_host_failed",
+        "sd 2:0:0:0: [sda] Synchronize Cache(10) failed: Result: hostbyte=DID_NO_CONNECT "
+        "driverbyte=DRIVER_OK",
+        {"device": "sda", "hostbyte": "DID_NO_CONNECT"},
+    ),
+    (  # GoogleCloudPlatform/gcs-fuse-csi-driver issue #113 (GKE spot node replaced)
+        "storage.gcsfuse_terminated",
+        "the sidecar container failed with error: gcsfuse exited with error: signal: terminated",
+        {},
+    ),
     (  # amazonlinux/amazon-linux-2023 issue #723
         "storage.lustre_other",
         "[Fri May 31 00:54:38 2024] LustreError: 26155:0:(mgc_request.c:612:do_requeue()) "
@@ -219,6 +237,25 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # the drive's own sense report (DID_OK) is the medium entry's, an optical drive is no disk
+    (  # an Apache Jira report quoted in the index (a NodeManager's shuffle disk)
+        "storage.scsi_host_failed",
+        "sd 6:0:5:0: [sdf]  Result: hostbyte=DID_OK driverbyte=DRIVER_SENSE",
+    ),
+    (  # a USB optical drive timing out (kernel bug report quoted in the index)
+        "storage.scsi_host_failed",
+        "May 28 14:03:37 watership kernel: sr 1:0:0:0: [sr0] tag#0 FAILED Result: "
+        "hostbyte=DID_TIME_OUT driverbyte=DRIVER_OK cmd_age=31s",
+    ),
+    # gcsfuse failing on its own (bad mount options) or killed at its memory limit is not a
+    # pod being torn down (gcs-fuse-csi-driver README and e2e tests)
+    (
+        "storage.gcsfuse_terminated",
+        'MountVolume.SetUp failed for volume "gcs-fuse-csi-ephemeral" : rpc error: code = '
+        "Internal desc = the sidecar container failed with error: gcsfuse exited with error: "
+        "exit status 1",
+    ),
+    ("storage.gcsfuse_terminated", "gcsfuse exited with error: signal: killed"),
     # hung-task frames outside a shared file system client (aws/aws-parallelcluster issue #1150)
     (
         "storage.shared_fs_wait",

@@ -32,6 +32,7 @@ BLAME: dict[str, Blame] = {
     "xla.oom": Blame.APPLICATION,
     "xla.tpu_core_halted": Blame.APPLICATION,
     "xla.tpu_in_use": Blame.SYMPTOM,
+    "xla.tpu_device_busy": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield)
@@ -164,10 +165,38 @@ GOLDEN += [
         "xla.tpu_in_use",
         {"pid": "176028"},
     ),
+    # marin-community/marin#4783 (a TPU VM reused after preemption; deleting it was the fix)
+    (
+        "jax.errors.JaxRuntimeError: UNKNOWN: TPU initialization failed: open(/dev/vfio/0): Device "
+        "or resource busy: Device or resource busy; Couldn't open iommu group /dev/vfio/0",
+        "xla.tpu_device_busy",
+        {"group": "0"},
+    ),
+    # vllm-project/tpu-inference#2257 (a CI worker whose TPU an earlier process still held)
+    (
+        "(Worker pid=6625) ERROR 04-15 07:27:42 [multiproc_executor.py:871] RuntimeError: Unable "
+        "to initialize backend 'tpu': FAILED_PRECONDITION: TPU initialization failed: "
+        "open(/dev/vfio/0): Device or resource busy: Device or resource busy; Couldn't open iommu "
+        "group /dev/vfio/0 (set JAX_PLATFORMS='' to automatically choose an available backend)",
+        "xla.tpu_device_busy",
+        {"group": "0"},
+    ),
 ]
 
 # (signal, line that must NOT match it)
 NEGATIVE: list[tuple[str, str]] = [
+    # the lockfile's report (a holder this container can see) is not the VFIO one
+    (
+        "xla.tpu_device_busy",
+        "RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by "
+        "process with pid 2718466. Not attempting to load libtpu.so in this process.",
+    ),
+    # a TPU slice misconfiguration is not a busy device (huggingface/transformers#28204)
+    (
+        "xla.tpu_device_busy",
+        "RuntimeError: Bad StatusOr access: UNKNOWN: TPU initialization failed: Invalid "
+        "--2a886c8_slice_builder_worker_addresses specified. Expected 4 worker addresses, got 1.",
+    ),
     # a later barrier is not the start-up one
     (
         "xla.init_barrier_timeout",
