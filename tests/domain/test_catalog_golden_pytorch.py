@@ -46,6 +46,8 @@ BLAME: dict[str, Blame] = {
     "torch.ddp_hook_misuse": Blame.APPLICATION,
     "c10d.tensor_argument_invalid": Blame.APPLICATION,
     "c10d.store_host_not_found": Blame.TRANSIENT,
+    "torch.fsdp_order_changed": Blame.APPLICATION,
+    "torch.ddp_verify_no_data": Blame.SYMPTOM,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -345,6 +347,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "RuntimeError: DataLoader worker (pid(s) 14232, 14233) exited unexpectedly",
         "torch.dataloader_worker_exited",
         {},
+    ),
+    # pytorch/pytorch#76949 (torch 1.12 wording; the reporter's terminal wrapped the line)
+    (
+        "/dev/lib/python3.8/site-packages/torch/distributed/fsdp/fully_sharded_data_parallel.py:"
+        "2770: UserWarning: All-gather order differs from that of the first iteration on rank 0 "
+        "-- collectives are unchecked and may give incorrect results or hang",
+        "torch.fsdp_order_changed",
+        {"rank": "0"},
+    ),
+    # NJU-PCALab/STAR#44
+    (
+        "RuntimeError: DDP expects same model across all ranks, but Rank 3 has 2247 params, while "
+        "rank 0 has inconsistent 0 params.",
+        "torch.ddp_verify_no_data",
+        {"rank": "3", "other": "0"},
     ),
 ]
 

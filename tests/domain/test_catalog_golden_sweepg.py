@@ -1,0 +1,224 @@
+"""Golden lines from the issue-14 sweep of the PyTorch distributed, NCCL and nccl-tests trackers.
+
+Each positive line is real output quoted in a public thread (named beside it) that the catalog
+did not know, or knew only through the generic Python exception, before the sweep; each must
+yield its signal, captures and blame. The negatives are look-alikes the widened patterns must
+leave alone (a retry that is not the give-up, a status that blames no peer, a trace line that is
+not the error).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from autorecover.domain.records import Blame
+from domain.golden import CATALOG, assert_matches, hits
+
+# (source, line, signal, captures, blame)
+GOLDEN: list[tuple[str, str, str, dict[str, str], Blame]] = [
+    (
+        "NVIDIA/nccl#707 (NCCL 2.7, no peer in the line)",
+        "10-90-43-152:120890:121585 [0] transport/net_ib.cc:818 NCCL WARN NET/IB : Got completion "
+        "with error 4, opcode 21394, len 0, vendor err 81",
+        "nccl.ib_completion_error",
+        {"status": "4"},
+        Blame.SYMPTOM,
+    ),
+    (
+        "a public note quoting the same NCCL 2.7-2.11 format, status 5",
+        "NCCL WARN NET/IB : Got completion with error 5, opcode 0, len 0, vendor err 129",
+        "nccl.ib_completion_flushed",
+        {},
+        Blame.SYMPTOM,
+    ),
+    (
+        "NVIDIA/nccl-tests#280",
+        "c2211f46f318: Test NCCL failure common.cu:1005 'unhandled CUDA error'",
+        "nccl.unhandled_cuda_error",
+        {},
+        Blame.SYMPTOM,
+    ),
+    (
+        "NVIDIA/nccl#957",
+        "Fri Aug 11 12:31:45 2023[1,0]<stdout>:tomte401:1850301:1881358 [0] proxy.cc:1485 NCCL "
+        "WARN [Service thread] Error encountered progressing operation=Connect, res=3, closing "
+        "connection",
+        "nccl.proxy_failed",
+        {},
+        Blame.SYMPTOM,
+    ),
+    (
+        "NVIDIA/nccl#957",
+        "Fri Aug 11 12:31:45 2023[1,0]<stdout>:tomte401:1850301:1881358 [0] proxy.cc:1495 NCCL "
+        "WARN [Service thread] Could not receive type from localRank 0, res=3, closed=0",
+        "nccl.proxy_failed",
+        {},
+        Blame.SYMPTOM,
+    ),
+    (
+        "sgl-project/sglang#3820 (NCCL 2.21)",
+        "node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to "
+        "10.0.0.4<56849> returned 113(No route to host) errno 115(Operation now in progress)",
+        "nccl.socket_poll_connect_failed",
+        {"peer": "10.0.0.4"},
+        Blame.SYMPTOM,
+    ),
+    (
+        "pytorch/pytorch#107021 (torch 2.0)",
+        "[E socket.cpp:860] [c10d] The client socket has timed out after 60s while trying to "
+        "connect to 192.0.0.1:1234",
+        "c10d.store_connect_failed",
+        {"store": "192.0.0.1", "port": "1234"},
+        Blame.TRANSIENT,
+    ),
+    (
+        "pytorch/pytorch#69197 (torch 1.10)",
+        "RuntimeError: connect() timed out. Original timeout was 60000 ms.",
+        "c10d.store_connect_failed",
+        {},
+        Blame.TRANSIENT,
+    ),
+    (
+        "NVIDIA/nccl#708 (torch 1.13 spelling)",
+        "RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] "
+        "via c10d key-value store by key '0', but store->get('0') got error: Timeout waiting for "
+        "key: default_pg/0/0 after 1800000 ms",
+        "c10d.nccl_unique_id_wait",
+        {"root": "0"},
+        Blame.SYMPTOM,
+    ),
+    (
+        "thu-pacman/chitu#80",
+        "2025-03-27 17:31:09.952  sm228-a100-40g-23 [rank1]:[E327 09:31:09.977427208 "
+        "ProcessGroupNCCL.cpp:667] Stack trace of the failed collective not found, potentially "
+        "because FlightRecorder is disabled. You can enable it by setting "
+        "TORCH_NCCL_TRACE_BUFFER_SIZE to a non-zero value.",
+        "c10d.nccl_debug_dump",
+        {},
+        Blame.INFO,
+    ),
+    (
+        "pytorch/pytorch#177472 (NCCL 2.29.3, quoted in the description)",
+        "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 "
+        "'the operation cannot be performed in the present state'.",
+        "nccl.nvls_bind_failed",
+        {"code": "401", "text": "the operation cannot be performed in the present state"},
+        Blame.HARDWARE,
+    ),
+    (
+        "NVIDIA/nccl#1684 (NCCL 2.25.1)",
+        "172-27-101-52:959:959 [0] transport/p2p.cc:944 NCCL WARN rank 0 failed to IPC register "
+        "userbuff 0x7f3f56000000 buffSize 37748736 nPeers 2 isLegacyIpc 0x7ffe49900be0",
+        "nccl.ipc_register_fallback",
+        {},
+        Blame.INFO,
+    ),
+    (
+        "NVIDIA/nccl-tests#280",
+        ".. c2211f46f318 pid 3288: Test failure common.cu:891",
+        "nccl.tests_failure_trace",
+        {},
+        Blame.INFO,
+    ),
+    (
+        "pytorch/pytorch#76949 (torch 1.12; the reporter's terminal wrapped the line)",
+        "/dev/lib/python3.8/site-packages/torch/distributed/fsdp/fully_sharded_data_parallel.py:"
+        "2770: UserWarning: All-gather order differs from that of the first iteration on rank 0 "
+        "-- collectives are unchecked and may give incorrect results or hang",
+        "torch.fsdp_order_changed",
+        {"rank": "0"},
+        Blame.APPLICATION,
+    ),
+    (
+        "X-PLUG/mPLUG-Owl#86",
+        "RuntimeError: DDP expects same model across all ranks, but Rank 2 has 128 params, while "
+        "rank 0 has inconsistent 0 params.",
+        "torch.ddp_verify_no_data",
+        {"rank": "2", "other": "0"},
+        Blame.SYMPTOM,
+    ),
+]
+
+# (signal, a look-alike it must NOT match, why)
+NEGATIVE: list[tuple[str, str, str]] = [
+    (
+        "nccl.ib_completion_error",
+        "NCCL WARN NET/IB : Got completion with error 5, opcode 0, len 0, vendor err 129",
+        "status 5 is a flush: nccl.ib_completion_flushed, which blames no peer",
+    ),
+    (
+        "c10d.store_connect_failed",
+        "[W427 01:04:16.149509694 socket.cpp:752] [c10d] The client socket has failed to connect "
+        "to [::ffff:198.18.0.1]:3254 (errno: 110 - Connection timed out).",
+        "one retried attempt (gensyn-ai/rl-swarm#197), c10d.store_connect_retry",
+    ),
+    (
+        "c10d.store_connect_failed",
+        "[W426 16:56:01.831041000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate "
+        "to host 100.64.0.1:59782 - retrying (try=6, timeout=1800000ms, delay=5241ms): Connection "
+        "reset by peer",
+        "a retry (TheTom/vllm-swift#9)",
+    ),
+    (
+        "nccl.proxy_failed",
+        "ji-aionlineinferenceservice-8821422047987597312-server-0:72:294 [0] NCCL INFO [Service "
+        "thread] Connection closed by localRank 0",
+        "the proxy noting a local rank's normal close (thu-pacman/chitu#80)",
+    ),
+    (
+        "nccl.tests_failure_trace",
+        "c2211f46f318: Test NCCL failure common.cu:1005 'unhandled CUDA error'",
+        "the error line itself, read by its text",
+    ),
+    (
+        "torch.ddp_verify_no_data",
+        "RuntimeError: DDP expects same model across all ranks, but Rank 1 has 221 params, while "
+        "rank 0 has inconsistent 219 params.",
+        "made from the format: a real count mismatch is the model, not a lost collective",
+    ),
+    (
+        "nccl.nvls_bind_failed",
+        "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error'",
+        "the pre-2.29 wording, nccl.nvls_setup_failure's (NVIDIA/nccl-tests#276)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "line", "key", "captures", "blame"), GOLDEN)
+def test_golden_line_yields_its_signal(
+    source: str, line: str, key: str, captures: dict[str, str], blame: Blame
+) -> None:
+    assert_matches(key, line, captures)
+    assert CATALOG.signatures[key].blame is blame, source
+
+
+@pytest.mark.parametrize(("key", "line", "why"), NEGATIVE)
+def test_look_alike_is_left_alone(key: str, line: str, why: str) -> None:
+    assert key not in hits(line), why
+
+
+def test_ipv6_destination_is_captured_whole() -> None:
+    # made from the 2.19+ format with the link-local address of NVIDIA/nccl#975's
+    # socketStartConnect line: the port follows '<', the address keeps its colons and scope
+    line = (
+        "n122-246-085:12251:12400 [5] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to "
+        "fe80::966d:ae03:a2:8cf0%ib1<17943> returned 111(Connection refused) errno 115(Operation "
+        "now in progress)"
+    )
+    assert_matches("nccl.socket_poll_connect_failed", line, {"peer": "fe80::966d:ae03:a2:8cf0%ib1"})
+
+
+def test_the_older_poll_wordings_keep_their_captures() -> None:
+    # NVIDIA/nccl pull request #1618 (the entry's own example), then a line made from the
+    # 2.14+ "poll() returned %d, no POLLOUT events" format, which names no destination
+    assert_matches(
+        "nccl.socket_poll_connect_failed",
+        "[03/16][2025-02-25 15:46:48,389] [misc/socket.cc:602] [s11gn1268:pid=3987720] NCCL WARN "
+        "socketPollConnect poll() failed, ret 1, error Connection timed out, revents 8, connect "
+        "to 172.16.30.229:39953",
+        {"peer": "172.16.30.229"},
+    )
+    found = hits("gpu-b03:1201:1302 [2] misc/socket.cc:565 NCCL WARN socketPollConnect: poll() "
+                 "returned 1, no POLLOUT events")  # fmt: skip
+    assert "nccl.socket_poll_connect_failed" in found
+    assert "peer" not in found["nccl.socket_poll_connect_failed"]
