@@ -137,6 +137,14 @@ GOLDEN: list[tuple[str, str, str, dict[str, str], Blame]] = [
         {"rank": "2", "other": "0"},
         Blame.SYMPTOM,
     ),
+    (
+        "NVIDIA/nccl-tests#206 (title; fixed by raising ulimit -l from 8192)",
+        "misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate "
+        "memory",
+        "nccl.memlock_limit",
+        {"call": "ibv_reg_mr_iova2"},
+        Blame.APPLICATION,
+    ),
 ]
 
 # (signal, a look-alike it must NOT match, why)
@@ -180,6 +188,12 @@ NEGATIVE: list[tuple[str, str, str]] = [
         "nccl.nvls_bind_failed",
         "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error'",
         "the pre-2.29 wording, nccl.nvls_setup_failure's (NVIDIA/nccl-tests#276)",
+    ),
+    (
+        "nccl.memlock_limit",
+        "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not "
+        "supported",
+        "a DMA-BUF registration the driver cannot do (NVIDIA/nccl#778), not the limit",
     ),
 ]
 
