@@ -145,6 +145,36 @@ GOLDEN: list[tuple[str, str, str, dict[str, str], Blame]] = [
         {"call": "ibv_reg_mr_iova2"},
         Blame.APPLICATION,
     ),
+    (
+        "pytorch/pytorch#159954 (cleared by reloading nvidia_uvm)",
+        "/home/krish/miniconda3/envs/ass-test/lib/python3.10/site-packages/torch/cuda/__init__.py:"
+        "174: UserWarning: CUDA initialization: CUDA unknown error - this may be due to an "
+        "incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after "
+        "program start. Setting the available devices to be zero. (Triggered internally at "
+        "/pytorch/c10/cuda/CUDAFunctions.cpp:109.)",
+        "cuda.unknown_error",
+        {},
+        Blame.HARDWARE,
+    ),
+    (
+        "pytorch/pytorch#131117",
+        "/root/autodl-tmp/env/ai-abilities/lib/python3.10/site-packages/torch/cuda/__init__.py:138: "
+        "UserWarning: CUDA initialization: CUDA driver initialization failed, you might not have a "
+        "CUDA gpu. (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
+        "cuda.device_count_failed",
+        {},
+        Blame.SYMPTOM,
+    ),
+    (
+        "vllm-project/vllm#8432 (environment report)",
+        "/home/miniconda3/envs/vllm/lib/python3.12/site-packages/torch/cuda/init.py:128: "
+        "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run "
+        "some cuda functions before calling NumCudaDevices() that might have already set an "
+        "error? Error 2: out of memory (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)",
+        "cuda.device_count_failed",
+        {"code": "2", "error": "out of memory"},
+        Blame.SYMPTOM,
+    ),
 ]
 
 # (signal, a look-alike it must NOT match, why)
@@ -236,3 +266,17 @@ def test_the_older_poll_wordings_keep_their_captures() -> None:
                  "returned 1, no POLLOUT events")  # fmt: skip
     assert "nccl.socket_poll_connect_failed" in found
     assert "peer" not in found["nccl.socket_poll_connect_failed"]
+
+
+def test_device_count_codes_with_their_own_meaning_keep_it() -> None:
+    # a PyTorch CUDA-init line whose code has its own entry is read by that entry too
+    line = (
+        "/usr/local/lib/python3.8/dist-packages/torch/cuda/__init__.py:52: UserWarning: CUDA "
+        "initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+        "functions before calling NumCudaDevices() that might have already set an error? Error "
+        "802: system not yet initialized (Triggered internally at "
+        "/pytorch/c10/cuda/CUDAFunctions.cpp:109.)"
+    )  # a site's FAQ quoting a job on one A100 node, fixed by excluding that node
+    found = hits(line)
+    assert found["cuda.device_count_failed"]["code"] == "802"
+    assert "cuda.device_unavailable" in found
