@@ -48,6 +48,7 @@ BLAME: dict[str, Blame] = {
     "c10d.store_host_not_found": Blame.TRANSIENT,
     "torch.fsdp_order_changed": Blame.APPLICATION,
     "torch.ddp_verify_no_data": Blame.SYMPTOM,
+    "c10d.pg_teardown_note": Blame.INFO,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -363,6 +364,8 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "torch.ddp_verify_no_data",
         {"rank": "3", "other": "0"},
     ),
+    # facebookresearch/metaseq#90 (torch 1.11, the destructor's abort reason)
+    ("Process Group destroyed on rank 0", "c10d.pg_teardown_note", {}),
 ]
 
 # (signal, line that must NOT match it)

@@ -175,6 +175,16 @@ GOLDEN: list[tuple[str, str, str, dict[str, str], Blame]] = [
         {"code": "2", "error": "out of memory"},
         Blame.SYMPTOM,
     ),
+    (
+        "pytorch/pytorch#126275 (the 2.4 nightly wording)",
+        "[rank0]:[W515 07:06:42.829549331 ProcessGroupNCCL.cpp:1117] WARNING: process group has NOT "
+        "been destroyed before it is being destructed. On normal program exit, the application "
+        "should call destroy_process_group to ensure that any pending NCCL data transfers have "
+        "finished in this process.",
+        "c10d.pg_teardown_note",
+        {},
+        Blame.INFO,
+    ),
 ]
 
 # (signal, a look-alike it must NOT match, why)
