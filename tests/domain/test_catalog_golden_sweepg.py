@@ -185,6 +185,22 @@ GOLDEN: list[tuple[str, str, str, dict[str, str], Blame]] = [
         {},
         Blame.INFO,
     ),
+    (
+        "NVIDIA/nccl#1176 (NCCL 2.19.3; gone with 2.18.6)",
+        "1: compute-st-p4de24xlarge-2:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : "
+        "received 256 bytes instead of 4",
+        "nccl.bootstrap_truncated",
+        {"received": "256", "expected": "4"},
+        Blame.APPLICATION,
+    ),
+    (
+        "NVIDIA/nccl#268 (NCCL 2.4.7, no peer named)",
+        "hvd1:2918:3333 [0] external/nccl_archive/src/transport/net_socket.cc:200 NCCL WARN "
+        "NET/Socket : message truncated : receiving 696320 bytes instead of 32768",
+        "nccl.socket_progress_error",
+        {},
+        Blame.SYMPTOM,
+    ),
 ]
 
 # (signal, a look-alike it must NOT match, why)
@@ -234,6 +250,12 @@ NEGATIVE: list[tuple[str, str, str]] = [
         "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not "
         "supported",
         "a DMA-BUF registration the driver cannot do (NVIDIA/nccl#778), not the limit",
+    ),
+    (
+        "nccl.bootstrap_truncated",
+        "hvd1:2918:3333 [0] external/nccl_archive/src/transport/net_socket.cc:200 NCCL WARN "
+        "NET/Socket : message truncated : receiving 696320 bytes instead of 32768",
+        "the transport's truncation during a collective, not the bootstrap's",
     ),
 ]
 
