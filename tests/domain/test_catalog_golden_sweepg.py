@@ -201,6 +201,14 @@ GOLDEN: list[tuple[str, str, str, dict[str, str], Blame]] = [
         {},
         Blame.SYMPTOM,
     ),
+    (
+        "antgroup/animate-x#15 (repeated on every connect attempt)",
+        "[W socket.cpp:601] [c10d] The IPv6 network addresses of (localhost, 51595) cannot be "
+        "retrieved (gai error: -2 - Name or service not known).",
+        "c10d.store_connect_retry",
+        {},
+        Blame.INFO,
+    ),
 ]
 
 # (signal, a look-alike it must NOT match, why)
