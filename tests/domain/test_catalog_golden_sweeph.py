@@ -1,5 +1,6 @@
 """Golden lines from the sweep of the framework and launcher trackers (issue 14): DeepSpeed,
-TransformerEngine, Hydra (NeMo, verl), safetensors (transformers), Ray (verl, OpenRLHF), the
+TransformerEngine, Hydra (NeMo, verl), safetensors (transformers), vLLM's sleep-mode allocator
+and Ray (verl, OpenRLHF), the
 DeepSpeed launcher's ssh pre-check and pdsh runner, and SIGTERM handlers that bypass the
 scheduler's signal (Lightning, submitit). Each real line (thread beside it) must read as its
 signal and blame with no generic reading left; the look-alikes the same code paths print when
@@ -25,6 +26,7 @@ SWEEP_KEYS: dict[str, Blame] = {
     "deepspeed.ssh_check_failed": A,
     "pdsh.ssh_exited": S,
     "launcher.sigterm_bypassed": S,
+    "vllm.cumem_oom": A,
 }
 
 
@@ -108,6 +110,16 @@ REAL: list[tuple[str, str, dict[str, str]]] = [
         "potential differences when loading them again: [{`",
         {},
     ),
+    (  # verl-project/verl issue #302 and hiyouga/EasyR1's FAQ (the Python raise of the same text)
+        "vllm.cumem_oom",
+        "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62",
+        {},
+    ),
+    (  # vllm-project/vllm pull request #12981 (CUDA_CHECK's own stderr line, an RLHF user's)
+        "vllm.cumem_oom",
+        "CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:56",
+        {},
+    ),
     (  # verl-project/verl issue #1299
         "ray.system_error",
         "ray.exceptions.RaySystemError: System error: Failed to unpickle serialized exception",
@@ -178,6 +190,9 @@ NEGATIVE: list[tuple[str, str]] = [
      "reloading"),
     ("ray.system_error", "ray.exceptions.RayTaskError(RuntimeError): ray::ActorModelRayActor.fit() "
      "(pid=128582, ip=10.52.117.19)"),
+    ("vllm.cumem_oom", "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:57"),
+    ("vllm.cumem_oom", "INFO 03-10 08:07:20 [gpu_worker.py:104] Sleep mode freed 61.2 GiB memory, "
+     "cumem_allocator in use"),
     ("deepspeed.ssh_check_failed", "[INFO] [runner.py:283:main] Using IP address of "
      "192.168.2.57 for node 192.168.2.57"),
     ("pdsh.ssh_exited", "node002: ssh: connect to host node002 port 22: No route to host"),
