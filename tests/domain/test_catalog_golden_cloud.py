@@ -39,6 +39,7 @@ REQUIRED: dict[str, Blame] = {
     # golden lines of these two: test_catalog_golden_sweepi.py
     "cloud.azureml_preempted": Blame.TRANSIENT,
     "cloud.k8s_node_shutdown": Blame.TRANSIENT,
+    "cloud.sagemaker_capacity": Blame.TRANSIENT,
 }
 
 

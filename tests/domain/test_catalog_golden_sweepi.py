@@ -22,6 +22,7 @@ BLAME: dict[str, Blame] = {
     "xla.tpu_open_denied": Blame.SYMPTOM,
     "xla.nccl_library_missing": Blame.APPLICATION,
     "xla.tpu_core_halted": Blame.APPLICATION,
+    "xla.cuda_backend_env": Blame.APPLICATION,
     "efa.provider_not_found": Blame.APPLICATION,
     "deviceplugin.xid": Blame.INFO,
     "slurm.task_signaled": Blame.SYMPTOM,
@@ -31,6 +32,8 @@ BLAME: dict[str, Blame] = {
     "storage.lnet_timeout": Blame.TRANSIENT,
     "cloud.azureml_preempted": Blame.TRANSIENT,
     "cloud.k8s_node_shutdown": Blame.TRANSIENT,
+    "cloud.sagemaker_capacity": Blame.TRANSIENT,
+    "service.internal_server_error": Blame.TRANSIENT,
 }
 
 # (line, signal, captures the line must yield)
@@ -83,7 +86,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "2021-10-14 10:00:51.395531: E tensorflow/core/distributed_runtime/rpc/"
         "grpc_server_lib.cc:533] Invalid argument: Invalid fd: -1; Couldn't open device: "
         "/dev/accel0 (Operation not permitted); Unable to create Node RegisterInterface for node "
-        "0, config: device_path: \"/dev/accel0\" mode: KERNEL",
+        '0, config: device_path: "/dev/accel0" mode: KERNEL',
         "xla.tpu_open_denied",
         {"device": "/dev/accel0"},
     ),
@@ -100,6 +103,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "failed: Unable to load NCCL library. Multi-GPU collectives will not work.;",
         "xla.nccl_library_missing",
         {},
+    ),
+    # public install notes (JAX's fallback to the CPU on a library older than jaxlib's)
+    (
+        "CUDA backend failed to initialize: Found cuSOLVER version 11405, but JAX was built "
+        "against version 11502, which is newer. The copy of cuSOLVER that is installed must be at "
+        "least as new as the version against which JAX was built. (Set TF_CPP_MIN_LOG_LEVEL=0 "
+        "and rerun for more info.)",
+        "xla.cuda_backend_env",
+        {"reason": "Found cuSOLVER version 11405, but JAX was built against version 11502"},
+    ),
+    (
+        "CUDA backend failed to initialize: Unable to load cuDNN. Is it installed? (Set "
+        "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)",
+        "xla.cuda_backend_env",
+        {"reason": "Unable to load cuDNN"},
     ),
     # aws/deep-learning-containers#2675 (and the plugin's v1.x ofi_init)
     (
@@ -160,6 +178,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "storage.lnet_timeout",
         {"nid": "172.31.126.87@o2ib"},
     ),
+    # aertslab/pySCENIC#456 (after "Job step aborted")
+    ("srun: error: Timed out waiting for job step to complete", "slurm.step_aborted", {}),
+    # DIAGNijmegen/rse-grand-challenge#2631 (the training job's FailureReason)
+    (
+        'FailureReason: "CapacityError: Unable to provision requested ML compute capacity. Please '
+        'retry using a different ML instance type."',
+        "cloud.sagemaker_capacity",
+        {},
+    ),
+    # aws/sagemaker-python-sdk#70 (SageMaker's HTTP 500; S3's InternalError says the same)
+    (
+        "InternalServerError: We encountered an internal error. Please try again.",
+        "service.internal_server_error",
+        {},
+    ),
     # microsoft/MLOpsPython#346 (also MicrosoftDocs/azure-docs#66288)
     (
         "UserError: AzureMLCompute job failed. PreemptionError: Nodes of this job got pre-empted. "
@@ -206,6 +239,14 @@ NEGATIVE: list[tuple[str, str]] = [
     ("slurm.alloc_node_failure", "srun: error: Node failure on gpu-a03"),
     ("storage.lnet_timeout", "LNet: Added LNI 10.0.0.5@o2ib [8/256/0/180]"),
     ("cloud.azureml_preempted", "Low-priority nodes may be pre-empted at any time."),
+    # a driver that is not there is a node's state, not the job's libraries
+    (
+        "xla.cuda_backend_env",
+        "CUDA backend failed to initialize: jaxlib/cuda/versions_helpers.cc:90: operation "
+        "gpuDeviceGetAttribute( &major, GPU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) "
+        "failed: CUDA_ERROR_NOT_INITIALIZED",
+    ),
+    ("cloud.sagemaker_capacity", "Training job capacity: 4 x ml.p4d.24xlarge"),
     (
         "cloud.k8s_node_shutdown",
         "Message:        The node was low on resource: ephemeral-storage.",

@@ -37,6 +37,7 @@ BLAME: dict[str, Blame] = {
     "xla.tpu_init_waiting_for_hosts": Blame.TRANSIENT,
     "xla.tpu_open_denied": Blame.SYMPTOM,
     "xla.nccl_library_missing": Blame.APPLICATION,
+    "xla.cuda_backend_env": Blame.APPLICATION,
 }
 
 # (line, signal, captures the line must yield)
@@ -179,6 +180,13 @@ GOLDEN += [
         "failed: Unable to load NCCL library. Multi-GPU collectives will not work.;",
         "xla.nccl_library_missing",
         {},
+    ),
+    # jax-ml/jax's fallback warning (a public JAX install blog post)
+    (
+        "CUDA backend failed to initialize: Found cuBLAS version 11201, but JAX was built against "
+        "version 111103, which is newer.",
+        "xla.cuda_backend_env",
+        {"reason": "Found cuBLAS version 11201, but JAX was built against version 111103"},
     ),
     # pytorch/xla#7138 (a comment; torch_xla on a TPU litepod)
     (
