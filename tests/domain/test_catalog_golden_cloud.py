@@ -40,6 +40,7 @@ REQUIRED: dict[str, Blame] = {
     "cloud.azureml_preempted": Blame.TRANSIENT,
     "cloud.k8s_node_shutdown": Blame.TRANSIENT,
     "cloud.sagemaker_capacity": Blame.TRANSIENT,
+    "cloud.k8s_storage_limit_eviction": Blame.APPLICATION,
 }
 
 

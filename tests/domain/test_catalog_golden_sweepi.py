@@ -30,9 +30,11 @@ BLAME: dict[str, Blame] = {
     "slurm.alloc_node_failure": Blame.SYMPTOM,
     "slurm.task_launch_failed": Blame.TRANSIENT,
     "storage.lnet_timeout": Blame.TRANSIENT,
+    "storage.stale_handle": Blame.TRANSIENT,
     "cloud.azureml_preempted": Blame.TRANSIENT,
     "cloud.k8s_node_shutdown": Blame.TRANSIENT,
     "cloud.sagemaker_capacity": Blame.TRANSIENT,
+    "cloud.k8s_storage_limit_eviction": Blame.APPLICATION,
     "service.internal_server_error": Blame.TRANSIENT,
 }
 
@@ -180,6 +182,19 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # aertslab/pySCENIC#456 (after "Job step aborted")
     ("srun: error: Timed out waiting for job step to complete", "slurm.step_aborted", {}),
+    # kubernetes/kubernetes#122160 (kubectl describe events)
+    (
+        "Warning  Evicted              2m57s  kubelet            Pod ephemeral local storage "
+        "usage exceeds the total limit of containers 5Mi.",
+        "cloud.k8s_storage_limit_eviction",
+        {"limit": "5Mi"},
+    ),
+    # the kubelet's container-level wording (kubernetes pkg/kubelet/eviction)
+    (
+        'Container runner exceeded its local ephemeral storage limit "4Gi". ',
+        "cloud.k8s_storage_limit_eviction",
+        {"container": "runner", "container_limit": "4Gi"},
+    ),
     # DIAGNijmegen/rse-grand-challenge#2631 (the training job's FailureReason)
     (
         'FailureReason: "CapacityError: Unable to provision requested ML compute capacity. Please '
@@ -193,6 +208,10 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "service.internal_server_error",
         {},
     ),
+    # ai4d-iasc/trixie#37 (the GPFS nodes were being rebooted)
+    ("-bash: cd: /home/ryczkok: Stale file handle", "storage.stale_handle", {}),
+    # Nexenta/edgefs#293 (an NFS mount)
+    ("ls: cannot access /mnt/dataset/: Stale file handle", "storage.stale_handle", {}),
     # microsoft/MLOpsPython#346 (also MicrosoftDocs/azure-docs#66288)
     (
         "UserError: AzureMLCompute job failed. PreemptionError: Nodes of this job got pre-empted. "
@@ -238,6 +257,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("slurm.alloc_node_failure", "srun: error: Node failure on gpu-a03"),
     ("storage.lnet_timeout", "LNet: Added LNI 10.0.0.5@o2ib [8/256/0/180]"),
+    # a file system's own bracketed status in a longer message is not the shell's ESTALE
+    (
+        "storage.stale_handle",
+        "0-testvol-client-0: remote operation failed [Stale file handle] on gfid 62e1c5d8",
+    ),
     ("cloud.azureml_preempted", "Low-priority nodes may be pre-empted at any time."),
     # a driver that is not there is a node's state, not the job's libraries
     (
@@ -247,6 +271,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "failed: CUDA_ERROR_NOT_INITIALIZED",
     ),
     ("cloud.sagemaker_capacity", "Training job capacity: 4 x ml.p4d.24xlarge"),
+    # node pressure is the node's, not the pod's limit
+    (
+        "cloud.k8s_storage_limit_eviction",
+        "The node was low on resource: ephemeral-storage. Container helmer was using 10304Ki, "
+        "request is 10Mi, has larger consumption of ephemeral-storage.",
+    ),
     (
         "cloud.k8s_node_shutdown",
         "Message:        The node was low on resource: ephemeral-storage.",
