@@ -31,6 +31,7 @@ BLAME: dict[str, Blame] = {
     "slurm.task_launch_failed": Blame.TRANSIENT,
     "storage.lnet_timeout": Blame.TRANSIENT,
     "storage.stale_handle": Blame.TRANSIENT,
+    "nic.mlx5_user_cqe_error": Blame.SYMPTOM,
     "cloud.azureml_preempted": Blame.TRANSIENT,
     "cloud.k8s_node_shutdown": Blame.TRANSIENT,
     "cloud.sagemaker_capacity": Blame.TRANSIENT,
@@ -212,6 +213,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ("-bash: cd: /home/ryczkok: Stale file handle", "storage.stale_handle", {}),
     # Nexenta/edgefs#293 (an NFS mount)
     ("ls: cannot access /mnt/dataset/: Stale file handle", "storage.stale_handle", {}),
+    # a public report of an MPICH job on a Cray GPU system (rdma-core's libmlx5, then its CQE dump)
+    (
+        "mlx5: nid003244: got completion with error:",
+        "nic.mlx5_user_cqe_error",
+        {"host": "nid003244"},
+    ),
     # microsoft/MLOpsPython#346 (also MicrosoftDocs/azure-docs#66288)
     (
         "UserError: AzureMLCompute job failed. PreemptionError: Nodes of this job got pre-empted. "
@@ -257,6 +264,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("slurm.alloc_node_failure", "srun: error: Node failure on gpu-a03"),
     ("storage.lnet_timeout", "LNet: Added LNI 10.0.0.5@o2ib [8/256/0/180]"),
+    # another provider's copy of the same print is not libmlx5's
+    ("nic.mlx5_user_cqe_error", "gpu-node-3: got completion with error:"),
     # a file system's own bracketed status in a longer message is not the shell's ESTALE
     (
         "storage.stale_handle",
