@@ -36,6 +36,11 @@ REQUIRED: dict[str, Blame] = {
     "cloud.slurm_preempted_requeue": Blame.TRANSIENT,
     "cloud.ray_node_preempted": Blame.TRANSIENT,
     "cloud.skypilot_preempted": Blame.TRANSIENT,
+    # golden lines of these two: test_catalog_golden_sweepi.py
+    "cloud.azureml_preempted": Blame.TRANSIENT,
+    "cloud.k8s_node_shutdown": Blame.TRANSIENT,
+    "cloud.sagemaker_capacity": Blame.TRANSIENT,
+    "cloud.k8s_storage_limit_eviction": Blame.APPLICATION,
 }
 
 

@@ -41,6 +41,11 @@ BLAME: dict[str, Blame] = {
     "ompi.daemon_lost": Blame.SYMPTOM,
     "horovod.shut_down": Blame.SYMPTOM,
     "ompi.transport_peer_lost": Blame.SYMPTOM,
+    # the framework-tracker sweep (golden lines in test_catalog_golden_sweeph.py too)
+    "ray.system_error": Blame.SYMPTOM,
+    "deepspeed.ssh_check_failed": Blame.APPLICATION,
+    "pdsh.ssh_exited": Blame.SYMPTOM,
+    "launcher.sigterm_bypassed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -299,6 +304,33 @@ GOLDEN += [
 ]
 
 # (signal, line that must NOT match it)
+# the framework-tracker sweep: verl-project/verl #1299; hpcac/2023-APAC-HPC-AI #1;
+# deepspeedai/DeepSpeed #5709; facebookincubator/submitit #1708
+GOLDEN += [
+    (
+        "ray.exceptions.RaySystemError: System error: Failed to unpickle serialized exception",
+        "ray.system_error",
+        {"text": "Failed to unpickle serialized exception"},
+    ),
+    (
+        "RuntimeError: Using hostfile at /home/552/dz9214/hostfile but host=gadi-gpu-v100-0011 was "
+        "not reachable via ssh. If you are running with a single node please remove "
+        "/home/552/dz9214/hostfile or setup passwordless ssh.",
+        "deepspeed.ssh_check_failed",
+        {"host": "gadi-gpu-v100-0011"},
+    ),
+    (
+        "pdsh@jiaming-Precision-7960-Tower: localhost: ssh exited with exit code 255",
+        "pdsh.ssh_exited",
+        {"host": "localhost", "code": "255"},
+    ),
+    (
+        "submitit WARNING (2022-08-12 02:06:12,301) - Bypassing signal SIGTERM",
+        "launcher.sigterm_bypassed",
+        {},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # Lightning-AI/pytorch-lightning#151 (title): no ProcessExitedException in it
     ("mp.process_exited", "Exception: process 0 terminated with exit code 1 when DDP"),

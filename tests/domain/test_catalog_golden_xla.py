@@ -33,6 +33,11 @@ BLAME: dict[str, Blame] = {
     "xla.tpu_core_halted": Blame.APPLICATION,
     "xla.tpu_in_use": Blame.SYMPTOM,
     "xla.tpu_device_busy": Blame.HARDWARE,
+    "xla.tpu_fatal_error": Blame.HARDWARE,
+    "xla.tpu_init_waiting_for_hosts": Blame.TRANSIENT,
+    "xla.tpu_open_denied": Blame.SYMPTOM,
+    "xla.nccl_library_missing": Blame.APPLICATION,
+    "xla.cuda_backend_env": Blame.APPLICATION,
 }
 
 # (line, signal, captures the line must yield)
@@ -145,6 +150,44 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 GOLDEN += [
+    # sweep I (issue 14): one line per entry here; the others are in test_catalog_golden_sweepi.py
+    # marin-community/marin#1534 (the TPU driver on one host of a multi-slice run)
+    (
+        "E0827 23:43:41.200309   39476 synchronous_driver.cc:820] [/dev/accel2 tpu1013:pe1:2] "
+        "!!!! FATAL ERROR !!!! for [/dev/accel2 tpu1013:pe1:2] , fatal_error: true",
+        "xla.tpu_fatal_error",
+        {"device": "/dev/accel2"},
+    ),
+    # jax-ml/jax#12456
+    (
+        "UserWarning: TPU backend initialization is taking more than 60.0 seconds. Did you run "
+        "your code on all TPU hosts? See https://jax.readthedocs.io/en/latest/multi_process.html",
+        "xla.tpu_init_waiting_for_hosts",
+        {},
+    ),
+    # pytorch/xla#9604
+    (
+        "RuntimeError: Bad StatusOr access: UNKNOWN: TPU initialization failed: "
+        "open(/dev/accel2): Operation not permitted",
+        "xla.tpu_open_denied",
+        {"device2": "/dev/accel2"},
+    ),
+    # jax-ml/jax#18391
+    (
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime "
+        "executable: run time error: custom call 'xla.gpu.all_reduce' failed: "
+        "external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) "
+        "failed: Unable to load NCCL library. Multi-GPU collectives will not work.;",
+        "xla.nccl_library_missing",
+        {},
+    ),
+    # jax-ml/jax's fallback warning (a public JAX install blog post)
+    (
+        "CUDA backend failed to initialize: Found cuBLAS version 11201, but JAX was built against "
+        "version 111103, which is newer.",
+        "xla.cuda_backend_env",
+        {"reason": "Found cuBLAS version 11201, but JAX was built against version 111103"},
+    ),
     # pytorch/xla#7138 (a comment; torch_xla on a TPU litepod)
     (
         "  0%|          | 1/7800 [00:01<2:37:37,  1.21s/it]F0000 00:00:1717141650.890307    9276 "
