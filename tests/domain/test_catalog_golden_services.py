@@ -229,6 +229,12 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # c10d's IPv6 lookup warning (torch/csrc/distributed/c10d/socket.cpp): it goes on over IPv4
+    (
+        "service.dns_unknown_host",
+        "[W socket.cpp:663] [c10d] The IPv6 network addresses of (b8e4f1b0b9d1, 29500) cannot be "
+        "retrieved (gai error: -2 - Name or service not known).",
+    ),
     # a registry refusing the job's credentials is not an outage
     (
         "service.registry_unavailable",
