@@ -17,10 +17,13 @@ A, S = Blame.APPLICATION, Blame.SYMPTOM
 
 SWEEP_KEYS: dict[str, Blame] = {
     "ray.worker_died": S,
+    "ray.actor_died": S,
+    "ray.raylet_died": S,
     "ray.local_disk_nearly_full": A,
     "ray.out_of_disk": A,
     "ray.train_actor_retries_exhausted": S,
     "python.compile_failed": A,
+    "python.file_lock_timeout": A,
     "glibc.assert_failed": A,
     "libstdcxx.terminate": A,
 }
@@ -48,6 +51,25 @@ REAL: list[tuple[str, str, dict[str, str]]] = [
         "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker exits unexpectedly. Worker "
         "exits with an exit code 1. The worker may have exceeded K8s pod memory limits. The "
         "process receives a SIGTERM",
+        {},
+    ),
+    (  # OpenRLHF/OpenRLHF issue #339 (a 3-node PPO run; Ray's ActorUnavailableError text)
+        "ray.actor_died",
+        "Status message: Unexpected error occurred: The actor 2c5251641e72297b4e3f4d7f01000000 is "
+        "unavailable",
+        {},
+    ),
+    (  # RL trainers' notes quoting Ray 2.x after host memory ran out during vLLM start-up
+        "ray.actor_died",
+        "ray.exceptions.ActorUnavailableError: The actor is temporarily unavailable: RpcError: RPC "
+        "Error message: Socket closed",
+        {},
+    ),
+    (  # a Ray driver log quoted in a public RL training script's notes (core_worker_process.cc)
+        "ray.raylet_died",
+        "[2026-03-03 21:12:46,736 E 46008 46008] core_worker_process.cc:232: Failed to register "
+        "worker to Raylet: IOError: Failed to read data from the socket: End of file "
+        "worker_id=01000000ffffffffffffffffffffffffffffffffffffffffffffffff",
         {},
     ),
     (  # InternLM/lmdeploy issue #3457 (Ray 2.2+: GB and capacity)
@@ -94,6 +116,19 @@ REAL: list[tuple[str, str, dict[str, str]]] = [
         "specify via CC environment variable or set triton.knobs.build.impl.",
         {"kind": "InductorError"},
     ),
+    (  # NVIDIA-NeMo/Megatron-Bridge pull request #6162 (8 nodes x 4 GPUs, every rank)
+        "python.file_lock_timeout",
+        "filelock._error.Timeout: The file lock '/root/.cache/huggingface/.megatron_config_lock_"
+        "fe96e83596e6dfb94d32c391d3b8772e.lock' could not be acquired.",
+        {"path": "/root/.cache/huggingface/.megatron_config_lock_fe96e83596e6dfb94d32c391d3b8772e"
+         ".lock"},
+    ),
+    (  # huggingface/datasets issue #368 (filelock before 3.9)
+        "python.file_lock_timeout",
+        "    filelock.Timeout: The file lock '/home/XXX/.cache/huggingface/metrics/glue/1.0.0/"
+        "1-glue-0.arrow.lock' could not be acquired.",
+        {},
+    ),
     (  # NVIDIA-NeMo/Megatron-Bridge issue #3599 (DeepEP HybridEP on 8 B200 nodes)
         "glibc.assert_failed",
         "python3: /opt/DeepEP/csrc/hybrid_ep/extension/permute.cu:412: void permute_launcher("
@@ -137,6 +172,8 @@ NEGATIVE: list[tuple[str, str]] = [
      "due to the node running low on memory."),
     ("ray.worker_died", "Worker exit type: INTENDED_USER_EXIT Worker exit detail: Worker exits "
      "by an user request. exit_actor() is called."),
+    ("ray.actor_died", "Service Unavailable: The actor service is unavailable"),
+    ("ray.raylet_died", "Registered worker 01000000ffff with the raylet"),
     ("ray.local_disk_nearly_full", "Plasma memory usage 50 MiB, 1 objects, 50.0% full"),
     ("ray.local_disk_nearly_full", "/dev/nvme0n1p1  900G  860G   40G  96% /"),
     ("ray.out_of_disk", "ray.exceptions.ObjectStoreFullError: Failed to put object "
@@ -152,6 +189,11 @@ NEGATIVE: list[tuple[str, str]] = [
      "nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion "
      "`t >= 0 && t < n_classes` failed."),
     ("glibc.assert_failed", "AssertionError: Check batch related parameters."),
+    # huggingface_hub's periodic wait message is a stall in progress, not the give-up
+    ("python.file_lock_timeout", "still waiting to acquire lock on /home/austin/.cache/"
+     "huggingface/hub/.locks/models--NousResearch--Meta-Llama-3.1-8B-Instruct/fc1c.lock"),
+    ("python.file_lock_timeout", "ValueError: Couldn't acquire lock on /.hf_cache/metrics/accuracy/"
+     "default/exp-16-rdv.lock from process 4."),
     # the handler naming what was thrown is read by the entry for that exception
     ("libstdcxx.terminate", "terminate called after throwing an instance of "
      "'c10::DistBackendError'"),
