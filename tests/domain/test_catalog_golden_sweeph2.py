@@ -120,8 +120,10 @@ REAL: list[tuple[str, str, dict[str, str]]] = [
         "python.file_lock_timeout",
         "filelock._error.Timeout: The file lock '/root/.cache/huggingface/.megatron_config_lock_"
         "fe96e83596e6dfb94d32c391d3b8772e.lock' could not be acquired.",
-        {"path": "/root/.cache/huggingface/.megatron_config_lock_fe96e83596e6dfb94d32c391d3b8772e"
-         ".lock"},
+        {
+            "path": "/root/.cache/huggingface/.megatron_config_lock_fe96e83596e6dfb94d32c391d3b8772e"
+            ".lock"
+        },
     ),
     (  # huggingface/datasets issue #368 (filelock before 3.9)
         "python.file_lock_timeout",
