@@ -24,6 +24,7 @@ BLAME: dict[str, Blame] = {
     "gpud.ib_ports_unhealthy": Blame.HARDWARE,
     "fabricmanager.nvswitch_query_failed": Blame.HARDWARE,
     "nic.mlx5_probe_failed": Blame.HARDWARE,
+    "container.driver_rpc_failed": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield)
@@ -162,6 +163,41 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nic.mlx5_probe_failed",
         {"code": "-22"},
     ),
+    # NVIDIA/nvidia-container-toolkit issue #556 (docker run --gpus all)
+    (
+        "docker: Error response from daemon: failed to create shim task: OCI runtime create "
+        "failed: runc create failed: unable to start container process: error during container "
+        "init: error running hook #0: error running hook: exit status 1, stdout: , stderr: "
+        "Auto-detected mode as 'legacy' nvidia-container-cli: initialization error: driver rpc "
+        "error: failed to process request: unknown.",
+        "container.driver_rpc_failed",
+        {"reason": "failed to process request"},
+    ),
+    # NVIDIA/nvidia-container-toolkit issue #236 (an SXM host with one GPU that failed to init)
+    (
+        "nvidia-container-cli: initialization error: driver rpc error: timed out: unknown",
+        "container.driver_rpc_failed",
+        {"reason": "timed out"},
+    ),
+    # NVIDIA/nvidia-docker issue #726 (the older wording)
+    (
+        "nvidia-container-cli: initialization error: driver error: timed out",
+        "container.driver_rpc_failed",
+        {"reason": "timed out"},
+    ),
+    # NVIDIA/gpu-operator issue #130 (the driver daemonset's own container)
+    (
+        "stderr: nvidia-container-cli.real: initialization error: driver error: failed to "
+        "process request: unknown",
+        "container.driver_rpc_failed",
+        {"reason": "failed to process request"},
+    ),
+    # NVIDIA/libnvidia-container issue #103
+    (
+        "nvidia-container-cli: initialization error: cuda error: unknown error",
+        "container.driver_rpc_failed",
+        {"reason": "unknown error"},
+    ),
 ]
 
 # (key, a line it must not match)
@@ -198,6 +234,16 @@ NEGATIVE: list[tuple[str, str]] = [
         "fabricmanager.nvswitch_query_failed",
         "nv-fabricmanager[1120]: Successfully configured all the available NVSwitches to route "
         "GPU NVLink traffic.",
+    ),
+    # the nvcgo helper timing out under load (NVIDIA/nvidia-container-toolkit issue #2102) and
+    # a driver not loaded at all (nvml.driver_unreachable) are other texts
+    (
+        "container.driver_rpc_failed",
+        "nvidia-container-cli: initialization error: nvcgo rpc error: timed out",
+    ),
+    (
+        "container.driver_rpc_failed",
+        "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
     ),
     # a healthy mlx5 probe and another driver's failed probe
     (
@@ -245,9 +291,9 @@ def test_waiting_for_capacity_decides_nothing() -> None:
 
 def test_node_fabric_and_adapter_lines_stay_below_the_hardware_threshold() -> None:
     """Each may be configuration (a wrong expected port count, a node without NVSwitches, a
-    driver/firmware mismatch): alone they name no node."""
+    driver/firmware mismatch, persistence mode off): alone they name no node."""
     for key in ("gpud.ib_ports_unhealthy", "fabricmanager.nvswitch_query_failed",
-                "nic.mlx5_probe_failed"):  # fmt: skip
+                "nic.mlx5_probe_failed", "container.driver_rpc_failed"):  # fmt: skip
         sig = CATALOG.signatures[key]
         assert 0 < sig.weight < 60, key
         assert sig.node_action.value == "inspect", key
