@@ -33,7 +33,6 @@ BLAME: dict[str, Blame] = {
     "elastic.rendezvous_node_lost": Blame.SYMPTOM,
     "elastic.membership_restart": Blame.INFO,
     "elastic.exit_barrier_failed": Blame.SYMPTOM,
-    "elastic.rendezvous_shutdown_failed": Blame.SYMPTOM,
     "elastic.worker_group_failed": Blame.SYMPTOM,
     "c10d.store_barrier_timeout": Blame.SYMPTOM,
     "c10d.nccl_unique_id_wait": Blame.SYMPTOM,
@@ -57,14 +56,6 @@ BLAME: dict[str, Blame] = {
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
-    # wenet-e2e/wespeaker#171 (the agent leaving after the store's host went; sweep G2)
-    (
-        "WARNING:torch.distributed.elastic.rendezvous.dynamic_rendezvous:The node "
-        "'node04.localdomain_3882442_0' has failed to shutdown the rendezvous "
-        "'9987b766-350c-48bf-aa45-cfc2da182f33' due to an error of type RendezvousConnectionError.",
-        "elastic.rendezvous_shutdown_failed",
-        {"run_id": "9987b766-350c-48bf-aa45-cfc2da182f33", "error": "RendezvousConnectionError"},
-    ),
     # salesforce/MUST#7 (1.9-1.12 wording, one line)
     (
         "[E ProcessGroupNCCL.cpp:341] Some NCCL operations have failed or timed out. Due to the "
