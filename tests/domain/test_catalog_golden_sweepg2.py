@@ -58,6 +58,21 @@ GOLDEN: list[tuple[str, str, str, dict[str, str], Blame]] = [
         Blame.APPLICATION,
     ),
     (
+        "NVIDIA/Megatron-LM#596 (NCCL 2.17+ headers, a 2.14 library at run time)",
+        "dsw-226-64b7566f8b-xz9j6:71868:71868 [0] init.cc:1270 NCCL WARN Invalid config blocking "
+        "attribute value -2147483648",
+        "nccl.config_invalid",
+        {"attribute": "blocking", "value": "-2147483648"},
+        Blame.APPLICATION,
+    ),
+    (
+        "SpursGoZmy/Table-LLaVA#4 (PyTorch's 'Last error:' line)",
+        "Invalid config blocking attribute value -2147483648",
+        "nccl.config_invalid",
+        {"attribute": "blocking"},
+        Blame.APPLICATION,
+    ),
+    (
         "BlackSamorez/tensor_parallel#121 (torch 1.x wording)",
         "RuntimeError: NCCL Error 3: internal error",
         "nccl.internal_error",
