@@ -73,6 +73,31 @@ GOLDEN: list[tuple[str, str, str, dict[str, str], Blame]] = [
         Blame.APPLICATION,
     ),
     (
+        "warpem/miss-alignment#105 (after the collective timeout's flight-recorder dump)",
+        "[rank0]:[F725 02:47:41.268394894 ProcessGroupNCCL.cpp:1653] [PG ID 0 PG GUID "
+        "0(default_pg) Rank 0] [PG ID 0 PG GUID 0(default_pg) Rank 0] Terminating the process "
+        "after attempting to dump debug info, due to collective timeout or exception.",
+        "c10d.nccl_monitor_terminate",
+        {"reason": "collective timeout or exception"},
+        Blame.SYMPTOM,
+    ),
+    (
+        "NVIDIA-NeMo/Automodel#1038 (the dump's preface)",
+        "[rank2]:[E109 22:46:25.933639732 ProcessGroupNCCL.cpp:2103] [PG ID 0 PG GUID "
+        "0(default_pg) Rank 2] First PG on this rank to signal dumping.",
+        "c10d.nccl_debug_dump",
+        {},
+        Blame.INFO,
+    ),
+    (
+        "vllm-project/vllm#41160 (2.5+, before the flight recorder's frames)",
+        "[rank3]:[E508 07:35:59.440171617 ProcessGroupNCCL.cpp:733] Stack trace of the failed "
+        "collective: ",
+        "c10d.nccl_debug_dump",
+        {},
+        Blame.INFO,
+    ),
+    (
         "BlackSamorez/tensor_parallel#121 (torch 1.x wording)",
         "RuntimeError: NCCL Error 3: internal error",
         "nccl.internal_error",
