@@ -98,6 +98,24 @@ GOLDEN: list[tuple[str, str, str, dict[str, str], Blame]] = [
         Blame.INFO,
     ),
     (
+        "NVIDIA/nccl#615 (NCCL 2.9 wording, no peer named)",
+        "train-run-env3-list2-parallel-0:15483:15645 [0] transport/net_ib.cc:665 NCCL WARN "
+        "NET/IB : collective mismatch error local size 546816 remote 524288 addr 7ff7d1530000 "
+        "rkey 2553d seq 14/1c",
+        "nccl.collective_size_mismatch",
+        {},
+        Blame.APPLICATION,
+    ),
+    (
+        "NVIDIA/nccl#296 (NCCL 2.4 init.cc)",
+        "init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective "
+        "calls at and around rank 39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to "
+        "see the collective logs",
+        "nccl.collective_size_mismatch",
+        {},
+        Blame.APPLICATION,
+    ),
+    (
         "BlackSamorez/tensor_parallel#121 (torch 1.x wording)",
         "RuntimeError: NCCL Error 3: internal error",
         "nccl.internal_error",
