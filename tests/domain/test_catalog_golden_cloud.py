@@ -41,6 +41,9 @@ REQUIRED: dict[str, Blame] = {
     "cloud.k8s_node_shutdown": Blame.TRANSIENT,
     "cloud.sagemaker_capacity": Blame.TRANSIENT,
     "cloud.k8s_storage_limit_eviction": Blame.APPLICATION,
+    # golden lines of these two: test_catalog_golden_sweepi2.py
+    "cloud.k8s_gpu_unschedulable": Blame.SYMPTOM,
+    "cloud.volcano_gang_unschedulable": Blame.SYMPTOM,
 }
 
 

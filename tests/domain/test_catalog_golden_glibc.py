@@ -21,10 +21,12 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-glibc.toml"
-NAMESPACES = frozenset({"glibc"})
+NAMESPACES = frozenset({"glibc", "libstdcxx"})  # the C and C++ runtimes' abort texts
 
 REQUIRED: dict[str, Blame] = {
     "glibc.heap_corruption": Blame.APPLICATION,
+    "glibc.assert_failed": Blame.APPLICATION,
+    "libstdcxx.terminate": Blame.APPLICATION,
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)

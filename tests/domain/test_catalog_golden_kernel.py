@@ -48,6 +48,7 @@ REQUIRED: dict[str, Blame] = {
     "nic.tx_timeout": Blame.HARDWARE,
     "nic.mlx5_user_cqe_error": Blame.SYMPTOM,  # golden lines: test_catalog_golden_sweepi.py
     "nic.ib_no_device": Blame.HARDWARE,
+    "nic.mlx5_probe_failed": Blame.HARDWARE,  # golden lines: test_catalog_golden_sweepi2.py
 }
 
 

@@ -46,6 +46,10 @@ BLAME: dict[str, Blame] = {
     "deepspeed.ssh_check_failed": Blame.APPLICATION,
     "pdsh.ssh_exited": Blame.SYMPTOM,
     "launcher.sigterm_bypassed": Blame.SYMPTOM,
+    # the round-2 sweep (more golden lines in test_catalog_golden_sweeph2.py)
+    "ray.local_disk_nearly_full": Blame.APPLICATION,
+    "ray.out_of_disk": Blame.APPLICATION,
+    "ray.train_actor_retries_exhausted": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -327,6 +331,24 @@ GOLDEN += [
     (
         "submitit WARNING (2022-08-12 02:06:12,301) - Bypassing signal SIGTERM",
         "launcher.sigterm_bypassed",
+        {},
+    ),
+]
+
+GOLDEN += [
+    # InternLM/lmdeploy issue #3457 (the raylet's file-system monitor)
+    (
+        "(raylet) [2025-04-21 10:05:37,313 E 959680 959717] file_system_monitor.cc:116: "
+        "/tmp/ray/session_2025-03-25_17-33-57_554404_959134 is over 95% full, available space: "
+        "42.6695 GB; capacity: 876.137 GB. Object creation will fail if spilling is required.",
+        "ray.local_disk_nearly_full",
+        {},
+    ),
+    ("ray.exceptions.OutOfDiskError: Local disk is full", "ray.out_of_disk", {}),
+    (  # ray-project/xgboost_ray xgboost_ray/main.py
+        "RuntimeError: A Ray actor died during training and the maximum number of dead actors in "
+        "elastic training was reached. Shutting down training.",
+        "ray.train_actor_retries_exhausted",
         {},
     ),
 ]
