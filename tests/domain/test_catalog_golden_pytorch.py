@@ -24,6 +24,7 @@ BLAME: dict[str, Blame] = {
     "c10d.nccl_dump_signal": Blame.SYMPTOM,
     "c10d.nccl_debug_dump": Blame.INFO,
     "c10d.nccl_comm_aborted": Blame.SYMPTOM,
+    "c10d.nccl_monitor_terminate": Blame.SYMPTOM,
     "c10d.store_connect_failed": Blame.TRANSIENT,
     "c10d.store_connect_retry": Blame.INFO,
     "c10d.store_listen_failed": Blame.TRANSIENT,
@@ -56,6 +57,14 @@ BLAME: dict[str, Blame] = {
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # NVIDIA/Fuser#3055 (the heartbeat monitor's fatal exit; sweep G2)
+    (
+        "[F930 15:23:07.687389178 ProcessGroupNCCL.cpp:1309] [PG ID 3 PG GUID  Rank 1] [PG ID 3 PG "
+        "GUID  Rank 1] Terminating the process after attempting to dump debug info, due to "
+        "ProcessGroupNCCL watchdog hang.",
+        "c10d.nccl_monitor_terminate",
+        {"reason": "ProcessGroupNCCL watchdog hang"},
+    ),
     # salesforce/MUST#7 (1.9-1.12 wording, one line)
     (
         "[E ProcessGroupNCCL.cpp:341] Some NCCL operations have failed or timed out. Due to the "
