@@ -36,12 +36,12 @@ REQUIRED: dict[str, Blame] = {
     "cloud.slurm_preempted_requeue": Blame.TRANSIENT,
     "cloud.ray_node_preempted": Blame.TRANSIENT,
     "cloud.skypilot_preempted": Blame.TRANSIENT,
-    # golden lines of these two: test_catalog_golden_sweepi.py
+    # golden lines of these two: test_catalog_tracker_clusters.py
     "cloud.azureml_preempted": Blame.TRANSIENT,
     "cloud.k8s_node_shutdown": Blame.TRANSIENT,
     "cloud.sagemaker_capacity": Blame.TRANSIENT,
     "cloud.k8s_storage_limit_eviction": Blame.APPLICATION,
-    # golden lines of these two: test_catalog_golden_sweepi2.py
+    # golden lines of these two: test_catalog_tracker_clusters.py
     "cloud.k8s_gpu_unschedulable": Blame.SYMPTOM,
     "cloud.volcano_gang_unschedulable": Blame.SYMPTOM,
 }

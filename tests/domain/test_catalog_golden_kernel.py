@@ -46,9 +46,9 @@ REQUIRED: dict[str, Blame] = {
     "nic.mlx5_cmd_failed": Blame.SYMPTOM,
     "nic.mlx5_insufficient_power": Blame.HARDWARE,
     "nic.tx_timeout": Blame.HARDWARE,
-    "nic.mlx5_user_cqe_error": Blame.SYMPTOM,  # golden lines: test_catalog_golden_sweepi.py
+    "nic.mlx5_user_cqe_error": Blame.SYMPTOM,  # golden lines: test_catalog_tracker_clusters.py
     "nic.ib_no_device": Blame.HARDWARE,
-    "nic.mlx5_probe_failed": Blame.HARDWARE,  # golden lines: test_catalog_golden_sweepi2.py
+    "nic.mlx5_probe_failed": Blame.HARDWARE,  # golden lines: test_catalog_tracker_clusters.py
 }
 
 

@@ -41,12 +41,12 @@ BLAME: dict[str, Blame] = {
     "ompi.daemon_lost": Blame.SYMPTOM,
     "horovod.shut_down": Blame.SYMPTOM,
     "ompi.transport_peer_lost": Blame.SYMPTOM,
-    # the framework-tracker sweep (golden lines in test_catalog_golden_sweeph.py too)
+    # the framework-tracker sweep (golden lines in test_catalog_tracker_frameworks.py too)
     "ray.system_error": Blame.SYMPTOM,
     "deepspeed.ssh_check_failed": Blame.APPLICATION,
     "pdsh.ssh_exited": Blame.SYMPTOM,
     "launcher.sigterm_bypassed": Blame.SYMPTOM,
-    # the round-2 sweep (more golden lines in test_catalog_golden_sweeph2.py)
+    # the round-2 sweep (more golden lines in test_catalog_tracker_frameworks.py)
     "ray.local_disk_nearly_full": Blame.APPLICATION,
     "ray.out_of_disk": Blame.APPLICATION,
     "ray.train_actor_retries_exhausted": Blame.SYMPTOM,

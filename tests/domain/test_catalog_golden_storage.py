@@ -56,7 +56,7 @@ REQUIRED: dict[str, Blame] = {
     "storage.torch_write_failed": Blame.SYMPTOM,
     "storage.safetensors_io": Blame.SYMPTOM,
     "storage.dcp_failed": Blame.SYMPTOM,
-    "storage.lnet_timeout": Blame.TRANSIENT,  # golden lines: test_catalog_golden_sweepi.py
+    "storage.lnet_timeout": Blame.TRANSIENT,  # golden lines: test_catalog_tracker_clusters.py
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [

@@ -150,7 +150,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 GOLDEN += [
-    # sweep I (issue 14): one line per entry here; the others are in test_catalog_golden_sweepi.py
+    # sweep I (issue 14): one line per entry here; the others are in test_catalog_tracker_clusters.py
     # marin-community/marin#1534 (the TPU driver on one host of a multi-slice run)
     (
         "E0827 23:43:41.200309   39476 synchronous_driver.cc:820] [/dev/accel2 tpu1013:pe1:2] "
