@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import io
 import tomllib
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from importlib import resources
+
+import pytest
 
 from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.records import Blame, Source
@@ -51,6 +54,34 @@ def assert_family_keys(file: str, keys: frozenset[str], namespaces: frozenset[st
     assert not keys & CORE_KEYS, "a family file must not silently override a core key"
     for key in keys:
         assert key.split(".", 1)[0] in namespaces, key
+
+
+def family_contract(
+    files: Mapping[str, frozenset[str]], required: Mapping[str, Blame]
+) -> tuple[Callable[[], None], Callable[[str, Blame], None], Callable[[], None]]:
+    """The three tests every family file's golden tests hold: its keys are new and in its
+    namespaces (`files`: family file -> namespaces), each key's blame is the one `required`
+    pins, and every key of the family is pinned there. Assign them to module-level `test_`
+    names, where pytest collects them."""
+    keys = frozenset().union(*(family_keys(file) for file in files))
+
+    def test_family_keys_are_new_and_namespaced() -> None:
+        for file, namespaces in files.items():
+            assert_family_keys(file, family_keys(file), namespaces)
+
+    @pytest.mark.parametrize(("key", "blame"), sorted(required.items()))
+    def test_required_signature_and_blame(key: str, blame: Blame) -> None:
+        assert key in keys
+        assert CATALOG.signatures[key].blame is blame
+
+    def test_every_family_signature_is_pinned() -> None:
+        assert set(required) == keys, "pin the blame of every signature of the family here"
+
+    return (
+        test_family_keys_are_new_and_namespaced,
+        test_required_signature_and_blame,
+        test_every_family_signature_is_pinned,
+    )
 
 
 def assert_matches(key: str, line: str, captures: dict[str, str]) -> dict[str, dict[str, str]]:

@@ -18,9 +18,9 @@ from autorecover.domain.records import Blame, Cause, Source
 from autorecover.domain.shape import LOCAL_CRASHES, family
 from domain.golden import (
     CATALOG,
-    assert_family_keys,
     assert_matches,
     assert_no_match,
+    family_contract,
     family_keys,
     found,
 )
@@ -71,20 +71,17 @@ REQUIRED: dict[str, Blame] = {
 }
 
 
-def test_family_keys_are_new_and_namespaced() -> None:
-    assert_family_keys("signatures-mpi.toml", MPI_KEYS,
-                       frozenset({"ompi", "pmix", "mpich", "horovod"}))  # fmt: skip
-    assert_family_keys("signatures-ucx.toml", UCX_KEYS, frozenset({"ucx"}))
-
-
-@pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
-def test_required_signature_and_blame(key: str, blame: Blame) -> None:
-    assert key in FAMILY_KEYS
-    assert CATALOG.signatures[key].blame is blame
-
-
-def test_every_family_signature_is_pinned() -> None:
-    assert set(REQUIRED) == FAMILY_KEYS, "pin the blame of every signature of the family here"
+(
+    test_family_keys_are_new_and_namespaced,
+    test_required_signature_and_blame,
+    test_every_family_signature_is_pinned,
+) = family_contract(
+    {
+        "signatures-mpi.toml": frozenset({"ompi", "pmix", "mpich", "horovod"}),
+        "signatures-ucx.toml": frozenset({"ucx"}),
+    },
+    REQUIRED,
+)
 
 
 def test_only_this_hosts_adapter_is_hardware_and_it_is_the_network_family() -> None:

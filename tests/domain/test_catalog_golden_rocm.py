@@ -19,9 +19,9 @@ from autorecover.domain.records import Blame, Cause, Finding, JobRecord, Source
 from autorecover.domain.shape import family
 from domain.golden import (
     CATALOG,
-    assert_family_keys,
     assert_matches,
     assert_no_match,
+    family_contract,
     family_keys,
     found,
     hits,
@@ -80,19 +80,11 @@ DECISIVE_HARDWARE = frozenset({
 })  # fmt: skip
 
 
-def test_family_keys_are_new_and_namespaced() -> None:
-    for file in FILES:
-        assert_family_keys(file, family_keys(file), NAMESPACES)
-
-
-@pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
-def test_required_signature_and_blame(key: str, blame: Blame) -> None:
-    assert key in FAMILY_KEYS
-    assert CATALOG.signatures[key].blame is blame
-
-
-def test_every_family_signature_is_pinned() -> None:
-    assert set(REQUIRED) == FAMILY_KEYS, "pin the blame of every signature of the family here"
+(
+    test_family_keys_are_new_and_namespaced,
+    test_required_signature_and_blame,
+    test_every_family_signature_is_pinned,
+) = family_contract(dict.fromkeys(FILES, NAMESPACES), REQUIRED)
 
 
 def test_only_a_failed_gpu_names_a_node_alone() -> None:

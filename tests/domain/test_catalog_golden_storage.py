@@ -12,10 +12,9 @@ import pytest
 
 from autorecover.domain.records import Blame
 from domain.golden import (
-    CATALOG,
-    assert_family_keys,
     assert_matches,
     assert_no_match,
+    family_contract,
     family_keys,
 )
 
@@ -313,18 +312,11 @@ NEGATIVE: list[tuple[str, str]] = [
 FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 
-def test_family_keys_are_new_and_namespaced() -> None:
-    assert_family_keys(FAMILY_FILE, FAMILY_KEYS, NAMESPACES)
-
-
-@pytest.mark.parametrize(("key", "blame"), sorted(REQUIRED.items()))
-def test_required_signature_and_blame(key: str, blame: Blame) -> None:
-    assert key in FAMILY_KEYS
-    assert CATALOG.signatures[key].blame is blame
-
-
-def test_every_family_signature_is_pinned() -> None:
-    assert set(REQUIRED) == FAMILY_KEYS, "pin the blame of every signature of the family here"
+(
+    test_family_keys_are_new_and_namespaced,
+    test_required_signature_and_blame,
+    test_every_family_signature_is_pinned,
+) = family_contract({FAMILY_FILE: NAMESPACES}, REQUIRED)
 
 
 @pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
