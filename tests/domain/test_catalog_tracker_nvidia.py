@@ -21,6 +21,9 @@ BLAME: dict[str, Blame] = {
     "nvrm.gsp_timeout": Blame.HARDWARE,
     "nvml.no_devices_found": Blame.HARDWARE,
     "cuda.runtime_system_not_ready": Blame.HARDWARE,
+    "nvrm.api_mismatch": Blame.HARDWARE,
+    "nvml.version_mismatch": Blame.HARDWARE,
+    "nvml.device_handle_failed": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield)
@@ -54,10 +57,55 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ("No devices were found", "nvml.no_devices_found", {}),
     # pytorch/pytorch issue #35710 (cuda-samples' bandwidthTest, no fabric manager)
     (
-        'CUDA error at bandwidthTest.cu:256 code=802(cudaErrorSystemNotReady) '
+        "CUDA error at bandwidthTest.cu:256 code=802(cudaErrorSystemNotReady) "
         '"cudaSetDevice(currentDevice)"',
         "cuda.runtime_system_not_ready",
         {},
+    ),
+    # stackhpc/ansible-slurm-appliance issue #287 (syslog with #012 for the newlines)
+    (
+        "Jun 30 11:07:05 gpu-0 kernel: NVRM: API mismatch: the client has the version 535.54.03, "
+        "but#012NVRM: this kernel module has the version 530.30.02.  Please#012NVRM: make sure "
+        "that this kernel module and all NVIDIA driver#012NVRM: components have the same version.",
+        "nvrm.api_mismatch",
+        {"client": "535.54.03"},
+    ),
+    # saharmor/dalle-playground issue #104 (dmesg, the first line of the older wording)
+    (
+        "[ 7386.259769] NVRM: API mismatch: the client has the version 515.48.07, but",
+        "nvrm.api_mismatch",
+        {"client": "515.48.07"},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #829 (the newer wording names the process)
+    (
+        "Apr 19 12:34:42 Kyrios kernel: NVRM: API mismatch: the client 'nvidia-powerd' (pid 849)",
+        "nvrm.api_mismatch",
+        {"process": "nvidia-powerd"},
+    ),
+    # saharmor/dalle-playground issue #104 (libnvidia-container prints NVML's text lowercased)
+    (
+        "stderr: nvidia-container-cli: initialization error: nvml error: driver/library version "
+        "mismatch: unknown",
+        "nvml.version_mismatch",
+        {},
+    ),
+    # nvidia-smi 610.57.04 in a public session log (the index before the PCI address)
+    (
+        "Unable to determine the device handle for GPU1: 0000:34:00.0: Unknown Error",
+        "nvml.device_handle_failed",
+        {"pci": "0000:34:00.0", "error": "Unknown Error"},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #387 (the older form, a GPU that fell off)
+    (
+        "Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error",
+        "nvml.device_handle_failed",
+        {"pci": "0000:0B:00.0"},
+    ),
+    # cihlab/fics-cluster-guide issue #53 (no space, next to NVSwitch SXid errors)
+    (
+        "Unable to determine the device handle for GPU0000:20:00.0: Unknown Error",
+        "nvml.device_handle_failed",
+        {"pci": "0000:20:00.0"},
     ),
 ]
 
@@ -75,6 +123,14 @@ NEGATIVE: list[tuple[str, str]] = [
     # the success code and other codes are not 802
     ("cuda.runtime_system_not_ready", "cudaGetDeviceCount returned 0 -> cudaSuccess"),
     ("cuda.runtime_system_not_ready", "CUDA error at x.cu:10 code=100(cudaErrorNoDevice)"),
+    # another program's API version check is not the driver's
+    ("nvrm.api_mismatch", "grpc: API mismatch: the client has the version 1.2, but server 1.3"),
+    ("nvml.version_mismatch", "tokenizer/library version mismatch: 0.13 vs 0.15"),
+    # an error NVML returns for a caller's mistake is not a wedged GPU
+    (
+        "nvml.device_handle_failed",
+        "Unable to determine the device handle for GPU 7: Invalid Argument",
+    ),
 ]
 
 
