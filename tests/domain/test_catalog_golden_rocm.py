@@ -54,6 +54,7 @@ REQUIRED: dict[str, Blame] = {
     "rccl.hip_failure": Blame.SYMPTOM,
     "rccl.ipc_failed": Blame.SYMPTOM,
     "rccl.runtime_missing": Blame.APPLICATION,
+    "rccl.topology_reverse_path": Blame.APPLICATION,
     # ROCm SMI
     "amdsmi.driver_not_loaded": Blame.HARDWARE,
     # amdgpu kernel driver
@@ -68,6 +69,8 @@ REQUIRED: dict[str, Blame] = {
     "amdgpu.vm_fault": Blame.APPLICATION,
     "amdgpu.init_failed": Blame.HARDWARE,
     "amdgpu.firmware_unresponsive": Blame.HARDWARE,
+    "amdgpu.ip_early_init_failed": Blame.HARDWARE,
+    "amdgpu.ring_test_failed": Blame.HARDWARE,
 }
 
 # The texts that say this node's GPU failed (ECC, a fatal RAS interrupt, uncorrectable counts, a

@@ -38,6 +38,11 @@ BLAME: dict[str, Blame] = {
     "xla.tpu_open_denied": Blame.SYMPTOM,
     "xla.nccl_library_missing": Blame.APPLICATION,
     "xla.cuda_backend_env": Blame.APPLICATION,
+    # sweep H3 (issue 14): golden lines in test_catalog_tracker_xla_rocm.py, one here each
+    "xla.tpu_session_failure": Blame.SYMPTOM,
+    "xla.tpu_no_device": Blame.APPLICATION,
+    "xla.stream_executor_bad_ordinal": Blame.APPLICATION,
+    "xla.fatal_signal": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -223,6 +228,38 @@ GOLDEN += [
         "group /dev/vfio/0 (set JAX_PLATFORMS='' to automatically choose an available backend)",
         "xla.tpu_device_busy",
         {"group": "0"},
+    ),
+]
+
+GOLDEN += [
+    # sweep H3 (issue 14): one line per entry here; the others are in
+    # test_catalog_tracker_xla_rocm.py. AI-Hypercomputer/maxtext#2041 (tpunetd)
+    (
+        "E0511 18:18:50.796852     915 tpunetd_client.cc:311] Detected failure "
+        "SLICE_FAILURE_CHIP_DRIVER_ERROR in session e6c885828b538167; Start failure handling",
+        "xla.tpu_session_failure",
+        {"failure": "SLICE_FAILURE_CHIP_DRIVER_ERROR"},
+    ),
+    # AI-Hypercomputer/maxtext#87
+    (
+        "XlaRuntimeError: UNKNOWN: TPU initialization failed: No ba16c7433 device found.",
+        "xla.tpu_no_device",
+        {"reason": "ba16c7433 device found"},
+    ),
+    # jax-ml/jax#23452
+    (
+        "W external/xla/xla/service/platform_util.cc:199] unable to create StreamExecutor for "
+        "CUDA:1: failed initializing StreamExecutor for CUDA device ordinal 1: INTERNAL: Failed "
+        "call to cuDeviceGet: CUDA_ERROR_INVALID_DEVICE: invalid device ordinal",
+        "xla.stream_executor_bad_ordinal",
+        {"ordinal": "1"},
+    ),
+    # jax-ml/jax#9642
+    (
+        "*** SIGABRT received by PID 545434 (TID 545434) on cpu 25 from PID 545434; stack "
+        "trace: ***",
+        "xla.fatal_signal",
+        {"signal": "SIGABRT"},
     ),
 ]
 
