@@ -27,8 +27,11 @@ BLAME: dict[str, Blame] = {
     "mpich.mpi_abort": Blame.SYMPTOM,
     "slurm.step_terminating": Blame.SYMPTOM,
     "slurm.prolog_failed": Blame.TRANSIENT,
+    "slurm.node_unexpected_reboot": Blame.HARDWARE,
+    "cloud.k8s_node_shutdown": Blame.TRANSIENT,
     "efa.rxr_completion_error": Blame.SYMPTOM,
     "nic.mlx5_kernel_cqe_error": Blame.SYMPTOM,
+    "ucx.ep_error": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -125,6 +128,47 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "slurm.prolog_failed",
         {"host": "worker-X"},
     ),
+    # rapidsai/ucx-py issue #131 (UCX 1.6's wording, then the retry count exceeded)
+    (
+        "[1564069506.097666] [dgx15:34226:0]     ucp_worker.c:505  UCX  ERROR error 'Endpoint "
+        "timeout' will not be handled for ep 0x7fb7fd48f120 - rc_mlx5/mlx5_3:1",
+        "ucx.ep_error",
+        {"via": "dgx15", "status": "Endpoint timeout"},
+    ),
+    # openucx/ucx issue #6253 (Intel MPI over UCX's UD transport)
+    (
+        "[compute-0-20:9358 :0:9358]    ud_iface.c:737  UCX Fatal: transport error: Endpoint "
+        "timeout",
+        "ucx.ep_error",
+        {"via": "compute-0-20"},
+    ),
+    # ArjunaCluster/ArjunaUsers issue #164 (every node after a power event)
+    (
+        "   Reason=Node unexpectedly rebooted [slurm@2022-07-23T15:31:00]",
+        "slurm.node_unexpected_reboot",
+        {},
+    ),
+    # the same event in slurmctld's log (rendered from node_mgr.c)
+    (
+        "[2026-03-06T03:44:12.000] error: validate_node_specs: Node gpu-a03 unexpectedly rebooted "
+        "boot_time=1772768652 last response=1772768400",
+        "slurm.node_unexpected_reboot",
+        {"host": "gpu-a03"},
+    ),
+    # kubernetes-sigs/karpenter issue #1894 (the kubelet seeing the node's shutdown, JSON-wrapped)
+    (
+        '{"stime":"Nov 30 15:12:02","pid":"2227","message":"I1130 15:12:02.781961    2227 '
+        'nodeshutdown_manager_linux.go:265] \\"Shutdown manager detected new shutdown event, '
+        'isNodeShuttingDownNow\\" event=true"}',
+        "cloud.k8s_node_shutdown",
+        {},
+    ),
+    (
+        'I1130 15:12:02.781961    2227 nodeshutdown_manager_linux.go:265] "Shutdown manager '
+        'detected new shutdown event, isNodeShuttingDownNow" event=true',
+        "cloud.k8s_node_shutdown",
+        {},
+    ),
     # linux-nvme/nvme-cli issue #3268 (an RDMA queue pair's error completion in the kernel)
     (
         "[15601.662156] infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on "
@@ -170,6 +214,16 @@ NEGATIVE: list[tuple[str, str]] = [
     ("slurm.prolog_failed", "Epilog failure on node k003-006"),
     # the mlx5 driver's health and link lines are not completions
     ("nic.mlx5_kernel_cqe_error", "[   21.365907] mlx5_core 0000:08:00.0 ens1: Link up"),
+    # the openib BTL's routine warning on UCX builds, a gRPC transport error
+    ("ucx.ep_error", "No OpenFabrics connection schemes reported that they were able to be"),
+    ("ucx.ep_error", "grpc: transport error: connection reset"),
+    # a cancelled shutdown, and a node Slurm rebooted on request
+    (
+        "cloud.k8s_node_shutdown",
+        'nodeshutdown_manager_linux.go:265] "Shutdown manager detected new shutdown event, '
+        'isNodeShuttingDownNow" event=false',
+    ),
+    ("slurm.node_unexpected_reboot", "   State=DOWN+DRAIN+REBOOT_ISSUED Reason=Reboot ASAP"),
     # the command missing on the user's side is the user's script, not Open MPI's daemon
     ("ompi.launch_config", "bash: torchrun: command not found"),
     # libfabric's newer provider naming the peer is efa.peer_unreachable's
@@ -222,6 +276,13 @@ def test_a_failed_prolog_retries_without_blaming_the_job() -> None:
     sig = CATALOG.signatures["slurm.prolog_failed"]
     assert sig.weight >= 50
     assert sig.node_action.value == "none"
+
+
+def test_an_unexpected_reboot_is_a_weak_pointer_at_the_node() -> None:
+    """A planned reboot outside Slurm reads the same: inspect the node, never decide alone."""
+    sig = CATALOG.signatures["slurm.node_unexpected_reboot"]
+    assert 0 < sig.weight < 60
+    assert sig.node_action.value == "inspect"
 
 
 def test_a_failed_start_up_is_weak_alone() -> None:
