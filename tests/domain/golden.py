@@ -84,6 +84,49 @@ def family_contract(
     )
 
 
+Golden = list[tuple[str, str, dict[str, str]]]  # (real line, key, captures)
+
+
+def golden_line_checks(
+    golden: Golden, negative: list[tuple[str, str]], blame: Mapping[str, Blame]
+) -> tuple[Callable[..., None], ...]:
+    """The five tests a file of real lines holds: each line yields its key (the generic Python
+    entry beside it only when the key is the application's), reads as the application's only
+    when the key is, each look-alike (`negative`: key, line) is not the key's, each key's blame
+    is the one `blame` pins, and every pinned key has a line. Assign them to module-level
+    `test_` names, where pytest collects them."""
+
+    @pytest.mark.parametrize(("line", "key", "captures"), golden)
+    def test_golden_line_yields_its_signal(line: str, key: str, captures: dict[str, str]) -> None:
+        found = assert_matches(key, line, captures)
+        assert "python.exception" not in found or CATALOG.signatures[key].blame is Blame.APPLICATION
+
+    @pytest.mark.parametrize(("line", "key", "captures"), golden)
+    def test_only_application_lines_read_as_the_application(
+        line: str, key: str, captures: dict[str, str]
+    ) -> None:
+        assert_application_only_if_meant(key, line)
+
+    @pytest.mark.parametrize(("key", "line"), negative)
+    def test_negative_line(key: str, line: str) -> None:
+        assert key not in hits(line), f"{key} must not match {line!r}"
+
+    @pytest.mark.parametrize(("key", "pinned"), sorted(blame.items()))
+    def test_blame(key: str, pinned: Blame) -> None:
+        assert CATALOG.signatures[key].blame is pinned
+
+    def test_every_entry_pinned_here_has_a_golden_line() -> None:
+        assert set(blame) == {key for _, key, _ in golden}
+
+    return (
+        test_golden_line_yields_its_signal,
+        test_only_application_lines_read_as_the_application,
+        test_negative_line,
+        test_blame,
+        test_every_entry_pinned_here_has_a_golden_line,
+    )
+
+
 def assert_matches(key: str, line: str, captures: dict[str, str]) -> dict[str, dict[str, str]]:
     """`key` matches `line` with these captures; every signature that matched, for more checks."""
     found = hits(line)

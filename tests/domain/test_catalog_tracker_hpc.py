@@ -11,11 +11,11 @@ match, and none of these lines may read as the application's error unless the en
 
 from __future__ import annotations
 
-import pytest
-
 from autorecover.domain.records import Blame
-from domain.golden import CATALOG, assert_application_only_if_meant, assert_matches
-from domain.golden import hits as _hits
+from domain.golden import (
+    CATALOG,
+    golden_line_checks,
+)
 
 BLAME: dict[str, Blame] = {
     "ompi.init_failed": Blame.APPLICATION,
@@ -235,31 +235,13 @@ NEGATIVE: list[tuple[str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
-def test_golden_line_yields_its_signal(line: str, key: str, captures: dict[str, str]) -> None:
-    hits = assert_matches(key, line, captures)
-    assert "python.exception" not in hits or CATALOG.signatures[key].blame is Blame.APPLICATION
-
-
-@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
-def test_only_application_lines_read_as_the_application(
-    line: str, key: str, captures: dict[str, str]
-) -> None:
-    assert_application_only_if_meant(key, line)
-
-
-@pytest.mark.parametrize(("key", "line"), NEGATIVE)
-def test_negative_line(key: str, line: str) -> None:
-    assert key not in _hits(line), f"{key} must not match {line!r}"
-
-
-@pytest.mark.parametrize(("key", "blame"), sorted(BLAME.items()))
-def test_blame(key: str, blame: Blame) -> None:
-    assert CATALOG.signatures[key].blame is blame
-
-
-def test_every_entry_pinned_here_has_a_golden_line() -> None:
-    assert set(BLAME) == {key for _, key, _ in GOLDEN}
+(
+    test_golden_line_yields_its_signal,
+    test_only_application_lines_read_as_the_application,
+    test_negative_line,
+    test_blame,
+    test_every_entry_pinned_here_has_a_golden_line,
+) = golden_line_checks(GOLDEN, NEGATIVE, BLAME)
 
 
 def test_restatements_decide_nothing() -> None:
