@@ -48,12 +48,13 @@ class Feed:
         self._moves: deque[tuple[int, str, str]] = deque(maxlen=MOVES_KEPT)
         self.lookups = 0
 
-    def version(self) -> tuple[str, int]:
+    def version(self, fresh: bool = False) -> tuple[str, int]:
         """The current version and newest transition's position (looked up again when the
-        last look-up is over a period old)."""
+        last look-up is over a period old, or `fresh`: a page drawn from it must not show the
+        store as it was up to a period ago)."""
         with self._lock:
             now = self._monotonic()
-            if now - self._checked >= self.period_s:
+            if fresh or now - self._checked >= self.period_s:
                 self._version = self._look()
                 self._checked = now
                 self.lookups += 1

@@ -236,7 +236,7 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
         v, opened = d.visitor(request)
         f = Filters(state, domain, signal, group)
         controls = store.controls()
-        version, _ = d.feed.version()
+        version, _ = d.feed.version(fresh=True)  # the grid is kept per version: not a stale one
         maintenance = tuple(controls.maintenance)
         grid = d.grids.get(f"{version}/{'|'.join(maintenance)}", f, lambda: render_grid(
             store.node_views(), engine.topology, f, maintenance))  # fmt: skip
