@@ -1,0 +1,149 @@
+"""Golden lines from the round-4 tracker sweep of issue 14 over the NVIDIA driver, its GSP
+firmware and the node's GPU stack: what the driver prints after `RmInitAdapter failed!` names the
+stage that failed (the GSP firmware, the GPU's own boot firmware, a GPU in a bad state), the
+unified-memory driver's reboot-required line, nvidia-smi's recovery action, the fabric manager's
+version check and the GPU operator's renamed container CLI.
+
+Each line is cited beside it and goes through the scanner's own matcher; the blame is pinned to
+what the line's emitter means (open-gpu-kernel-modules' own sources are quoted in the catalog
+entries). Look-alikes must not match, and a GPU that asks for nothing (`None`) is not a fault.
+"""
+
+from __future__ import annotations
+
+from autorecover.domain.records import Blame
+from domain.golden import (
+    CATALOG,
+    golden_line_checks,
+)
+
+BLAME: dict[str, Blame] = {
+    "nvrm.gsp_init_failed": Blame.HARDWARE,
+    "nvrm.gpu_boot_failed": Blame.HARDWARE,
+    "nvrm.uvm_fatal_reboot": Blame.HARDWARE,
+    "nvml.recovery_action_required": Blame.HARDWARE,
+    "fabricmanager.version_mismatch": Blame.HARDWARE,
+    "container.driver_libraries_missing": Blame.HARDWARE,
+}
+
+# (line, signal, captures the line must yield)
+GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # NVIDIA/open-gpu-kernel-modules issue #789 (dmesg of a 3090 host: no devices found)
+    ("[  903.609564] NVRM: RmInitAdapter: Cannot initialize GSP firmware RM", "nvrm.gsp_init_failed", {}),
+    # NVIDIA/open-gpu-kernel-modules issue #1230 (an H100 host's GPU6, the GPU index first)
+    ("[   88.669358] NVRM: GPU6 RmInitAdapter: Cannot initialize GSP firmware RM", "nvrm.gsp_init_failed", {}),
+    # NVIDIA/open-gpu-kernel-modules issue #789 (the GPU's VBIOS boot never finished)
+    (
+        "[ 2052.745833] NVRM: gpuWaitForGfwBootComplete_TU102: failed to wait for GFW_BOOT: "
+        "(progress 0x3)",
+        "nvrm.gpu_boot_failed",
+        {},
+    ),
+    (
+        "[ 2052.745838] NVRM: kgspWaitForGfwBootOk_TU102: failed to wait for GFW boot complete: "
+        "0x65 VBIOS version 94.02.59.00.05",
+        "nvrm.gpu_boot_failed",
+        {},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issues #1230 and #1058 (after the WPR2 line)
+    (
+        "[   88.669328] NVRM: GPU6 _kgspBootGspRm: (the GPU is likely in a bad state and may need "
+        "to be reset)",
+        "nvrm.gpu_boot_failed",
+        {},
+    ),
+    # public session notes found through the code index (after XID 79, before XID 154)
+    (
+        "NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, requiring os "
+        "reboot to recover.",
+        "nvrm.uvm_fatal_reboot",
+        {"status": "0x60"},
+    ),
+    # utkuozdemir/nvidia_gpu_exporter issue #393 (nvidia-smi -q of a GPU shown as ERR!)
+    ("    GPU Recovery Action                   : Reset", "nvml.recovery_action_required", {"action": "Reset"}),
+    # public run notes found through the code index (cured by a reboot)
+    ("GPU Recovery Action: Reboot", "nvml.recovery_action_required", {"action": "Reboot"}),
+    # NVIDIA/gpu-operator issue #544 (journal of nv-fabricmanager)
+    (
+        "nv-fabricmanager[3228]: fabric manager NVIDIA GPU driver interface version 530.30.02 "
+        "don't match with driver version 530.41.03. Please update with matching NVIDIA driver "
+        "package.",
+        "fabricmanager.version_mismatch",
+        {"fm": "530.30.02", "driver": "530.41.03"},
+    ),
+    # NVIDIA/nvtrust issue #55 (a typographic apostrophe, as pasted)
+    (
+        "fabric manager NVIDIA GPU driver interface version 550.90.07 don\u2019t match with driver "
+        "version 550.107.02. Please update with matching NVIDIA driver package",
+        "fabricmanager.version_mismatch",
+        {"fm": "550.90.07", "driver": "550.107.02"},
+    ),
+    # akash-network/website pull request #632 (the newer wording)
+    (
+        "Nov 05 13:55:26 node1 nv-fabricmanager[104230]: fabric manager NVIDIA GPU driver "
+        "interface version 550.127.05 doesn't match with driver version 550.120. Please update "
+        "with the matching NVIDIA driver package.",
+        "fabricmanager.version_mismatch",
+        {"fm": "550.127.05", "driver": "550.120"},
+    ),
+    # NVIDIA/gpu-operator issue #511 (the operator's validator pods: nvidia-container-cli.real)
+    (
+        'Error: failed to create containerd task: OCI runtime create failed: nvidia-container-cli.real: '
+        "initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object "
+        "file: no such file or directory: unknown",
+        "container.driver_libraries_missing",
+        {"library": "libnvidia-ml.so.1"},
+    ),
+]  # fmt: skip
+
+NEGATIVE: list[tuple[str, str]] = [
+    # the DCE (Tegra display) firmware is not the GPU's GSP
+    ("nvrm.gsp_init_failed", "NVRM: RmInitAdapter: Cannot initialize DCE firmware RM"),
+    # a user's sentence about GSP names no failure
+    ("nvrm.gsp_init_failed", "Should I disable GSP firmware RM with NVreg_EnableGpuFirmware=0?"),
+    # a successful boot's progress is not a failure
+    ("nvrm.gpu_boot_failed", "NVRM: GFW_BOOT completed (progress 0xff)"),
+    ("nvrm.gpu_boot_failed", "the cluster is likely in a bad state after the upgrade"),
+    # another driver's fatal error text
+    ("nvrm.uvm_fatal_reboot", "amdgpu: encountered fatal error, requiring reset"),
+    # a GPU that needs nothing, and the field's name in a script
+    ("nvml.recovery_action_required", "    GPU Recovery Action                   : None"),
+    ("nvml.recovery_action_required", "grep -A 2 'GPU Recovery Action'"),
+    # the fabric manager starting fine prints its own version, not a mismatch
+    (
+        "fabricmanager.version_mismatch",
+        "nv-fabricmanager[4177]: Fabric Manager version 550.90.07 is running with the following "
+        "configuration options",
+    ),
+    # another library that failed to load is not the driver's
+    (
+        "container.driver_libraries_missing",
+        "nvidia-container-cli.real: initialization error: load library failed: libfoo.so: "
+        "cannot open shared object file",
+    ),
+]
+
+
+(
+    test_golden_line_yields_its_signal,
+    test_only_application_lines_read_as_the_application,
+    test_negative_line,
+    test_blame,
+    test_every_entry_pinned_here_has_a_golden_line,
+) = golden_line_checks(GOLDEN, NEGATIVE, BLAME)
+
+
+def test_driver_lines_that_say_this_gpu_cannot_be_used_decide() -> None:
+    """The driver's own words that a GPU failed to come up or needs a reset or a reboot name
+    its node: they are the node's state, whatever set it off."""
+    for key in ("nvrm.gsp_init_failed", "nvrm.gpu_boot_failed", "nvrm.uvm_fatal_reboot",
+                "nvml.recovery_action_required", "fabricmanager.version_mismatch"):  # fmt: skip
+        sig = CATALOG.signatures[key]
+        assert sig.weight >= 60, key
+        assert sig.node_action.value != "none", key
+
+
+def test_a_mismatched_installation_is_inspected_not_reset() -> None:
+    """A fabric manager of another version is fixed by installing the right package: a GPU reset
+    or a reboot alone does not cure it."""
+    assert CATALOG.signatures["fabricmanager.version_mismatch"].node_action.value == "inspect"
