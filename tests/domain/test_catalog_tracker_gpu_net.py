@@ -24,6 +24,8 @@ BLAME: dict[str, Blame] = {
     "nvml.recovery_action_required": Blame.HARDWARE,
     "fabricmanager.version_mismatch": Blame.HARDWARE,
     "container.driver_libraries_missing": Blame.HARDWARE,
+    "nvrm.gsp_rpc_device_status": Blame.HARDWARE,
+    "nvrm.gsp_firmware_missing": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield)
@@ -94,9 +96,44 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "container.driver_libraries_missing",
         {"library": "libnvidia-ml.so.1"},
     ),
+    # scitix/sichek issue #51 (before the Reset required assertion; nccl-tests on that GPU failed)
+    (
+        "[Sun Jan 11 09:52:01 2026] NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; "
+        "hParent=0x5c000054; hObject=0x5c00005b; hClass=0x0000c86f; paramsSize=0x00000170; "
+        "paramsStatus=0x00000062; status=0x00000062",
+        "nvrm.gsp_rpc_device_status",
+        {"rpc": "Alloc", "status": "0x00000062"},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #639 (the kernel's firmware loader, file missing)
+    (
+        "[   12.036183] nvidia 0000:01:00.0: Direct firmware load for nvidia/550.76/gsp_ga10x.bin "
+        "failed with error -2",
+        "nvrm.gsp_firmware_missing",
+        {"version": "550.76", "error": "-2"},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #943 (the full path, as newer kernels print it)
+    (
+        "NVRM: loading /lib/firmware/nvidia/570.133.20/gsp_ga10x.bin failed with error -4",
+        "nvrm.gsp_firmware_missing",
+        {"version": "570.133.20", "error": "-4"},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #116 (the older prefix without a colon)
+    ("[    3.596583] NVRM RmInitAdapter: Cannot initialize GSP firmware RM", "nvrm.gsp_init_failed", {}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
+    # another device's firmware missing is not the GPU's
+    (
+        "nvrm.gsp_firmware_missing",
+        "iwlwifi 0000:00:14.3: Direct firmware load for iwlwifi-so-a0-gf-a0-86.ucode failed with "
+        "error -2",
+    ),
+    # a monitoring query the firmware does not support (NV_ERR_NOT_SUPPORTED) is the caller's
+    (
+        "nvrm.gsp_rpc_device_status",
+        "NVRM: rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d00027; hObject=0x00000000; "
+        "cmd=0x20800a4c; paramsSize=0x00000008; paramsStatus=0x00000056; status=0x00000056",
+    ),
     # the DCE (Tegra display) firmware is not the GPU's GSP
     ("nvrm.gsp_init_failed", "NVRM: RmInitAdapter: Cannot initialize DCE firmware RM"),
     # a user's sentence about GSP names no failure
@@ -147,3 +184,23 @@ def test_a_mismatched_installation_is_inspected_not_reset() -> None:
     """A fabric manager of another version is fixed by installing the right package: a GPU reset
     or a reboot alone does not cure it."""
     assert CATALOG.signatures["fabricmanager.version_mismatch"].node_action.value == "inspect"
+
+
+LOCAL_CUDA_FAILURES = (
+    "cuda.launch_failure",
+    "cuda.library_execution_failed",
+    "cuda.setup_either",
+    "cuda.device_count_failed",
+    "nccl.unhandled_cuda_error",
+    "nccl.cuda_failure",
+)
+
+
+def test_one_process_cuda_failure_is_not_a_collective_symptom() -> None:
+    """A CUDA call failing in one process is its own crash, not a peer's loss: below the 20 of
+    a collective symptom, so alone it leaves the cause open rather than reading as a collective
+    failure to retry; still a symptom, never the node's or the job's alone."""
+    for key in LOCAL_CUDA_FAILURES:
+        sig = CATALOG.signatures[key]
+        assert sig.blame is Blame.SYMPTOM, key
+        assert 0 < sig.weight < 20, key
