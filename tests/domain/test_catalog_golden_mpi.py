@@ -72,6 +72,7 @@ REQUIRED: dict[str, Blame] = {
     "ucx.ud_timeout": Blame.SYMPTOM,
     "ucx.no_transport": Blame.APPLICATION,
     "ucx.caught_signal": Blame.SYMPTOM,
+    "ucx.memlock_limit": Blame.APPLICATION,
 }
 
 
@@ -246,6 +247,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "ib_device.c:475 UCX WARN IB Async event on mlx5_0: GID table change on port 1",
         {"event": "GID table change"},
     ),
+    (  # openucx/ucx issue #6264 (ib_md.c with ib_log.c's memlock advice, as UCX 1.12+ prints it)
+        "ucx.memlock_limit",
+        "[1669978763.134468] [node01:2163 :0]        ib_md.c:349  UCX  ERROR"
+        " ibv_reg_mr(address=0x7f0b9c000000, length=268435456, access=0xf) failed: Cannot allocate"
+        " memory : Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)",
+        {"call": "ibv_reg_mr", "kbytes": "64"},
+    ),
 ]
 
 
@@ -255,6 +263,12 @@ def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> Non
 
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a registration refused for another reason (GPU memory without peer memory) is no memlock
+    (
+        "ucx.memlock_limit",
+        "[1643394930.913056] [n1:1292923:0]           ib_md.c:349  UCX  ERROR"
+        " ibv_reg_mr(address=0x7f56f0f20ba0, length=3493184, access=0xf) failed: Bad address",
+    ),
     # Open MPI's routine warnings on a healthy start (help-opal-runtime.txt, the openib BTL on
     # a UCX build, show_help aggregation)
     (
