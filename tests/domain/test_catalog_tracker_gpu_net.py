@@ -26,6 +26,7 @@ BLAME: dict[str, Blame] = {
     "container.driver_libraries_missing": Blame.HARDWARE,
     "nvrm.gsp_rpc_device_status": Blame.HARDWARE,
     "nvrm.gsp_firmware_missing": Blame.HARDWARE,
+    "nccl.qp_setup_config": Blame.APPLICATION,
 }
 
 # (line, signal, captures the line must yield)
@@ -119,9 +120,46 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # NVIDIA/open-gpu-kernel-modules issue #116 (the older prefix without a colon)
     ("[    3.596583] NVRM RmInitAdapter: Cannot initialize GSP firmware RM", "nvrm.gsp_init_failed", {}),
+    # NVIDIA/nccl issue #769 (NCCL_IB_GID_INDEX=1, a link-local GID; index 3 worked)
+    (
+        "_ibvwrap.cc: NCCL WARN Call to ibv_modify_qp failed with error Connection timed out",
+        "nccl.qp_setup_config",
+        {"error": "Connection timed out"},
+    ),
+    # NVIDIA/nccl-tests issue #185 (title)
+    (
+        "misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable",
+        "nccl.qp_setup_config",
+        {"error": "Network is unreachable"},
+    ),
+    # NVIDIA/nccl issue #2013 (a comment; host and GIDs elided by the reporter)
+    (
+        "[2026-03-13 22:26:02] host-01.example.com:XXXXXX [5] ibvwrap.c:262 NCCL WARN Call to "
+        "ibv_modify_qp failed with 110 Connection timed out, on dev mlx_x:1, curr state INIT, next "
+        "state RTR, local GID index 3, local GID ::ffff:xxx.xx.xx.xx, remote GID ::ffff:xxx.xx.xxx.xx",
+        "nccl.qp_setup_config",
+        {"error": "Connection timed out"},
+    ),
+    # NVIDIA/nccl src/misc/ibvwrap.cc printIbModifyQpHint, as NCCL_DEBUG=INFO prints it
+    (
+        "gpu-a02:71174:72905 [4] NCCL INFO HINT: In many cases this error occurs when the incorrect "
+        "GID index is forced by NCCL_IB_GID_INDEX",
+        "nccl.qp_setup_config",
+        {"hint": "the incorrect GID index is forced by NCCL_IB_GID_INDEX"},
+    ),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
+    # the retry NCCL logs before giving up is not the failure; other errnos are not routing
+    (
+        "nccl.qp_setup_config",
+        "NCCL INFO Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, "
+        "curr state INIT, next state RTR, retrying 1/7 after 1000 msec of sleep",
+    ),
+    (
+        "nccl.qp_setup_config",
+        "NCCL WARN Call to ibv_modify_qp failed with 12 Cannot allocate memory",
+    ),
     # another device's firmware missing is not the GPU's
     (
         "nvrm.gsp_firmware_missing",
