@@ -14,6 +14,7 @@ from __future__ import annotations
 from autorecover.domain.records import Blame
 from domain.golden import (
     CATALOG,
+    found,
     golden_line_checks,
 )
 
@@ -27,6 +28,7 @@ BLAME: dict[str, Blame] = {
     "nvrm.gsp_rpc_device_status": Blame.HARDWARE,
     "nvrm.gsp_firmware_missing": Blame.HARDWARE,
     "nccl.qp_setup_config": Blame.APPLICATION,
+    "gpud.xid": Blame.INFO,
 }
 
 # (line, signal, captures the line must yield)
@@ -147,9 +149,30 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nccl.qp_setup_config",
         {"hint": "the incorrect GID index is forced by NCCL_IB_GID_INDEX"},
     ),
+    # leptonai/gpud issue #1072 (newer gpud names the GPU and its UUID; read through the catalog)
+    (
+        '"reason":"XID 48 (Double Bit ECC Error) detected on GPU PCI:0000:6b:00 '
+        'UUID:GPU-c44c6e5f-72cf-8200-97c2-f9b9ebcf2dbb",',
+        "gpud.xid",
+        {"xid": "48", "pci": "0000:6b:00"},
+    ),
+    # leptonai/gpud's xid component tests (the mnemonic form, and an NVLink5 sub-code)
+    (
+        "XID 79 ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS GPU has fallen off the bus detected on "
+        "GPU PCI:0000:01:00",
+        "gpud.xid",
+        {"xid": "79", "pci": "0000:01:00"},
+    ),
+    (
+        "XID 149.37 (err status 0x00000000) NVLINK_NETIR_ERROR detected on GPU PCI:0000:00:00",
+        "gpud.xid",
+        {"xid": "149", "pci": "0000:00:00"},
+    ),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a sentence about an XID names no device
+    ("gpud.xid", "XID 79 is usually detected on GPUs that overheat"),
     # the retry NCCL logs before giving up is not the failure; other errnos are not routing
     (
         "nccl.qp_setup_config",
@@ -242,3 +265,12 @@ def test_one_process_cuda_failure_is_not_a_collective_symptom() -> None:
         sig = CATALOG.signatures[key]
         assert sig.blame is Blame.SYMPTOM, key
         assert 0 < sig.weight < 20, key
+
+
+def test_an_agents_xid_is_read_through_the_xid_catalog() -> None:
+    """gpud's newer reason names the GPU: the XID still decides through the catalog."""
+    line = (
+        '"reason":"XID 48 (Double Bit ECC Error) detected on GPU PCI:0000:6b:00 '
+        'UUID:GPU-c44c6e5f-72cf-8200-97c2-f9b9ebcf2dbb",'
+    )
+    assert [(signal, blame) for signal, blame, _ in found(line)] == [("xid.48", Blame.HARDWARE)]
