@@ -40,6 +40,7 @@ REQUIRED: dict[str, Blame] = {
     "pcie.aer_received": Blame.INFO,
     "pcie.dpc_containment": Blame.HARDWARE,
     "pcie.hotplug_link_down": Blame.HARDWARE,
+    "pcie.gpu_inaccessible": Blame.HARDWARE,
     "pcie.link_degraded": Blame.INFO,
     "nic.mlx5_health_syndrome": Blame.HARDWARE,
     "nic.mlx5_cmd_no_completion": Blame.HARDWARE,
@@ -62,11 +63,18 @@ def test_weak_hardware_signals_need_corroboration() -> None:
         "nic.mlx5_cmd_no_completion",
         "nic.mlx5_insufficient_power",
         "nic.tx_timeout",
+        "pcie.gpu_inaccessible",
     ):
         assert CATALOG.signatures[key].weight < 60, key
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # kata-containers/kata-containers issue #11708 (host dmesg, a GPU held by vfio-pci)
+        "pcie.gpu_inaccessible",
+        "[586739.359281] vfio-pci 0000:01:00.0: Unable to change power state from D3cold to D0,"
+        " device inaccessible",
+        {"driver": "vfio-pci", "bdf": "0000:01:00.0"},
+    ),
     (  # clustervision/trinity issue #219 (ibstatus on the nodes whose card needed new firmware)
         "nic.ib_no_device",
         "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)",
@@ -211,6 +219,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # system76/firmware-open issue #259: the same wake failure of the GPU's USB and audio
+    # functions is not the GPU's own
+    (
+        "pcie.gpu_inaccessible",
+        "kernel: xhci_hcd 0000:01:00.2: can't change power state from D3cold to D0 (config space"
+        " inaccessible)",
+    ),
     # ibstatus on a node whose adapter is there (clustervision/trinity issue #219)
     ("nic.ib_no_device", "Infiniband device 'mlx4_0' port 1 status:"),
     ("nic.ib_no_device", "Warning: Required sys files not found"),
