@@ -29,6 +29,8 @@ BLAME: dict[str, Blame] = {
     "nvrm.gsp_firmware_missing": Blame.HARDWARE,
     "nccl.qp_setup_config": Blame.APPLICATION,
     "gpud.xid": Blame.INFO,
+    "nvrm.fallen_off_bus": Blame.HARDWARE,
+    "nccl.internal_error": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -168,9 +170,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "gpud.xid",
         {"xid": "149", "pci": "0000:00:00"},
     ),
+    # NVIDIA/NVSentinel issue #155 (the three-line notice as a reporter pastes it on one line)
+    (
+        "NVRM: The NVIDIA GPU 0000:b3:00.0 (PCI ID: 10de:26b5) installed in this system has fallen "
+        "off the bus and is not responding to commands.",
+        "nvrm.fallen_off_bus",
+        {},
+    ),
+    # NVIDIA/nccl-tests issue #231 (nccl-tests quoting ncclInternalError's text)
+    ("Test NCCL failure common.cu:997 'internal error'", "nccl.internal_error", {}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
+    # another tool's internal error quoted is not NCCL's
+    ("nccl.internal_error", "Test failure: 'internal error in the tokenizer'"),
     # a sentence about an XID names no device
     ("gpud.xid", "XID 79 is usually detected on GPUs that overheat"),
     # the retry NCCL logs before giving up is not the failure; other errnos are not routing
