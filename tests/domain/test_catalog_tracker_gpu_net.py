@@ -31,6 +31,7 @@ BLAME: dict[str, Blame] = {
     "gpud.xid": Blame.INFO,
     "nvrm.fallen_off_bus": Blame.HARDWARE,
     "nccl.internal_error": Blame.SYMPTOM,
+    "nvml.smi_field_error": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield)
@@ -179,9 +180,24 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # NVIDIA/nccl-tests issue #231 (nccl-tests quoting ncclInternalError's text)
     ("Test NCCL failure common.cu:997 'internal error'", "nccl.internal_error", {}),
+    # utkuozdemir/nvidia_gpu_exporter issue #393 (the row of the GPU whose recovery action was Reset)
+    (
+        "|ERR!   68C    P2             99W /  130W |       1MiB /  20475MiB |     93%      Default |",
+        "nvml.smi_field_error",
+        {},
+    ),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
+    # the healthy neighbour in the same table, and a passive card's N/A fan
+    (
+        "nvml.smi_field_error",
+        "| 30%   33C    P8              4W /  130W |       1MiB /  20475MiB |      0%      Default |",
+    ),
+    (
+        "nvml.smi_field_error",
+        "| N/A   37C    P0             56W /  400W |       1MiB /  40960MiB |      0%      Default |",
+    ),
     # another tool's internal error quoted is not NCCL's
     ("nccl.internal_error", "Test failure: 'internal error in the tokenizer'"),
     # a sentence about an XID names no device
@@ -287,3 +303,10 @@ def test_an_agents_xid_is_read_through_the_xid_catalog() -> None:
         'UUID:GPU-c44c6e5f-72cf-8200-97c2-f9b9ebcf2dbb",'
     )
     assert [(signal, blame) for signal, blame, _ in found(line)] == [("xid.48", Blame.HARDWARE)]
+
+
+def test_a_gpu_that_answers_in_part_stays_below_the_hardware_threshold() -> None:
+    """ERR! in nvidia-smi's table and the PCI core's failed wake point at a GPU but may be a fan
+    sensor or a laptop's power management: the driver's own lines decide."""
+    for key in ("nvml.smi_field_error", "pcie.gpu_inaccessible"):
+        assert 0 < CATALOG.signatures[key].weight < 60, key
