@@ -32,6 +32,8 @@ BLAME: dict[str, Blame] = {
     "nvrm.fallen_off_bus": Blame.HARDWARE,
     "nccl.internal_error": Blame.SYMPTOM,
     "nvml.smi_field_error": Blame.HARDWARE,
+    "nvrm.pmu_halted": Blame.HARDWARE,
+    "nvrm.gsp_timeout": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield)
@@ -186,9 +188,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nvml.smi_field_error",
         {},
     ),
+    # the NVIDIA developer forum's Xid 62 report (RTX 5080, between XID 62 and XID 154)
+    (
+        "NVRM: GPU0 _kgspRpcGspEventPmuHalted: Received signal from GSP that PMU has halted.",
+        "nvrm.pmu_halted",
+        {},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #1200 (the RPC poll's view of the same GSP stall)
+    ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out", "nvrm.gsp_timeout", {}),
+    ("NVRM: _kgspRpcRecvPoll: LibOS heartbeat timed out", "nvrm.gsp_timeout", {}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a job's own heartbeat is not the GPU's firmware
+    ("nvrm.gsp_timeout", "torch elastic: worker heartbeat timed out after 30s"),
     # the healthy neighbour in the same table, and a passive card's N/A fan
     (
         "nvml.smi_field_error",
