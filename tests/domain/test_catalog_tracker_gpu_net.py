@@ -34,6 +34,7 @@ BLAME: dict[str, Blame] = {
     "nvml.smi_field_error": Blame.HARDWARE,
     "nvrm.pmu_halted": Blame.HARDWARE,
     "nvrm.gsp_timeout": Blame.HARDWARE,
+    "cuda.invalid_usage": Blame.APPLICATION,
 }
 
 # (line, signal, captures the line must yield)
@@ -197,6 +198,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # NVIDIA/open-gpu-kernel-modules issue #1200 (the RPC poll's view of the same GSP stall)
     ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out", "nvrm.gsp_timeout", {}),
     ("NVRM: _kgspRpcRecvPoll: LibOS heartbeat timed out", "nvrm.gsp_timeout", {}),
+    # vllm-project/vllm issue #9774 (the CUDACHECK macro's form, custom all-reduce under -tp 2)
+    (
+        "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:336 'invalid argument'",
+        "cuda.invalid_usage",
+        {"error": "invalid argument"},
+    ),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
