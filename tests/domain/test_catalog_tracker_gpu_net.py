@@ -35,6 +35,7 @@ BLAME: dict[str, Blame] = {
     "nvrm.pmu_halted": Blame.HARDWARE,
     "nvrm.gsp_timeout": Blame.HARDWARE,
     "cuda.invalid_usage": Blame.APPLICATION,
+    "gpud.fabric_manager_inactive": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield)
@@ -204,9 +205,17 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "cuda.invalid_usage",
         {"error": "invalid argument"},
     ),
+    # leptonai/gpud pull request #1151 (an H100 node's fabric-manager component)
+    (
+        '"reason": "NVIDIA-H100-80GB-HBM3 checked fabric state; fabric manager found but not active",',
+        "gpud.fabric_manager_inactive",
+        {},
+    ),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
+    # the healthy state's reason
+    ("gpud.fabric_manager_inactive", '"reason": "fabric manager found and active",'),
     # a job's own heartbeat is not the GPU's firmware
     ("nvrm.gsp_timeout", "torch elastic: worker heartbeat timed out after 30s"),
     # the healthy neighbour in the same table, and a passive card's N/A fan
@@ -328,5 +337,5 @@ def test_an_agents_xid_is_read_through_the_xid_catalog() -> None:
 def test_a_gpu_that_answers_in_part_stays_below_the_hardware_threshold() -> None:
     """ERR! in nvidia-smi's table and the PCI core's failed wake point at a GPU but may be a fan
     sensor or a laptop's power management: the driver's own lines decide."""
-    for key in ("nvml.smi_field_error", "pcie.gpu_inaccessible"):
+    for key in ("nvml.smi_field_error", "pcie.gpu_inaccessible", "gpud.fabric_manager_inactive"):
         assert 0 < CATALOG.signatures[key].weight < 60, key
