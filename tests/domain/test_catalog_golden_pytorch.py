@@ -50,7 +50,6 @@ BLAME: dict[str, Blame] = {
     "torch.fsdp_order_changed": Blame.APPLICATION,
     "torch.ddp_verify_no_data": Blame.SYMPTOM,
     "c10d.pg_teardown_note": Blame.INFO,
-    "c10d.store_socket_timeout": Blame.SYMPTOM,
     "torch.dataloader_bus_error": Blame.APPLICATION,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
@@ -377,8 +376,6 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # facebookresearch/metaseq#90 (torch 1.11, the destructor's abort reason)
     ("Process Group destroyed on rank 0", "c10d.pg_teardown_note", {}),
-    # verashira/TSPNet#6, rwth-i6/returnn#1621, hpcaitech/EnergonAI#182 (torch 1.x store timeout)
-    ("RuntimeError: Socket Timeout", "c10d.store_socket_timeout", {}),
     # msr-fiddle/pipedream#28, nianticlabs/simplerecon#3, mosaicml/streaming#493 (/dev/shm full)
     (
         "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
@@ -436,10 +433,6 @@ NEGATIVE: list[tuple[str, str]] = [
     ("elastic.rendezvous_failed", "RendezvousGracefulExitError: node closed the rendezvous"),
     ("elastic.membership_restart", "[default] Worker group FAILED. 3/3 attempts left"),
     ("elastic.worker_group_failed", "[default] Worker group FAILED. 3/3 attempts left"),
-    # 2.x raises the store timeout as DistStoreError (the core's c10d.store_timeout) ...
-    ("c10d.store_socket_timeout", "torch.distributed.DistStoreError: Socket Timeout"),
-    # ... and another library's socket timeout is not a store's
-    ("c10d.store_socket_timeout", "requests.exceptions.ConnectTimeout: Socket Timeout after 10s"),
     # the worker's segfault handler (torch/csrc/DataLoader.cpp) is another signal
     ("torch.dataloader_bus_error", "ERROR: Unexpected segmentation fault encountered in worker."),
     # a sandbox refusing sockets (errno 1) is not the harmless IPv6 note
@@ -493,16 +486,9 @@ def test_store_failures_to_assemble_are_transient() -> None:
         assert CATALOG.signatures[key].weight <= 30
 
 
-def test_the_old_store_timeout_weighs_what_the_new_one_does() -> None:
-    # torch 1.x's bare "RuntimeError: Socket Timeout" and 2.x's DistStoreError are one failure
-    old = CATALOG.signatures["c10d.store_socket_timeout"]
-    new = CATALOG.signatures["c10d.store_timeout"]
-    assert (old.blame, old.weight) == (new.blame, new.weight)
-
-
-def test_a_dataloader_bus_error_decides_only_at_the_threshold() -> None:
-    # /dev/shm too small is the job's container configuration; a poisoned page sends SIGBUS too,
-    # but the kernel says so and hardware findings are weighed first (docs/attribution.md)
+def test_a_dataloader_bus_error_is_evidence_not_a_verdict() -> None:
+    # /dev/shm too small is the usual cause, but the handler only says "might": BigScience's run
+    # logged it with /dev/shm 1% used (tests/corpus/unknown-dataloader-bus-error-shm)
     sig = CATALOG.signatures["torch.dataloader_bus_error"]
-    assert sig.weight == 50
-    assert sig.node_action.value == "none"
+    assert (sig.blame, sig.node_action.value) == (Blame.APPLICATION, "none")
+    assert sig.weight < 50

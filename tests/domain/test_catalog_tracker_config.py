@@ -1,12 +1,13 @@
 """Golden lines from the fourth tracker sweep of issue 14 over distributed jobs whose setup, not
 a node, broke them: the loopback interface chosen on a job spanning nodes (torch's gloo fallback
 warning, NCCL's interface lines, gloo's give-up naming a loopback peer), NCCL's bootstrap
-connects in releases before 2.8, torch 1.x's bare store timeout, the c10d socket's harmless IPv6
-notes, and a DataLoader worker dying of SIGBUS in a /dev/shm too small for it.
+connects in releases before 2.8, the c10d socket's harmless IPv6 notes, and a DataLoader worker
+dying of SIGBUS, which a /dev/shm too small for it usually explains.
 
 Each line is quoted from the public thread beside it and goes through the scanner's own matcher;
 the blame is what the emitter means (an interface choice weighs nothing until the job's node
-count speaks, a failed connect is a symptom, a full /dev/shm is the job's container). Two
+count speaks, a failed connect is a symptom, a worker's bus error is weak evidence of the job's
+container). Two
 end-to-end checks run the scanned lines through attribution: a loopback peer on a job spanning
 nodes is its configuration, and on one node it is not.
 """
@@ -28,7 +29,6 @@ BLAME: dict[str, Blame] = {
     "nccl.socket_connect_legacy": S,
     "nccl.socket_connect_retry": INFO,
     "nccl.shm_exhausted": A,
-    "c10d.store_socket_timeout": S,
     "c10d.store_connect_failed": T,
     "c10d.store_connect_retry": INFO,
     "torch.dataloader_bus_error": A,
@@ -99,8 +99,6 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nccl.shm_exhausted",
         {"path": "/dev/shm/nccl-1YsMbG"},
     ),
-    # verashira/TSPNet issue #6; hpcaitech/EnergonAI issue #182 (ProcessGroupGloo's store wait)
-    ("RuntimeError: Socket Timeout", "c10d.store_socket_timeout", {}),
     # vllm-project/vllm issue #2440 (no space between host and port)
     (
         "RuntimeError: The client socket has failed to connect to any network address of "
