@@ -29,6 +29,7 @@ REQUIRED: dict[str, Blame] = {
     "netconfig.loopback_peer": Blame.SYMPTOM,  # the job's only when it spans nodes (context.py)
     # normal on one node; the job's configuration only when it spans nodes (a context rule)
     "netconfig.loopback_interface": Blame.INFO,
+    "netconfig.gloo_no_address": Blame.APPLICATION,
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
@@ -112,6 +113,18 @@ POSITIVE += [
         "paigcr-b-gpu-1012:4152:4206 [0] NCCL INFO NET : Using interface lo:127.0.0.1<0>",
         {"iface": "lo", "address": "127.0.0.1"},
     ),
+    (  # Megvii-BaseDetection/YOLOX issue #139 (GLOO_SOCKET_IFNAME=ib0 on a host without ib0)
+        "netconfig.gloo_no_address",
+        "RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/device.cc:83]"
+        " ifa != nullptr. Unable to find address for: ib0",
+        {"target": "ib0"},
+    ),
+    (  # aws-samples/aws-do-eks pull request #51 (NCCL's exclusion syntax given to gloo)
+        "netconfig.gloo_no_address",
+        "RuntimeError: [enforce fail at .../gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable"
+        " to find address for: ^lo",
+        {"target": "^lo"},
+    ),
     (  # made from NVIDIA/nccl src/bootstrap.cc and net_ib's "; OOB %s" with the loopback chosen
         "netconfig.loopback_interface",
         "gpu-a01:311:311 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB lo:127.0.0.1<0>",
@@ -154,6 +167,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ("*", "x:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.1.1<0> [1]lo:127.0.0.1<0>"),
     # an interface whose name starts with "lo" is not the loopback
     ("*", "node-1:88:88 [0] NCCL INFO Bootstrap : Using lo0:10.1.217.41<0>"),
+    # a Java resolver's message of the same words is not gloo's enforce
+    ("*", "java.net.UnknownHostException: Unable to find address for: gpu-a01"),
     # gloo's give-up naming a routable peer is gloo.connect_failed's alone
     ("*", "timed out connecting: SO_ERROR: Connection refused, remote=[10.1.217.41]:14215"),
 ]

@@ -1,6 +1,7 @@
 """Golden lines from the fourth tracker sweep of issue 14 over distributed jobs whose setup, not
 a node, broke them: the loopback interface chosen on a job spanning nodes (torch's gloo fallback
-warning, NCCL's interface lines, gloo's give-up naming a loopback peer), NCCL's bootstrap
+warning, NCCL's interface lines, gloo's give-up naming a loopback peer), an interface name gloo
+cannot find, NCCL_ALGO / NCCL_PROTO forced onto collectives they do not fit, NCCL's bootstrap
 connects in releases before 2.8, the c10d socket's harmless IPv6 notes, and a DataLoader worker
 dying of SIGBUS, which a /dev/shm too small for it usually explains.
 
@@ -26,6 +27,8 @@ A, S, INFO, T = Blame.APPLICATION, Blame.SYMPTOM, Blame.INFO, Blame.TRANSIENT
 BLAME: dict[str, Blame] = {
     "netconfig.loopback_peer": S,
     "netconfig.loopback_interface": INFO,
+    "netconfig.gloo_no_address": A,
+    "nccl.no_algorithm": A,
     "nccl.socket_connect_legacy": S,
     "nccl.socket_connect_retry": INFO,
     "nccl.shm_exhausted": A,
@@ -78,6 +81,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "paigcr-b-gpu-1012:4152:4206 [0] NCCL INFO NET : Using interface lo:127.0.0.1<0>",
         "netconfig.loopback_interface",
         {"iface": "lo"},
+    ),
+    # Megvii-BaseDetection/YOLOX issue #139; AMD-AGI/Primus pull request #1063 names the same
+    # failure for an IP address given where gloo wants an interface name
+    (
+        "RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/device.cc:83] "
+        "ifa != nullptr. Unable to find address for: ib0",
+        "netconfig.gloo_no_address",
+        {"target": "ib0"},
+    ),
+    # NVIDIA/nccl issue #317 (NCCL_ALGO=Tree and a broadcast); NVIDIA/TensorRT-LLM issue #953
+    (
+        "dc:255756:255756 [3] enqueue.cc:1182 NCCL WARN Error : no algorithm/protocol available",
+        "nccl.no_algorithm",
+        {},
     ),
     # horovod/horovod issue #584 (NCCL 2.3's give-up on the two-node job above)
     (
