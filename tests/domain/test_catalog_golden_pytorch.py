@@ -51,6 +51,7 @@ BLAME: dict[str, Blame] = {
     "torch.ddp_verify_no_data": Blame.SYMPTOM,
     "c10d.pg_teardown_note": Blame.INFO,
     "torch.dataloader_bus_error": Blame.APPLICATION,
+    "c10d.barrier_device_guess": Blame.INFO,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -382,6 +383,16 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "shared memory (shm).",
         "torch.dataloader_bus_error",
         {},
+    ),
+    # verl-project/verl#1472 (torch 2.6 wording, the guess landing on another rank's GPU)
+    (
+        "(WorkerDict pid=664594) [rank1]:[W510 09:18:00.213483298 ProcessGroupNCCL.cpp:4561] [PG "
+        "ID 0 PG GUID 0 Rank 1] using GPU 0 to perform barrier as devices used by this process are "
+        "currently unknown. This can potentially cause a hang if this rank to GPU mapping is "
+        "incorrect. Specify device_ids in barrier() to force use of a particular device, or call "
+        "init_process_group() with a device_id.",
+        "c10d.barrier_device_guess",
+        {"gpu": "0"},
     ),
     # vllm-project/vllm#2440 (the host and port without a space between them)
     (

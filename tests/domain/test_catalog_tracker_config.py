@@ -35,6 +35,7 @@ BLAME: dict[str, Blame] = {
     "c10d.store_connect_failed": T,
     "c10d.store_connect_retry": INFO,
     "torch.dataloader_bus_error": A,
+    "c10d.barrier_device_guess": INFO,
 }
 
 # (line, signal, captures the line must yield)
@@ -136,6 +137,16 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "[jwb0198i.juwels]:6000 (errno: 97 - Address family not supported by protocol).",
         "c10d.store_connect_retry",
         {},
+    ),
+    # kohya-ss/sd-scripts issue #1925; verl-project/verl issue #752 (a hang after it there)
+    (
+        "[rank3]:[W325 11:49:30.413639546 ProcessGroupNCCL.cpp:4561] [PG ID 0 PG GUID 0 Rank 3]  "
+        "using GPU 0 to perform barrier as devices used by this process are currently unknown. "
+        "This can potentially cause a hang if this rank to GPU mapping is incorrect. Specify "
+        "device_ids in barrier() to force use of a particular device, or call "
+        "init_process_group() with a device_id.",
+        "c10d.barrier_device_guess",
+        {"gpu": "0"},
     ),
     # msr-fiddle/pipedream issue #28; microsoft/RepPoints issue #18 (fixed with --ipc=host)
     (
