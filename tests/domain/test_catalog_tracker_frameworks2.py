@@ -23,6 +23,8 @@ BLAME: dict[str, Blame] = {
     "megatron.checkpoint_args_mismatch": A,
     "megatron.launch_env_required": A,
     "megatron.checkpoint_mismatch": A,
+    "megatron.batch_indivisible": A,
+    "trl.grpo_generations_indivisible": A,
     "deepspeed.memory_pressure": A,
     "lightning.slurm_layout_mismatch": A,
     "titan.parallel_dims_invalid": A,
@@ -73,6 +75,29 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "((2,)) tensor for key ...self_attention.A_log",
         "megatron.checkpoint_mismatch",
         {},
+    ),
+    # a public training note quoting Megatron's num_microbatches_calculator (code index)
+    (
+        "AssertionError: global batch size (16) is not divisible by micro batch size (2) times "
+        "data parallel size (16)",
+        "megatron.batch_indivisible",
+        {"global_batch": "16", "micro_batch": "2", "data_parallel": "16"},
+    ),
+    # huggingface/open-r1 issue #249 (seven processes, eight generations)
+    (
+        "[rank1]: ValueError: The global train batch size (7 x 1) must be evenly divisible by the "
+        "number of generations per prompt (8). Given the current train batch size, the valid "
+        "values for the number of generations are: [7].",
+        "trl.grpo_generations_indivisible",
+        {"generations": "8"},
+    ),
+    # Mohammadjafari80/GSM8K-RLVR issue #3, modelscope/ms-swift issue #3980
+    (
+        "ValueError: The global train batch size (1 x 1) must be evenly divisible by the number of "
+        "generations per prompt (6). Given the current train batch size, the valid values for the "
+        "number of generations are: [].",
+        "trl.grpo_generations_indivisible",
+        {"generations": "6"},
     ),
     # deepspeedai/DeepSpeedExamples issue #186 (an OOM despite ZeRO-3 followed)
     (
@@ -290,6 +315,13 @@ NEGATIVE: list[tuple[str, str]] = [
         "CUDA_DEVICE_MAX_CONNECTIONS=1 for better parallelization.",
     ),
     ("megatron.checkpoint_mismatch", "Loading object shard /ckpt/common.pt"),
+    # Megatron's own arithmetic printout, and TRL's config docstring, are not refusals
+    ("megatron.batch_indivisible", "setting number of micro-batches to constant 8"),
+    (
+        "trl.grpo_generations_indivisible",
+        "num_generations: Number of generations per prompt to sample. The global batch size "
+        "(num_processes * per_device_batch_size) must be divisible by this value.",
+    ),
     # DeepSpeed's memory report is not the allocator's flush warning
     (
         "deepspeed.memory_pressure",
