@@ -25,6 +25,8 @@ BLAME: dict[str, Blame] = {
     "megatron.checkpoint_mismatch": A,
     "megatron.batch_indivisible": A,
     "trl.grpo_generations_indivisible": A,
+    "hf.bf16_unsupported": A,
+    "flashattn.gpu_unsupported": A,
     "deepspeed.memory_pressure": A,
     "lightning.slurm_layout_mismatch": A,
     "titan.parallel_dims_invalid": A,
@@ -98,6 +100,39 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "number of generations are: [].",
         "trl.grpo_generations_indivisible",
         {"generations": "6"},
+    ),
+    # lm-sys/FastChat issue #399 (8 x V100), OptimalScale/LMFlow issue #251 (T4)
+    (
+        "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU "
+        "with cuda>=11.0",
+        "hf.bf16_unsupported",
+        {},
+    ),
+    # lm-sys/FastChat issue #1191 (the V100's next refusal once bf16 was off)
+    (
+        "ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7",
+        "hf.bf16_unsupported",
+        {},
+    ),
+    # zai-org/GLM-Edge issue #20 (the newer wording)
+    (
+        "ValueError: Your setup doesn't support bf16/gpu. You need Ampere+ GPU with cuda>=11.0",
+        "hf.bf16_unsupported",
+        {},
+    ),
+    # microsoft/MInference issue #51 (V100S), Dao-AILab/flash-attention issue #762 (T4)
+    (
+        "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+        "flashattn.gpu_unsupported",
+        {},
+    ),
+    # vllm-project/vllm issue #8189 (vLLM's model runner re-raising it)
+    (
+        "ERROR 01-11 13:09:40 engine.py:366] RuntimeError: Error in model execution (input dumped "
+        "to /tmp/err_execute_model_input_20250111-130939.pkl): FlashAttention only supports "
+        "Ampere GPUs or newer.",
+        "flashattn.gpu_unsupported",
+        {},
     ),
     # deepspeedai/DeepSpeedExamples issue #186 (an OOM despite ZeRO-3 followed)
     (
@@ -322,6 +357,9 @@ NEGATIVE: list[tuple[str, str]] = [
         "num_generations: Number of generations per prompt to sample. The global batch size "
         "(num_processes * per_device_batch_size) must be divisible by this value.",
     ),
+    # transformers choosing bf16 where it can, and flash-attn's own version notice
+    ("hf.bf16_unsupported", "Using bf16 mixed precision (is_torch_bf16_gpu_available: True)"),
+    ("flashattn.gpu_unsupported", "FlashAttention 2 is available: flash_attn 2.6.3"),
     # DeepSpeed's memory report is not the allocator's flush warning
     (
         "deepspeed.memory_pressure",
