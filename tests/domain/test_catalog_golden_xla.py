@@ -2,8 +2,9 @@
 
 Real lines (each cited: public issues and jax-ml/jax docs/fault_tolerance.rst) go through the
 scanner's own matcher: each must yield its signal with the captures it names. A task's
-unhealthy, unreachable or late peers are symptoms (or, at start-up, a transient failure to
-assemble), never the application's error; running out of device memory is the application's.
+unhealthy, unreachable or late peers are symptoms (at start-up too: a job that never assembled
+may be a launch mistake or slow start-up), never the application's error; running out of device
+memory is the application's.
 Lines that look alike must not match. Every entry of the family file has a golden line.
 """
 
@@ -22,7 +23,7 @@ BLAME: dict[str, Blame] = {
     "xla.tasks_unhealthy": Blame.SYMPTOM,
     "xla.coordination_fatal": Blame.SYMPTOM,
     "xla.coordination_unreachable": Blame.SYMPTOM,
-    "xla.init_barrier_timeout": Blame.TRANSIENT,
+    "xla.init_barrier_timeout": Blame.SYMPTOM,
     "xla.barrier_timeout": Blame.SYMPTOM,
     "xla.shutdown_barrier": Blame.SYMPTOM,
     "xla.task_not_connected": Blame.SYMPTOM,
