@@ -30,6 +30,9 @@ BLAME: dict[str, Blame] = {
     "service.access_denied": Blame.APPLICATION,
     "service.endpoint_unreachable": Blame.TRANSIENT,
     "xla.init_barrier_timeout": Blame.SYMPTOM,
+    "xla.cuda_backend_env": Blame.APPLICATION,
+    "service.credentials_missing": Blame.APPLICATION,
+    "slurm.controller_unreachable": Blame.TRANSIENT,
 }
 
 # (line, signal, captures the line must yield)
@@ -299,6 +302,74 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "xla.init_barrier_timeout",
         {},
     ),
+    # KosinskiLab/AlphaPulldown#237 (JAX's INFO line when the CUDA backend cannot start)
+    (
+        "I0105 14:05:05.749943 140453630969664 xla_bridge.py:660] Unable to initialize backend "
+        "'cuda': Found cuSOLVER version 11002, but JAX was built against version 11401, which is "
+        "newer. The copy of cuSOLVER that is installed must be at least as new as the version "
+        "against which JAX was built.",
+        "xla.cuda_backend_env",
+        {"reason": "Found cuSOLVER version 11002, but JAX was built against version 11401"},
+    ),
+    # jax-ml/jax#22416 (a CUDA jaxlib beside a CPU jax of another build)
+    (
+        "RuntimeError: Unable to initialize backend 'cuda': INVALID_ARGUMENT: Mismatched PJRT "
+        "plugin PJRT API version (0.54) and framework PJRT API version 0.51).",
+        "xla.cuda_backend_env",
+        {"reason": "INVALID_ARGUMENT: Mismatched PJRT plugin PJRT API version"},
+    ),
+    (
+        "E0715 18:02:17.586518  591934 cuda_dnn.cc:523] Loaded runtime CuDNN library: 9.0.0 but "
+        "source was compiled with: 9.1.1.  CuDNN library needs to have matching major version and "
+        "equal or higher minor version.",
+        "xla.cuda_backend_env",
+        {"loaded": "9.0.0", "compiled": "9.1.1"},
+    ),
+    # ray-project/kuberay#2625 (IRSA credentials not reaching the workers)
+    (
+        "botocore.exceptions.NoCredentialsError: Unable to locate credentials",
+        "service.credentials_missing",
+        {},
+    ),
+    # aws/sagemaker-python-sdk#403 (SageMaker local mode)
+    (
+        "algo-1-57SXP_1  | 2018-10-03 10:56:44,228 ERROR - container_support.training - uncaught "
+        "exception during training: Unable to locate credentials",
+        "service.credentials_missing",
+        {},
+    ),
+    # GoogleCloudPlatform/gcsfuse#1395 (troubleshooting table: a mount stuck without credentials)
+    (
+        "Mount get stuck with error: DefaultTokenSource: google: could not find default "
+        "credentials",
+        "service.credentials_missing",
+        {},
+    ),
+    # ArjunaCluster/ArjunaUsers#100 (the head node had rebooted)
+    (
+        "srun: error: Unable to confirm allocation for job 60564: Unable to contact slurm "
+        "controller (connect failure)",
+        "slurm.controller_unreachable",
+        {"reason": "Unable to contact slurm controller (connect failure)"},
+    ),
+    # ai4d-iasc/trixie#93 (slurmctld crashed)
+    (
+        "slurm_load_partitions: Unable to contact slurm controller (connect failure)",
+        "slurm.controller_unreachable",
+        {},
+    ),
+    # facebookincubator/submitit#1659 (an overloaded controller)
+    (
+        "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation",
+        "slurm.controller_unreachable",
+        {"reason": "Socket timed out on send/recv operation"},
+    ),
+    # AMDResearch/hpcfund#77
+    (
+        "salloc: error: Job submit/allocate failed: Socket timed out on send/recv operation",
+        "slurm.controller_unreachable",
+        {},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -371,6 +442,24 @@ NEGATIVE: list[tuple[str, str]] = [
         "Error executing an HTTP request: HTTP response code 404 with body '{",
     ),
     ("service.endpoint_unreachable", "Connected to endpoint https://s3.us-west-2.amazonaws.com"),
+    # a driver without devices is not a library mismatch (jax-ml/jax#24866: left to cuda.*)
+    (
+        "xla.cuda_backend_env",
+        "CUDA backend failed to initialize: jaxlib/cuda/versions_helpers.cc:90: operation "
+        "cuInit(0) failed: CUDA_ERROR_SYSTEM_NOT_READY",
+    ),
+    # credentials that exist but are refused are service.access_denied, not missing ones
+    (
+        "service.credentials_missing",
+        "botocore.exceptions.ClientError: An error occurred (InvalidAccessKeyId) when calling the "
+        "GetObject operation: The AWS Access Key Id you provided does not exist in our records.",
+    ),
+    # a step's own launch on one node is slurm.task_launch_failed, not the controller
+    (
+        "slurm.controller_unreachable",
+        "srun: error: Task launch for StepId=36.0 failed on node cn131: Socket timed out on "
+        "send/recv operation",
+    ),
 ]
 
 
