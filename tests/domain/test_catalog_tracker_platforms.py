@@ -33,6 +33,8 @@ BLAME: dict[str, Blame] = {
     "xla.cuda_backend_env": Blame.APPLICATION,
     "service.credentials_missing": Blame.APPLICATION,
     "slurm.controller_unreachable": Blame.TRANSIENT,
+    "storage.nfs_mount_denied": Blame.APPLICATION,
+    "cloud.k8s_gpu_unschedulable": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -369,6 +371,24 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "salloc: error: Job submit/allocate failed: Socket timed out on send/recv operation",
         "slurm.controller_unreachable",
         {},
+    ),  # kubernetes/kubernetes#108963 (the kubelet's FailedMount output)
+    (
+        "Output: mount.nfs: access denied by server while mounting 192.168.43.16:/nfs_share",
+        "storage.nfs_mount_denied",
+        {"export": "192.168.43.16:/nfs_share"},
+    ),
+    # kubernetes/examples#220 (the export admitted only the server's own host)
+    (
+        "mount.nfs: access denied by server while mounting 10.43.103.112:/",
+        "storage.nfs_mount_denied",
+        {"export": "10.43.103.112:/"},
+    ),
+    # kai-scheduler/KAI-Scheduler#39 (KAI's Unschedulable event)
+    (
+        "Warning  Unschedulable  kai-scheduler  No nodes with enough resources were found: 2 "
+        "node(s) didn't have enough resources: GPUs.",
+        "cloud.k8s_gpu_unschedulable",
+        {"kai_nodes": "2"},
     ),
 ]
 
@@ -442,6 +462,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "Error executing an HTTP request: HTTP response code 404 with body '{",
     ),
     ("service.endpoint_unreachable", "Connected to endpoint https://s3.us-west-2.amazonaws.com"),
+    # a server that does not answer is an outage, not a refusal
+    ("storage.nfs_mount_denied", "mount.nfs: Connection timed out"),
     # a driver without devices is not a library mismatch (jax-ml/jax#24866: left to cuda.*)
     (
         "xla.cuda_backend_env",
