@@ -54,7 +54,7 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "nccl.remote_error": Blame.SYMPTOM,
     "nccl.watchdog_timeout": Blame.SYMPTOM,
     "nccl.heartbeat_monitor": Blame.SYMPTOM,
-    "nccl.unhandled_system_error": Blame.TRANSIENT,
+    "nccl.unhandled_system_error": Blame.SYMPTOM,
     "nccl.unhandled_cuda_error": Blame.SYMPTOM,
     "nccl.dist_backend_error": Blame.SYMPTOM,
     # CUDA / PyTorch

@@ -44,6 +44,12 @@ REQUIRED: dict[str, Blame] = {
     # golden lines of these two: test_catalog_tracker_clusters.py
     "cloud.k8s_gpu_unschedulable": Blame.SYMPTOM,
     "cloud.volcano_gang_unschedulable": Blame.SYMPTOM,
+    # sweep L4 (issue 14): golden lines in test_catalog_tracker_platforms.py
+    "cloud.capacity_unavailable": Blame.TRANSIENT,
+    "cloud.quota_exceeded": Blame.APPLICATION,
+    "cloud.k8s_image_not_found": Blame.APPLICATION,
+    "cloud.k8s_image_pull_backoff": Blame.SYMPTOM,
+    "cloud.k8s_config_missing": Blame.APPLICATION,
 }
 
 

@@ -50,6 +50,10 @@ BLAME: dict[str, Blame] = {
     "ray.local_disk_nearly_full": Blame.APPLICATION,
     "ray.out_of_disk": Blame.APPLICATION,
     "ray.train_actor_retries_exhausted": Blame.SYMPTOM,
+    # the round-4 sweep (more golden lines in test_catalog_tracker_frameworks2.py)
+    "deepspeed.include_invalid": Blame.APPLICATION,
+    "ray.gpu_request_exceeds_cluster": Blame.APPLICATION,
+    "ray.train_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -349,6 +353,31 @@ GOLDEN += [
         "RuntimeError: A Ray actor died during training and the maximum number of dead actors in "
         "elastic training was reached. Shutting down training.",
         "ray.train_actor_retries_exhausted",
+        {},
+    ),
+    # deepspeedai/DeepSpeed issue #3624 (a hostfile listing 2 slots, --include=work1:2,3)
+    (
+        "ValueError: No slot '2' specified on host 'work1'",
+        "deepspeed.include_invalid",
+        {"slot": "2", "host": "work1"},
+    ),
+    # rendered from the format of the host check beside it in runner.py parse_resource_filter
+    (
+        "ValueError: Hostname 'worker-2' not found in hostfile",
+        "deepspeed.include_invalid",
+        {"missing_host": "worker-2"},
+    ),
+    # verl-project/verl issue #5954 (CUDA_VISIBLE_DEVICES hiding GPUs from Ray)
+    (
+        "ValueError: Total available GPUs 7.0 is less than total desired GPUs 8",
+        "ray.gpu_request_exceeds_cluster",
+        {},
+    ),
+    # ray-project/ray issue #47974
+    (
+        "TrainingFailedError: The Ray Train run failed. Please inspect the previous error "
+        "messages for a cause.",
+        "ray.train_failed",
         {},
     ),
 ]

@@ -74,6 +74,19 @@ def found(line: str) -> dict[str, Blame]:
         # zai-org/ImageReward issue #65: a device the container cannot open, NCCL goes on
         ("65826-86bd789679-2dxbs:80746:80746 [3] transport/net_ib.cc:149 NCCL WARN NET/IB : "
          "Unable to open device mlx5_59", "nccl.ib_open_device_failed", Blame.SYMPTOM),
+        # NVIDIA/nccl issue #653 (NCCL_ALGO=CollNet); issue #1709 (PyTorch's "Last error:", 2.26)
+        ("201: :41367:41367 [1] enqueue.cc:422 NCCL WARN Error : no algorithm/protocol available",
+         "nccl.no_algorithm", Blame.APPLICATION),
+        ("238: [rank238]: Error : no algorithm/protocol available for function AllGather with "
+         "datatype ncclInt8.", "nccl.no_algorithm", Blame.APPLICATION),
+        # horovod/horovod issue #584 (NCCL 2.3); NVIDIA/nccl issue #111 (NCCL 2.0, no "NCCL ")
+        ("paigcr-b-gpu-1012:4153:4209 [1] include/socket.h:361 NCCL WARN Call to connect timeout "
+         ": Connection refused", "nccl.socket_connect_legacy", Blame.SYMPTOM),
+        ("*server name* [0] include/socket.h:185 WARN Call to connect failed : Connection refused",
+         "nccl.socket_connect_legacy", Blame.SYMPTOM),
+        # Oneflow-Inc/oneflow issue #3586 (NCCL 2.7, the retry before the give-up)
+        ("worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, "
+         "retrying", "nccl.socket_connect_retry", Blame.INFO),
     ],
 )  # fmt: skip
 def test_init_lines(line: str, signal: str, blame: Blame) -> None:
@@ -86,6 +99,15 @@ def test_a_ring_mismatch_alone_does_not_decide_but_a_duplicate_gpu_does() -> Non
     assert catalog.signatures["nccl.ring_mismatch"].weight < 50
     assert catalog.signatures["nccl.shm_attach_failed"].weight < 50
     assert catalog.signatures["nccl.duplicate_gpu"].weight >= 50
+
+
+def test_a_legacy_connect_failure_names_no_cause() -> None:
+    # NCCL before 2.8 says only that the connect failed: a peer not listening, a firewall or a
+    # wrong interface, which other lines tell apart; as weak as the newer wordings
+    catalog = builtin_catalog()
+    legacy = catalog.signatures["nccl.socket_connect_legacy"]
+    assert legacy.weight == catalog.signatures["nccl.socket_poll_connect_failed"].weight
+    assert legacy.node_action.value == "none"
 
 
 @pytest.mark.parametrize(
@@ -104,6 +126,15 @@ def test_a_ring_mismatch_alone_does_not_decide_but_a_duplicate_gpu_does() -> Non
         "> warning: Cuda API error detected: cudaDeviceEnablePeerAccess returned (0x2c0)",
         # NVIDIA/nccl issue #1232
         "[0] node0:13571:13571 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0",
+        # NVIDIA/nccl issue #1304: the tuning trace names the algorithm it found
+        "[1] 15269.938482 topoGetAlgoInfo:1535 NCCL TRACE 24 Bytes -> Algo 1 proto 0 time "
+        "2771.401367",
+        # NVIDIA/nccl issue #367: the verbs library missing, NCCL goes on with sockets
+        "26a46eb2b1d3:111329:111329 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open "
+        "libibverbs.so[.1]",
+        # a socket call other than connect failing (its own entries, if any, say what it means)
+        "node1:311:402 [0] include/socket.h:390 NCCL WARN Call to accept failed : Too many open "
+        "files",
     ],
 )
 def test_init_neighbours_do_not_match(line: str) -> None:

@@ -27,6 +27,9 @@ REQUIRED: dict[str, Blame] = {
     "netconfig.nccl_transport_mismatch": Blame.APPLICATION,
     "netconfig.link_local_peer": Blame.APPLICATION,
     "netconfig.loopback_peer": Blame.SYMPTOM,  # the job's only when it spans nodes (context.py)
+    # normal on one node; the job's configuration only when it spans nodes (a context rule)
+    "netconfig.loopback_interface": Blame.INFO,
+    "netconfig.gloo_no_address": Blame.APPLICATION,
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
@@ -85,6 +88,48 @@ POSITIVE += [
         " refused",
         {"peer": "127.0.1.1"},
     ),
+    (  # aws-samples/aws-do-eks pull request #69 (gloo's helpers.h give-up, every rank on loopback)
+        "netconfig.loopback_peer",
+        "RuntimeError: Gloo connectFullMesh failed with [/pytorch/third_party/gloo/gloo/transport/"
+        "tcp/pair.cc:152] timed out connecting: SO_ERROR: Connection refused, remote=[127.0.0.1]:"
+        "<port> (rank=8, size=16, local=[127.0.0.1])",
+        {"peer": "127.0.0.1"},
+    ),
+    (  # vllm-project/vllm issue #7074 (torch's ProcessGroupGloo on the second node)
+        "netconfig.loopback_interface",
+        "(RayWorkerWrapper pid=1978, ip=10.41.0.8) [rank9]:[W ProcessGroupGloo.cpp:721] Warning: "
+        "Unable to resolve hostname to a (local) address. Using the loopback address as fallback. "
+        "Manually set the network interface to bind to with GLOO_SOCKET_IFNAME. (function "
+        "operator())",
+        {},
+    ),
+    (  # NVIDIA/nccl issue #1053 (NCCL_SOCKET_IFNAME=lo)
+        "netconfig.loopback_interface",
+        "axa:3048391:3048566 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>",
+        {"iface": "lo", "address": "127.0.0.1"},
+    ),
+    (  # horovod/horovod issue #584 (NCCL 2.3's interface list on a two-node job)
+        "netconfig.loopback_interface",
+        "paigcr-b-gpu-1012:4152:4206 [0] NCCL INFO NET : Using interface lo:127.0.0.1<0>",
+        {"iface": "lo", "address": "127.0.0.1"},
+    ),
+    (  # Megvii-BaseDetection/YOLOX issue #139 (GLOO_SOCKET_IFNAME=ib0 on a host without ib0)
+        "netconfig.gloo_no_address",
+        "RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/device.cc:83]"
+        " ifa != nullptr. Unable to find address for: ib0",
+        {"target": "ib0"},
+    ),
+    (  # aws-samples/aws-do-eks pull request #51 (NCCL's exclusion syntax given to gloo)
+        "netconfig.gloo_no_address",
+        "RuntimeError: [enforce fail at .../gloo/transport/tcp/device.cc:84] ifa != nullptr. Unable"
+        " to find address for: ^lo",
+        {"target": "^lo"},
+    ),
+    (  # made from NVIDIA/nccl src/bootstrap.cc and net_ib's "; OOB %s" with the loopback chosen
+        "netconfig.loopback_interface",
+        "gpu-a01:311:311 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB lo:127.0.0.1<0>",
+        {"oob_iface": "lo"},
+    ),
 ]
 
 
@@ -115,9 +160,26 @@ NEGATIVE: list[tuple[str, str]] = [
     ("*", "node-1:88:120 [0] NCCL INFO Bootstrap : Using eth0:10.1.217.41<0>"),
     # a routable gloo peer refusing is a peer not listening (gloo.connect_failed)
     ("*", "RuntimeError: [pair.cc:799] connect [172.31.71.170]:13195: Connection refused"),
-    # a loopback address in an interface list connects nowhere
-    ("*", "node-1:88:88 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>"),
+    # a loopback address in an interface list connects nowhere (the interface choice is
+    # netconfig.loopback_interface's, which weighs nothing on its own)
+    ("netconfig.loopback_peer", "node-1:88:88 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>"),
+    # loopback listed after the routable interface is not the interface chosen for peers
+    ("*", "x:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.1.1<0> [1]lo:127.0.0.1<0>"),
+    # an interface whose name starts with "lo" is not the loopback
+    ("*", "node-1:88:88 [0] NCCL INFO Bootstrap : Using lo0:10.1.217.41<0>"),
+    # a Java resolver's message of the same words is not gloo's enforce
+    ("*", "java.net.UnknownHostException: Unable to find address for: gpu-a01"),
+    # gloo's give-up naming a routable peer is gloo.connect_failed's alone
+    ("*", "timed out connecting: SO_ERROR: Connection refused, remote=[10.1.217.41]:14215"),
 ]
+
+
+def test_the_loopback_interface_decides_nothing_on_its_own() -> None:
+    # on one node the loopback is where a job is meant to talk (wtdcode/vllm-backport issue #14,
+    # a healthy 8-GPU box prints the warning): only the job's node count can make it a cause
+    sig = CATALOG.signatures["netconfig.loopback_interface"]
+    assert sig.blame is Blame.INFO
+    assert sig.weight == 0
 
 
 @pytest.mark.parametrize(("key", "line"), NEGATIVE)

@@ -50,6 +50,8 @@ BLAME: dict[str, Blame] = {
     "torch.fsdp_order_changed": Blame.APPLICATION,
     "torch.ddp_verify_no_data": Blame.SYMPTOM,
     "c10d.pg_teardown_note": Blame.INFO,
+    "torch.dataloader_bus_error": Blame.APPLICATION,
+    "c10d.barrier_device_guess": Blame.INFO,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -375,6 +377,45 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # facebookresearch/metaseq#90 (torch 1.11, the destructor's abort reason)
     ("Process Group destroyed on rank 0", "c10d.pg_teardown_note", {}),
+    # msr-fiddle/pipedream#28, nianticlabs/simplerecon#3, mosaicml/streaming#493 (/dev/shm full)
+    (
+        "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
+        "shared memory (shm).",
+        "torch.dataloader_bus_error",
+        {},
+    ),
+    # verl-project/verl#1472 (torch 2.6 wording, the guess landing on another rank's GPU)
+    (
+        "(WorkerDict pid=664594) [rank1]:[W510 09:18:00.213483298 ProcessGroupNCCL.cpp:4561] [PG "
+        "ID 0 PG GUID 0 Rank 1] using GPU 0 to perform barrier as devices used by this process are "
+        "currently unknown. This can potentially cause a hang if this rank to GPU mapping is "
+        "incorrect. Specify device_ids in barrier() to force use of a particular device, or call "
+        "init_process_group() with a device_id.",
+        "c10d.barrier_device_guess",
+        {"gpu": "0"},
+    ),
+    # vllm-project/vllm#2440 (the host and port without a space between them)
+    (
+        "RuntimeError: The client socket has failed to connect to any network address of "
+        "(0.15.4.33,39213).",
+        "c10d.store_connect_failed",
+        {"store": "0.15.4.33", "port": "39213"},
+    ),
+    # the IPv6 attempt on a host without IPv6 (sglang and torchrun logs of healthy starts) and
+    # the reverse lookup of the client's own address (vLLM start-up)
+    (
+        "[W225 16:32:57.295093976 socket.cpp:767] [c10d] The client socket cannot be initialized "
+        "to connect to [::ffff:10.99.91.49]:5000 (errno: 97 - Address family not supported by "
+        "protocol).",
+        "c10d.store_connect_retry",
+        {},
+    ),
+    (
+        "[W512 11:29:53.116059090 socket.cpp:209] [c10d] The hostname of the client socket cannot "
+        "be retrieved. err=-3",
+        "c10d.store_connect_retry",
+        {},
+    ),
 ]
 
 # (signal, line that must NOT match it)
@@ -403,6 +444,14 @@ NEGATIVE: list[tuple[str, str]] = [
     ("elastic.rendezvous_failed", "RendezvousGracefulExitError: node closed the rendezvous"),
     ("elastic.membership_restart", "[default] Worker group FAILED. 3/3 attempts left"),
     ("elastic.worker_group_failed", "[default] Worker group FAILED. 3/3 attempts left"),
+    # the worker's segfault handler (torch/csrc/DataLoader.cpp) is another signal
+    ("torch.dataloader_bus_error", "ERROR: Unexpected segmentation fault encountered in worker."),
+    # a sandbox refusing sockets (errno 1) is not the harmless IPv6 note
+    (
+        "c10d.store_connect_retry",
+        "c10d: The client socket cannot be initialized to connect to localhost:0 (errno: 1 - "
+        "Operation not permitted).",
+    ),
 ]
 
 
@@ -446,3 +495,11 @@ def test_store_failures_to_assemble_are_transient() -> None:
     # the collective teardown texts are symptoms too weak to decide anything alone
     for key in ("c10d.nccl_async_teardown", "c10d.nccl_dump_signal", "elastic.closing_workers"):
         assert CATALOG.signatures[key].weight <= 30
+
+
+def test_a_dataloader_bus_error_is_evidence_not_a_verdict() -> None:
+    # /dev/shm too small is the usual cause, but the handler only says "might": BigScience's run
+    # logged it with /dev/shm 1% used (tests/corpus/unknown-dataloader-bus-error-shm)
+    sig = CATALOG.signatures["torch.dataloader_bus_error"]
+    assert (sig.blame, sig.node_action.value) == (Blame.APPLICATION, "none")
+    assert sig.weight < 50

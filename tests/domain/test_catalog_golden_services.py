@@ -46,6 +46,8 @@ REQUIRED: dict[str, Blame] = {
     "service.access_denied": Blame.APPLICATION,
     "service.not_found": Blame.APPLICATION,
     "service.hf_offline_not_cached": Blame.APPLICATION,
+    # sweep L4 (issue 14): golden lines in test_catalog_tracker_platforms.py
+    "service.credentials_missing": Blame.APPLICATION,
     # the bottom of a chained traceback
     "service.socket_error": Blame.SYMPTOM,
 }

@@ -56,6 +56,8 @@ REQUIRED: dict[str, Blame] = {
     "storage.safetensors_io": Blame.SYMPTOM,
     "storage.dcp_failed": Blame.SYMPTOM,
     "storage.lnet_timeout": Blame.TRANSIENT,  # golden lines: test_catalog_tracker_clusters.py
+    # sweep L4 (issue 14): golden lines in test_catalog_tracker_platforms.py
+    "storage.nfs_mount_denied": Blame.APPLICATION,
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [

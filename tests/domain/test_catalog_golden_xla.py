@@ -2,8 +2,9 @@
 
 Real lines (each cited: public issues and jax-ml/jax docs/fault_tolerance.rst) go through the
 scanner's own matcher: each must yield its signal with the captures it names. A task's
-unhealthy, unreachable or late peers are symptoms (or, at start-up, a transient failure to
-assemble), never the application's error; running out of device memory is the application's.
+unhealthy, unreachable or late peers are symptoms (at start-up too: a job that never assembled
+may be a launch mistake or slow start-up), never the application's error; running out of device
+memory is the application's.
 Lines that look alike must not match. Every entry of the family file has a golden line.
 """
 
@@ -22,7 +23,7 @@ BLAME: dict[str, Blame] = {
     "xla.tasks_unhealthy": Blame.SYMPTOM,
     "xla.coordination_fatal": Blame.SYMPTOM,
     "xla.coordination_unreachable": Blame.SYMPTOM,
-    "xla.init_barrier_timeout": Blame.TRANSIENT,
+    "xla.init_barrier_timeout": Blame.SYMPTOM,
     "xla.barrier_timeout": Blame.SYMPTOM,
     "xla.shutdown_barrier": Blame.SYMPTOM,
     "xla.task_not_connected": Blame.SYMPTOM,
@@ -43,6 +44,8 @@ BLAME: dict[str, Blame] = {
     "xla.tpu_no_device": Blame.APPLICATION,
     "xla.stream_executor_bad_ordinal": Blame.APPLICATION,
     "xla.fatal_signal": Blame.SYMPTOM,
+    # sweep L4 (issue 14)
+    "xla.nccl_refused": Blame.APPLICATION,
 }
 
 # (line, signal, captures the line must yield)
@@ -90,6 +93,16 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "multihost_broadcast_sync0. Timed out task names:",
         "xla.barrier_timeout",
         {"barrier": "multihost_broadcast_sync0"},
+    ),
+    # j-towns/vdvae-jax#2 (NCCL refused the collective XLA issued)
+    (
+        "RuntimeError: Internal: external/org_tensorflow/tensorflow/compiler/xla/service/gpu/"
+        "nccl_all_reduce_thunk.cc:162: NCCL operation ncclAllReduce(send_buffer, recv_buffer, "
+        "buffer.element_count, datatype, reduce_op, comm, *cu_stream) failed: invalid usage: while "
+        "running replica 0 and partition 0 of a replicated computation (other replicas may have "
+        "failed as well).",
+        "xla.nccl_refused",
+        {"op": "ncclAllReduce", "text": "invalid usage"},
     ),
     # synthesized from openxla/xla coordination_service.cc (MakeShutdownBarrierError; format only)
     ("INTERNAL: Shutdown barrier has failed.", "xla.shutdown_barrier", {}),
@@ -289,6 +302,13 @@ NEGATIVE: list[tuple[str, str]] = [
     ("xla.runtime_status", "jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: bad shape"),
     ("xla.runtime_status", "XlaRuntimeError: FAILED_PRECONDITION: Buffer has been deleted"),
     ("xla.nccl_failed", "NCCL operation completed in 12 ms"),
+    # jax-ml/jax#22747: a system error under the same wrapper is not the caller's misuse
+    (
+        "xla.nccl_refused",
+        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation "
+        "ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled system error (run with "
+        "NCCL_DEBUG=INFO for details).",
+    ),
     ("xla.tasks_unhealthy", "Task /job:jax_worker/replica:0/task:3 has disconnected"),
     # jax-ml/jax#22070: a backend that is simply absent is not one in use
     (

@@ -13,7 +13,8 @@ The reasoning, in order:
    came clearly first. A hang whose progress stopped on one node first names that node.
 5. Otherwise the application, if one of its own errors is there (not the traceback of its
    node's own timeout); otherwise a transient cause (preemption, eviction, a collective
-   timeout with no hardware behind it). A running job whose ranks' telemetry library raised a
+   timeout with no hardware behind it; `unknown` when it came before the job got going,
+   `early.py`). A running job whose ranks' telemetry library raised a
    hang, with no progress since, hangs (`hangs.py`): transient, requeue, naming where the
    stacks and the flight recorders place it. Otherwise unknown.
 6. The job's earlier attempts (`history.py`) may turn a repeated failure into `application`.
@@ -33,6 +34,7 @@ from autorecover.domain.clearing import (
 )
 from autorecover.domain.context import in_context
 from autorecover.domain.desync import collective_desync
+from autorecover.domain.early import SETUP_WINDOW, before_it_ran
 from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
 from autorecover.domain.hangs import OUTLIERS, raised_reason, standing
 from autorecover.domain.history import Attempt, recall
@@ -199,6 +201,13 @@ def _decide(
         if outliers:
             why += f" ({outlier_reason(outliers)})"
             return _verdict(Cause.TRANSIENT, (), outliers, symptoms, why)
+        if before_it_ran(job, seen, activity):
+            why = (
+                f"collective failure within {SETUP_WINDOW.seconds // 60} minutes of the start, "
+                "before any progress, with no process killed and no peer lost: the job's setup "
+                "fails the same way on every retry; retry once, a repeat stops it"
+            )
+            return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
         quiet = missing_from_cascade(job, seen)
         if quiet is not None:
             why += (

@@ -18,6 +18,7 @@ from autorecover.adapters.kubernetes.jobset_states import (
     main_container,
     restart_of,
 )
+from autorecover.adapters.kubernetes.jobsets import log_sources
 from autorecover.adapters.kubernetes.names import (
     InvalidNameError,
     jobset_key,
@@ -183,3 +184,19 @@ def test_kubernetes_jobset_attempt_stays_during_a_requeue_and_exclusions_before_
     notes["autorecover.io/requeued"] = "act-1"
     status = jobset_status(jobset, [])
     assert status.attempt == 1 and status.exclusions == ("gpu-02",)  # no pods yet: the Jobs'
+
+
+def test_kubernetes_jobset_pod_output_is_spooled_under_the_pods_own_restart() -> None:
+    jobset, pods = running()
+    jobset["status"] = {"restarts": 1}
+    jobset["metadata"]["annotations"] |= {REQUEUE_ACTION_ANNOTATION: "act-1",
+                                          "autorecover.io/attempt": "1"}  # not done yet  # fmt: skip
+    pods[0]["metadata"]["labels"][RESTART_LABEL] = "1"
+    current = current_pods(jobset, pods)
+    assert jobset_status(jobset, pods).attempt == 0  # the status still says the last attempt
+    (source,) = log_sources("jobset:default/llama-7b", 0, current)
+    assert (source.attempt, source.node, source.container) == (1, "gpu-02", main_container(pods[0]))
+    del pods[0]["metadata"]["labels"][RESTART_LABEL]  # no label: the status's attempt
+    assert [s.attempt for s in log_sources("jobset:default/llama-7b", 0, pods)] == [0]
+    pods[0]["status"]["phase"] = "Pending"
+    assert log_sources("jobset:default/llama-7b", 0, pods) == []

@@ -10,6 +10,7 @@ pod's failure; the attempt is its JobSet's `status.restarts`.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 from lightkube.resources.batch_v1 import Job
 
+from autorecover.controllers.jobs.records import JobIncident
 from autorecover.domain.records import Action, Cause
 from autorecover.testing.kubernetes.cluster import ClusterError, KubeTestCluster
 from autorecover.testing.kubernetes.harness import KubeHarness
@@ -75,6 +77,20 @@ def _restarted_and_stepping(rig: Rig, tj: TrainJobHarness) -> dict[str, str]:
     return placed
 
 
+def _closed_while_stepping(rig: Rig, tj: TrainJobHarness, job: str,
+                           placed: dict[str, str]) -> JobIncident:  # fmt: skip
+    """The incident once closed, the restarted job stepping on (as training does) meanwhile."""
+    first, steps = sorted(placed)[0], itertools.count(12)
+
+    def closed() -> JobIncident | None:
+        found = closed_incident(rig, job)
+        if found is None:
+            rig.kube.step(first, placed[first], next(steps))
+        return found
+
+    return rig.until(closed, "the incident closed (first new step)")
+
+
 def _kept_by(scheduler: str, tj: TrainJobHarness) -> None:
     for pod in tj.pods():
         wanted = "kai-scheduler" if scheduler == "kai" else "default-scheduler"
@@ -94,7 +110,7 @@ def test_kubernetes_trainjob_gpu_fault_requeues_whole_without_the_node(
     kube.fail_pod(bad_pod, exit_code=1)
 
     second = _restarted_and_stepping(rig, tj)
-    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (first new step)")
+    closed = _closed_while_stepping(rig, tj, job, second)
     assert closed.verdict is not None and closed.verdict.cause is Cause.HARDWARE, closed
     assert closed.verdict.suspect_nodes == (bad,)
     assert closed.decided is not None and closed.decided.action is Action.REQUEUE_EXCLUDING
@@ -136,7 +152,7 @@ def test_kubernetes_trainjob_transient_failure_restarts_in_place(
     kube.fail_pod(pod, exit_code=1)
 
     second = _restarted_and_stepping(rig, tj)
-    closed = rig.until(lambda: closed_incident(rig, job), "the incident closed (first new step)")
+    closed = _closed_while_stepping(rig, tj, job, second)
     assert closed.verdict is not None and closed.verdict.cause is Cause.TRANSIENT, closed
     assert closed.decided is not None and closed.decided.action is Action.REQUEUE
     assert closed.decided.exclude == ()

@@ -53,6 +53,7 @@ from autorecover.adapters.kubernetes.jobset_states import (
     current_pods,
     jobset_status,
     main_container,
+    restart_of,
     restarts,
 )
 from autorecover.adapters.kubernetes.logs import LogSource, LogSpool, forget_others
@@ -257,16 +258,25 @@ class KubeJobSets:
                      meta.get("name"), exc)  # fmt: skip
 
     def _follow(self, watched: WatchedJob, current: Sequence[Any]) -> None:
-        sources = []
-        for pod in current:
-            meta, node = pod.get("metadata", {}), pod.get("spec", {}).get("nodeName")
-            if not node or pod.get("status", {}).get("phase") == "Pending":
-                continue
-            sources.append(LogSource(watched.job, watched.status.attempt, node,
-                                     meta.get("namespace", ""), meta.get("name", ""),
-                                     meta.get("uid", ""), main_container(pod)))  # fmt: skip
-        self.spool.follow(sources)
+        self.spool.follow(log_sources(watched.job, watched.status.attempt, current))
 
 
 def _notes(obj: dict[str, Any]) -> dict[str, str]:
     return (obj.get("metadata") or {}).get("annotations") or {}
+
+
+def log_sources(job: str, attempt: int, current: Sequence[Any]) -> list[LogSource]:
+    """The current pods with a node, as log sources, each under the restart it belongs to
+    (its label; `attempt` where it has none): while a requeue is under way the status still
+    says the last attempt, and a follower started then would file the new restart's output
+    under the old one for good."""
+    sources = []
+    for pod in current:
+        meta, node = pod.get("metadata", {}), pod.get("spec", {}).get("nodeName")
+        if not node or pod.get("status", {}).get("phase") == "Pending":
+            continue
+        restart = restart_of(pod)
+        sources.append(LogSource(job, attempt if restart is None else restart, node,
+                                 meta.get("namespace", ""), meta.get("name", ""),
+                                 meta.get("uid", ""), main_container(pod)))  # fmt: skip
+    return sources

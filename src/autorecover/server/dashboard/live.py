@@ -3,7 +3,8 @@
 The engine records on any replica's store (the leader's passes, people's requests, job
 recovery), so the server looks at the store itself: `Feed.version` reads the newest
 transition, action, request and job incident, and is cached for `period_s` (250 ms), so any
-number of open pages cost one look-up per period. A stream sends `change` with the new
+number of open streams cost one look-up per period; drawing a page looks it up fresh (a page
+must not show the store as it was up to a period ago). A stream sends `change` with the new
 version and the nodes whose state moved since (their cells' classes), so the fleet page
 recolours a cell at once; the page then fetches itself again for the rest. A stream ends
 after `LIFETIME_S` and the browser reconnects with `Last-Event-ID`, so a server shutdown never

@@ -113,7 +113,12 @@ class Rig:
                  for i in self.job_store.incidents()]  # fmt: skip
         lines += [f"action {a}" for a in self.job_store.actions()]
         lines += [f"event {e}" for e in self.job_store.events()]
-        lines += [f"watched {w.status}" for w in self.port.watched()]
+        for w in self.port.watched():
+            s = w.status
+            spooled = {n: len(self.port.read_output(s.job, s.attempt, n, 0, 1 << 20))
+                       for n in s.nodes}  # fmt: skip
+            lines.append(f"watched {s}; bytes of attempt {s.attempt}'s output by node: {spooled}")
+        lines.append(f"log streams started: {self.kube.spool.streams}")
         return "\n".join(lines)
 
     def close(self) -> None:

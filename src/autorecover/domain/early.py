@@ -1,0 +1,81 @@
+"""A collective failure before the job got going: nothing says a retry gets past it.
+
+A cascade of collective errors with no cause behind it reads as transient when the job had
+been running: something outside the job broke a collective that had worked. The same
+cascade within minutes of the start, before any training progress, is a different story.
+The collectives never worked, and the usual reasons are the job's own setup: the wrong
+network interface, a firewall or security group, a container's limits, an address that
+does not resolve. Each fails the same way on every retry. A transient fault at start-up
+(a node late to the rendezvous, a process killed from outside, a worker or node lost) is
+still possible, and when the lines show one, the cascade is read as before. So is a cascade
+whose collective says, by its sequence number, that the collectives before it completed
+(ProcessGroupNCCL's `WorkNCCL(SeqNum=808, ...)`): the job had got going, whatever the
+scheduler's times say.
+
+So an early cascade with no sign of a killed process or a lost peer is `unknown`. It is
+still requeued once (the action `unknown` carries), and the job's history turns the same
+failure again into `application` (`history.py`), which stops it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import timedelta
+
+from autorecover.domain.records import Activity, Finding, JobRecord
+
+SETUP_WINDOW = timedelta(minutes=10)  # a job that ended this soon after its start never ran
+# Set-up's own collectives (a barrier, the parameters' broadcast) come first; a later sequence
+# number means collectives had worked.
+SETUP_COLLECTIVES = 8
+SEQUENCE = re.compile(r"\bSeqNum=(\d{1,12})\b")
+SIGKILL = 9
+KILLED_EXIT = 128 + SIGKILL  # a shell's or launcher's exit status for a SIGKILLed process
+# Lines that say a process or a peer was lost, not that the job could not connect.
+LOST = frozenset(
+    {
+        "elastic.rendezvous_node_lost",
+        "ompi.daemon_lost",
+        "ompi.prte_daemon_lost",
+        "ray.node_marked_dead",
+        "ray.owner_died",
+        "ray.raylet_died",
+        "ray.task_node_died",
+        "ray.worker_died",
+    }
+)
+# Lines that carry the signal a process died of (`signal`: a number or a name).
+SIGNALLED = frozenset(
+    {
+        "mp.process_exited",
+        "ompi.rank_signalled",
+        "slurm.task_signaled",
+        "torch.signal",
+        "torch.signal_received",
+    }
+)
+KILL_NAMES = frozenset({str(SIGKILL), "SIGKILL", "Killed", "Signals.SIGKILL"})
+
+
+def before_it_ran(job: JobRecord, seen: Sequence[Finding], activity: Sequence[Activity]) -> bool:
+    """True when the job ended within `SETUP_WINDOW` of its start, no node recorded a
+    training step, no collective's sequence number is past set-up's, and no line says a
+    process was killed or a peer lost."""
+    if job.ended is None or job.ended - job.started > SETUP_WINDOW:
+        return False
+    if any(a.last_step is not None for a in activity):
+        return False
+    if any(int(m.group(1)) > SETUP_COLLECTIVES for f in seen for m in SEQUENCE.finditer(f.text)):
+        return False
+    if any(code == KILLED_EXIT for _, code in job.exit_codes):
+        return False
+    return not any(_killed_or_lost(f) for f in seen)
+
+
+def _killed_or_lost(f: Finding) -> bool:
+    if f.signal in LOST:
+        return True
+    if f.signal not in SIGNALLED:
+        return False
+    return f.detail("signal") in KILL_NAMES or f.detail("name") in KILL_NAMES

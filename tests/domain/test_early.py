@@ -1,0 +1,83 @@
+"""A collective failure before the job got going (`domain/early.py`): `unknown`, requeued once,
+unless a line says a process was killed or a peer lost; a repeat stops the job."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from autorecover.domain.attribution import attribute
+from autorecover.domain.history import Attempt
+from autorecover.domain.records import Action, Activity, Blame, Cause, Finding, Source
+from domain.test_attribution import NODES, RULES, T0, f, job
+
+EARLY = T0 + timedelta(minutes=3)
+
+
+def refused(node: str, minutes: float = 2.5) -> Finding:
+    return f("gloo.connect_failed", node, Blame.SYMPTOM, 30, minutes, source=Source.LOGS)
+
+
+def test_a_cascade_minutes_after_the_start_is_unknown_and_retried_once() -> None:
+    v = attribute(job(ended=EARLY), [refused(n) for n in NODES], [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.UNKNOWN, (), Action.REQUEUE)
+    assert "within 10 minutes of the start" in v.summary
+
+
+def test_the_same_early_cascade_again_stops_the_job() -> None:
+    earlier = (Attempt(Cause.UNKNOWN, signal="gloo.connect_failed"),)
+    v = attribute(job(ended=EARLY), [refused(n) for n in NODES], [], RULES, earlier)
+    assert (v.cause, v.action) == (Cause.APPLICATION, Action.STOP)
+
+
+def test_a_cascade_after_the_job_ran_is_transient() -> None:
+    late = [refused(n, 100) for n in NODES]
+    assert attribute(job(), late, [], RULES).cause is Cause.TRANSIENT
+
+
+def test_an_early_cascade_after_training_steps_is_transient() -> None:
+    stepped = [Activity(node=n, source=Source.LOGS, present=True, lines=9, last_step=12)
+               for n in NODES]  # fmt: skip
+    v = attribute(job(ended=EARLY), [refused(n) for n in NODES], stepped, RULES)
+    assert v.cause is Cause.TRANSIENT
+
+
+@pytest.mark.parametrize(
+    ("signal", "details"),
+    [
+        ("torch.signal_received", (("signal", "9"), ("name", "SIGKILL"))),
+        ("slurm.task_signaled", (("signal", "Killed"),)),
+        ("ray.worker_died", ()),
+        ("elastic.rendezvous_node_lost", ()),
+    ],
+)
+def test_an_early_cascade_with_a_killed_process_or_a_lost_peer_is_transient(
+    signal: str, details: tuple[tuple[str, str], ...]
+) -> None:
+    death = f(signal, "n2", Blame.INFO, 0, 2, source=Source.LOGS, details=details)
+    v = attribute(job(ended=EARLY), [death, *(refused(n) for n in NODES)], [], RULES)
+    assert v.cause is Cause.TRANSIENT
+
+
+def test_a_teardown_sigterm_is_not_a_kill_and_exit_137_is() -> None:
+    term = f("torch.signal_received", "n1", Blame.INFO, 0, 2.8, source=Source.LOGS,
+             details=(("signal", "15"), ("name", "SIGTERM")))  # fmt: skip
+    cascade = [term, *(refused(n) for n in NODES)]
+    assert attribute(job(ended=EARLY), cascade, [], RULES).cause is Cause.UNKNOWN
+    killed = job(ended=EARLY, exit_codes=(("n3", 137),))
+    assert attribute(killed, cascade, [], RULES).cause is Cause.TRANSIENT
+
+
+def test_an_early_cascade_past_the_set_up_collectives_is_transient() -> None:
+    def watchdog(node: str, seq: int) -> Finding:
+        text = (f"[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, "
+                "OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran "
+                "for 600020 milliseconds before timing out.")  # fmt: skip
+        return f("nccl.watchdog_timeout", node, Blame.SYMPTOM, 30, 2, source=Source.LOGS,
+                 text=text)  # fmt: skip
+
+    ran = attribute(job(ended=EARLY), [watchdog(n, 808) for n in NODES], [], RULES)
+    assert ran.cause is Cause.TRANSIENT
+    first = attribute(job(ended=EARLY), [watchdog(n, 1) for n in NODES], [], RULES)
+    assert first.cause is Cause.UNKNOWN
