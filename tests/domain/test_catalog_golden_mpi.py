@@ -247,7 +247,7 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "ib_device.c:475 UCX WARN IB Async event on mlx5_0: GID table change on port 1",
         {"event": "GID table change"},
     ),
-    (  # openucx/ucx issue #6264 (ib_md.c with ib_log.c's memlock advice, as UCX 1.12+ prints it)
+    (  # rendered from ib_md.c + ib_log.c's memlock advice (openucx/ucx issue #6264's title form)
         "ucx.memlock_limit",
         "[1669978763.134468] [node01:2163 :0]        ib_md.c:349  UCX  ERROR"
         " ibv_reg_mr(address=0x7f0b9c000000, length=268435456, access=0xf) failed: Cannot allocate"
