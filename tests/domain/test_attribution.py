@@ -928,3 +928,17 @@ def test_a_gpu_the_driver_could_not_take_at_boot_still_counts_until_the_next_boo
     assert attribute(job(), [probe, boot, *_timeouts(100)], [], RULES).suspect_nodes == ()
     xid = f("xid.79", "n2", Blame.HARDWARE, 95, -75)  # an event, not a state: the window holds
     assert attribute(job(), [xid, *_timeouts(100)], [], RULES).suspect_nodes == ()
+
+
+@pytest.mark.parametrize(
+    "signal",
+    ["nvrm.gsp_init_failed", "nvrm.gpu_boot_failed", "nvrm.gsp_firmware_missing",
+     "nvrm.uvm_fatal_reboot", "fabricmanager.version_mismatch"],
+)  # fmt: skip
+def test_a_gpu_or_fabric_the_driver_could_not_bring_up_still_counts_until_the_next_boot(
+    signal: str,
+) -> None:
+    state = f(signal, "n3", Blame.HARDWARE, 70, -90)  # logged before the window, once
+    assert attribute(job(), [state, *_timeouts(100)], [], RULES).suspect_nodes == ("n3",)
+    boot = f("kernel.boot", "n3", Blame.INFO, 0, -30)
+    assert attribute(job(), [state, boot, *_timeouts(100)], [], RULES).suspect_nodes == ()

@@ -69,6 +69,8 @@ PERSISTENT_STATES = frozenset({
     "nvrm.probe_failed", "nvrm.init_adapter_failed", "nvrm.gsp_wpr2_up", "nvrm.gpu_lost_status",
     "nvml.gpu_is_lost", "nvml.version_mismatch", "nvml.driver_unreachable",
     "amdgpu.init_failed", "amdgpu.bad_page_threshold",
+    "nvrm.gsp_init_failed", "nvrm.gpu_boot_failed", "nvrm.gsp_firmware_missing",
+    "nvrm.uvm_fatal_reboot", "fabricmanager.version_mismatch",
 })  # fmt: skip
 PERSISTENT_LOOKBACK = timedelta(days=7)
 BOOT = "kernel.boot"
