@@ -155,6 +155,14 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
         ("ValueError: TP rank 2 could finish the model loading, but there are other ranks that "
          "didn't finish loading. It is likely due to unexpected failures (e.g., OOM) or a slow "
          "node.", "sglang.unbalanced_model_loading", S),  # kvcache-ai/ktransformers#1666
+        # round 5: restatements of a failed SGLang child and vLLM worker, vLLM's placement
+        ("[2025-03-25 14:34:11 TP10] Scheduler hit an exception: Traceback (most recent call "
+         "last):", "sglang.child_failed", S),  # sgl-project/sglang#4766
+        ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died "
+         "unexpectedly, shutting down executor.", "vllm.worker_process_died", S),  # OpenPipe/ART#201
+        ("ValueError: Ray does not allocate any GPUs on the driver node. Consider adjusting the "
+         "Ray placement group or running the driver on a GPU node.",
+         "vllm.placement_group_unavailable", A),  # vllm-project/vllm#2406
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:

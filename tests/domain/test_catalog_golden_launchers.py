@@ -54,6 +54,10 @@ BLAME: dict[str, Blame] = {
     "deepspeed.include_invalid": Blame.APPLICATION,
     "ray.gpu_request_exceeds_cluster": Blame.APPLICATION,
     "ray.train_failed": Blame.SYMPTOM,
+    # the round-5 sweep (more golden lines in test_catalog_tracker_frameworks3.py)
+    "ray.infeasible_request": Blame.APPLICATION,
+    "ray.actor_killed": Blame.SYMPTOM,
+    "ray.raylet_unhealthy": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -378,6 +382,23 @@ GOLDEN += [
         "TrainingFailedError: The Ray Train run failed. Please inspect the previous error "
         "messages for a cause.",
         "ray.train_failed",
+        {},
+    ),
+    # vllm-project/vllm issue #13388 (a bundle pinned to the driver's address)
+    (
+        "Error: No available node types can fulfill resource request {'node:10.61.0.27': 0.001, "
+        "'GPU': 1.0}",
+        "ray.infeasible_request",
+        {"request": "{'node:10.61.0.27': 0.001, 'GPU': 1.0}"},
+    ),
+    # RLinf/RLinf issue #728 (title)
+    ("The actor is dead because it was killed by `ray.kill`.", "ray.actor_killed", {}),
+    # ray-project/ray issue #22425 (raylet.out before the node was marked dead)
+    (
+        "[2022-02-16 12:45:07,907 W 149 199] node_manager.cc:157: Last heartbeat was sent 6901 ms "
+        "ago. There might be resource pressure on this node. If heartbeat keeps lagging, this "
+        "node can be marked as dead mistakenly.",
+        "ray.raylet_unhealthy",
         {},
     ),
 ]

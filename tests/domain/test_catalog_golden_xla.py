@@ -46,6 +46,9 @@ BLAME: dict[str, Blame] = {
     "xla.fatal_signal": Blame.SYMPTOM,
     # sweep L4 (issue 14)
     "xla.nccl_refused": Blame.APPLICATION,
+    # sweep R5 (issue 14): more lines in test_catalog_tracker_frameworks3.py
+    "xla.preemption_notice_failed": Blame.SYMPTOM,
+    "xla.register_task_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -104,6 +107,16 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "xla.nccl_refused",
         {"op": "ncclAllReduce", "text": "invalid usage"},
     ),
+    # jax-ml/jax issue #19596 (four processes under mpirun on one GCE instance)
+    (
+        "2024-01-31 10:21:35.025469: W external/tsl/tsl/distributed_runtime/preemption/"
+        "preemption_sync_manager.cc:170] Failed to retrieve preemption notice from coordination "
+        "service: UNAVAILABLE: Socket closed",
+        "xla.preemption_notice_failed",
+        {},
+    ),
+    # jax-ml/jax issue #35905 (the TPU coordinator port the firewall did not open)
+    ("RPC: /tensorflow.CoordinationService/RegisterTask", "xla.register_task_failed", {}),
     # synthesized from openxla/xla coordination_service.cc (MakeShutdownBarrierError; format only)
     ("INTERNAL: Shutdown barrier has failed.", "xla.shutdown_barrier", {}),
     # jax-ml/jax docs/fault_tolerance.rst

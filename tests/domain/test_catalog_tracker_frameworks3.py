@@ -1,0 +1,246 @@
+"""Golden lines from the fifth tracker sweep of issue 14 over the multi-node inference-serving and
+RL stacks and their schedulers: what Ray prints when a request cannot be placed (a bundle pinned
+to an address no node carries, more GPUs than the cluster has), when an actor is ended on
+purpose, and when a raylet lags or disappears; what vLLM prints when its parallel layout cannot
+be placed and when one of its worker processes dies; SGLang's restatement of a failed child; and
+what a JAX task prints when it cannot register with, or loses, the coordination service.
+
+Each line is cited beside it and goes through the scanner's own matcher; the blame is pinned to
+what the emitter means. Look-alikes that the same code paths print when nothing failed, or that
+say something else, must not match; a restatement never reads as the application's error.
+"""
+
+from __future__ import annotations
+
+from autorecover.domain.records import Blame
+from domain.golden import CATALOG, golden_line_checks, hits
+
+A, S = Blame.APPLICATION, Blame.SYMPTOM
+
+BLAME: dict[str, Blame] = {
+    "ray.infeasible_request": A,
+    "ray.actor_killed": S,
+    "ray.raylet_unhealthy": S,
+    "vllm.placement_group_unavailable": A,
+    "vllm.worker_process_died": S,
+    "sglang.child_failed": S,
+    "xla.preemption_notice_failed": S,
+    "xla.register_task_failed": S,
+}
+
+# (line, signal, captures the line must yield)
+GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # vllm-project/vllm issue #8908 (TP=16 over four nodes after an upgrade)
+    (
+        "(autoscaler +21m12s) Error: No available node types can fulfill resource request "
+        "{'node:10.2.0.127': 0.001, 'GPU': 1.0}. Add suitable node types to this cluster to "
+        "resolve this issue.",
+        "ray.infeasible_request",
+        {"request": "{'node:10.2.0.127': 0.001, 'GPU': 1.0}"},
+    ),
+    # a KubeRay runbook quoting autoscaler v2 (a worker group without its declared resource)
+    (
+        "(autoscaler +5s) No available node types can fulfill resource requests {'CPU': 1.0, "
+        "'cube_partition_worker': 1.0}*14. Add suitable node types to this cluster to resolve "
+        "this issue.",
+        "ray.infeasible_request",
+        {"request": "{'CPU': 1.0, 'cube_partition_worker': 1.0}"},
+    ),
+    # ray-project/ray src/ray/raylet/scheduling/cluster_task_manager.cc, as KubeRay's e2e log shows
+    (
+        "(raylet) There are tasks with infeasible resource requests that cannot be scheduled. "
+        "See https://docs.ray.io/en/latest/ray-core/scheduling/index.html#ray-scheduling-resources "
+        "for more details.",
+        "ray.infeasible_request",
+        {},
+    ),
+    # ray-project/ray gcs_actor_manager.cc GenActorOutOfScopeCause (the text Ray's tests assert)
+    (
+        "The actor is dead because all references to the actor were removed.",
+        "ray.actor_killed",
+        {},
+    ),
+    # ray-project/ray issue #22425 (the raylet's fatal line, with its typo)
+    (
+        "[2022-02-16 12:46:52,789 C 149 149] node_manager.cc:170: This node has beem marked as "
+        "dead.",
+        "ray.raylet_unhealthy",
+        {},
+    ),
+    # ray-project/ray issue #34971 (the GCS before the actor's node died)
+    (
+        "[2023-05-01 16:19:23,477 W 281 281] (gcs_server) gcs_health_check_manager.cc:108: Health "
+        "check failed for node 2eea4cfb179ce7951c4bbdd5ba3029c3a4dcf7cb66db376084f7c270",
+        "ray.raylet_unhealthy",
+        {"node_id": "2eea4cfb179ce7951c4bbdd5ba3029c3a4dcf7cb66db376084f7c270"},
+    ),
+    # ray-project/ray issue #7788 (a worker whose raylet had gone)
+    (
+        "F0328 18:49:23.675355 81818 raylet_client.cc:83] Could not connect to socket "
+        "/tmp/ray/session_2020-03-28_18-07-49_270759_76175/sockets/raylet",
+        "ray.raylet_unhealthy",
+        {},
+    ),
+    # vllm-project/vllm-ascend issue #946 (`ray start --block` on the worker node)
+    ("Some Ray subprocesses exited unexpectedly:", "ray.raylet_unhealthy", {}),
+    # vllm-project/vllm issue #8908
+    (
+        "INFO 09-27 16:47:50 ray_utils.py:183] Waiting for creating a placement group of specs "
+        "for 1270 seconds. specs=[{'node:10.2.0.127': 0.001, 'GPU': 1.0}, {'GPU': 1.0}]. Check "
+        "`ray status` to see if you have enough resources",
+        "vllm.placement_group_unavailable",
+        {},
+    ),
+    # InternLM/lmdeploy's Ascend note (the same raise in its Ray executor)
+    (
+        "ValueError: Cannot provide a placement group of placement_group_specs=[{'NPU': 1.0, "
+        "'node:10.201.20.35': 0.001}, {'NPU': 1.0}] within 1800 seconds. See `ray status` to "
+        "make sure the cluster has enough resources.",
+        "vllm.placement_group_unavailable",
+        {},
+    ),
+    # vllm-project/vllm issue #3190 (a head node without GPUs)
+    (
+        "ValueError: Ray does not allocate any GPUs on the driver node. Consider adjusting the "
+        "Ray placement group or running the driver on a GPU node.",
+        "vllm.placement_group_unavailable",
+        {},
+    ),
+    # vllm-project/vllm issues #6823 and #15295
+    (
+        "ERROR 07-26 14:50:35 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 214281 "
+        "died, exit code: -11",
+        "vllm.worker_process_died",
+        {"code": "-11"},
+    ),
+    # vllm-project/vllm issue #23582
+    (
+        "(EngineCore_0 pid=271) ERROR 08-25 12:24:19 [multiproc_executor.py:146] Worker proc "
+        "VllmWorker-1 died unexpectedly, shutting down executor.",
+        "vllm.worker_process_died",
+        {},
+    ),
+    # vllm-project/vllm issue #14452 (the executor's typo is vLLM's own)
+    (
+        "CRITICAL 03-15 17:24:18 [multiproc_executor.py:48] MulitprocExecutor got fatal signal "
+        "from worker processes, shutting down. See stack trace above for root cause issue.",
+        "vllm.worker_process_died",
+        {},
+    ),
+    # vllm-project/vllm issue #18577
+    (
+        "(VllmWorker rank=2 pid=808339) ERROR 06-10 03:43:33 [multiproc_executor.py:487] "
+        "WorkerProc failed to start.",
+        "vllm.worker_process_died",
+        {},
+    ),
+    # intel/llm-scaler issue #154
+    (
+        "eap-llm-server-on-arc  | ERROR 11-08 11:01:30 [core.py:502] EngineCore encountered a "
+        "fatal error.",
+        "vllm.worker_process_died",
+        {},
+    ),
+    # vllm/v1/engine/utils.py wait_for_engine_startup, as public serving logs quote it
+    (
+        "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause "
+        "above. Failed core proc(s): {}",
+        "vllm.worker_process_died",
+        {},
+    ),
+    # sgl-project/sglang issue #3685 (the older wording)
+    (
+        "Message: 'Received sigquit from a child proces. It usually means the child failed.'",
+        "sglang.child_failed",
+        {},
+    ),
+    # sgl-project/sglang issue #4766 (a TP rank on the second node)
+    (
+        "[2025-03-25 14:34:11 TP10] Scheduler hit an exception: Traceback (most recent call "
+        "last):",
+        "sglang.child_failed",
+        {},
+    ),
+    # jax-ml/jax issue #19596
+    (
+        "2024-01-31 10:21:35.025511: W external/tsl/tsl/distributed_runtime/preemption/"
+        "preemption_sync_manager.cc:170] Failed to retrieve preemption notice from coordination "
+        "service: UNAVAILABLE: Socket closed",
+        "xla.preemption_notice_failed",
+        {},
+    ),
+    # jax-ml/jax issue #35905
+    ("RPC: /tensorflow.CoordinationService/RegisterTask", "xla.register_task_failed", {}),
+]
+
+# (key, line that must not yield it)
+NEGATIVE: list[tuple[str, str]] = [
+    # the autoscaler's status while it scales up: pending, not infeasible
+    (
+        "ray.infeasible_request",
+        "Resized to 64 CPUs, 8 GPUs. Demands: {'GPU': 1.0}: 8+ pending tasks/actors",
+    ),
+    ("ray.actor_killed", "The actor died unexpectedly before finishing this task."),
+    ("ray.actor_killed", "ray.kill(actor) called by the driver during shutdown"),
+    # KubeRay's worker-side line names the GCS, not this raylet's own state (ray.node_marked_dead)
+    (
+        "ray.raylet_unhealthy",
+        "Exiting because this node manager has mistakenly been marked as dead by the GCS",
+    ),
+    ("ray.raylet_unhealthy", "Health check failed for node gpu-a03: connection refused"),
+    ("ray.raylet_unhealthy", "Health check passed for node 2eea4cfb179ce7951c4bbdd5ba3029c3a4dc"),
+    # vLLM's placement succeeding
+    (
+        "vllm.placement_group_unavailable",
+        "INFO 09-27 16:47:50 ray_utils.py:213] Placement group created: specs=[{'GPU': 1.0}]",
+    ),
+    # vLLM's workers shutting down after the parent exited, and a clean engine shutdown
+    (
+        "vllm.worker_process_died",
+        "(VllmWorker TP0 pid=405) INFO 08-25 12:24:19 [multiproc_executor.py:520] Parent process "
+        "exited, terminating worker",
+    ),
+    ("vllm.worker_process_died", "INFO 07-04 17:35:16 [core.py:400] EngineCore exiting."),
+    ("sglang.child_failed", "[2025-03-25 14:34:11 TP10] Scheduler started."),
+    (
+        "xla.preemption_notice_failed",
+        "preemption_sync_manager.cc:200] Received preemption notice with death time 2024-01-31",
+    ),
+    ("xla.register_task_failed", "RPC: /tensorflow.CoordinationService/Heartbeat"),
+]
+
+(
+    test_golden_line_yields_its_signal,
+    test_only_application_lines_read_as_the_application,
+    test_negative_line,
+    test_blame,
+    test_every_entry_pinned_here_has_a_golden_line,
+) = golden_line_checks(GOLDEN, NEGATIVE, BLAME)
+
+
+def test_none_acts_on_a_node() -> None:
+    for key in BLAME:
+        assert CATALOG.signatures[key].node_action.value == "none", key
+
+
+def test_restatements_weigh_less_than_a_collective_complaint() -> None:
+    """A launcher or engine restating that a process died names no cause: it must stay under the
+    20 of a collective symptom, so the line that says why decides."""
+    for key in ("ray.actor_killed", "vllm.worker_process_died", "sglang.child_failed"):
+        sig = CATALOG.signatures[key]
+        assert sig.blame is S and sig.weight <= 10, key
+
+
+def test_placement_refusals_are_configuration_hints_not_verdicts() -> None:
+    """Ray waits on a request it cannot place, and shows the same text while an autoscaling
+    cluster drains a queue: a hint at the job's setup, weighed below a framework's refusal."""
+    assert CATALOG.signatures["ray.infeasible_request"].weight <= 50
+    assert CATALOG.signatures["vllm.placement_group_unavailable"].weight >= 55
+
+
+def test_a_failed_vllm_worker_no_longer_reads_as_the_application() -> None:
+    line = (
+        "(APIServer pid=1370) RuntimeError: Engine core initialization failed. See root cause "
+        "above. Failed core proc(s): {}"
+    )
+    assert set(hits(line)) == {"vllm.worker_process_died"}
