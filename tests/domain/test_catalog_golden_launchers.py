@@ -58,6 +58,7 @@ BLAME: dict[str, Blame] = {
     "ray.infeasible_request": Blame.APPLICATION,
     "ray.actor_killed": Blame.SYMPTOM,
     "ray.raylet_unhealthy": Blame.SYMPTOM,
+    "ray.serve_replica_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -399,6 +400,14 @@ GOLDEN += [
         "ago. There might be resource pressure on this node. If heartbeat keeps lagging, this "
         "node can be marked as dead mistakenly.",
         "ray.raylet_unhealthy",
+        {},
+    ),
+    # ray-project/ray python/ray/serve/_private/deployment_state.py (the 2.x warning)
+    (
+        "WARNING 2024-07-18 16:15:20,101 controller 152 deployment_state.py:2010 - Replica "
+        "Replica(id='j28b73mh', deployment='TFServe', app='default') failed health check, "
+        "stopping it.",
+        "ray.serve_replica_failed",
         {},
     ),
 ]

@@ -21,6 +21,7 @@ BLAME: dict[str, Blame] = {
     "ray.infeasible_request": A,
     "ray.actor_killed": S,
     "ray.raylet_unhealthy": S,
+    "ray.serve_replica_failed": S,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -83,6 +84,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # vllm-project/vllm-ascend issue #946 (`ray start --block` on the worker node)
     ("Some Ray subprocesses exited unexpectedly:", "ray.raylet_unhealthy", {}),
+    # ray-project/ray deployment_state.py (1.x wording, with the deployment named)
+    (
+        "Replica echo#kKvmLq of deployment echo failed health check, stopping it. "
+        "component=serve deployment=echo replica=echo#kKvmLq",
+        "ray.serve_replica_failed",
+        {},
+    ),
+    # a vLLM report behind Ray Serve LLM (the controller's status message over an NCCL error)
+    (
+        "The deployment failed to start 3 times in a row. This may be due to a problem with its "
+        "constructor or initial health check failing. See controller logs for details. Error: "
+        "ray::ServeReplica:Qwen3 235B A22B Thinking:vLLMGenericAPI.initialize_and_get_metadata()",
+        "ray.serve_replica_failed",
+        {},
+    ),
     # vllm-project/vllm issue #8908
     (
         "INFO 09-27 16:47:50 ray_utils.py:183] Waiting for creating a placement group of specs "
@@ -156,8 +172,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # sgl-project/sglang issue #4766 (a TP rank on the second node)
     (
-        "[2025-03-25 14:34:11 TP10] Scheduler hit an exception: Traceback (most recent call "
-        "last):",
+        "[2025-03-25 14:34:11 TP10] Scheduler hit an exception: Traceback (most recent call last):",
         "sglang.child_failed",
         {},
     ),
@@ -202,6 +217,12 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("vllm.worker_process_died", "INFO 07-04 17:35:16 [core.py:400] EngineCore exiting."),
     ("sglang.child_failed", "[2025-03-25 14:34:11 TP10] Scheduler started."),
+    # Serve's health checks passing, and a replica stopped on a scale-down
+    ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
+    (
+        "ray.serve_replica_failed",
+        "Stopping 1 replicas of deployment 'echo' with outdated versions.",
+    ),
     (
         "xla.preemption_notice_failed",
         "preemption_sync_manager.cc:200] Received preemption notice with death time 2024-01-31",
@@ -226,7 +247,12 @@ def test_none_acts_on_a_node() -> None:
 def test_restatements_weigh_less_than_a_collective_complaint() -> None:
     """A launcher or engine restating that a process died names no cause: it must stay under the
     20 of a collective symptom, so the line that says why decides."""
-    for key in ("ray.actor_killed", "vllm.worker_process_died", "sglang.child_failed"):
+    for key in (
+        "ray.actor_killed",
+        "ray.serve_replica_failed",
+        "vllm.worker_process_died",
+        "sglang.child_failed",
+    ):
         sig = CATALOG.signatures[key]
         assert sig.blame is S and sig.weight <= 10, key
 
