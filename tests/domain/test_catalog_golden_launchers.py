@@ -59,6 +59,7 @@ BLAME: dict[str, Blame] = {
     "ray.actor_killed": Blame.SYMPTOM,
     "ray.raylet_unhealthy": Blame.SYMPTOM,
     "ray.serve_replica_failed": Blame.SYMPTOM,
+    "ray.gcs_join_failed": Blame.APPLICATION,
 }
 
 # (line, signal, captures the line must yield)
@@ -401,6 +402,14 @@ GOLDEN += [
         "node can be marked as dead mistakenly.",
         "ray.raylet_unhealthy",
         {},
+    ),
+    # ray-project/ray issue #23611 (a worker joining a head at 127.0.0.1)
+    (
+        "2022-03-30 17:22:35,502 WARNING node.py:1465 -- Unable to connect to GCS at "
+        "127.0.0.1:6379. Check that (1) Ray GCS with matching version started successfully at "
+        "the specified address, and (2) there is no firewall setting preventing access.",
+        "ray.gcs_join_failed",
+        {"gcs": "127.0.0.1:6379"},
     ),
     # ray-project/ray python/ray/serve/_private/deployment_state.py (the 2.x warning)
     (

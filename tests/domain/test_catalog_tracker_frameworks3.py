@@ -22,6 +22,7 @@ BLAME: dict[str, Blame] = {
     "ray.actor_killed": S,
     "ray.raylet_unhealthy": S,
     "ray.serve_replica_failed": S,
+    "ray.gcs_join_failed": A,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -98,6 +99,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ray::ServeReplica:Qwen3 235B A22B Thinking:vLLMGenericAPI.initialize_and_get_metadata()",
         "ray.serve_replica_failed",
         {},
+    ),
+    # ray-project/ray issue #26477 (Slurm workers joining the head)
+    (
+        "2022-07-13 15:19:40,592\tWARNING utils.py:1242 -- Unable to connect to GCS at "
+        "10.249.16.183:6379. Check that (1) Ray GCS with matching version started successfully "
+        "at the specified address, and (2) there is no firewall setting preventing access.",
+        "ray.gcs_join_failed",
+        {"gcs": "10.249.16.183:6379"},
     ),
     # vllm-project/vllm issue #8908
     (
@@ -217,6 +226,12 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("vllm.worker_process_died", "INFO 07-04 17:35:16 [core.py:400] EngineCore exiting."),
     ("sglang.child_failed", "[2025-03-25 14:34:11 TP10] Scheduler started."),
+    # a raylet that lost the GCS it had joined (ray.gcs_unreachable), not a join failure
+    (
+        "ray.gcs_join_failed",
+        "gcs_rpc_client.h:533: Failed to connect to GCS within 60 seconds. GCS may have been "
+        "killed.",
+    ),
     # Serve's health checks passing, and a replica stopped on a scale-down
     ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
     (
