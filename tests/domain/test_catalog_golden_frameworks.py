@@ -163,6 +163,8 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
         ("ValueError: Ray does not allocate any GPUs on the driver node. Consider adjusting the "
          "Ray placement group or running the driver on a GPU node.",
          "vllm.placement_group_unavailable", A),  # vllm-project/vllm#2406
+        ("ValueError: Total number of attention heads (32) must be divisible by tensor parallel "
+         "size (3).", "vllm.parallel_layout_invalid", A),  # containers/ai-lab-recipes#514
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:

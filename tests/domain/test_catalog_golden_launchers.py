@@ -60,6 +60,7 @@ BLAME: dict[str, Blame] = {
     "ray.raylet_unhealthy": Blame.SYMPTOM,
     "ray.serve_replica_failed": Blame.SYMPTOM,
     "ray.gcs_join_failed": Blame.APPLICATION,
+    "ray.runtime_env_failed": Blame.APPLICATION,
 }
 
 # (line, signal, captures the line must yield)
@@ -410,6 +411,12 @@ GOLDEN += [
         "the specified address, and (2) there is no firewall setting preventing access.",
         "ray.gcs_join_failed",
         {"gcs": "127.0.0.1:6379"},
+    ),
+    # ray-project/ray issue #27962
+    (
+        "ray.exceptions.RuntimeEnvSetupError: Failed to setup runtime environment.",
+        "ray.runtime_env_failed",
+        {},
     ),
     # ray-project/ray python/ray/serve/_private/deployment_state.py (the 2.x warning)
     (

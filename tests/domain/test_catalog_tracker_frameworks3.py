@@ -23,6 +23,8 @@ BLAME: dict[str, Blame] = {
     "ray.raylet_unhealthy": S,
     "ray.serve_replica_failed": S,
     "ray.gcs_join_failed": A,
+    "ray.runtime_env_failed": A,
+    "vllm.parallel_layout_invalid": A,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -107,6 +109,54 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "at the specified address, and (2) there is no firewall setting preventing access.",
         "ray.gcs_join_failed",
         {"gcs": "10.249.16.183:6379"},
+    ),
+    # ray-project/ray issue #20483 (a working_dir URI that does not parse)
+    (
+        "(raylet) [2021-11-17 10:43:46,668 E 99870 16327337] agent_manager.cc:190: Failed to "
+        'create runtime env: {"working_dir": "s3://fake.zip"}, error message: not enough values '
+        "to unpack (expected 2, got 1)",
+        "ray.runtime_env_failed",
+        {},
+    ),
+    # ray-project/ray issue #22472 (the job manager's status, and the exception's second line)
+    (
+        "Status message: runtime_env setup failed: Failed to set up runtime environment.",
+        "ray.runtime_env_failed",
+        {},
+    ),
+    (
+        "Could not create the actor because its associated runtime env failed to be created.",
+        "ray.runtime_env_failed",
+        {},
+    ),
+    # ray-project/ray issue #38312 (the pip plugin)
+    (
+        "(pid=runtime_env, ip=192.168.1.100) ValueError: Local directory /tmp/ray/session_2023-08-"
+        "14_16-30-15_404117_349384/runtime_resources/pip/4950ef80 for URI pip://4950ef80 does not "
+        "exist on the cluster. Something may have gone wrong while installing the runtime_env "
+        "`pip` packages.",
+        "ray.runtime_env_failed",
+        {},
+    ),
+    # vllm-project/vllm issue #2652, and #52435 (pydantic's rendering)
+    (
+        "ValueError: Total number of attention heads (52) must be divisible by tensor parallel "
+        "size (8).",
+        "vllm.parallel_layout_invalid",
+        {"heads": "52", "tp": "8"},
+    ),
+    (
+        "Value error, Total number of attention heads (64) must be divisible by tensor parallel "
+        "size (3).",
+        "vllm.parallel_layout_invalid",
+        {"heads": "64", "tp": "3"},
+    ),
+    # vllm-project/vllm issue #596 (three GPUs, tensor parallel size 2)
+    (
+        "ValueError: The number of GPUs per node is not divisible by the number of tensor "
+        "parallelism.",
+        "vllm.parallel_layout_invalid",
+        {},
     ),
     # vllm-project/vllm issue #8908
     (
@@ -232,6 +282,15 @@ NEGATIVE: list[tuple[str, str]] = [
         "gcs_rpc_client.h:533: Failed to connect to GCS within 60 seconds. GCS may have been "
         "killed.",
     ),
+    # Ray reusing an environment it built, and vLLM's parallel config echoed at start
+    (
+        "ray.runtime_env_failed",
+        'INFO runtime_env_agent.py:400 -- Successfully created runtime env: {"pip": ["x"]}',
+    ),
+    (
+        "vllm.parallel_layout_invalid",
+        "tensor_parallel_size=8, pipeline_parallel_size=1, disable_custom_all_reduce=False",
+    ),
     # Serve's health checks passing, and a replica stopped on a scale-down
     ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
     (
@@ -285,3 +344,14 @@ def test_a_failed_vllm_worker_no_longer_reads_as_the_application() -> None:
         "above. Failed core proc(s): {}"
     )
     assert set(hits(line)) == {"vllm.worker_process_died"}
+
+
+def test_configuration_refusals_outweigh_the_generic_exception() -> None:
+    """A refusal of the job's own setup must stay above the generic exception (50), which
+    attribution drops once the node's own collective complaint came first."""
+    for key in (
+        "ray.runtime_env_failed",
+        "vllm.parallel_layout_invalid",
+        "vllm.placement_group_unavailable",
+    ):
+        assert CATALOG.signatures[key].weight > 50, key
