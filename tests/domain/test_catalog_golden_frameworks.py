@@ -165,6 +165,10 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "vllm.placement_group_unavailable", A),  # vllm-project/vllm#2406
         ("ValueError: Total number of attention heads (32) must be divisible by tensor parallel "
          "size (3).", "vllm.parallel_layout_invalid", A),  # containers/ai-lab-recipes#514
+        ("[2025-09-17 16:23:13 TP2] Decode transfer failed for request rank=2 decode_req.req.rid="
+         "'3ce84ffb82764f45b028dd8e6c4beed1' decode_req.req.bootstrap_room=1655955501905217457 "
+         "with exception KVTransferError(bootstrap_room=1655955501905217457): Failed due to an "
+         "unknown reason from another rank", "sglang.kv_transfer_failed", S),  # sglang#10560
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:

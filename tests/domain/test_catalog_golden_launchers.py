@@ -61,6 +61,7 @@ BLAME: dict[str, Blame] = {
     "ray.serve_replica_failed": Blame.SYMPTOM,
     "ray.gcs_join_failed": Blame.APPLICATION,
     "ray.runtime_env_failed": Blame.APPLICATION,
+    "ray.train_worker_group_timeout": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -416,6 +417,13 @@ GOLDEN += [
     (
         "ray.exceptions.RuntimeEnvSetupError: Failed to setup runtime environment.",
         "ray.runtime_env_failed",
+        {},
+    ),
+    # ray-project/ray pull request #61536 (the flaky test's failure)
+    (
+        "E               ray.train.v2._internal.exceptions.WorkerGroupStartupTimeoutError: The "
+        "worker group startup timed out after 60.0 seconds waiting for 4 workers.",
+        "ray.train_worker_group_timeout",
         {},
     ),
     # ray-project/ray python/ray/serve/_private/deployment_state.py (the 2.x warning)

@@ -25,6 +25,8 @@ BLAME: dict[str, Blame] = {
     "ray.gcs_join_failed": A,
     "ray.runtime_env_failed": A,
     "vllm.parallel_layout_invalid": A,
+    "ray.train_worker_group_timeout": S,
+    "sglang.kv_transfer_failed": S,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -156,6 +158,25 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ValueError: The number of GPUs per node is not divisible by the number of tensor "
         "parallelism.",
         "vllm.parallel_layout_invalid",
+        {},
+    ),
+    # ray-project/ray pull request #60376 (the controller's retry, runtime_env still installing)
+    (
+        "The worker group startup timed out after 30.0 seconds waiting for 8 workers. Potential "
+        "causes include: (1) temporary insufficient cluster resources while waiting for "
+        "autoscaling (ignore this warning in this case), (2) infeasible resource request where "
+        "the provided `ScalingConfig` cannot be satisfied), and (3) transient network issues.",
+        "ray.train_worker_group_timeout",
+        {},
+    ),
+    # sgl-project/sglang issue #7338 (the aborted request's meta_info)
+    (
+        '{"text":"","meta_info":{"id":"c564d0c5","finish_reason":{"type":"abort","message":'
+        "\"Decode transfer failed for request rank=0 decode_req.req.rid='c564d0c5' "
+        "decode_req.req.bootstrap_room=2170015846053279415 with exception KVTransferError("
+        "bootstrap_room=2170015846053279415): Failed to get kvcache from prefill instance, it "
+        'might be dead","status_code":500}}',
+        "sglang.kv_transfer_failed",
         {},
     ),
     # vllm-project/vllm issue #8908
@@ -291,6 +312,16 @@ NEGATIVE: list[tuple[str, str]] = [
         "vllm.parallel_layout_invalid",
         "tensor_parallel_size=8, pipeline_parallel_size=1, disable_custom_all_reduce=False",
     ),
+    # Ray Train starting its group normally; SGLang's bootstrap handshake succeeding
+    (
+        "ray.train_worker_group_timeout",
+        "Attempting to start training worker group of size 8 with the following resources: "
+        "[{'GPU': 1}] * 8",
+    ),
+    (
+        "sglang.kv_transfer_failed",
+        "[2025-09-17 16:23:13 TP0] Decode transfer done for request rank=0 bootstrap_room=1655",
+    ),
     # Serve's health checks passing, and a replica stopped on a scale-down
     ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
     (
@@ -324,6 +355,7 @@ def test_restatements_weigh_less_than_a_collective_complaint() -> None:
     for key in (
         "ray.actor_killed",
         "ray.serve_replica_failed",
+        "ray.train_worker_group_timeout",
         "vllm.worker_process_died",
         "sglang.child_failed",
     ):
