@@ -169,6 +169,10 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "'3ce84ffb82764f45b028dd8e6c4beed1' decode_req.req.bootstrap_room=1655955501905217457 "
          "with exception KVTransferError(bootstrap_room=1655955501905217457): Failed due to an "
          "unknown reason from another rank", "sglang.kv_transfer_failed", S),  # sglang#10560
+        ("AssertionError: Error in memory profiling. Initial free memory 30.3 GiB, current free "
+         "memory 30.3 GiB. This happens when other processes sharing the same container release "
+         "GPU memory while vLLM is profiling during initialization.",
+         "vllm.startup_memory_taken", A),  # vllm-project/vllm#33358
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
