@@ -173,6 +173,9 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "memory 30.3 GiB. This happens when other processes sharing the same container release "
          "GPU memory while vLLM is profiling during initialization.",
          "vllm.startup_memory_taken", A),  # vllm-project/vllm#33358
+        ("No available shared memory broadcast block found in 60 seconds. This typically happens "
+         "when some processes are hanging or doing some time-consuming work (e.g. compilation).",
+         "vllm.shm_broadcast_stalled", S),  # gpustack/gpustack#3888
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:

@@ -28,6 +28,7 @@ BLAME: dict[str, Blame] = {
     "ray.train_worker_group_timeout": S,
     "sglang.kv_transfer_failed": S,
     "vllm.startup_memory_taken": A,
+    "vllm.shm_broadcast_stalled": S,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -259,6 +260,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "vllm.worker_process_died",
         {},
     ),
+    # vllm-project/vllm-ascend issue #3717 (the V1 wording), OpenPipe/ART issue #201 (DEBUG, early)
+    (
+        "(EngineCore_DP0 pid=323240) INFO 12-09 11:25:53 [shm_broadcast.py:466] No available shared "
+        "memory broadcast block found in 60 seconds. This typically happens when some processes "
+        "are hanging or doing some time-consuming work (e.g. compilation).",
+        "vllm.shm_broadcast_stalled",
+        {},
+    ),
+    (
+        "DEBUG 07-04 17:35:10 [shm_broadcast.py:456] No available shared memory broadcast block "
+        "found in 60 second.",
+        "vllm.shm_broadcast_stalled",
+        {},
+    ),
     # sgl-project/sglang issue #3685 (the older wording)
     (
         "Message: 'Received sigquit from a child proces. It usually means the child failed.'",
@@ -343,6 +358,13 @@ NEGATIVE: list[tuple[str, str]] = [
         "Free memory on device (110.37/121.69 GiB) on startup. Desired GPU memory utilization is "
         "(0.87, 105.87 GiB).",
     ),
+    # vLLM announcing its broadcast queue at start-up
+    (
+        "vllm.shm_broadcast_stalled",
+        "(VllmWorker rank=0 pid=403) INFO 07-23 19:34:48 [shm_broadcast.py:289] vLLM message queue "
+        "communication handle: Handle(local_reader_ranks=[0], buffer_handle=(1, 10485760, 10, "
+        "'psm_0d5af338'))",
+    ),
     # Serve's health checks passing, and a replica stopped on a scale-down
     ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
     (
@@ -375,6 +397,7 @@ def test_restatements_weigh_less_than_a_collective_complaint() -> None:
     20 of a collective symptom, so the line that says why decides."""
     for key in (
         "ray.actor_killed",
+        "vllm.shm_broadcast_stalled",
         "ray.serve_replica_failed",
         "ray.train_worker_group_timeout",
         "vllm.worker_process_died",
