@@ -274,6 +274,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "vllm.shm_broadcast_stalled",
         {},
     ),
+    # OpenRLHF/OpenRLHF issue #1193 (an RL weight update run on every vLLM worker)
+    (
+        "(LLMRayActor pid=585804) (EngineCore_DP0 pid=586112) ERROR 03-05 00:25:45 [core.py:1094] "
+        "Invocation of collective_rpc method failed",
+        "vllm.worker_process_died",
+        {},
+    ),
     # sgl-project/sglang issue #3685 (the older wording)
     (
         "Message: 'Received sigquit from a child proces. It usually means the child failed.'",
