@@ -29,6 +29,7 @@ BLAME: dict[str, Blame] = {
     "sglang.kv_transfer_failed": S,
     "vllm.startup_memory_taken": A,
     "vllm.shm_broadcast_stalled": S,
+    "vllm.node_ip_mismatch": A,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -142,6 +143,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ray.runtime_env_failed",
         {},
     ),
+    # vllm-project/vllm pull request #43095 (as quoted there, the counts left as N)
+    (
+        "RuntimeError: Every node should have a unique IP address. Got N nodes",
+        "vllm.node_ip_mismatch",
+        {},
+    ),
+    # a public multi-node runbook quoting it (the driver's address matching no Ray node)
+    ("**`Every node should have a unique IP address`**", "vllm.node_ip_mismatch", {}),
     # vllm-project/vllm issue #2652, and #52435 (pydantic's rendering)
     (
         "ValueError: Total number of attention heads (52) must be divisible by tensor parallel "
@@ -372,6 +381,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "communication handle: Handle(local_reader_ranks=[0], buffer_handle=(1, 10485760, 10, "
         "'psm_0d5af338'))",
     ),
+    # vLLM announcing its driver's address
+    ("vllm.node_ip_mismatch", "INFO 08-19 21:25:13 ray_gpu_executor.py:120] driver_ip: 10.0.0.2"),
     # Serve's health checks passing, and a replica stopped on a scale-down
     ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
     (
@@ -432,7 +443,11 @@ def test_a_failed_vllm_worker_no_longer_reads_as_the_application() -> None:
 def test_configuration_refusals_outweigh_the_generic_exception() -> None:
     """A refusal of the job's own setup must stay above the generic exception (50), which
     attribution drops once the node's own collective complaint came first."""
-    for key in ("vllm.parallel_layout_invalid", "vllm.placement_group_unavailable"):
+    for key in (
+        "vllm.node_ip_mismatch",
+        "vllm.parallel_layout_invalid",
+        "vllm.placement_group_unavailable",
+    ):
         assert CATALOG.signatures[key].weight > 50, key
 
 
