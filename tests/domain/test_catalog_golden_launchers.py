@@ -62,6 +62,7 @@ BLAME: dict[str, Blame] = {
     "ray.gcs_join_failed": Blame.APPLICATION,
     "ray.runtime_env_failed": Blame.APPLICATION,
     "ray.train_worker_group_timeout": Blame.SYMPTOM,
+    "ray.object_store_full": Blame.APPLICATION,
 }
 
 # (line, signal, captures the line must yield)
@@ -425,6 +426,14 @@ GOLDEN += [
         "worker group startup timed out after 60.",
         "ray.train_worker_group_timeout",
         {},
+    ),
+    # ray-project/ray issue #22176 (a 200 GB read into a 78 GB store)
+    (
+        "(remote_read pid=1225) [2022-02-07 04:20:03,942 E 1225 1225] plasma_store_provider.cc:122: "
+        "Failed to put object 641e079764274441ffffffffffffffffffffffff0200000001000000 in object "
+        "store because it is full. Object size is 219375455268 bytes.",
+        "ray.object_store_full",
+        {"bytes": "219375455268"},
     ),
     # rendered from ray-project/ray deployment_state.py's 2.x format (no public log line found)
     (

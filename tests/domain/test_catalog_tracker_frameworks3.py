@@ -30,6 +30,7 @@ BLAME: dict[str, Blame] = {
     "vllm.startup_memory_taken": A,
     "vllm.shm_broadcast_stalled": S,
     "vllm.node_ip_mismatch": A,
+    "ray.object_store_full": A,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -141,6 +142,19 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "for URI pip://4950ef80135a68b4f9621da6c5c2f4759041a698 does not exist on the cluster. "
         "Something may have gone wrong while installing the runtime_env `pip` packages.",
         "ray.runtime_env_failed",
+        {},
+    ),
+    # ray-project/ray issue #11594 (RLlib's weight sync, 25 GB)
+    (
+        "ray.exceptions.ObjectStoreFullError: Failed to put object ffffffffffffffffdf5a1a82010000000"
+        "2000000 in object store because it is full. Object size is 25892330588 bytes.",
+        "ray.object_store_full",
+        {"bytes": "25892330588"},
+    ),
+    (
+        "The local object store is full of objects that are still in scope and cannot be evicted. "
+        "Tip: Use the `ray memory` command to list active objects in the cluster.",
+        "ray.object_store_full",
         {},
     ),
     # vllm-project/vllm pull request #43095 (as quoted there, the counts left as N)
@@ -383,6 +397,12 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # vLLM announcing its driver's address
     ("vllm.node_ip_mismatch", "INFO 08-19 21:25:13 ray_gpu_executor.py:120] driver_ip: 10.0.0.2"),
+    # Ray spilling objects to disk, as it should
+    (
+        "ray.object_store_full",
+        "(raylet) Spilled 4096 MiB, 12 objects, write throughput 1200 MiB/s. Set "
+        "RAY_verbose_spill_logs=0 to disable this message.",
+    ),
     # Serve's health checks passing, and a replica stopped on a scale-down
     ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
     (
@@ -444,6 +464,7 @@ def test_configuration_refusals_outweigh_the_generic_exception() -> None:
     """A refusal of the job's own setup must stay above the generic exception (50), which
     attribution drops once the node's own collective complaint came first."""
     for key in (
+        "ray.object_store_full",
         "vllm.node_ip_mismatch",
         "vllm.parallel_layout_invalid",
         "vllm.placement_group_unavailable",
