@@ -32,6 +32,9 @@ from domain.golden import found
         ("concurrent.futures.process.BrokenProcessPool: A process in the process pool was "
          "terminated abruptly while the future was running or pending.",
          "python.broken_process_pool", Blame.SYMPTOM),
+        # ray-project/ray issue #8546 (Ray workers each starting an OpenMP pool)
+        ("(pid=116340) libgomp: Thread creation failed: Resource temporarily unavailable",
+         "python.thread_limit", Blame.APPLICATION),
     ],
 )  # fmt: skip
 def test_python_classes(line: str, signal: str, blame: Blame) -> None:

@@ -31,6 +31,7 @@ BLAME: dict[str, Blame] = {
     "vllm.shm_broadcast_stalled": S,
     "vllm.node_ip_mismatch": A,
     "ray.object_store_full": A,
+    "python.thread_limit": A,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -155,6 +156,37 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "The local object store is full of objects that are still in scope and cannot be evicted. "
         "Tip: Use the `ray memory` command to list active objects in the cluster.",
         "ray.object_store_full",
+        {},
+    ),
+    # OpenMathLib/OpenBLAS issue #1668 (the older wording, with the limit it hit),
+    # CFIA-NCFAD/nf-flu issue #105, infiniflow/ragflow issue #5342 (a container refusing clone)
+    (
+        "    OpenBLAS blas_thread_init: pthread_create: Resource temporarily unavailable",
+        "python.thread_limit",
+        {},
+    ),
+    (
+        "    OpenBLAS blas_thread_init: RLIMIT_NPROC 1032189 current, 1032189 max",
+        "python.thread_limit",
+        {},
+    ),
+    (
+        "OpenBLAS blas_thread_init: pthread_create failed for thread 86 of 128: Resource "
+        "temporarily unavailable",
+        "python.thread_limit",
+        {},
+    ),
+    (
+        "OpenBLAS blas_thread_init: pthread_create failed for thread 1 of 48: Operation not "
+        "permitted",
+        "python.thread_limit",
+        {},
+    ),
+    # sjtu-marl/malib issue #33 (title: std::thread's system_error), golang/go issue #37006
+    ("thread: Resource temporarily unavailable", "python.thread_limit", {}),
+    (
+        "runtime/cgo: pthread_create failed: Resource temporarily unavailable",
+        "python.thread_limit",
         {},
     ),
     # vllm-project/vllm pull request #43095 (as quoted there, the counts left as N)
@@ -403,6 +435,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "(raylet) Spilled 4096 MiB, 12 objects, write throughput 1200 MiB/s. Set "
         "RAY_verbose_spill_logs=0 to disable this message.",
     ),
+    # a thread's frame in a backtrace, and a non-blocking read with nothing to read
+    (
+        "python.thread_limit",
+        "#5  0x00007fe587aef609 in start_thread (arg=<optimised out>) at pthread_create.c:477",
+    ),
+    ("python.thread_limit", "read: Resource temporarily unavailable"),
     # Serve's health checks passing, and a replica stopped on a scale-down
     ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
     (
@@ -464,6 +502,7 @@ def test_configuration_refusals_outweigh_the_generic_exception() -> None:
     """A refusal of the job's own setup must stay above the generic exception (50), which
     attribution drops once the node's own collective complaint came first."""
     for key in (
+        "python.thread_limit",
         "ray.object_store_full",
         "vllm.node_ip_mismatch",
         "vllm.parallel_layout_invalid",
