@@ -32,6 +32,7 @@ BLAME: dict[str, Blame] = {
     "vllm.node_ip_mismatch": A,
     "ray.object_store_full": A,
     "python.thread_limit": A,
+    "trtllm.assertion_failed": A,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -188,6 +189,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "runtime/cgo: pthread_create failed: Resource temporarily unavailable",
         "python.thread_limit",
         {},
+    ),
+    # NVIDIA/TensorRT-LLM issue #1796 (one GPU for a tp=2 engine), NVIDIA/NeMo-Aligner issue #264
+    (
+        "RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp (/home/jenkins/"
+        "agent/workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/"
+        "worldConfig.cpp:99)",
+        "trtllm.assertion_failed",
+        {"check": "mpiSize == tp * pp "},
+    ),
+    (
+        "RuntimeError: RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: Failed to refit "
+        "transformer.layers.0.input_layernorm.bias (/opt/TensorRT-LLM/cpp/tensorrt_llm/runtime/"
+        "tllmRuntime.cpp:229)",
+        "trtllm.assertion_failed",
+        {"check": "Failed to refit transformer.layers.0.input_layernorm.bias "},
     ),
     # vllm-project/vllm pull request #43095 (as quoted there, the counts left as N)
     (
@@ -441,6 +457,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "#5  0x00007fe587aef609 in start_thread (arg=<optimised out>) at pthread_create.c:477",
     ),
     ("python.thread_limit", "read: Resource temporarily unavailable"),
+    # TensorRT-LLM's MPI check failing is MPI's story (NVIDIA/TensorRT-LLM issue #1826)
+    (
+        "trtllm.assertion_failed",
+        "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/"
+        "workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/mpiUtils.cpp:211 '6'",
+    ),
     # Serve's health checks passing, and a replica stopped on a scale-down
     ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
     (
