@@ -196,14 +196,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "agent/workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/"
         "worldConfig.cpp:99)",
         "trtllm.assertion_failed",
-        {"check": "mpiSize == tp * pp "},
+        {"check": "mpiSize == tp * pp"},
     ),
     (
         "RuntimeError: RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: Failed to refit "
         "transformer.layers.0.input_layernorm.bias (/opt/TensorRT-LLM/cpp/tensorrt_llm/runtime/"
         "tllmRuntime.cpp:229)",
         "trtllm.assertion_failed",
-        {"check": "Failed to refit transformer.layers.0.input_layernorm.bias "},
+        {"check": "Failed to refit transformer.layers.0.input_layernorm.bias"},
     ),
     # vllm-project/vllm pull request #43095 (as quoted there, the counts left as N)
     (
