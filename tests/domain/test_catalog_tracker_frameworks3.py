@@ -33,6 +33,7 @@ BLAME: dict[str, Blame] = {
     "ray.object_store_full": A,
     "python.thread_limit": A,
     "trtllm.assertion_failed": A,
+    "sglang.watchdog_timeout": S,
     "vllm.placement_group_unavailable": A,
     "vllm.worker_process_died": S,
     "sglang.child_failed": S,
@@ -352,6 +353,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "vllm.worker_process_died",
         {},
     ),
+    # sgl-project/sglang issue #3752 (every TP rank at once)
+    (
+        "[2025-03-09 00:57:15 TP4] Watchdog timeout (self.watchdog_timeout=300)",
+        "sglang.watchdog_timeout",
+        {},
+    ),
     # sgl-project/sglang issue #3685 (the older wording)
     (
         "Message: 'Received sigquit from a child proces. It usually means the child failed.'",
@@ -463,6 +470,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/"
         "workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/mpiUtils.cpp:211 '6'",
     ),
+    # SGLang's launch argument, echoed in server_args
+    ("sglang.watchdog_timeout", "server_args=ServerArgs(watchdog_timeout=300, dist_timeout=None)"),
     # Serve's health checks passing, and a replica stopped on a scale-down
     ("ray.serve_replica_failed", "Replica echo#kKvmLq of deployment echo passed health check."),
     (
@@ -498,6 +507,7 @@ def test_restatements_weigh_less_than_a_collective_complaint() -> None:
         "vllm.shm_broadcast_stalled",
         "ray.serve_replica_failed",
         "ray.train_worker_group_timeout",
+        "sglang.watchdog_timeout",
         "vllm.worker_process_died",
         "sglang.child_failed",
     ):
