@@ -1,9 +1,13 @@
 """Golden lines from the fifth tracker sweep of issue 14 over the multi-node inference-serving and
 RL stacks and their schedulers: what Ray prints when a request cannot be placed (a bundle pinned
-to an address no node carries, more GPUs than the cluster has), when an actor is ended on
-purpose, and when a raylet lags or disappears; what vLLM prints when its parallel layout cannot
-be placed and when one of its worker processes dies; SGLang's restatement of a failed child; and
-what a JAX task prints when it cannot register with, or loses, the coordination service.
+to an address no node carries, more GPUs than the cluster has), when its object store is full,
+when a runtime_env cannot be built, when an actor is ended on purpose, when a raylet lags or
+disappears and when a node cannot join the GCS; Ray Serve's and Ray Train's restatements; what
+vLLM prints when its parallel layout cannot be placed or does not divide the model, when its
+nodes' addresses do not line up, when another process holds its GPU and when one of its worker
+processes dies or stalls; SGLang's restatements, watchdog and PD transfer failures; TensorRT-LLM's
+own assertions; processes hitting their thread limit under many Ray workers; and what a JAX task
+prints when it cannot register with, or loses, the coordination service.
 
 Each line is cited beside it and goes through the scanner's own matcher; the blame is pinned to
 what the emitter means. Look-alikes that the same code paths print when nothing failed, or that
