@@ -205,6 +205,27 @@ KNOWN_MISSES: dict[str, str] = {
         "none)' is also what a misspelt or unsupported pin prints; only the thread (a PyPI CDN "
         "outage) says transient, and the engine rightly does not guess (unknown)"
     ),
+    # corpus18 (a fresh batch scored before any rule was changed for it)
+    "app-docker-network-isolation-nccl-unhanled-system-error-two-nodes": (
+        "the reporter's own line ('unhanled system error', misspelt) matches no catalog entry, "
+        "so nothing is read (unknown); Docker's network isolation is in the thread, not the lines"
+    ),
+    "hw-illegal-memory-access-mnist-gpu-returned-to-vendor": (
+        "an illegal memory access with no Xid reads as the job's own kernel (application); that "
+        "the GPU went back to the vendor is in the thread, not in the lines"
+    ),
+    "unknown-anysplat-allreduce-broadcast-watchdog-timeouts-unanswered": (
+        "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
+        "the cause open (unknown)"
+    ),
+    "unknown-internlm-stuck-different-status-among-gpus-allreduce-timeout-k8s": (
+        "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
+        "the cause open (unknown)"
+    ),
+    "unknown-maxtext-multihost-psm-filenotfound-from-time-to-time-k8s": (
+        "a FileNotFoundError in the data loader reads as the application; that it comes 'from "
+        "time to time' with the cause open (unknown) is in the thread, not in the lines"
+    ),
 }
 
 
