@@ -174,17 +174,13 @@ KNOWN_MISSES: dict[str, str] = {
         "every node stalls at once after a FUSE close error, which reads as a shared stall "
         "(transient); the thread left the cause open (unknown)"
     ),
-    "unknown-csi-s3-transport-endpoint-not-connected-every-pod": (
-        "a FUSE mount disconnected reads as the storage service (transient); the thread left "
-        "the cause open (unknown)"
-    ),
     "unknown-efa-ofi-couldnt-open-av-efa0-alloc-pd-hang": (
         "the EFA address vector failing on every node reads as the job's configuration "
         "(application); the thread left the cause open (unknown)"
     ),
     "unknown-nemo-checkpoint-save-eaddrinuse-eoferror": (
-        "the c10d store failing to listen (address in use) reads as an infrastructure event "
-        "(transient); the thread left the cause open (unknown)"
+        "the c10d store failing to listen (address in use), a symptom, in a job that had been "
+        "running reads as a transient cascade; the thread left the cause open (unknown)"
     ),
     "unknown-orbax-ocdbt-rename-enoent-tpu-v5litepod-8-hosts": (
         "a FileNotFoundError from the checkpoint library reads as the application; the thread "

@@ -27,7 +27,7 @@ BLAME: dict[str, Blame] = {
     "c10d.nccl_monitor_terminate": Blame.SYMPTOM,
     "c10d.store_connect_failed": Blame.TRANSIENT,
     "c10d.store_connect_retry": Blame.INFO,
-    "c10d.store_listen_failed": Blame.TRANSIENT,
+    "c10d.store_listen_failed": Blame.SYMPTOM,
     "c10d.store_peer_closed": Blame.SYMPTOM,
     "elastic.closing_workers": Blame.INFO,
     "elastic.worker_wedged": Blame.SYMPTOM,
@@ -485,13 +485,14 @@ def test_every_family_entry_has_its_blame_and_a_golden_line() -> None:
     assert {key for _, key, _ in GOLDEN} >= FAMILY_KEYS
 
 
-def test_store_failures_to_assemble_are_transient() -> None:
-    # a port held by a stale process decides a retry; a store nobody reached is only a hint
-    # (a wrong MASTER_ADDR looks the same), so alone it leaves the cause unknown
-    assert CATALOG.signatures["c10d.store_listen_failed"].weight >= 50
-    assert 0 < CATALOG.signatures["c10d.store_connect_failed"].weight < 50
-    for key in ("c10d.store_connect_failed", "c10d.store_listen_failed"):
-        assert CATALOG.signatures[key].blame is Blame.TRANSIENT
+def test_store_failures_to_assemble_never_decide_alone() -> None:
+    # a port already taken is most often the job's own choice (a second run, a default port)
+    # and sometimes a stale process: a symptom the timing and history rules decide; a store
+    # nobody reached is only a hint (a wrong MASTER_ADDR looks the same), below the threshold
+    listen = CATALOG.signatures["c10d.store_listen_failed"]
+    assert listen.blame is Blame.SYMPTOM and 20 <= listen.weight <= 30
+    connect = CATALOG.signatures["c10d.store_connect_failed"]
+    assert connect.blame is Blame.TRANSIENT and 0 < connect.weight < 50
     # the collective teardown texts are symptoms too weak to decide anything alone
     for key in ("c10d.nccl_async_teardown", "c10d.nccl_dump_signal", "elastic.closing_workers"):
         assert CATALOG.signatures[key].weight <= 30
