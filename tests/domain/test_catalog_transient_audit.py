@@ -45,6 +45,8 @@ KEPT = frozenset(
         "service.mlflow_request_failed",
         "service.azure_request_failed",
         "storage.stale_handle",
+        "storage.remote_io_error",
+        "nvml.container_lost_devices",
     }
 )
 BLAME: dict[str, Blame] = {
@@ -169,6 +171,15 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # huggingface/transformers#9732: saving the optimizer's state in a checkpoint
     ("OSError: [Errno 116] Stale file handle", "storage.stale_handle", {}),
+    # pesser/edflow#92: listing the checkpoints on a network file system
+    (
+        "OSError: [Errno 121] Remote I/O error: 'logs/2019-07-01T17:49:45_coords_1_pretrain_"
+        "deepfashion/train/checkpoints'",
+        "storage.remote_io_error",
+        {},
+    ),
+    # NVIDIA/nvidia-docker#1671: a container's GPUs gone after hours, the host's still there
+    ("Failed to initialize NVML: Unknown Error", "nvml.container_lost_devices", {}),
 ]
 
 # (key, a line that must not be read as that key)
