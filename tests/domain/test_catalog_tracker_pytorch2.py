@@ -27,6 +27,7 @@ BLAME: dict[str, Blame] = {
     "c10d.store_wait_poll_timeout": S,
     "c10d.store_connect_timeout_retry": I,
     "nccl.comm_id_no_subnet": A,
+    "nccl.socket_size_mismatch": A,
 }
 
 # (real line, key, captures); the thread is named above each
@@ -148,6 +149,22 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nccl.comm_id_no_subnet",
         {"remote": "a.b.c.d0"},
     ),
+    # pytorch/torchtitan#1681 (NCCL 2.2x with its hint; pipeline parallelism over 4 nodes)
+    (
+        "[2025-09-01 21:12:17] nid001097:5838:6020 [0] transport/net_socket.cc:561 NCCL WARN "
+        "NET/Socket : peer 10.249.23.66<41138> message truncated : receiving 8 bytes instead of "
+        "4. If you believe your socket network is in a healthy state, there may be a mismatch in "
+        "collective sizes or environment settings (e.g. NCCL_PROTO, NCCL_ALGO) between ranks",
+        "nccl.socket_size_mismatch",
+        {"received": "8", "expected": "4"},
+    ),
+    # NVIDIA/nccl#626 (NCCL 2.10, a PyTorch job on two machines)
+    (
+        "transport/net_socket.cc:424 NCCL WARN NET/Socket : peer 192.168.161.30<59210> message "
+        "truncated : receiving 1048576 bytes instead of 65536",
+        "nccl.socket_size_mismatch",
+        {"received": "1048576", "expected": "65536"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -194,6 +211,18 @@ NEGATIVE: list[tuple[str, str]] = [
         "nccl.comm_id_no_subnet",
         "NCCL INFO NET : Found interface eth0:10.0.0.5<0> in the same subnet as remote address "
         "10.0.0.1<29500>",
+    ),
+    # a failed send or recv on the socket names no sizes: nccl.socket_progress_error's
+    (
+        "nccl.socket_size_mismatch",
+        "gpu-c02:40022:40107 [3] transport/net_socket.cc:325 NCCL WARN NET/Socket : socket "
+        "progress error",
+    ),
+    # the bootstrap's truncation (mixed NCCL versions) is nccl.bootstrap_truncated's
+    (
+        "nccl.socket_size_mismatch",
+        "1: compute-st-p4de24xlarge-2:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : "
+        "received 256 bytes instead of 4",
     ),
 ]
 
