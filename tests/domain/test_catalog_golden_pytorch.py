@@ -465,7 +465,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # MiniMax-AI/MiniMax-M1#14
     (
-        '[rank7]:[W624 12:52:07.296197118 ProcessGroupNCCL.cpp:1659] [PG ID 0 PG GUID 0 Rank 7] '
+        "[rank7]:[W624 12:52:07.296197118 ProcessGroupNCCL.cpp:1659] [PG ID 0 PG GUID 0 Rank 7] "
         'Failed to check the "should dump" flag on TCPStore, (maybe TCPStore server has shut '
         "down too early), with error: Broken pipe",
         "c10d.store_gone_dump_check",

@@ -14,10 +14,10 @@ from __future__ import annotations
 from autorecover.domain.records import Blame
 from domain.golden import CATALOG, golden_line_checks
 
-A, S, I = Blame.APPLICATION, Blame.SYMPTOM, Blame.INFO
+A, S, N = Blame.APPLICATION, Blame.SYMPTOM, Blame.INFO  # N: a note (info)
 
 BLAME: dict[str, Blame] = {
-    "c10d.device_guess_note": I,
+    "c10d.device_guess_note": N,
     "c10d.libuv_unavailable": A,
     "c10d.nccl_no_gpus": A,
     "c10d.nccl_not_built": A,
@@ -25,7 +25,7 @@ BLAME: dict[str, Blame] = {
     "c10d.device_mesh_invalid": A,
     "c10d.store_gone_dump_check": S,
     "c10d.store_wait_poll_timeout": S,
-    "c10d.store_connect_timeout_retry": I,
+    "c10d.store_connect_timeout_retry": N,
     "nccl.comm_id_no_subnet": A,
     "nccl.socket_size_mismatch": A,
 }
