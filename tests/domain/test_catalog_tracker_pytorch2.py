@@ -55,6 +55,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "c10d.libuv_unavailable",
         {},
     ),
+    # the 2.2-2.3 wording, rendered from pytorch/pytorch pull request #105672's format
+    (
+        "RuntimeError: use_libuv was requested but PyTorch was build without libuv support",
+        "c10d.libuv_unavailable",
+        {},
+    ),
     # FangyunWei/SLRT#65 (2.x raises it as a ValueError)
     (
         "ValueError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
