@@ -61,6 +61,7 @@ BLAME: dict[str, Blame] = {
     "c10d.store_gone_dump_check": Blame.SYMPTOM,
     "c10d.store_wait_poll_timeout": Blame.SYMPTOM,
     "c10d.store_connect_timeout_retry": Blame.INFO,
+    "c10d.env_var_note": Blame.INFO,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -477,6 +478,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "failed with (errno: 0 - Success).",
         "c10d.store_wait_poll_timeout",
         {},
+    ),
+    # ray-project/ray#47286 (every Ray Train worker on torch 2.2+)
+    (
+        "(RayTrainWorker pid=2273, ip=172.24.21.66) [rank7]:[W Utils.hpp:108] Warning: "
+        "Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use "
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarString)",
+        "c10d.env_var_note",
+        {"variable": "NCCL_ASYNC_ERROR_HANDLING"},
     ),
     # vllm-project/vllm-metal#58
     (

@@ -26,6 +26,7 @@ BLAME: dict[str, Blame] = {
     "c10d.store_gone_dump_check": S,
     "c10d.store_wait_poll_timeout": S,
     "c10d.store_connect_timeout_retry": N,
+    "c10d.env_var_note": N,
     "nccl.comm_id_no_subnet": A,
     "nccl.socket_size_mismatch": A,
 }
@@ -148,6 +149,27 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "c10d.store_connect_timeout_retry",
         {},
     ),
+    # NVIDIA/physicsnemo#568 (torch 2.2+, every rank of a healthy run)
+    (
+        "[W Utils.hpp:135] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is "
+        "deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarInt)",
+        "c10d.env_var_note",
+        {"variable": "NCCL_ASYNC_ERROR_HANDLING"},
+    ),
+    # pytorch/pytorch pull request #114432
+    (
+        "[rank3]:[W Utils.hpp:164] Warning: Environment variable NCCL_DESYNC_DEBUG is "
+        "deprecated; use TORCH_NCCL_DESYNC_DEBUG instead (function getCvarBool)",
+        "c10d.env_var_note",
+        {"replacement": "TORCH_NCCL_DESYNC_DEBUG"},
+    ),
+    # NVIDIA/nccl#1176 (with the stray "0" c10d prints)
+    (
+        "3: [rank24]:[W ProcessGroupNCCL.cpp:2302] Warning: 0TORCH_NCCL_AVOID_RECORD_STREAMS=1 "
+        "has no effect for point-to-point collectives. (function operator())",
+        "c10d.env_var_note",
+        {},
+    ),
     # NVIDIA/nccl#929 (a PyTorch job in Docker bridge networks with NCCL_COMM_ID set)
     (
         "d9beab19e6d2:1791:1791 [0] misc/socket.cc:237 NCCL WARN Net : No interface found in the "
@@ -218,6 +240,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "NCCL INFO NET : Found interface eth0:10.0.0.5<0> in the same subnet as remote address "
         "10.0.0.1<29500>",
     ),
+    # a variable the job sets is no deprecation note
+    ("c10d.env_var_note", "NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0"),
     # a failed send or recv on the socket names no sizes: nccl.socket_progress_error's
     (
         "nccl.socket_size_mismatch",
