@@ -24,6 +24,7 @@ BLAME: dict[str, Blame] = {
     "cuda.contained_error": Blame.HARDWARE,
     "nccl.last_error_cuda_failure": Blame.SYMPTOM,
     "nccl.last_error_cuda_oom": Blame.APPLICATION,
+    "nccl.ib_resiliency_failure": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -110,6 +111,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # the node's fabric manager, read by cuda.device_unavailable beside it)
     ("[rank0]: Cuda failure 802 'system not yet initialized'", "nccl.last_error_cuda_failure",
      {"code": "802", "text": "system not yet initialized"}),  # fmt: skip
+    # NVIDIA/nccl issue #2157 (a maintainer's analysis: a port taken down on one host, 2.28+)
+    (
+        "[2026-05-04 19:55:27] GPU-606:534134:535429 [1] transport/net_ib/p2p_resiliency.cc:325 "
+        "NCCL WARN NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 0 marked as failed. "
+        "Initiating recovery? Yes (send comm=0x7f03e8086000, outstandingRecovery=0)",
+        "nccl.ib_resiliency_failure",
+        {"device": "0"},
+    ),
+    # NVIDIA/nccl src/transport/net_ib/p2p_resiliency.cc (its fatal branch, as a log prints it)
+    (
+        "NCCL WARN NET/IB: The error is fatal (No functional devices left). Cannot continue.",
+        "nccl.ib_resiliency_failure",
+        {"reason": "No functional devices left"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -141,6 +156,9 @@ NEGATIVE: list[tuple[str, str]] = [
      "x:1:2 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'"),  # fmt: skip
     ("nccl.last_error_cuda_oom", "[rank0]: Cuda failure 'invalid argument'"),
     ("nccl.last_error_cuda_failure", "[rank112]: Cuda failure 2 'out of memory'"),
+    # a device already failed over is not a new failure; a Python error's own "fatal" wording
+    ("nccl.ib_resiliency_failure", "NCCL INFO NET/IB: Device 1 was already marked as failed"),
+    ("nccl.ib_resiliency_failure", "RuntimeError: The error is fatal (see above)."),
 ]
 
 
