@@ -25,6 +25,8 @@ BLAME: dict[str, Blame] = {
     "nccl.last_error_cuda_failure": Blame.SYMPTOM,
     "nccl.last_error_cuda_oom": Blame.APPLICATION,
     "nccl.ib_resiliency_failure": Blame.SYMPTOM,
+    "nvml.reset_required": Blame.HARDWARE,
+    "nvml.not_ready": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield)
@@ -125,6 +127,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nccl.ib_resiliency_failure",
         {"reason": "No functional devices left"},
     ),
+    # a public server hand-over note found through the code index (`nvidia-smi -i 2 -q` on the
+    # one GPU of eight whose CUDA initialisation failed)
+    ("    Reset Required                    : Yes", "nvml.reset_required",
+     {"field": "Reset Required"}),  # fmt: skip
+    ("Fan Speed                             : System is not in ready state", "nvml.not_ready", {}),
+    ("Graphics                              : System is not in ready state", "nvml.not_ready", {}),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -159,6 +167,12 @@ NEGATIVE: list[tuple[str, str]] = [
     # a device already failed over is not a new failure; a Python error's own "fatal" wording
     ("nccl.ib_resiliency_failure", "NCCL INFO NET/IB: Device 1 was already marked as failed"),
     ("nccl.ib_resiliency_failure", "RuntimeError: The error is fatal (see above)."),
+    # the healthy and unsupported states of the reset fields; XID 154's own line is the XID's
+    ("nvml.reset_required", "        Reset Required                    : No"),
+    ("nvml.reset_required", "        Drain and Reset Recommended       : N/A"),
+    ("nvml.reset_required",
+     "NVRM: Xid (PCI:0000:3b:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU "
+     "Reset Required)"),  # fmt: skip
 ]
 
 
@@ -175,14 +189,16 @@ def test_texts_that_software_prints_as_well_stay_under_the_threshold() -> None:
     """A health check's configuration, a stopped fabric manager or an invalid peer access reads
     the same as the part failing: these name no node alone."""
     for key in ("nhc.hardware_check_failed", "nvml.nvlink_inactive", "nvml.hw_slowdown_active",
-                "cuda.contained_error"):  # fmt: skip
+                "cuda.contained_error", "nvml.not_ready"):  # fmt: skip
         sig = CATALOG.signatures[key]
         assert sig.weight < 60, key
         assert sig.node_action.value == "inspect", key
 
 
-def test_a_failed_row_remapping_decides() -> None:
-    """NVIDIA's memory error guide makes a failed row remapping an RMA criterion, as XID 64."""
-    sig = CATALOG.signatures["nvml.row_remap_failure"]
-    assert sig.weight >= 60
-    assert sig.node_action.value != "none"
+def test_a_gpu_the_driver_holds_failed_decides() -> None:
+    """A failed row remapping (an RMA criterion, as XID 64) and a GPU that requires a reset are
+    the driver's own statement that this GPU cannot run work: they name its node."""
+    for key in ("nvml.row_remap_failure", "nvml.reset_required"):
+        sig = CATALOG.signatures[key]
+        assert sig.weight >= 60, key
+        assert sig.node_action.value != "none", key
