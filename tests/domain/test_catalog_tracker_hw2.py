@@ -1,7 +1,8 @@
 """Golden lines from the round-5 tracker sweep of issue 14 over hardware faults as training jobs
 see them: the node's own health check (LBNL NHC and the Azure HPC checks built on it),
 `nvidia-smi`'s reports of an inactive NVLink, a failed row remapping and an engaged hardware
-slowdown, the CUDA driver's contained-error code, and NCCL's last error as PyTorch quotes it.
+slowdown, the CUDA driver's contained-error code, NCCL's IB resiliency and its last error as
+PyTorch quotes it, and the EFA completion statuses that say a request failed the device's checks.
 
 Each line is cited beside it and goes through the scanner's own matcher. A line names a node's
 part as failed only when it says so; where the same text comes from a check's configuration or the
@@ -27,6 +28,7 @@ BLAME: dict[str, Blame] = {
     "nccl.ib_resiliency_failure": Blame.SYMPTOM,
     "nvml.reset_required": Blame.HARDWARE,
     "nvml.not_ready": Blame.HARDWARE,
+    "efa.request_invalid": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -133,6 +135,23 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
      {"field": "Reset Required"}),  # fmt: skip
     ("Fan Speed                             : System is not in ready state", "nvml.not_ready", {}),
     ("Graphics                              : System is not in ready state", "nvml.not_ready", {}),
+    # libfabric prov/efa/src/efa_errno.h statuses 7 and 6 in efa_rdm_txe_handle_error()'s warn
+    # line, as scripts/catalog_emitters/efa.toml renders it (no public line found)
+    (
+        "libfabric:451707:1708520807::efa:cq:efa_rdm_txe_handle_error():737<warn> err: 5, message: "
+        "Remote memory registration is invalid, has insufficient access flags or does not match "
+        "IOVA My EFA addr: fi_addr_efa://[fe80::13:c2ff:fe6f:f03d]:0:1072483550 My host id: "
+        "i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[fe80::b8:aff:fe44:425]:0:947699476 "
+        "Peer host id: i-0ce6d3d57139f053c (7)",
+        "efa.request_invalid",
+        {"error": "Remote memory registration is invalid"},
+    ),
+    (
+        "err: 5, message: Message too long My EFA addr: N/A My host id: N/A Peer EFA addr: N/A "
+        "Peer host id: N/A (6)",
+        "efa.request_invalid",
+        {"error": "Message too long"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -167,6 +186,11 @@ NEGATIVE: list[tuple[str, str]] = [
     # a device already failed over is not a new failure; a Python error's own "fatal" wording
     ("nccl.ib_resiliency_failure", "NCCL INFO NET/IB: Device 1 was already marked as failed"),
     ("nccl.ib_resiliency_failure", "RuntimeError: The error is fatal (see above)."),
+    # a socket's EMSGSIZE is not EFA's; the peer-side statuses are efa.peer_unreachable's
+    ("efa.request_invalid", "sendmsg: Message too long"),
+    ("efa.request_invalid",
+     "err: 5, message: Connection was reset by remote peer My EFA addr: N/A My host id: N/A "
+     "Peer EFA addr: N/A Peer host id: N/A (8)"),  # fmt: skip
     # the healthy and unsupported states of the reset fields; XID 154's own line is the XID's
     ("nvml.reset_required", "        Reset Required                    : No"),
     ("nvml.reset_required", "        Drain and Reset Recommended       : N/A"),
