@@ -29,6 +29,7 @@ BLAME: dict[str, Blame] = {
     "nvml.reset_required": Blame.HARDWARE,
     "nvml.not_ready": Blame.HARDWARE,
     "efa.request_invalid": Blame.SYMPTOM,
+    "nic.mlx5_fatal_sensor": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield)
@@ -152,6 +153,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "efa.request_invalid",
         {"error": "Message too long"},
     ),
+    # torvalds/linux mlx5 health.c poll_health, as scripts/catalog_emitters/kernel.toml renders it
+    (
+        "mlx5_core 0000:41:00.0: mlx5_health_check_fatal_sensors:220:(pid 0): Fatal error 1 "
+        "detected",
+        "nic.mlx5_fatal_sensor",
+        {"sensor": "1"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -191,6 +199,9 @@ NEGATIVE: list[tuple[str, str]] = [
     ("efa.request_invalid",
      "err: 5, message: Connection was reset by remote peer My EFA addr: N/A My host id: N/A "
      "Peer EFA addr: N/A Peer host id: N/A (8)"),  # fmt: skip
+    # a reset requested on purpose (NIC_SW_RESET) and another driver's fatal error
+    ("nic.mlx5_fatal_sensor", "mlx5_core 0000:41:00.0: poll_health:720:(pid 0): Fatal error 4 detected"),
+    ("nic.mlx5_fatal_sensor", "ice 0000:3b:00.0: Fatal error 1 detected"),
     # the healthy and unsupported states of the reset fields; XID 154's own line is the XID's
     ("nvml.reset_required", "        Reset Required                    : No"),
     ("nvml.reset_required", "        Drain and Reset Recommended       : N/A"),
