@@ -97,11 +97,17 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # leptonai/gpud pull request #80 and aws/eks-node-monitoring-agent issue #245 (nvidia-smi -q)
     ("    Remapping Failure Occurred        : Yes", "nvml.row_remap_failure", {}),
     # kubeflow/kubeflow issue #68 and mlfoundations/open_clip issue #703 (the section's rows)
-    ("            HW Thermal Slowdown           : Active", "nvml.hw_slowdown_active",
-     {"reason": "Thermal"}),  # fmt: skip
+    (
+        "            HW Thermal Slowdown           : Active",
+        "nvml.hw_slowdown_active",
+        {"reason": "Thermal"},
+    ),
     ("        HW Slowdown                       : Active", "nvml.hw_slowdown_active", {}),
-    ("            HW Power Brake Slowdown       : Active", "nvml.hw_slowdown_active",
-     {"reason": "Power Brake"}),  # fmt: skip
+    (
+        "            HW Power Brake Slowdown       : Active",
+        "nvml.hw_slowdown_active",
+        {"reason": "Power Brake"},
+    ),
     # marin-community/marin issue #8870 (GB200: the first node of the domain that faulted)
     (
         "CUDA_ERROR_CONTAINED: Invalid access of peer GPU memory over nvlink or a hardware error",
@@ -114,8 +120,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ("[rank2]: Cuda failure 'out of memory'", "nccl.last_error_cuda_oom", {}),
     # a public launcher's recorded failure found through the code index (802 after NVLS setup:
     # the node's fabric manager, read by cuda.device_unavailable beside it)
-    ("[rank0]: Cuda failure 802 'system not yet initialized'", "nccl.last_error_cuda_failure",
-     {"code": "802", "text": "system not yet initialized"}),  # fmt: skip
+    (
+        "[rank0]: Cuda failure 802 'system not yet initialized'",
+        "nccl.last_error_cuda_failure",
+        {"code": "802", "text": "system not yet initialized"},
+    ),
     # NVIDIA/nccl issue #2157 (a maintainer's analysis: a port taken down on one host, 2.28+)
     (
         "[2026-05-04 19:55:27] GPU-606:534134:535429 [1] transport/net_ib/p2p_resiliency.cc:325 "
@@ -132,8 +141,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # a public server hand-over note found through the code index (`nvidia-smi -i 2 -q` on the
     # one GPU of eight whose CUDA initialisation failed)
-    ("    Reset Required                    : Yes", "nvml.reset_required",
-     {"field": "Reset Required"}),  # fmt: skip
+    (
+        "    Reset Required                    : Yes",
+        "nvml.reset_required",
+        {"field": "Reset Required"},
+    ),
     ("Fan Speed                             : System is not in ready state", "nvml.not_ready", {}),
     ("Graphics                              : System is not in ready state", "nvml.not_ready", {}),
     # libfabric prov/efa/src/efa_errno.h statuses 7 and 6 in efa_rdm_txe_handle_error()'s warn
@@ -164,16 +176,24 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 
 NEGATIVE: list[tuple[str, str]] = [
     # a passed check, and health checks of other software
-    ("nhc.health_check_failed",
-     "SUCCESS:  nhc:  Health check passed:  check_gpu_count: Expected 8 and found 8"),  # fmt: skip
-    ("nhc.hardware_check_failed",
-     "SUCCESS:  nhc:  Health check passed:  check_gpu_xid:  GPU XID error check passed."),  # fmt: skip
+    (
+        "nhc.health_check_failed",
+        "SUCCESS:  nhc:  Health check passed:  check_gpu_count: Expected 8 and found 8",
+    ),
+    (
+        "nhc.hardware_check_failed",
+        "SUCCESS:  nhc:  Health check passed:  check_gpu_xid:  GPU XID error check passed.",
+    ),
     ("nhc.health_check_failed", "Elasticsearch health check failed:  timeout"),
     # a hardware check is not also the generic one, and a mount check is not hardware
-    ("nhc.health_check_failed",
-     "ERROR:  nhc:  Health check failed:  check_gpu_ecc: GPU id 3: SRAM Uncorrectable ECC"),  # fmt: skip
-    ("nhc.hardware_check_failed",
-     "ERROR:  nhc:  Health check failed:  check_fs_mount:  /home not mounted"),  # fmt: skip
+    (
+        "nhc.health_check_failed",
+        "ERROR:  nhc:  Health check failed:  check_gpu_ecc: GPU id 3: SRAM Uncorrectable ECC",
+    ),
+    (
+        "nhc.hardware_check_failed",
+        "ERROR:  nhc:  Health check failed:  check_fs_mount:  /home not mounted",
+    ),
     # an active link reports its speed; an NHC script's grep for the word
     ("nvml.nvlink_inactive", "         Link 0: 25.781 GB/s"),
     ("nvml.nvlink_inactive", 'if [[ $nvlink_output == *"inactive"* ]]; then'),
@@ -182,13 +202,19 @@ NEGATIVE: list[tuple[str, str]] = [
     ("nvml.hw_slowdown_active", "        HW Slowdown                       : Not Active"),
     ("nvml.hw_slowdown_active", "        SW Thermal Slowdown               : Active"),
     # other contained errors: XID 94's own line is the XID catalog's, a contained NVSwitch error
-    ("cuda.contained_error",
-     "NVRM: Xid (PCI:0000:00:08): 94, pid='<unknown>', name=<unknown>, Contained: SM (0x1)."),  # fmt: skip
+    (
+        "cuda.contained_error",
+        "NVRM: Xid (PCI:0000:00:08): 94, pid='<unknown>', name=<unknown>, Contained: SM (0x1).",
+    ),
     # NCCL's own WARN line is nccl.cuda_failure / nccl.cuda_oom, nccl-tests' is its own wording
-    ("nccl.last_error_cuda_failure",
-     "x:1:2 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'"),  # fmt: skip
-    ("nccl.last_error_cuda_oom",
-     "x:1:2 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'"),  # fmt: skip
+    (
+        "nccl.last_error_cuda_failure",
+        "x:1:2 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'",
+    ),
+    (
+        "nccl.last_error_cuda_oom",
+        "x:1:2 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'",
+    ),
     ("nccl.last_error_cuda_oom", "[rank0]: Cuda failure 'invalid argument'"),
     ("nccl.last_error_cuda_failure", "[rank112]: Cuda failure 2 'out of memory'"),
     # a device already failed over is not a new failure; a Python error's own "fatal" wording
@@ -196,18 +222,25 @@ NEGATIVE: list[tuple[str, str]] = [
     ("nccl.ib_resiliency_failure", "RuntimeError: The error is fatal (see above)."),
     # a socket's EMSGSIZE is not EFA's; the peer-side statuses are efa.peer_unreachable's
     ("efa.request_invalid", "sendmsg: Message too long"),
-    ("efa.request_invalid",
-     "err: 5, message: Connection was reset by remote peer My EFA addr: N/A My host id: N/A "
-     "Peer EFA addr: N/A Peer host id: N/A (8)"),  # fmt: skip
+    (
+        "efa.request_invalid",
+        "err: 5, message: Connection was reset by remote peer My EFA addr: N/A My host id: N/A "
+        "Peer EFA addr: N/A Peer host id: N/A (8)",
+    ),
     # a reset requested on purpose (NIC_SW_RESET) and another driver's fatal error
-    ("nic.mlx5_fatal_sensor", "mlx5_core 0000:41:00.0: poll_health:720:(pid 0): Fatal error 4 detected"),
+    (
+        "nic.mlx5_fatal_sensor",
+        "mlx5_core 0000:41:00.0: poll_health:720:(pid 0): Fatal error 4 detected",
+    ),
     ("nic.mlx5_fatal_sensor", "ice 0000:3b:00.0: Fatal error 1 detected"),
     # the healthy and unsupported states of the reset fields; XID 154's own line is the XID's
     ("nvml.reset_required", "        Reset Required                    : No"),
     ("nvml.reset_required", "        Drain and Reset Recommended       : N/A"),
-    ("nvml.reset_required",
-     "NVRM: Xid (PCI:0000:3b:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU "
-     "Reset Required)"),  # fmt: skip
+    (
+        "nvml.reset_required",
+        "NVRM: Xid (PCI:0000:3b:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU "
+        "Reset Required)",
+    ),
 ]
 
 
