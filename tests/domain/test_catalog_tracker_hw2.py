@@ -94,9 +94,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nvml.nvlink_inactive",
         {},
     ),
-    # leptonai/gpud pull request #80 and aws/eks-node-monitoring-agent issue #245 (nvidia-smi -q)
+    # nvidia-smi -q's Remapped Rows section as leptonai/gpud pull request #80 quotes it, with the
+    # failure a public health-check fixture renders (aws/eks-node-monitoring-agent issue #245)
     ("    Remapping Failure Occurred        : Yes", "nvml.row_remap_failure", {}),
-    # kubeflow/kubeflow issue #68 and mlfoundations/open_clip issue #703 (the section's rows)
+    # the rows as kubeflow/kubeflow issue #68 and mlfoundations/open_clip issue #703 quote them
+    # (there Not Active), with the value a throttled GPU shows
     (
         "            HW Thermal Slowdown           : Active",
         "nvml.hw_slowdown_active",
