@@ -120,8 +120,8 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ("[rank112]: Cuda failure 2 'out of memory'", "nccl.last_error_cuda_oom", {}),
     # a public project's notes found through the code index (NCCL before 2.19: no code)
     ("[rank2]: Cuda failure 'out of memory'", "nccl.last_error_cuda_oom", {}),
-    # a public launcher's diagnostics test found through the code index, which quotes a recorded failure (802 after NVLS setup:
-    # the node's fabric manager, read by cuda.device_unavailable beside it)
+    # a public launcher's diagnostics test found through the code index, quoting a recorded
+    # failure (802 after NVLS setup, read by cuda.device_unavailable beside it)
     (
         "[rank0]: Cuda failure 802 'system not yet initialized'",
         "nccl.last_error_cuda_failure",
