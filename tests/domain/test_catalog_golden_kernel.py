@@ -51,6 +51,7 @@ REQUIRED: dict[str, Blame] = {
     "nic.ib_no_device": Blame.HARDWARE,
     "nic.mlx5_probe_failed": Blame.HARDWARE,  # golden lines: test_catalog_tracker_clusters.py
     "nic.mlx5_kernel_cqe_error": Blame.SYMPTOM,  # golden lines: test_catalog_tracker_hpc.py
+    "nic.mlx5_fatal_sensor": Blame.HARDWARE,  # golden lines: test_catalog_tracker_hw2.py
 }
 
 

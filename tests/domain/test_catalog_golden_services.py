@@ -26,7 +26,7 @@ REQUIRED: dict[str, Blame] = {
     # an outside service failing: retry, never a node
     "service.s3_throttled": Blame.TRANSIENT,
     "service.endpoint_timeout": Blame.TRANSIENT,
-    "service.endpoint_unreachable": Blame.TRANSIENT,
+    "service.endpoint_unreachable": Blame.SYMPTOM,
     "service.gcp_unavailable": Blame.TRANSIENT,
     "service.azure_request_failed": Blame.TRANSIENT,
     "service.internal_server_error": Blame.TRANSIENT,
@@ -35,7 +35,7 @@ REQUIRED: dict[str, Blame] = {
     "service.registry_unavailable": Blame.TRANSIENT,
     "service.http_connection_failed": Blame.TRANSIENT,
     "service.dns_failure": Blame.TRANSIENT,
-    "service.dns_unknown_host": Blame.TRANSIENT,
+    "service.dns_unknown_host": Blame.SYMPTOM,
     "service.hf_hub_unreachable": Blame.TRANSIENT,
     "service.wandb_network_retry": Blame.TRANSIENT,
     "service.wandb_init_timeout": Blame.TRANSIENT,

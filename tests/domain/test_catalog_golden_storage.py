@@ -33,7 +33,7 @@ REQUIRED: dict[str, Blame] = {
     "storage.nfs_ok": Blame.INFO,
     "storage.nfs4_state_manager_failed": Blame.TRANSIENT,
     "storage.stale_handle": Blame.TRANSIENT,
-    "storage.fuse_disconnected": Blame.TRANSIENT,
+    "storage.fuse_disconnected": Blame.SYMPTOM,
     "storage.gcsfuse_terminated": Blame.TRANSIENT,
     "storage.shared_fs_wait": Blame.TRANSIENT,
     # one node's own disk: its hardware, named with corroboration

@@ -35,7 +35,7 @@ BLAME: dict[str, Blame] = {
     "xla.tpu_in_use": Blame.SYMPTOM,
     "xla.tpu_device_busy": Blame.HARDWARE,
     "xla.tpu_fatal_error": Blame.HARDWARE,
-    "xla.tpu_init_waiting_for_hosts": Blame.TRANSIENT,
+    "xla.tpu_init_waiting_for_hosts": Blame.SYMPTOM,
     "xla.tpu_open_denied": Blame.SYMPTOM,
     "xla.nccl_library_missing": Blame.APPLICATION,
     "xla.cuda_backend_env": Blame.APPLICATION,

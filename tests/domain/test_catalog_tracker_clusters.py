@@ -23,7 +23,7 @@ from domain.golden import (
 
 BLAME: dict[str, Blame] = {
     "xla.tpu_fatal_error": Blame.HARDWARE,
-    "xla.tpu_init_waiting_for_hosts": Blame.TRANSIENT,
+    "xla.tpu_init_waiting_for_hosts": Blame.SYMPTOM,
     "xla.tpu_open_denied": Blame.SYMPTOM,
     "xla.nccl_library_missing": Blame.APPLICATION,
     "xla.tpu_core_halted": Blame.APPLICATION,
@@ -42,7 +42,7 @@ BLAME: dict[str, Blame] = {
     "cloud.sagemaker_capacity": Blame.TRANSIENT,
     "cloud.k8s_storage_limit_eviction": Blame.APPLICATION,
     "service.internal_server_error": Blame.TRANSIENT,
-    "storage.fuse_disconnected": Blame.TRANSIENT,
+    "storage.fuse_disconnected": Blame.SYMPTOM,
     "cloud.k8s_gpu_unschedulable": Blame.SYMPTOM,
     "cloud.volcano_gang_unschedulable": Blame.SYMPTOM,
     "dcgm.xid": Blame.INFO,

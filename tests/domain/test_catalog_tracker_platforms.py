@@ -28,7 +28,7 @@ BLAME: dict[str, Blame] = {
     "slurm.pyxis_start_failed": Blame.SYMPTOM,
     "slurm.task_exec_failed": Blame.APPLICATION,
     "service.access_denied": Blame.APPLICATION,
-    "service.endpoint_unreachable": Blame.TRANSIENT,
+    "service.endpoint_unreachable": Blame.SYMPTOM,
     "xla.init_barrier_timeout": Blame.SYMPTOM,
     "xla.cuda_backend_env": Blame.APPLICATION,
     "service.credentials_missing": Blame.APPLICATION,
