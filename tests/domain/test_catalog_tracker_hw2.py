@@ -20,13 +20,13 @@ BLAME: dict[str, Blame] = {
     "nhc.hardware_check_failed": Blame.HARDWARE,
     "nhc.health_check_failed": Blame.SYMPTOM,
     "nvml.nvlink_inactive": Blame.HARDWARE,
-    "nvml.row_remap_failure": Blame.HARDWARE,
+    "nvml.smi_row_remap_failure": Blame.HARDWARE,
     "nvml.hw_slowdown_active": Blame.HARDWARE,
     "cuda.contained_error": Blame.HARDWARE,
     "nccl.last_error_cuda_failure": Blame.SYMPTOM,
     "nccl.last_error_cuda_oom": Blame.APPLICATION,
     "nccl.ib_resiliency_failure": Blame.SYMPTOM,
-    "nvml.reset_required": Blame.HARDWARE,
+    "nvml.smi_reset_required": Blame.HARDWARE,
     "nvml.not_ready": Blame.HARDWARE,
     "efa.request_invalid": Blame.SYMPTOM,
     "nic.mlx5_fatal_sensor": Blame.HARDWARE,
@@ -96,7 +96,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # nvidia-smi -q's Remapped Rows section as leptonai/gpud pull request #80 quotes it, with the
     # failure a public health-check fixture renders (aws/eks-node-monitoring-agent issue #245)
-    ("    Remapping Failure Occurred        : Yes", "nvml.row_remap_failure", {}),
+    ("    Remapping Failure Occurred        : Yes", "nvml.smi_row_remap_failure", {}),
     # the rows as kubeflow/kubeflow issue #68 and mlfoundations/open_clip issue #703 quote them
     # (there Not Active), with the value a throttled GPU shows
     (
@@ -145,7 +145,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # one GPU of eight whose CUDA initialisation failed)
     (
         "    Reset Required                    : Yes",
-        "nvml.reset_required",
+        "nvml.smi_reset_required",
         {"field": "Reset Required"},
     ),
     ("Fan Speed                             : System is not in ready state", "nvml.not_ready", {}),
@@ -200,7 +200,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("nvml.nvlink_inactive", "         Link 0: 25.781 GB/s"),
     ("nvml.nvlink_inactive", 'if [[ $nvlink_output == *"inactive"* ]]; then'),
     # the healthy state of the same fields
-    ("nvml.row_remap_failure", "    Remapping Failure Occurred        : No"),
+    ("nvml.smi_row_remap_failure", "    Remapping Failure Occurred        : No"),
     ("nvml.hw_slowdown_active", "        HW Slowdown                       : Not Active"),
     ("nvml.hw_slowdown_active", "        SW Thermal Slowdown               : Active"),
     # other contained errors: XID 94's own line is the XID catalog's, a contained NVSwitch error
@@ -236,10 +236,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("nic.mlx5_fatal_sensor", "ice 0000:3b:00.0: Fatal error 1 detected"),
     # the healthy and unsupported states of the reset fields; XID 154's own line is the XID's
-    ("nvml.reset_required", "        Reset Required                    : No"),
-    ("nvml.reset_required", "        Drain and Reset Recommended       : N/A"),
+    ("nvml.smi_reset_required", "        Reset Required                    : No"),
+    ("nvml.smi_reset_required", "        Drain and Reset Recommended       : N/A"),
     (
-        "nvml.reset_required",
+        "nvml.smi_reset_required",
         "NVRM: Xid (PCI:0000:3b:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU "
         "Reset Required)",
     ),
@@ -268,7 +268,7 @@ def test_texts_that_software_prints_as_well_stay_under_the_threshold() -> None:
 def test_a_gpu_the_driver_holds_failed_decides() -> None:
     """A failed row remapping (an RMA criterion, as XID 64) and a GPU that requires a reset are
     the driver's own statement that this GPU cannot run work: they name its node."""
-    for key in ("nvml.row_remap_failure", "nvml.reset_required"):
+    for key in ("nvml.smi_row_remap_failure", "nvml.smi_reset_required"):
         sig = CATALOG.signatures[key]
         assert sig.weight >= 60, key
         assert sig.node_action.value != "none", key
