@@ -180,6 +180,12 @@ def test_kubernetes_engine_killed_mid_requeue_converges_on_restart(
         kube.submit(workers=3)
         placed = kube.placement()
         bad = placed["train-worker-2"]
+        # The rank on the bad node says something, and the engine has spooled it: a pass has
+        # seen the attempt running there (the XID's drain may evict the pod before the next).
+        kube.log("train-worker-2", "worker 2 started", stream="stdout")
+        first.until("the engine to read the bad node's rank", lambda: any(
+            b"worker 2 started" in f.read_bytes() for f in (tmp_path / "spool").glob("*.log")
+        ))  # fmt: skip
         first.agent(bad).post(document(bad, xid79(bad, clock), clock=clock))
         # With no settle wait, the job's failure is decided on what is recorded then: let the
         # intake record the XID first (under load it may lag the job's pass).
