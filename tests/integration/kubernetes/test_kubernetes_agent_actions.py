@@ -187,6 +187,10 @@ def test_kubernetes_agent_actions_agent_killed_mid_diagnostic_runs_it_once(
     wait("dcgmi diag -r 1 to start", lambda: ["diag", "-r", "1", "-j"] in agent.argv("dcgmi"))
     (quick,) = wait("the diagnose order reported running", lambda: [
         o for o in engine.orders(node) if o["kind"] == "diagnose" and o["status"] == "running"])  # fmt: skip
+    # The bundle's three quick reads finish well inside dcgmi's 4 s; under load, killing the
+    # agent between two of them would end the bundle as interrupted (never re-run).
+    wait("the bundle collected", lambda: [
+        o for o in engine.orders(node) if o["kind"] == "collect_bundle" and o["status"] == "done"])  # fmt: skip
     agent.stop(signal.SIGKILL)  # while dcgmi runs (4 s): its detached runner outlives the agent
     assert ["diag", "-r", "1", "-j"] in agent.argv("dcgmi") and not [
         o for o in engine.orders(node) if o["status"] == "done" and o["kind"] == "diagnose"]  # fmt: skip
