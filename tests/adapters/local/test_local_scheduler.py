@@ -29,9 +29,12 @@ from autorecover.domain.signals import NodeSignal, Probe
 PY = sys.executable
 EXAMPLE = Path(__file__).parents[3] / "examples" / "train_plain.py"
 WAIT_S = 20.0
+# One write per rank: the node's ranks share its log, and under PYTHONUNBUFFERED a print()
+# writes its text and its newline apart, so two ranks' lines could interleave.
 SHOW_ENV = (
-    "import os; print(' '.join(os.environ[k] for k in ('RANK', 'LOCAL_RANK', 'WORLD_SIZE', "
-    "'GROUP_RANK', 'NODE_NAME', 'TORCHELASTIC_RUN_ID', 'TORCHELASTIC_RESTART_COUNT')))"
+    "import os; os.write(1, (' '.join(os.environ[k] for k in ('RANK', 'LOCAL_RANK', "
+    "'WORLD_SIZE', 'GROUP_RANK', 'NODE_NAME', 'TORCHELASTIC_RUN_ID', "
+    "'TORCHELASTIC_RESTART_COUNT')) + '\\n').encode())"
 )
 SLEEP = "import time; time.sleep(60)"
 
