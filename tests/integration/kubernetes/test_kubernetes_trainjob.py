@@ -79,13 +79,17 @@ def _restarted_and_stepping(rig: Rig, tj: TrainJobHarness) -> dict[str, str]:
 
 def _closed_while_stepping(rig: Rig, tj: TrainJobHarness, job: str,
                            placed: dict[str, str]) -> JobIncident:  # fmt: skip
-    """The incident once closed, the restarted job stepping on (as training does) meanwhile."""
-    first, steps = sorted(placed)[0], itertools.count(12)
+    """The incident once closed, the restarted job stepping on (as training does) meanwhile:
+    on the restart's pods running now, which under KAI may not be those first placed (a pod
+    replaced after `placed` was read would leave its steps in a log nobody follows)."""
+    steps = itertools.count(12)
 
     def closed() -> JobIncident | None:
         found = closed_incident(rig, job)
         if found is None:
-            rig.kube.step(first, placed[first], next(steps))
+            now = tj.running(restart=1) or placed
+            first = sorted(now)[0]
+            rig.kube.step(first, now[first], next(steps))
         return found
 
     return rig.until(closed, "the incident closed (first new step)")
