@@ -214,6 +214,10 @@ KNOWN_MISSES: dict[str, str] = {
         "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
         "the cause open (unknown)"
     ),
+    "unknown-ms-swift-qwen25vl-video-decord-nframes-then-reduce-scatter-watchdog-two-nodes": (
+        "a watchdog cascade after qwen-vl-utils' decord-to-torchvision fallback warning reads as "
+        "transient (rule 6); the thread went stale with the cause open (unknown)"
+    ),
     "unknown-internlm-stuck-different-status-among-gpus-allreduce-timeout-k8s": (
         "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
         "the cause open (unknown)"
