@@ -63,6 +63,8 @@ BLAME: dict[str, Blame] = {
     "ray.runtime_env_failed": Blame.APPLICATION,
     "ray.train_worker_group_timeout": Blame.SYMPTOM,
     "ray.object_store_full": Blame.APPLICATION,
+    # the c19c batch (issue 14): gRPC's channel status when no address of its server answered
+    "grpc.connect_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -310,6 +312,21 @@ GOLDEN += [
         "ray.gcs_connect_retry",
         {},
     ),
+    # ray-project/ray#35364 (many_actors release test on AWS; the maintainers: a transient
+    # network error)
+    (
+        'debug_error_string = "UNKNOWN:failed to connect to all addresses; last error: UNKNOWN: '
+        'ipv4:10.0.28.42:6379: Network is unreachable {created_time:"2023-05-15T03:44:40.21294733'
+        '-07:00", grpc_status:14}"',
+        "grpc.connect_failed",
+        {},
+    ),
+    # ray-project/ray#13090 (the dashboard agent in docker; gRPC's older bare wording)
+    (
+        '        details = "failed to connect to all addresses"',
+        "grpc.connect_failed",
+        {},
+    ),
     # ray-project/ray#3224 (Ray 0.5's wording of a remote task's failure)
     (
         "ray.worker.RayGetError: Could not get objectid "
@@ -476,6 +493,11 @@ NEGATIVE: list[tuple[str, str]] = [
         "killed.",
     ),
     ("deepspeed.launcher_exit", "Process 13266 exits successfully."),
+    # a gRPC peer that answered with an error is not a channel that could not connect
+    (
+        "grpc.connect_failed",
+        '        details = "Barrier timed out. Barrier_id: PjRT_Client_Connect"',
+    ),
 ]
 
 
