@@ -62,3 +62,20 @@ def test_kubernetes_log_spool_keeps_the_last_two_attempts_and_never_repeats_a_li
     # Attempt 1's incident may still be read; attempt 0 is history: its spool is gone.
     assert not path.exists()
     assert kube.jobs.read_output(job, 0, node, 0, 4096) == b""
+
+
+def test_kubernetes_a_pod_drained_before_any_pass_keeps_its_node_in_the_attempt(
+    kube: KubeHarness,
+) -> None:
+    """Hardware recovery may drain a node between two job recovery passes: the attempt ran
+    there, so the node (its log, its signals) stays in the job's view after the pod is gone."""
+    job = kube.submit(workers=3, annotations={"autorecover.io/recovery": "on"})
+    first = kube.placement()
+    node = first["train-worker-1"]
+    prov = kube.provenance("quarantine: drain")
+    kube.nodes.cordon(node, prov)
+    kube.nodes.drain(node, prov)  # no watched() pass has run: nothing read the pod's node yet
+    wait(lambda: not any(p["spec"].get("nodeName") == node for p in kube.pods()), "evicted")
+    seen = wait(lambda: next((w for w in kube.jobs.watched() if w.job == job), None), "watched")
+    # every node the attempt ran on, and the one the operator recreated the pod on, if bound
+    assert node in seen.status.nodes and set(first.values()) <= set(seen.status.nodes)

@@ -110,6 +110,7 @@ class KubeJobs:
             watched = watched_job(job, pods, self.site)
             if watched is None:
                 continue
+            watched = self.failures.placed(watched, pods_of(job, self.failures.departed(pods)))
             out.append(self.failures.precise(watched, pods_of(job, pods)))
             self._follow(job, pods)
             self.spool.prune(watched.job, watched.status.attempt)

@@ -83,7 +83,8 @@ class KubeTrainJobs(KubeJobSets):
             if watched is None:
                 continue
             current = current_pods(jobset, pods)
-            out.append(self.failures.precise(watched, current))
+            gone = current_pods(jobset, self.failures.departed(pods))
+            out.append(self.failures.precise(self.failures.placed(watched, gone), current))
             self._follow(watched, current)
             self.spool.prune(watched.job, watched.status.attempt)
             self._resume_if_due(trainjob)
