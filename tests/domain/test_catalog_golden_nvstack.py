@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autorecover.domain.records import Blame, Source
-from domain.golden import found
+from domain.golden import CATALOG, found
 
 
 @pytest.mark.parametrize(
@@ -38,6 +38,48 @@ from domain.golden import found
         ("nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: "
          "cannot open shared object file: no such file or directory: unknown",
          "container.driver_libraries_missing", Blame.HARDWARE),
+        # round-6 sweep (container runtimes): libnvidia-container's other failures, CDI, Docker
+        # NVIDIA/nvidia-docker issue #825: the image ships nvidia-smi itself
+        ("nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
+         "bd4f3570d4eb99d9df1117bd3751a00c8c0eb63429e65eba2a196c6c543cc52f/merged/usr/bin/"
+         "nvidia-smi: file exists", "container.image_ships_driver_files", Blame.APPLICATION),
+        # NVIDIA/nvidia-docker issues #1068, #1300, #1660; nvidia-container-toolkit #678, #416
+        ("stderr: nvidia-container-cli: mount error: mount operation failed: /home/znxj/"
+         "dockerRootDir/overlay2/b9f5/merged/proc/driver/nvidia/params/version/registry: no such "
+         "file or directory", "container.cli_host_setup_failed", Blame.HARDWARE),
+        ("nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
+         "d5771d7f73e2/merged/run/nvidia-persistenced/socket: no such device or address",
+         "container.cli_host_setup_failed", Blame.HARDWARE),
+        ("nvidia-container-cli: container error: cgroup subsystem devices not found: unknown",
+         "container.cli_host_setup_failed", Blame.HARDWARE),
+        ("nvidia-container-cli: mount error: failed to add device rules: unable to find any "
+         "existing device filters attached to the cgroup: bpf_prog_query(BPF_CGROUP_DEVICE) "
+         "failed: operation not permitted: unknown.", "container.cli_host_setup_failed",
+         Blame.HARDWARE),
+        ("nvidia-container-cli: detection error: nvml error: unknown error",
+         "container.cli_host_setup_failed", Blame.HARDWARE),
+        # NVIDIA/enroot issue #238 (the host's AppArmor)
+        ("nvidia-container-cli: initialization error: open failed: /proc/self/ns/mnt: permission "
+         "denied", "container.cli_host_setup_failed", Blame.HARDWARE),
+        # NVIDIA/nvidia-container-toolkit issues #632 and #108
+        ("nvidia-container-cli: device error: 2: unknown device: unknown",
+         "container.cli_unknown_device", Blame.SYMPTOM),
+        ("Sep 08 08:58:07 node1 k3s[8174]:         nvidia-container-cli: device error: "
+         "/var/run/nvidia-container-devices: unknown device: unknown",
+         "container.cli_unknown_device", Blame.SYMPTOM),
+        # NVIDIA/nvidia-docker issue #1352, infiniflow/ragflow issue #9573
+        ('docker: Error response from daemon: could not select device driver "" with '
+         "capabilities: [[gpu]].", "container.no_gpu_device_driver", Blame.HARDWARE),
+        ('Error response from daemon: could not select device driver "nvidia" with capabilities: '
+         "[[gpu]]", "container.no_gpu_device_driver", Blame.HARDWARE),
+        # NixOS/nixpkgs issue #420638 (podman), NVIDIA/nvidia-container-toolkit issue #1239
+        ("Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
+         "container.cdi_unresolvable", Blame.HARDWARE),
+        ("  Warning  Failed     10s (x2 over 10s)  kubelet            Error: failed to create "
+         "containerd task: failed to create shim task: OCI runtime create failed: could not apply "
+         "required modification to OCI specification: error modifying OCI spec: failed to inject "
+         "CDI devices: unresolvable CDI devices management.nvidia.com/gpu=GPU-e78e68c0-4e6a-737e-"
+         "f9cc-4223fe50aead", "container.cdi_unresolvable", Blame.HARDWARE),
         ("Warning  UnexpectedAdmissionError  12s  kubelet  Allocate failed due to no healthy "
          "devices present; cannot allocate unhealthy devices nvidia.com/gpu, which is "
          "unexpected", "k8s.unexpected_admission", Blame.TRANSIENT),
@@ -72,3 +114,33 @@ def test_nvls_setup_failures_point_at_the_node_fabric(line: str) -> None:
     signals = {s: b for s, b, _ in found(line, Source.LOGS)}
     assert signals.get("nccl.nvls_setup_failure") is Blame.HARDWARE, signals
     assert signals.get("nccl.cuda_failure") is Blame.SYMPTOM  # the generic reading stays
+
+
+def test_a_driver_file_in_the_image_is_not_the_host() -> None:
+    """The image's own file in the toolkit's way reads as the job's, never as the node's."""
+    line = ("nvidia-container-cli: mount error: file creation failed: /var/lib/docker/aufs/mnt/"
+            "e5827a97/usr/bin/nvidia-smi: file exists")  # fmt: skip
+    signals = {s: b for s, b, _ in found(line)}
+    assert signals == {"container.image_ships_driver_files": Blame.APPLICATION}, signals
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update "
+        "your driver to a newer version, or use an earlier cuda container",
+        "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: "
+        "cannot open shared object file: no such file or directory",
+        "enroot-mount: failed to mount: /proc/driver/nvidia at /tmp/x: file exists",
+    ],
+)
+def test_container_host_setup_leaves_other_toolkit_lines(line: str) -> None:
+    assert "container.cli_host_setup_failed" not in {s for s, _, _ in found(line)}
+
+
+def test_toolkit_host_failures_name_no_node_alone() -> None:
+    """Host-side toolkit, CDI and Docker GPU-driver failures stay below the naming weight."""
+    for key in ("container.cli_host_setup_failed", "container.no_gpu_device_driver",
+                "container.cdi_unresolvable"):  # fmt: skip
+        sig = CATALOG.signatures[key]
+        assert sig.blame is Blame.HARDWARE and sig.weight < 60, key
