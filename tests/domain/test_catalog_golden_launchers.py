@@ -542,6 +542,25 @@ GOLDEN += [
         "grpc.deadline_exceeded",
         {},
     ),
+    # googleapis/google-cloud-dotnet#5152 (C#'s RpcException)
+    (
+        'Grpc.Core.RpcException: Status(StatusCode=Unknown, Detail="Stream removed")',
+        "grpc.transport_closed",
+        {"reason": "Stream removed"},
+    ),
+    # istio/istio#15088 (grpc-go's connection error after a GOAWAY)
+    (
+        "2019-06-29T02:09:27.855116Z     info    transport: loopyWriter.run returning. connection "
+        'error: desc = "transport is closing"',
+        "grpc.transport_closed",
+        {"reason": "transport is closing"},
+    ),
+    (
+        "2019-06-29T02:09:27.854748Z     info    Client received GoAway with "
+        "http2.ErrCodeEnhanceYourCalm.",
+        "grpc.goaway",
+        {"go_err": "EnhanceYourCalm"},
+    ),
     # deepspeedai/DeepSpeed-MII#85
     (
         "grpc.aio._call.AioRpcError: <AioRpcError of RPC that terminated with:",
