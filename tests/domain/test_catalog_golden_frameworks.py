@@ -158,6 +158,10 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
         # round 5: restatements of a failed SGLang child and vLLM worker, vLLM's placement
         ("[2025-03-25 14:34:11 TP10] Scheduler hit an exception: Traceback (most recent call "
          "last):", "sglang.child_failed", S),  # sgl-project/sglang#4766
+        ("[12-16 14:27:08] Rank 0 scheduler is dead. Please check if there are relevant logs.",
+         "sglang.scheduler_died", S),  # sgl-project/sglang#15235
+        ("[12-11 17:52:52] Rank 0 scheduler is dead. Please check if there are relevant logs.",
+         "sglang.scheduler_died", S),  # gpustack/gpustack#3848
         ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died "
          "unexpectedly, shutting down executor.", "vllm.worker_process_died", S),  # OpenPipe/ART#201
         ("ValueError: Ray does not allocate any GPUs on the driver node. Consider adjusting the "
@@ -215,6 +219,8 @@ def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
         ("[2026-09-15 10:09:12 TP1] Load weight end. type=DeepseekV3ForCausalLM, "
          "dtype=torch.bfloat16, avail mem=70.12 GB, mem usage=64.31 GB.",
          "sglang.unbalanced_model_loading"),
+        ("[2025-03-17 17:15:55 TP1] Scheduler hit an exception: Traceback (most recent call "
+         "last):", "sglang.scheduler_died"),
     ],
 )  # fmt: skip
 def test_not_these(line: str, signal: str) -> None:

@@ -65,6 +65,15 @@ BLAME: dict[str, Blame] = {
     "ray.object_store_full": Blame.APPLICATION,
     # the c19c batch (issue 14): gRPC's channel status when no address of its server answered
     "grpc.connect_failed": Blame.SYMPTOM,
+    # sweep round 6 (issue 14, s20b): gRPC status texts, ZeroMQ and redis-py under the control
+    # planes; only the ZeroMQ state-machine misuse is the program's own
+    "grpc.transport_closed": Blame.SYMPTOM,
+    "grpc.deadline_exceeded": Blame.SYMPTOM,
+    "grpc.rpc_failed": Blame.SYMPTOM,
+    "grpc.goaway": Blame.SYMPTOM,
+    "grpc.bind_failed": Blame.SYMPTOM,
+    "zmq.socket_state": Blame.APPLICATION,
+    "redis.connection_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -461,6 +470,171 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # sweep round 6 (issue 14, s20b): real lines of the RPC layers under the launchers and engines
+    # pytorch/xla#2361 (TPU training; TensorFlow's grpc_remote_master)
+    (
+        "2020-07-19 18:52:43.783429: W    2250 tensorflow/core/distributed_runtime/rpc/"
+        'grpc_remote_master.cc:160] RPC failed with status = "Unavailable: Socket closed" and '
+        'grpc_error_string = "{"created":"@1595184763.783222230","description":"Error received '
+        'from peer ipv4:10.164.133.234:8470","file":"external/com_github_grpc_grpc/src/core/lib/'
+        'surface/call.cc","file_line":1056,"grpc_message":"Socket closed","grpc_status":14}", '
+        "maybe retrying the RPC",
+        "grpc.transport_closed",
+        {"reason": "Socket closed"},
+    ),
+    # grpc/grpc#20360 (Python's _Rendezvous repr)
+    ('\tdetails = "Socket closed"', "grpc.transport_closed", {"reason": "Socket closed"}),
+    # grpc/grpc#34076
+    (
+        '        debug_error_string = "UNKNOWN:Error received from peer  {grpc_message:"Stream '
+        'removed", grpc_status:2, created_time:"2023-09-22T18:33:43.8935151+00:00"}"',
+        "grpc.transport_closed",
+        {"reason": "Stream removed"},
+    ),
+    # grpc/grpc-java#8753
+    (
+        "io.grpc.StatusRuntimeException: UNAVAILABLE: keepalive watchdog timeout",
+        "grpc.transport_closed",
+        {"reason": "keepalive watchdog timeout"},
+    ),
+    # marieai/marie-ai#87
+    (
+        "ERROR  065301be-28ca-7efa-8000-9b486b83e4ea : AsyncGRPCClient@1192118 gRPC error: "
+        "StatusCode.UNAVAILABLE keepalive watchdog timeout",
+        "grpc.transport_closed",
+        {"reason": "keepalive watchdog timeout"},
+    ),
+    # grpc/grpc#22877
+    (
+        "E0505 17:00:34.036852668 47929 chttp2_transport.cc:2880] ipv6:[::1]:50051: Keepalive "
+        "watchdog fired. Closing transport.",
+        "grpc.transport_closed",
+        {},
+    ),
+    # pytorch/xla#2246 (torch_xla's mesh service)
+    (
+        "Exception in device=TPU:6: tensorflow/compiler/xla/xla_client/mesh_service.cc:294 : "
+        "Failed to meet rendezvous 'init': Socket closed (14)",
+        "grpc.transport_closed",
+        {},
+    ),
+    # google/paxml#77 (1024 GPUs: RegisterTask to the coordination service)
+    (
+        "2024-04-12 23:39:41.656900: E external/xla/xla/pjrt/distributed/client.cc:96] "
+        "Coordination service agent in error status: DEADLINE_EXCEEDED: Deadline Exceeded",
+        "grpc.deadline_exceeded",
+        {},
+    ),
+    # google/paxml#77 (the same, in gRPC core's error string)
+    (
+        ':{"created":"@1712965181.656280441","description":"Deadline Exceeded","file":"external/'
+        'com_github_grpc_grpc/src/core/ext/filters/deadline/deadline_filter.cc","file_line":69,'
+        '"grpc_status":4}',
+        "grpc.deadline_exceeded",
+        {},
+    ),
+    # jumpstarter-dev/jumpstarter#141
+    ("\tstatus = StatusCode.DEADLINE_EXCEEDED", "grpc.deadline_exceeded", {}),
+    # apache/skywalking#2917 (grpc-java)
+    (
+        "io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED: deadline exceeded after 969455382ns",
+        "grpc.deadline_exceeded",
+        {},
+    ),
+    # googleapis/google-cloud-dotnet#5152 (C#'s RpcException)
+    (
+        'Grpc.Core.RpcException: Status(StatusCode=Unknown, Detail="Stream removed")',
+        "grpc.transport_closed",
+        {"reason": "Stream removed"},
+    ),
+    # istio/istio#15088 (grpc-go's connection error after a GOAWAY)
+    (
+        "2019-06-29T02:09:27.855116Z     info    transport: loopyWriter.run returning. connection "
+        'error: desc = "transport is closing"',
+        "grpc.transport_closed",
+        {"reason": "transport is closing"},
+    ),
+    (
+        "2019-06-29T02:09:27.854748Z     info    Client received GoAway with "
+        "http2.ErrCodeEnhanceYourCalm.",
+        "grpc.goaway",
+        {"go_err": "EnhanceYourCalm"},
+    ),
+    # deepspeedai/DeepSpeed-MII#85
+    (
+        "grpc.aio._call.AioRpcError: <AioRpcError of RPC that terminated with:",
+        "grpc.rpc_failed",
+        {"exception": "AioRpcError"},
+    ),
+    # grpc/grpc#20360
+    ("\tstatus = StatusCode.UNAVAILABLE", "grpc.rpc_failed", {"code": "UNAVAILABLE"}),
+    # ray-project/ray#27414 (the autoscaler's GCS client, the head gone)
+    (
+        "ray-ac,auto-cat-ml:2022-07-29 01:10:56,884\tDEBUG gcs_utils.py:142 -- Failed to send "
+        "request to gcs, reconnecting. Error <_InactiveRpcError of RPC that terminated with:",
+        "grpc.rpc_failed",
+        {"exception": "_InactiveRpcError"},
+    ),
+    # marieai/marie-ai#162 (an etcd client at :2379)
+    (
+        "E0000 00:00:1754611629.299163    1008 chttp2_transport.cc:1316] ipv4:172.16.11.128:2379: "
+        "Received a GOAWAY with error code ENHANCE_YOUR_CALM and debug data equal to "
+        '"too_many_pings". Current keepalive time (before throttling): 30000ms',
+        "grpc.goaway",
+        {"code": "ENHANCE_YOUR_CALM"},
+    ),
+    # vitessio/vitess#15726 (grpc-go)
+    (
+        "vtorc-5dc96749c7-d7krt vtorc E0416 20:22:43.986560       1 component.go:46] [transport] "
+        "Client received GoAway with error code ENHANCE_YOUR_CALM and debug data equal to ASCII "
+        '"too_many_pings".',
+        "grpc.goaway",
+        {"go_code": "ENHANCE_YOUR_CALM"},
+    ),
+    # vllm-project/vllm#20965 (two connectors on one port)
+    (
+        "zmq.error.ZMQError: Address already in use (addr='tcp://localhost:5557')",
+        "grpc.bind_failed",
+        {"zmq_address": "tcp://localhost:5557"},
+    ),
+    # vllm-project/vllm-ascend#8938 (the port race at simultaneous start-up)
+    (
+        "(Worker_DP1_TP14_EP30 pid=2493) ERROR 2026-04-25 10:01:17.340 [mooncake_connector.py:"
+        "246] Mooncake KVCacheSendingThread exception: Address already in use (addr='tcp://"
+        "10.235.53.16:20012')",
+        "grpc.bind_failed",
+        {"zmq_address": "tcp://10.235.53.16:20012"},
+    ),
+    # deepspeedai/DeepSpeed-MII#521 (grpc's Python server)
+    (
+        "[rank7]: RuntimeError: Failed to bind to address [::]:50058; set GRPC_VERBOSITY=debug "
+        "environment variable to see detailed error message.",
+        "grpc.bind_failed",
+        {"address": "[::]:50058"},
+    ),
+    # sgl-project/sglang#15723
+    (
+        "zmq.error.ZMQError: Operation cannot be accomplished in current state",
+        "zmq.socket_state",
+        {},
+    ),
+    # ray-project/ray#2537 (Redis gone at exit)
+    (
+        "redis.exceptions.ConnectionError: Error 111 connecting to 128.32.38.222:55099. "
+        "Connection refused.",
+        "redis.connection_failed",
+        {"errno": "111", "address": "128.32.38.222:55099"},
+    ),
+    # ray-project/ray#19628
+    (
+        "redis.exceptions.ConnectionError: Error 110 connecting to 103.79.27.145:6379. "
+        "Connection timed out.",
+        "redis.connection_failed",
+        {"errno": "110", "address": "103.79.27.145:6379"},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # Lightning-AI/pytorch-lightning#151 (title): no ProcessExitedException in it
     ("mp.process_exited", "Exception: process 0 terminated with exit code 1 when DDP"),
@@ -498,6 +672,20 @@ NEGATIVE: list[tuple[str, str]] = [
         "grpc.connect_failed",
         '        details = "Barrier timed out. Barrier_id: PjRT_Client_Connect"',
     ),
+    # sweep round 6: an application's own "socket closed" is not a gRPC transport's
+    ("grpc.transport_closed", "java.net.SocketException: Socket closed"),
+    ("grpc.transport_closed", "BrokenPipeError: [Errno 32] Broken pipe"),
+    # a coordination-service barrier that timed out is XLA's, not a gRPC deadline
+    (
+        "grpc.deadline_exceeded",
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: "
+        "PjRT_Client_Connect. Timed out task names:",
+    ),
+    # a status a server chose is left to the lines that explain it
+    ("grpc.rpc_failed", "\tstatus = StatusCode.INVALID_ARGUMENT"),
+    # the c10d store's EADDRINUSE has its own entry; a bare errno text is not ZeroMQ's
+    ("grpc.bind_failed", "OSError: [Errno 98] Address already in use"),
+    ("redis.connection_failed", "ConnectionRefusedError: [Errno 111] Connection refused"),
 ]
 
 

@@ -62,6 +62,8 @@ BLAME: dict[str, Blame] = {
     "c10d.store_wait_poll_timeout": Blame.SYMPTOM,
     "c10d.store_connect_timeout_retry": Blame.INFO,
     "c10d.env_var_note": Blame.INFO,
+    # sweep round 6 (issue 14, s20b): torch.distributed.rpc's TensorPipe agent
+    "rpc.tensorpipe_peer_lost": Blame.SYMPTOM,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -496,6 +498,36 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
 ]
 
+GOLDEN += [
+    # sweep round 6 (issue 14, s20b): torch.distributed.rpc (TensorPipe)
+    # pytorch/pytorch#95487 (RPC across nodes under submitit)
+    (
+        "[W tensorpipe_agent.cpp:915] RPC agent for NODE_2 encountered error when sending "
+        "outgoing request #0 to NODE_1: ECONNRESET: connection reset by peer (this error "
+        "originated at tensorpipe/transport/uv/connection_impl.cc:132)",
+        "rpc.tensorpipe_peer_lost",
+        {"worker": "NODE_2", "remote": "NODE_1", "error": "ECONNRESET: connection reset by peer"},
+    ),
+    # pytorch/tensorpipe#411 (the parameter-server example)
+    (
+        "RPC agent for parameter_server encountered error when sending response to request #4 "
+        "to trainer_1: eof (this error originated at tensorpipe/transport/shm/"
+        "connection_impl.cc:259)",
+        "rpc.tensorpipe_peer_lost",
+        {"worker": "parameter_server", "remote": "trainer_1", "error": "eof"},
+    ),
+    # pytorch/pytorch#85607 (more than 18 workers)
+    (
+        "[W tensorpipe_agent.cpp:726] RPC agent for 0 encountered error when reading incoming "
+        "request from 27: sendmsg: Broken pipe (this error originated at "
+        "tensorpipe/common/socket.h:105)",
+        "rpc.tensorpipe_peer_lost",
+        {"worker": "0", "remote": "27", "error": "sendmsg: Broken pipe"},
+    ),
+    # pytorch/tensorpipe#201 (the future's error as Python raises it)
+    ("RuntimeError: ECONNREFUSED: connection refused", "rpc.tensorpipe_peer_lost", {}),
+]
+
 # (signal, line that must NOT match it)
 NEGATIVE: list[tuple[str, str]] = [
     # a connect attempt c10d retries is not the final failure ...
@@ -518,6 +550,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ("c10d.nccl_work_timeout", "ProcessGroupNCCL preparing to dump debug info. Include stack"),
     ("c10d.nccl_comm_aborted", "[c10d] Add logs for NCCL Comm Abort call"),
     ("elastic.closing_workers", "Main process received SIGTERM, exiting"),
+    # sweep round 6: Python's own refused connection is not the RPC agent's pipe
+    ("rpc.tensorpipe_peer_lost", "ConnectionRefusedError: [Errno 111] Connection refused"),
     ("elastic.closing_workers", "[default] Stopping worker group"),
     ("elastic.rendezvous_failed", "RendezvousGracefulExitError: node closed the rendezvous"),
     ("elastic.membership_restart", "[default] Worker group FAILED. 3/3 attempts left"),
