@@ -467,6 +467,11 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "  message: 'The node was low on resource: memory. Container node was using 35505620Ki,",
         {},
     ),
+    (  # kubernetes/enhancements pull request #3463 (the kubelet's admission refusal, no reason)
+        "k8s.evicted",
+        "+  - `message=Pod The node had condition: [DiskPressure].`",
+        {},
+    ),
     ("k8s.disruption_target", '  "reason": "PreemptionByKubeScheduler",', {}),
     (
         "k8s.disruption_target",

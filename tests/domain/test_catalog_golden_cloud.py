@@ -50,6 +50,12 @@ REQUIRED: dict[str, Blame] = {
     "cloud.k8s_image_not_found": Blame.APPLICATION,
     "cloud.k8s_image_pull_backoff": Blame.SYMPTOM,
     "cloud.k8s_config_missing": Blame.APPLICATION,
+    # sweep round 6 (issue 14, helper s20e): queueing and job controllers, node lifecycle
+    "cloud.kueue_podsready_timeout": Blame.SYMPTOM,
+    "cloud.jobset_failed": Blame.SYMPTOM,
+    "cloud.kubeflow_replicas_failed": Blame.SYMPTOM,
+    "cloud.k8s_node_not_ready": Blame.SYMPTOM,
+    "cloud.gce_mig_recreate": Blame.TRANSIENT,
 }
 
 
@@ -106,6 +112,75 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "ip-10-2-131-28.eu-central-1.compute.internal/c6gn",
         {},
     ),
+    (  # kubernetes-sigs/karpenter issue #2549 (v1's structured disruption log, cut short)
+        "cloud.karpenter_disruption",
+        '2025-09-29 17:22:27.740\t{"level":"INFO","time":"2025-09-29T17:22:27.740Z",'
+        '"logger":"controller","caller":"disruption/queue.go:309","message":"disrupting node(s)",'
+        '"commit":"54ada83","controller":"disruption","reason":"drifted","decision":"delete"}',
+        {},
+    ),
+    (  # aws/karpenter-provider-aws issue #5786 (v0.3x: "candidates", not "nodes")
+        "cloud.karpenter_disruption",
+        '2024-03-05 10:30:14\t {"level":"INFO","time":"2024-03-05T09:30:14.357Z",'
+        '"logger":"controller.disruption","message":"disrupting via consolidation delete, '
+        'terminating 1 candidates ip-10-3-166-58.eu-central-1.compute.internal/t3.large/spot",'
+        '"commit":"596ea97","command-id":"296e8d57-8002-4e62-99fe-951d4bd3bb77"}',
+        {},
+    ),
+    (  # karpenter docs (the DisruptionTerminating event's reason "Drift", not only "Drifted")
+        "cloud.karpenter_disruption",
+        "Normal  DisruptionTerminating  node/gpu-node-7  Disrupting Node: Drift",
+        {"reason": "Drift"},
+    ),
+    (  # aws/karpenter-provider-aws issue #4028 (the interruption controller acting on a spot ITN)
+        "cloud.karpenter_disruption",
+        '2024-01-18T01:50:34.693075244Z {"level":"INFO","time":"2024-01-18T01:50:34.692Z",'
+        '"logger":"controller.interruption","message":"initiating delete from interruption '
+        'message","commit":"a70b39e","queue":"KarpenterInterruptionQueue","messageKind":'
+        '"SpotInterruptionKind","nodeclaim":"production-cltmx","action":"CordonAndDrain"}',
+        {},
+    ),
+    (  # aws/karpenter-provider-aws pull request #8289 (the SpotInterrupted event's message)
+        "cloud.karpenter_disruption",
+        '+\t\t\tMessage:        "Spot interruption warning was triggered",',
+        {},
+    ),
+    (  # kubernetes-sigs/kueue issue #3366 (the Workload's Evicted condition)
+        "cloud.kueue_podsready_timeout",
+        '            Message: "Exceeded the PodsReady timeout podsready-v4pth/prod1",',
+        {"workload": "podsready-v4pth/prod1"},
+    ),
+    (  # kubernetes-sigs/jobset pull request #23 (the JobSet's Failed condition)
+        "cloud.jobset_failed",
+        '+\t\t\tMessage: "jobset failed due to reaching max number of restarts",',
+        {"reason": "reaching max number of restarts"},
+    ),
+    (  # kubeflow/trainer issue #2044 (the PyTorchJobRestarting event in the operator's log)
+        "cloud.kubeflow_replicas_failed",
+        "2024-04-05T11:12:25-04:00\tDEBUG\tevents\tPyTorchJob kfto-01 is restarting because 1 "
+        'Master replica(s) failed.\t{"type": "Warning", "object": {"kind":"PyTorchJob",'
+        '"namespace":"default","name":"kfto-01"}, "reason": "PyTorchJobRestarting"}',
+        {"kind": "PyTorchJob", "count": "1", "rtype": "Master"},
+    ),
+    (  # kubernetes/kubernetes issue #101599 (the node lifecycle controller's event)
+        "cloud.k8s_node_not_ready",
+        'I0423 18:26:09.261277       1 event.go:291] "Event occurred" object="172.160.14.239" '
+        'kind="Node" apiVersion="v1" type="Normal" reason="NodeNotReady" message="Node '
+        '172.160.14.239 status is now: NodeNotReady"',
+        {},
+    ),
+    (  # kubernetes/kubernetes issue #77981 (describe node after the kubelet went silent)
+        "cloud.k8s_node_not_ready",
+        "  MemoryPressure   Unknown   Thu, 16 May 2019 11:20:20 -0400   Thu, 16 May 2019 "
+        "11:21:41 -0400   NodeStatusUnknown   Kubelet stopped posting node status.",
+        {},
+    ),
+    (  # vmware-tanzu/kubeapps issue #1141 (a GKE node pool's VM recreated by its MIG)
+        "cloud.gce_mig_recreate",
+        "  \\ initiated recreateInstance on instance "
+        "'projects/<>/zones/us-east1-d/instances/<>-cluster-default-pool-0d14fd5a-2vn6'.\\",
+        {"instance": "projects/<>/zones/us-east1-d/instances/<>-cluster-default-pool-0d14fd5a-2vn6"},
+    ),
     (  # documented Scheduled Events document (learn.microsoft.com scheduled-events)
         "cloud.azure_scheduled_event",
         '"EventType": "Redeploy",',
@@ -148,6 +223,34 @@ NEGATIVE: list[tuple[str, str]] = [
     # the Freeze pause is not a reclaim, and a reclaim is not a pause
     ("cloud.azure_scheduled_event", '      "EventType": "Freeze",'),
     ("cloud.azure_freeze", '      "EventType": "Preempt",'),
+    (  # aws/karpenter-provider-aws issue #4028: the taint after the decision, not the decision
+        "*",
+        '2024-01-18T01:50:34.741894846Z {"level":"INFO","time":"2024-01-18T01:50:34.741Z",'
+        '"logger":"controller.node.termination","message":"tainted node","commit":"a70b39e",'
+        '"node":"i-09b7740c6dd970471.eu-west-1.compute.internal"}',
+    ),
+    (  # kubernetes/autoscaler issue #4406: a node found unneeded is not yet removed
+        "*",
+        "I1011 18:33:31.893414       1 scale_down.go:790] ip-172-16-207-18.ec2.internal was "
+        "unneeded for 0s",
+    ),
+    (  # kubernetes/autoscaler issue #248: a scale-down that failed removed nothing
+        "*",
+        "I0822 11:30:07.277750       1 event.go:218] Event(v1.ObjectReference{Kind:\"Node\", "
+        "Namespace:\"\", Name:\"ip-10-0-0-142.us-east-2.compute.internal\"}): type: 'Warning' "
+        "reason: 'ScaleDownFailed' failed to drain the node, aborting ScaleDown",
+    ),
+    # Kueue's PodsReady condition while it waits is not the eviction (kubernetes-sigs/kueue #707)
+    ("cloud.kueue_podsready_timeout", '      "message": "Not all pods are ready or succeeded",'),
+    # the ready-again event is not NotReady (kubernetes pkg/controller/nodelifecycle)
+    ("cloud.k8s_node_not_ready", 'message="Node 172.160.14.239 status is now: NodeReady"'),
+    # the JobSet restarting is not the JobSet failing (kubernetes-sigs/jobset pull request #23)
+    ("cloud.jobset_failed", "restarting jobset, attempt 1"),
+    # a replica exiting is the pod's report, not the operator's restart (kubeflow/trainer #2044)
+    (
+        "cloud.kubeflow_replicas_failed",
+        "INFO[0289] Pod: default.kfto-01-master-0 exited with code 1  job=default.kfto-01",
+    ),
     # a rebalance recommendation is only a warning
     ("cloud.aws_spot_interruption", '  "detail-type": "EC2 Instance Rebalance Recommendation",'),
 ]

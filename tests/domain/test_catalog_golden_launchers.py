@@ -85,6 +85,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ompi.rank_signalled",
         {"rank": "1", "host": "172.17.27.12", "signal": "6", "name": "Aborted"},
     ),
+    (  # kubeflow/mpi-operator issue #90 (Horovod's image: the launcher binary is mpirun.real)
+        "mpirun.real noticed that process rank 1 with PID 39 on node mpi-test-2-mpijob-worker-1 "
+        "exited on signal 9 (Killed).",
+        "ompi.rank_signalled",
+        {"rank": "1", "host": "mpi-test-2-mpijob-worker-1", "signal": "9", "name": "Killed"},
+    ),
     ("ORTE has lost communication with a remote daemon.", "ompi.daemon_lost", {}),
     (
         "Remote daemon: [[11377,0],1] on node i39030a4a38d4a3abcb17e488a3141ef-mpijob-0-worker-0",

@@ -19,6 +19,15 @@ from domain.golden import CATALOG, found
          "Device=GPU-d23d91a3; marking device as unhealthy.", "xid.48", Blame.HARDWARE),
         ("XID 13(Graphics Engine Exception) detected on PCI:0000:9b:00", "xid.13",
          Blame.APPLICATION),
+        # the EKS node monitoring agent: rendered from its reason formats
+        # (aws/eks-node-monitoring-agent reasons.yaml, dcgm tests; sweep round 6, no public line)
+        ("AcceleratedHardwareReady   False   NvidiaXID79Error   GPU 0 has fallen off the bus",
+         "xid.79", Blame.HARDWARE),
+        ("Warning  NvidiaXID13Warning  node/ip-10-0-1-2.ec2.internal  XID 13 on GPU 0",
+         "xid.13", Blame.APPLICATION),
+        ('{"Reason":"NvidiaDeviceCountMismatch","Message":"DCGM detected 8 GPUs but 7 nvidia '
+         'device files were detected at /dev","Severity":"Fatal"}',
+         "eksagent.accelerated_hardware_fault", Blame.HARDWARE),
         # NVML and the driver
         ("Unable to determine the device handle for GPU0000:3B:00.0: GPU is lost.  Reboot the "
          "system to recover this GPU", "nvml.gpu_is_lost", Blame.HARDWARE),
@@ -97,6 +106,11 @@ def test_stack_lines(line: str, signal: str, blame: Blame) -> None:
         "NVML initialized successfully",
         "Device plugin registered with kubelet: nvidia.com/gpu",
         "the data loader lost its worker; is lost a word you would log?",
+        # the agent failing to reach DCGM is no fault of the GPU (aws/containers-roadmap #2555)
+        '{"level":"error","ts":"2025-03-04T07:57:23Z","msg":"failed to reconcile DCGM state",'
+        '"hostname":"ip-10-10-15-1.eu-west-1.compute.internal","monitor":"nvidia","error":'
+        '"failed to initialize DCGM: Error connecting to nv-hostengine: Host engine connection '
+        'invalid/disconnected"}',
     ],
 )
 def test_stack_neighbours_do_not_match(line: str) -> None:

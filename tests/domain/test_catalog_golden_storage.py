@@ -44,6 +44,8 @@ REQUIRED: dict[str, Blame] = {
     "storage.nvme_timeout": Blame.HARDWARE,
     "storage.nvme_controller_lost": Blame.HARDWARE,
     "storage.ext4_error": Blame.HARDWARE,
+    # sweep round 6 (issue 14, helper s20e): node-problem-detector's condition for the same line
+    "storage.npd_readonly_filesystem": Blame.HARDWARE,
     "storage.xfs_io_error": Blame.HARDWARE,
     # the job's configuration: a retry fails the same way
     "storage.no_space": Blame.APPLICATION,
@@ -61,6 +63,21 @@ REQUIRED: dict[str, Blame] = {
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # chkpwd/iac issue #541 (an alert quoting node-problem-detector's condition)
+        "storage.npd_readonly_filesystem",
+        "Unknown condition true of kubernetes node cattles-k3s-9749: condition type is "
+        "ReadonlyFilesystem, reason is FilesystemIsReadOnly, message is EXT4-fs (sdi): "
+        "Remounting filesystem read-only",
+        {},
+    ),
+    (  # kubernetes/node-problem-detector issue #474 (NPD's own log, cut short)
+        "storage.npd_readonly_filesystem",
+        "1 log_monitor.go:160] New status generated: &{Source:kernel-monitor Events:[{Severity:"
+        "info Timestamp:2020-10-08 06:44:16.09315274 +0000 UTC m=+1331754.148888064 Reason:"
+        "FilesystemIsReadOnly Message:Node condition ReadonlyFilesystem is now: True, reason: "
+        "FilesystemIsReadOnly}]",
+        {},
+    ),
     (  # Requiem4Eternity/Appstream issue #90 (the node's kernel log before it ran away)
         "storage.scsi_host_failed",
         "sd 1:0:2:0: [sdc] tag#3024 FAILED Result: hostbyte=DID_BAD_TARGET driverbyte=DRIVER_OK",
@@ -239,6 +256,10 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    (  # kubernetes/node-problem-detector issue #1071: the condition's healthy state
+        "storage.npd_readonly_filesystem",
+        "  ReadonlyFilesystem   False  FilesystemIsNotReadOnly      Filesystem is not read-only",
+    ),
     # the drive's own sense report (DID_OK) is the medium entry's, an optical drive is no disk
     (  # an Apache Jira report quoted in the index (a NodeManager's shuffle disk)
         "storage.scsi_host_failed",
