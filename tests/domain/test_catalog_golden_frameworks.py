@@ -75,6 +75,11 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "size", "megatron.parallel_split", A),
         ("Unexpected keys (not found in the checkpoint) encountered in the provided sharded state "
          "dict. ", "megatron.checkpoint_mismatch", A),
+        ("megatron.core.dist_checkpointing.core.CheckpointingException: ShardedTensor."
+         "flattened_range is not supported.",
+         "megatron.checkpoint_mismatch", A),  # areal-project/AReaL#1468 (megatron-core 0.17)
+        ("megatron.core.dist_checkpointing.core.CheckpointingException: Invalid access pattern: 2 "
+         "ShardedObject are missing.", "megatron.checkpoint_mismatch", A),  # validation.py
         ("[exiting program after receiving SIGTERM.] datetime: 2026-03-04 11:02:45 ",
          "megatron.exit_on_signal", S),
         ("[exiting program at iteration 5000] datetime: 2026-03-04 11:02:45 ",
@@ -207,6 +212,11 @@ def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
         ("Assertion failed: x > 0, file main.c, line 12", "te.check_failed"),
         ("FP8 execution enabled with DelayedScaling recipe", "te.fp8_unsupported"),
         ("Missing key(s) in state_dict: \"lm_head.weight\".", "dcp.missing_key"),
+        # the bare exception (a failed save or load on some ranks) stays a symptom
+        ("torch.distributed.checkpoint.api.CheckpointException: CheckpointException "
+         "ranks:dict_keys([0, 1, 2, 3, 4, 5, 6, 7])", "megatron.checkpoint_mismatch"),
+        ("megatron.core.dist_checkpointing.core.CheckpointingException: Checkpoint directory "
+         "/ckpt/iter_0001000 does not exist", "megatron.checkpoint_mismatch"),
         ("size mismatch for gpt.h.15.ln_1.weight: copying a param with shape torch.Size([1280]) "
          "from checkpoint, the shape in current model is torch.Size([1024]).",
          "dcp.size_mismatch"),

@@ -42,6 +42,9 @@ REQUIRED: dict[str, Blame] = {
     "service.mlflow_request_failed": Blame.TRANSIENT,
     "service.stream_disconnected": Blame.TRANSIENT,
     "service.stream_truncated": Blame.TRANSIENT,
+    # sweep round 6 (issue 14): Go object-store clients, S3's clock-skew refusal
+    "service.go_sdk_request_failed": Blame.TRANSIENT,
+    "service.request_time_skewed": Blame.SYMPTOM,
     # the service refuses the job's own request: configuration
     "service.access_denied": Blame.APPLICATION,
     "service.not_found": Blame.APPLICATION,
@@ -227,9 +230,84 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         ": premature end ",
         {},
     ),
+    # sweep round 6 (issue 14): checkpoints and data pipelines against object stores
+    (  # peak/s5cmd issue #674 (500 workers through a proxy)
+        "service.go_sdk_request_failed",
+        'ERROR "cp s3://BUCKET/KEY": RequestError: send request failed caused by: Get '
+        '"https://BUCKET.s3.REGION.amazonaws.com/KEY": proxyconnect tcp: dial tcp '
+        "172.17.0.215:80: i/o timeout",
+        {"cause": "i/o timeout"},
+    ),
+    (  # peak/s5cmd issue #875 (Go's resolver: the bucket alias does not resolve)
+        "service.dns_unknown_host",
+        'ERROR "cp s3://bdsp-credentialed-ac-psbrsg8wcmky4w5tbtn3b31yh4otause1b-s3alias/PSG/x.tsv '
+        '/sshfs/x.tsv": RequestError: send request failed caused by: Get "https://bdsp-credentialed'
+        '-ac-psbrsg8wcmky4w5tbtn3b31yh4otause1b-s3alias.s3.amazonaws.com/PSG/x.tsv": dial tcp: '
+        "lookup bdsp-credentialed-ac-psbrsg8wcmky4w5tbtn3b31yh4otause1b-s3alias.s3.amazonaws.com: "
+        "no such host",
+        {},
+    ),
+    (  # aws-deepracer-community/deepracer-core issue #81 (checkpoint upload of a training run)
+        "service.request_time_skewed",
+        "botocore.exceptions.ClientError: An error occurred (RequestTimeTooSkewed) when calling the"
+        " PutObject operation: The difference between the request time and the server's time is "
+        "too large.",
+        {},
+    ),
+    (  # aws/aws-cli issue #1065 (the old CLI's wording; an upload longer than 15 minutes)
+        "service.request_time_skewed",
+        '"A client error (RequestTimeTooSkewed) occurred when calling the UploadPart operation: The'
+        ' difference between the request time and the current time is too large."',
+        {},
+    ),
+    (  # concourse/s3-resource issue #34 (aws-sdk-go's wording; a 16-minute upload)
+        "service.request_time_skewed",
+        "error running command: RequestTimeTooSkewed: The difference between the request time and "
+        "the current time is too large.",
+        {},
+    ),
+    (  # huggingface/datasets pull request #3050 (streaming for 8 hours, then the retries ran out)
+        "service.stream_disconnected",
+        "ConnectionError: Server Disconnected",
+        {},
+    ),
+    (  # fsspec/adlfs issue #494 (aiohttp 3.10's SocketTimeoutError under azure-core)
+        "service.stream_disconnected",
+        "SocketTimeoutError: Timeout on reading data from socket",
+        {},
+    ),
+    (  # fsspec/adlfs issue #375 (dask reading CSVs from Azure Blob)
+        "service.stream_disconnected",
+        "aiohttp.client_exceptions.ServerTimeoutError: Timeout on reading data from socket",
+        {"kind": "ServerTimeoutError"},
+    ),
+    (  # botocore's message with an empty endpoint URL (sillsdev/silnlp issue #565, checkpoint
+        # uploads under load)
+        "service.endpoint_unreachable",
+        "botocore.exceptions.ConnectionClosedError: Connection was closed before we received a "
+        "valid response from endpoint URL:",
+        {},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a name that does not resolve is not a broken connection: left to the DNS entry
+    (
+        "service.go_sdk_request_failed",
+        'ERROR "cp s3://b/k /x": RequestError: send request failed caused by: Get '
+        '"https://b.s3.amazonaws.com/k": dial tcp: lookup b.s3.amazonaws.com: no such host',
+    ),
+    # s5cmd's own refusal of a missing local object is no request at all
+    ("service.go_sdk_request_failed", 'ERROR "cp . s3://bucket": given object not found'),
+    # a socket server of some other program going away is no streaming read giving up
+    ("service.stream_disconnected", "ConnectionError: server disconnected"),
+    # the S3 error text for a bad signature is not a clock skew
+    (
+        "service.request_time_skewed",
+        "botocore.exceptions.ClientError: An error occurred (SignatureDoesNotMatch) when calling "
+        "the PutObject operation: The request signature we calculated does not match the "
+        "signature you provided.",
+    ),
     # c10d's IPv6 lookup warning (torch/csrc/distributed/c10d/socket.cpp): it goes on over IPv4
     (
         "service.dns_unknown_host",

@@ -196,6 +196,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         {"device": "sdb6"},
     ),
     ("storage.eio", "OSError: [Errno 5] Input/output error", {}),  # pymedusa/Medusa issue #10661
+    (  # tensorflow/tensorflow issue #20090 (TensorFlow's "CONTEXT; STRERROR", a DBFS FUSE mount)
+        "storage.eio",
+        "2018-06-12 15:00:32,553 INFO (Thread-4-2183) Error reported to Coordinator: /dbfs/"
+        "FileStore/tables/TFOS/trainData/checkpoint.tmpb97208e81436466b80430829067e21d8; "
+        "Input/output error",
+        {},
+    ),
     (  # pesser/edflow issue #92
         "storage.remote_io_error",
         "OSError: [Errno 121] Remote I/O error: 'logs/2019-07-01T17:49:45_coords_1_pretrain_"
@@ -330,6 +337,8 @@ NEGATIVE: list[tuple[str, str]] = [
     # ENOSPC is not EIO and EIO is not ENOSPC
     ("storage.eio", "OSError: [Errno 28] No space left on device"),
     ("storage.no_space", "OSError: [Errno 5] Input/output error"),
+    # a sentence that names the error is no TensorFlow errno
+    ("storage.eio", "retrying after an Input/output error"),
 ]
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
