@@ -179,7 +179,9 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "cloud.gce_mig_recreate",
         "  \\ initiated recreateInstance on instance "
         "'projects/<>/zones/us-east1-d/instances/<>-cluster-default-pool-0d14fd5a-2vn6'.\\",
-        {"instance": "projects/<>/zones/us-east1-d/instances/<>-cluster-default-pool-0d14fd5a-2vn6"},
+        {
+            "instance": "projects/<>/zones/us-east1-d/instances/<>-cluster-default-pool-0d14fd5a-2vn6"
+        },
     ),
     (  # documented Scheduled Events document (learn.microsoft.com scheduled-events)
         "cloud.azure_scheduled_event",
@@ -236,8 +238,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     (  # kubernetes/autoscaler issue #248: a scale-down that failed removed nothing
         "*",
-        "I0822 11:30:07.277750       1 event.go:218] Event(v1.ObjectReference{Kind:\"Node\", "
-        "Namespace:\"\", Name:\"ip-10-0-0-142.us-east-2.compute.internal\"}): type: 'Warning' "
+        'I0822 11:30:07.277750       1 event.go:218] Event(v1.ObjectReference{Kind:"Node", '
+        'Namespace:"", Name:"ip-10-0-0-142.us-east-2.compute.internal"}): type: \'Warning\' '
         "reason: 'ScaleDownFailed' failed to drain the node, aborting ScaleDown",
     ),
     # Kueue's PodsReady condition while it waits is not the eviction (kubernetes-sigs/kueue #707)

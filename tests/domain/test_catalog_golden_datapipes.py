@@ -115,7 +115,7 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "RuntimeError: Critical error in pipeline: [/opt/dali/dali/image/image_factory.cc:87] "
         'Assert on "CheckIsPNG(encoded_image, length) + CheckIsBMP(encoded_image, length) + '
         "CheckIsGIF(encoded_image, length) + CheckIsJPEG(encoded_image, length) + "
-        "CheckIsTiff(encoded_image, length) + CheckIsPNM(encoded_image, length) == 1\" failed: "
+        'CheckIsTiff(encoded_image, length) + CheckIsPNM(encoded_image, length) == 1" failed: '
         "Encoded image has ambiguous format",
         {},
     ),
