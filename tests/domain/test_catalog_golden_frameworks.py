@@ -185,6 +185,17 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
         ("No available shared memory broadcast block found in 60 seconds. This typically happens "
          "when some processes are hanging or doing some time-consuming work (e.g. compilation).",
          "vllm.shm_broadcast_stalled", S),  # gpustack/gpustack#3888
+        # torchft: a step not committed, an error reported, the manager giving up
+        ("should_commit=False enough_replicas=True, errored='NoneType' object has no attribute "
+         "'wait’", "torchft.step_not_committed", S),  # pytorch/torchtitan#1170
+        ("[titan] 2025-07-16 13:49:32,462 - torchft.manager - INFO - [torchtitan_ft_0:6cc4c926-56d9"
+         "-4bb9-96f6-544803cae49c/0 - step 21] should_commit=False enough_replicas=True, "
+         "errored=aborted", "torchft.step_not_committed", S),
+        ("[train_ddp_0:4e6f882a/0 - step 12] got exception in all reduce -- skipping remaining: "
+         "NCCL communicator was aborted on rank 0.", "torchft.error_reported", S),
+        ("RuntimeError: lighthouse quorum failed after 3 retries.", "torchft.gave_up", S),
+        ("RuntimeError: should_commit failed 4 times consecutively, exceeding max_retries=3",
+         "torchft.gave_up", S),
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
@@ -231,6 +242,14 @@ def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
          "sglang.unbalanced_model_loading"),
         ("[2025-03-17 17:15:55 TP1] Scheduler hit an exception: Traceback (most recent call "
          "last):", "sglang.scheduler_died"),
+        # torchft's healthy commit, and an Ethereum client's own "lighthouse"
+        ("[titan] 2025-07-16 13:49:33,101 - torchft.manager - INFO - [torchtitan_ft_0:6cc4c926/0 "
+         "- step 22] should_commit=True enough_replicas=True, errored=None",
+         "torchft.step_not_committed"),
+        ("2025-07-16T13:49:41.512 [INFO] [torchft::lighthouse] - Detected quorum change, bumping "
+         "quorum_id to 3", "torchft.gave_up"),
+        ("Failed to connect to lighthouse: dial tcp 10.0.0.3:8000: connection refused",
+         "torchft.gave_up"),
     ],
 )  # fmt: skip
 def test_not_these(line: str, signal: str) -> None:

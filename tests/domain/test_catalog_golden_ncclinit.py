@@ -87,6 +87,38 @@ def found(line: str) -> dict[str, Blame]:
         # Oneflow-Inc/oneflow issue #3586 (NCCL 2.7, the retry before the give-up)
         ("worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, "
          "retrying", "nccl.socket_connect_retry", Blame.INFO),
+        # NCCL's RAS report (ncclras): the NCCL user guide's troubleshooting/ras.rst; NVIDIA/nccl
+        # issues #1911 and #1730, pull request #2263
+        ("  1 job process is considered dead (unreachable via the RAS network)",
+         "nccl.ras_peer_dead", Blame.SYMPTOM),
+        ("   [2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1",
+         "nccl.ras_peer_dead", Blame.SYMPTOM),
+        ("  Missing communicator data from 1 job process", "nccl.ras_unreachable", Blame.SYMPTOM),
+        ("  Missing communicator data from 1 rank", "nccl.ras_unreachable", Blame.SYMPTOM),
+        ("  Encountered 2 communication timeouts while gathering communicator data",
+         "nccl.ras_unreachable", Blame.SYMPTOM),
+        ("  Asynchronous errors on 4 ranks", "nccl.ras_comm_error", Blame.SYMPTOM),
+        ("  Communicator ranks have different AllGather operation counts", "nccl.ras_mismatch",
+         Blame.INFO),
+        ("  30 ranks have launched up to operation 640", "nccl.ras_mismatch", Blame.INFO),
+        ("#0-0 (fa93daea854b060b) MISMATCH", "nccl.ras_mismatch", Blame.INFO),
+        # NVIDIA/nccl issue #1050; Mellanox/nccl-rdma-sharp-plugins issue #151: CollNet falls back
+        ("ib-vm-52:1047884:1048148 [7] sharp_plugin.c:320 NCCL WARN NET/IB : SHARP coll init "
+         "error: Cannot create SHARP job(-11)", "nccl.collnet_fallback", Blame.INFO),
+        ("ib-vm-41:1056918:1057186 [0] transport.cc:323 NCCL WARN Cannot initialize CollNet, "
+         "using point-to-point network instead", "nccl.collnet_fallback", Blame.INFO),
+        ("C25L19:19373:19491 [3] sharp_plugin.c:302 NCCL WARN SHARP group create: Streaming Tree "
+         "lock failed (-18)", "nccl.collnet_fallback", Blame.INFO),
+        # the CollNet form of the device-count check (NVIDIA/nccl src/init.cc)
+        ("NCCL WARN Detected mixed local CollNet device counts across ranks (min 0, max 1). Set "
+         "NCCL_IGNORE_COLLNET_MISMATCH=1 to continue.", "nccl.net_count_mismatch", Blame.SYMPTOM),
+        # pytorch/pytorch pull request #155740 (teardown); NVIDIA/nccl issue #2331 (symmetric VA)
+        ("[2025-06-17 21:49:04] devvm5552:3355146:3355146 [0] init.cc:2143 NCCL WARN commReclaim: "
+         "cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1",
+         "nccl.comm_cleanup_failed", Blame.SYMPTOM),
+        ("[0] nccl/src/allocator.cc:229 (ncclSpaceAlloc) NCCL WARN Allocation failed. No suitable "
+         "space found to accommodate size=0x2171600000 within limit=0x2d00000000",
+         "nccl.symmetric_space_exhausted", Blame.APPLICATION),
     ],
 )  # fmt: skip
 def test_init_lines(line: str, signal: str, blame: Blame) -> None:
@@ -135,7 +167,33 @@ def test_a_legacy_connect_failure_names_no_cause() -> None:
         # a socket call other than connect failing (its own entries, if any, say what it means)
         "node1:311:402 [0] include/socket.h:390 NCCL WARN Call to accept failed : Too many open "
         "files",
+        # NVIDIA/nccl issues #1730 and #1584: a healthy RAS summary, RAS and SHARP starting up
+        "    0         1        32         8       256       256   RUNNING      OK",
+        "NCCL INFO RAS client listening socket at ::1<28028>",
+        "C25L18:24972:25066 [3] NCCL INFO Sharp rank 0/2 initialized on mlx5_5:1",
+        "NCCL INFO NET/Plugin: Loaded collnet plugin SHARP (v8)",
+        # the RAS report's listing lines name processes, not a fault; monitor mode's new peers
+        "  Rank 12 -- GPU 4 managed by process 323032 on node 10.137.190.124",
+        "  Process 3487984 on node 172.16.64.213 managing GPU 5",
+        "[2025-12-19 13:06:50] PEER_NEW: Process 1524345 on node 172.16.64.245 managing GPU 1",
     ],
 )
 def test_init_neighbours_do_not_match(line: str) -> None:
     assert not set(found(line)) & INIT_KEYS
+
+
+def test_ras_names_a_dead_peer_but_not_the_ranks_a_mismatch_lists() -> None:
+    # a process RAS declares dead is a weak hint against its node (like Ray's dead nodes); the
+    # ranks a MISMATCH lists may be the ones ahead (NVIDIA/nccl issue #1911) and name no one
+    scanner = Scanner(builtin_catalog())
+    hits = {
+        s.key: m
+        for s, m in scanner.match_line(
+            "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1"
+        )
+    }
+    assert hits["nccl.ras_peer_dead"].group("peer") == "172.16.64.245"
+    catalog = builtin_catalog()
+    assert catalog.signatures["nccl.ras_peer_dead"].weight < 50
+    assert "peer" not in catalog.signatures["nccl.ras_mismatch"].compiled().groupindex
+    assert catalog.signatures["nccl.collnet_fallback"].weight == 0
