@@ -32,6 +32,13 @@ from domain.golden import found
         ("/var/spool/slurmd/job4242/slurm_script: line 12: 81234 Segmentation fault      (core "
          "dumped) python train.py", "process.shell_crash_report", Blame.SYMPTOM),
         ("Bus error (core dumped)", "process.shell_crash_report", Blame.SYMPTOM),
+        # xy-guo/MVSNet_pytorch issue #53 (bash's SIGFPE text, no space before the parenthesis)
+        ("./train.sh: line 3:  1098 Floating point exception(core dumped) python train.py "
+         "--dataset=dtu_yao --batch_size=1", "process.shell_crash_report", Blame.SYMPTOM),
+        # Yugnaynehc/ssta-captioning issue #9
+        ("Floating point exception (core dumped)", "process.shell_crash_report", Blame.SYMPTOM),
+        # pytorch/pytorch issue #2714 (a wheel built for newer CPUs)
+        ("Illegal instruction (core dumped)", "process.shell_crash_report", Blame.SYMPTOM),
         ("OSError: [Errno 113] No route to host", "net.oserror_unreachable", Blame.SYMPTOM),
         ("OSError: [Errno 101] Network is unreachable", "net.oserror_unreachable", Blame.SYMPTOM),
     ],

@@ -21,12 +21,17 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-glibc.toml"
-NAMESPACES = frozenset({"glibc", "libstdcxx"})  # the C and C++ runtimes' abort texts
+NAMESPACES = frozenset({"glibc", "libstdcxx", "ldso", "mkl"})  # the C/C++ runtimes, the loader
 
 REQUIRED: dict[str, Blame] = {
     "glibc.heap_corruption": Blame.APPLICATION,
     "glibc.assert_failed": Blame.APPLICATION,
     "libstdcxx.terminate": Blame.APPLICATION,
+    "glibc.stack_smashing": Blame.APPLICATION,
+    "ldso.version_not_found": Blame.APPLICATION,
+    "ldso.undefined_symbol": Blame.APPLICATION,
+    "ldso.library_not_loadable": Blame.APPLICATION,
+    "mkl.fatal_error": Blame.APPLICATION,
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
@@ -71,6 +76,65 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "corrupted size vs. prev_size",
         {"check": "corrupted size vs. prev_size"},
     ),
+    (  # bahlolab/superSTR issue #21 (glibc 2.26+: debug/fortify_fail.c, no program name)
+        "glibc.stack_smashing",
+        "*** stack smashing detected ***: <unknown> terminated",
+        {"check": "stack smashing detected"},
+    ),
+    (  # gnss-sdr/gnss-sdr issue #794
+        "glibc.stack_smashing",
+        "*** stack smashing detected ***: terminated",
+        {"check": "stack smashing detected"},
+    ),
+    (  # CK7/abawaca issue #7 (glibc before 2.26 names the program)
+        "glibc.stack_smashing",
+        "*** stack smashing detected ***: abawaca terminated",
+        {"check": "stack smashing detected"},
+    ),
+    (  # dmtcp/dmtcp issue #790 (elf/dl-version.c, printed by ld.so for bash's preload)
+        "ldso.version_not_found",
+        "/bin/bash: /lib64/libstdc++.so.6: version `CXXABI_1.3.9' not found (required by "
+        "/gpfs/fs1/home/a/ap248/ap248/dmtcp/lib/dmtcp/libdmtcp_ipc.so)",
+        {"version": "CXXABI_1.3.9", "by": "/gpfs/fs1/home/a/ap248/ap248/dmtcp/lib/dmtcp/libdmtcp_ipc.so"},
+    ),
+    (  # antimatter15/alpaca.cpp issue #146
+        "ldso.version_not_found",
+        "/lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.34' not found (required by ./chat)",
+        {"version": "GLIBC_2.34", "by": "./chat"},
+    ),
+    (  # OpenGVLab/InternVL issue #467 (flash-attn built against another torch)
+        "ldso.undefined_symbol",
+        "/home/ubuntu/miniconda3/envs/llm/lib/python3.9/site-packages/flash_attn_2_cuda.cpython-39-"
+        "x86_64-linux-gnu.so: undefined symbol: _ZN2at4_ops9_pad_enum4callERKNS_6TensorEN3c108Array"
+        "RefINS5_6SymIntEEElNS5_8optionalIdEE",
+        {"library": "flash_attn_2_cuda.cpython-39-x86_64-linux-gnu.so"},
+    ),
+    (  # LLaVA-VL/LLaVA-NeXT issue #308 (libcudart of CUDA 11 under a CUDA 12.4 image)
+        "ldso.library_not_loadable",
+        "libcudart.so.11.0: cannot open shared object file: No such file or directory",
+        {"library": "libcudart.so.11.0", "error": "cannot open shared object file"},
+    ),
+    (  # DFHack/dfhack issue #164 (ld.so at start: elf/dl-load.c)
+        "ldso.library_not_loadable",
+        "hack/dfhack-run: error while loading shared libraries: libz.so.1: wrong ELF class: "
+        "ELFCLASS64",
+        {"library": "libz.so.1", "error": "wrong ELF class: ELFCLASS64"},
+    ),
+    (  # lvc/vtable-dumper issue #9 (dlopen of a 32-bit library)
+        "ldso.library_not_loadable",
+        "./libsample.so: wrong ELF class: ELFCLASS32",
+        {"library": "libsample.so", "error": "wrong ELF class: ELFCLASS32"},
+    ),
+    (  # facebookresearch/faiss issue #1226
+        "mkl.fatal_error",
+        "Intel MKL FATAL ERROR: Cannot load libmkl_avx2.so or libmkl_def.so.",
+        {"error": "Cannot load libmkl_avx2.so or libmkl_def.so."},
+    ),
+    (  # ContinuumIO/anaconda-issues issue #698
+        "mkl.fatal_error",
+        "Intel MKL FATAL ERROR: Error on loading function mkl_blas_avx_xdcopy",
+        {"error": "Error on loading function mkl_blas_avx_xdcopy"},
+    ),
 ]
 
 
@@ -91,6 +155,24 @@ NEGATIVE: list[tuple[str, str]] = [
     ("*", "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"),
     ("*", "free(): releasing 12 cached blocks"),
     ("*", "node1:1:2 [0] NCCL INFO free(): buffer pool drained"),
+    # TensorFlow's dso_loader warning falls back to the CPU: not a failed load of the job
+    # (ali-vilab/dreamtalk issue #32)
+    (
+        "ldso.library_not_loadable",
+        "2024-02-25 18:52:47.991396: W tensorflow/stream_executor/platform/default/dso_loader.cc:64]"
+        " Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot "
+        "open shared object file: No such file or directory; LD_LIBRARY_PATH: /usr/lib64-nvidia",
+    ),
+    # the NVIDIA driver's libraries are the node's or the container runtime's, not the image's
+    (
+        "ldso.library_not_loadable",
+        "OSError: libcuda.so.1: cannot open shared object file: No such file or directory",
+    ),
+    ("ldso.library_not_loadable", "OSError: libnvidia-ml.so.1: cannot open shared object file"),
+    # a model or file the job cannot find is not a symbol version
+    ("ldso.version_not_found", "ERROR: model 'llama3' not found (required by config)"),
+    ("ldso.undefined_symbol", "NameError: name 'undefined_symbol' is not defined"),
+    ("glibc.stack_smashing", "compiled with -fstack-protector: stack smashing detection enabled"),
 ]
 
 

@@ -52,6 +52,8 @@ REQUIRED: dict[str, Blame] = {
     "nic.mlx5_probe_failed": Blame.HARDWARE,  # golden lines: test_catalog_tracker_clusters.py
     "nic.mlx5_kernel_cqe_error": Blame.SYMPTOM,  # golden lines: test_catalog_tracker_hpc.py
     "nic.mlx5_fatal_sensor": Blame.HARDWARE,  # golden lines: test_catalog_tracker_hw2.py
+    "kernel.user_fault": Blame.SYMPTOM,
+    "kernel.oops": Blame.HARDWARE,
 }
 
 
@@ -61,6 +63,7 @@ def test_weak_hardware_signals_need_corroboration() -> None:
     for key in (
         "kernel.hard_lockup",
         "kernel.nmi_unknown",
+        "kernel.oops",
         "nic.mlx5_cmd_no_completion",
         "nic.mlx5_insufficient_power",
         "nic.tx_timeout",
@@ -217,9 +220,42 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "status bad parameter(0x3), syndrome (0x35e6ec)",
         {"command": "create_mkey", "status": "bad parameter"},
     ),
+    (  # abrt/abrt pull request #1219 (systemd journal; arch/x86/kernel/traps.c show_signal)
+        "kernel.user_fault",
+        "traps: chrome[2979] trap invalid opcode ip:55911b28dba3 sp:7ffea558a3e0 error:0 in "
+        "chrome[55911728a000+6a0b000]",
+        {"comm": "chrome", "pid": "2979", "trap": "invalid opcode"},
+    ),
+    (  # openobserve/openobserve issue #4859 (a binary for newer CPUs on a Xeon X5460)
+        "kernel.user_fault",
+        " traps: openobserve[2775846] trap invalid opcode",
+        {"comm": "openobserve", "pid": "2775846", "trap": "invalid opcode"},
+    ),
+    (  # a forum post on transmission's crash (arch/x86/mm/fault.c show_signal_msg)
+        "kernel.user_fault",
+        "[100988.858923] transmission-da[28274]: segfault at 0 ip 00007f32b7026b59 sp "
+        "00007f32b1df8930 error 4 in libgnutls.so.26.22.6[7f32b6fb2000+b6000]",
+        {"comm": "transmission-da", "pid": "28274"},
+    ),
+    (  # ask.fedoraproject.org t/laptop-freezes-after-kernel-bug/15757 (lib/bug.c report_bug)
+        "kernel.oops",
+        "июл 27 14:08:04 laptop kernel: kernel BUG at lib/list_debug.c:51!",
+        {"where": "lib/list_debug.c:51"},
+    ),
+    (  # the same thread, the next line (arch/x86/kernel/dumpstack.c __die_header)
+        "kernel.oops",
+        "июл 27 14:08:04 laptop kernel: invalid opcode: 0000 [#1] SMP PTI",
+        {"die": "invalid opcode"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a process's own trap setup and a GPU kernel's text are not the kernel's user-fault note
+    ("kernel.user_fault", "python[1234]: installed SIGSEGV trap handler"),
+    ("kernel.user_fault", "RuntimeError: CUDA error: an illegal instruction was encountered"),
+    # CUDA's own BUG-like texts and a driver's debug counters are not a kernel oops
+    ("kernel.oops", "NCCL INFO [#1] ring 0 : 0[0] -> 1[1] via P2P/IPC"),
+    ("kernel.oops", "WARNING: CPU: 3 PID: 1 at drivers/gpu/drm/drm_edid.c:1234"),
     # system76/firmware-open issue #259: the same wake failure of the GPU's USB and audio
     # functions is not the GPU's own
     (

@@ -31,6 +31,7 @@ FAMILY_KEYS = MPI_KEYS | UCX_KEYS
 
 REQUIRED: dict[str, Blame] = {
     "ompi.rank_aborted": Blame.SYMPTOM,
+    "ompi.signal_report": Blame.SYMPTOM,
     "ompi.rank_signaled_wrapped": Blame.SYMPTOM,
     "ompi.prte_daemon_lost": Blame.SYMPTOM,
     "ompi.nonzero_exit": Blame.SYMPTOM,
@@ -254,6 +255,16 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         " memory : Please set max locked memory (ulimit -l) to 'unlimited' (current: 64 kbytes)",
         {"call": "ibv_reg_mr", "kbytes": "64"},
     ),
+    (  # pytorch/pytorch issue #10344 (OPAL's signal handler, opal/util/stacktrace.c)
+        "ompi.signal_report",
+        "[ip-172-31-77-112:61444] Signal: Segmentation fault (11)",
+        {"host": "ip-172-31-77-112", "signal": "Segmentation fault"},
+    ),
+    (  # the same handler's first line (opal/util/stacktrace.c show_stackframe)
+        "ompi.signal_report",
+        "[ip-172-31-77-112:61444] *** Process received signal ***",
+        {"host": "ip-172-31-77-112"},
+    ),
 ]
 
 
@@ -263,6 +274,8 @@ def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> Non
 
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a signal number in a launcher's own summary is not OPAL's crash report
+    ("ompi.signal_report", "[node1:01234] Signal: handler installed for SIGSEGV"),
     # a registration refused for another reason (GPU memory without peer memory) is no memlock
     (
         "ucx.memlock_limit",

@@ -35,6 +35,31 @@ from domain.golden import found
         # ray-project/ray issue #8546 (Ray workers each starting an OpenMP pool)
         ("(pid=116340) libgomp: Thread creation failed: Resource temporarily unavailable",
          "python.thread_limit", Blame.APPLICATION),
+        # MIC-DKFZ/nnUNet issue #1343 (OpenBLAS prints the limit right after the failed create)
+        ("OpenBLAS blas_thread_init: RLIMIT_NPROC 4096 current, 513046 max",
+         "python.thread_limit", Blame.APPLICATION),
+        # InternLM/lmdeploy issue #2451 (raised from the autotuner's module path)
+        ("triton.runtime.autotuner.OutOfResources: out of resource: shared memory, Required: "
+         "108672, Hardware limit: 101376. Reducing block sizes or `num_stages` may help.",
+         "python.compile_failed", Blame.APPLICATION),
+        # FlashML-org/FreeToken issue #246 (bare, under a serving framework's logger)
+        ("[16:10:42] health/ERROR  OutOfResources: out of resource: shared memory, Required: "
+         "98304, Hardware limit: 65536. Reducing block sizes or `num_stages` may help.  (×5)",
+         "python.compile_failed", Blame.APPLICATION),
+        # triton-lang/triton issue #384 (triton before 2.0)
+        ("triton.code_gen.OutOfResources: out of resource: shared memoryRequired: 110592Hardware "
+         "limit: 101376", "python.compile_failed", Blame.APPLICATION),
+        # patrickloeber/snake-ai-pytorch issue #18 (CPython's fatal_error with the function name)
+        ("Fatal Python error: PyEval_RestoreThread: the function must be called with the GIL "
+         "held, but the GIL is released (the current Python thread state is NULL)",
+         "python.fatal_error", Blame.APPLICATION),
+        # intrepidcs/python_ics issue #175
+        ("Fatal Python error: PyEval_SaveThread: the function must be called with the GIL held, "
+         "but the GIL is released (the current Python thread state is NULL)",
+         "python.fatal_error", Blame.APPLICATION),
+        # MichalBusta/FASText issue #40 (an extension built against another Python, before 3.8)
+        ("Fatal Python error: PyThreadState_Get: no current thread", "python.fatal_error",
+         Blame.APPLICATION),
     ],
 )  # fmt: skip
 def test_python_classes(line: str, signal: str, blame: Blame) -> None:
@@ -53,6 +78,9 @@ def test_python_classes(line: str, signal: str, blame: Blame) -> None:
         "ValueError: the loss is non-negative",
         "Unexpected result nan on rank 3 at iteration #120 invocation #1 (message='found NaN in "
         "local grad norm in backward pass before data-parallel communication collective')",
+        # faulthandler's signal reports have no "FUNC:": they stay process.crashed (symptom)
+        "Fatal Python error: Segmentation fault",
+        "Fatal Python error: Aborted",
     ],
 )
 def test_not_these(line: str) -> None:
@@ -62,4 +90,19 @@ def test_not_these(line: str) -> None:
         "python.memory_error",
         "python.bare_exception",
         "training.non_finite",
+        "python.fatal_error",
     }
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Fatal Python error: Segmentation fault",  # ziyanx02/Genesis-backflip issue #2
+        "Fatal Python error: Aborted",  # vllm-project/vllm issue #5458
+        "Fatal Python error: Floating point exception",  # CPython Modules/faulthandler.c
+        "Fatal Python error: Illegal instruction",  # CPython Modules/faulthandler.c
+    ],
+)
+def test_faulthandler_reports_are_crash_symptoms(line: str) -> None:
+    """faulthandler restates a signal: a crash whose cause is elsewhere, never the job's code."""
+    assert found(line, Source.LOGS) == [("process.crashed", Blame.SYMPTOM, 45)]
