@@ -95,7 +95,10 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "ldso.version_not_found",
         "/bin/bash: /lib64/libstdc++.so.6: version `CXXABI_1.3.9' not found (required by "
         "/gpfs/fs1/home/a/ap248/ap248/dmtcp/lib/dmtcp/libdmtcp_ipc.so)",
-        {"version": "CXXABI_1.3.9", "by": "/gpfs/fs1/home/a/ap248/ap248/dmtcp/lib/dmtcp/libdmtcp_ipc.so"},
+        {
+            "version": "CXXABI_1.3.9",
+            "by": "/gpfs/fs1/home/a/ap248/ap248/dmtcp/lib/dmtcp/libdmtcp_ipc.so",
+        },
     ),
     (  # antimatter15/alpaca.cpp issue #146
         "ldso.version_not_found",

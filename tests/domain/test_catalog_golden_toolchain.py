@@ -113,8 +113,11 @@ def test_the_ninja_restatement_reads_as_the_application() -> None:
 
 NEGATIVE: list[tuple[str, str]] = [
     # a training script's own subprocess is not a build (launcher.subprocess_failed's)
-    ("*", "subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero "
-          "exit status 1."),
+    (
+        "*",
+        "subprocess.CalledProcessError: Command '['python', 'train.py']' returned non-zero "
+        "exit status 1.",
+    ),
     ("*", "ninja: no work to do."),
     ("*", "[1/12] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile -c flash_api.cu"),
     ("*", "warning: nvcc: unsupported flag -fno-plt ignored"),
