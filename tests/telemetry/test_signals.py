@@ -77,11 +77,18 @@ def script(tmp_path: Path) -> Path:
     return path
 
 
+def _default_sigint() -> None:
+    """A shell without job control starts its background jobs with SIGINT ignored, and Python
+    then leaves it ignored (no KeyboardInterrupt): the loop gets the default a terminal gives."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _signalled(script: Path, out: Path, mode: str, signum: int) -> subprocess.Popen[str]:
     """Start the loop, wait until it has stepped 25 times, send ``signum``."""
     proc = subprocess.Popen(
         [sys.executable, str(script), str(out), mode],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_default_sigint,
     )  # fmt: skip
     assert proc.stdout is not None
     assert proc.stdout.readline() == "ready\n"
