@@ -74,8 +74,8 @@ def cleared(
             and f.signal.startswith(RECLAIM_PREFIXES)
         ):
             reclaimed.add(f.node)
-            named = f.detail("node")
-            if named in job.nodes:
+            named = job.node_named(f.detail("node"))
+            if named is not None:
                 reclaimed.add(named)
         if f.signal in STORAGE_STALLS:
             stalled.update(job.nodes)

@@ -146,6 +146,25 @@ class JobRecord:
         """True while the job has not ended (a suspected hang)."""
         return self.ended is None
 
+    def node_named(self, host: str | None) -> str | None:
+        """The job's node a line names as `host`, however the line spells it: exactly, in
+        another case (host names are case-insensitive), or by its short name where the
+        scheduler lists the full domain name, or the other way round (`gpu-a03` for
+        `gpu-a03.cluster.internal`). None when no node, or more than one, fits."""
+        if not host:
+            return None
+        if host in self.nodes:
+            return host
+        folded = host.lower().rstrip(".")
+        short = folded.split(".", 1)[0]
+        for key in (folded, short):
+            fits = [n for n in self.nodes if key in (n.lower(), n.lower().split(".", 1)[0])]
+            if len(fits) == 1:
+                return fits[0]
+            if fits:
+                return None
+        return None
+
     def exit_code(self, node: str) -> int | None:
         """The worst exit code seen on a node, if recorded."""
         for n, code in self.exit_codes:

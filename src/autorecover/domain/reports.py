@@ -26,8 +26,8 @@ def named_failures(findings: Iterable[Finding], job: JobRecord) -> list[Finding]
     """A node another node's log names as failed (`srun: error: Node failure on X`)."""
     out = []
     for f in findings:
-        host = f.detail("failed_host")
-        if host is not None and host in job.nodes:
+        host = job.node_named(f.detail("failed_host"))
+        if host is not None:
             out.append(_about(host, f, "node.reported_failed", NAMED_FAILURE_WEIGHT, f.node))
     return out
 
@@ -69,7 +69,7 @@ def forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
     relayed: set[tuple[str, str]] = set()  # (file's node, signal) forwarded from elsewhere
     for f in findings:
         via = f.detail("via")
-        node = owner.get(via) if via else None
+        node = (owner.get(via) or job.node_named(via)) if via else None
         if node is not None and node != f.node and node in job.nodes and f.origin is None:
             relayed.add((f.node, f.signal))
             f = replace(f, node=node, origin=f.node)
@@ -97,9 +97,11 @@ def blamed_peers(
     owner = address_book(everything, job)
     reporters: dict[str, set[str]] = {}
     first: dict[str, Finding] = {}
-    for f in seen:
+    # the earliest report speaks for them all (ties by node: not by the node list's order)
+    for f in sorted(seen, key=lambda f: (f.at.timestamp() if f.at else 0.0, f.node, f.line)):
         peer = f.detail("peer")
-        node = owner.get(peer.split("<", 1)[0]) if peer else None
+        address = peer.split("<", 1)[0] if peer else None
+        node = (owner.get(address) or job.node_named(address)) if address else None
         if node is None or node == f.node or node not in job.nodes:
             continue
         reporters.setdefault(node, set()).add(f.node)
