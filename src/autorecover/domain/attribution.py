@@ -333,9 +333,12 @@ def _hang(job: JobRecord, activity: Sequence[Activity]) -> _Hang | None:
     """A running job whose progress stopped; the node that stopped first, if one did."""
     last: dict[str, datetime] = {}
     intervals: list[float] = []
+    spoke: set[str] = set()  # nodes whose job log has lines, stamped or not
     for a in activity:
         if a.source is not Source.LOGS or not a.present:
             continue
+        if a.lines:
+            spoke.add(a.node)
         at = a.last_progress_at or a.last_at
         if at is not None:
             last[a.node] = max(at, last.get(a.node, at))
@@ -355,7 +358,10 @@ def _hang(job: JobRecord, activity: Sequence[Activity]) -> _Hang | None:
         suspects = sorted(n for n, at in last.items() if newest - at >= threshold / 4)
         if len(suspects) * 2 > len(last):
             suspects = []  # most nodes stopped early: no single culprit
-    silent = [n for n in job.nodes if n not in last]
+    # A node that said nothing (no log, an empty one) is silent since the start; one whose
+    # lines carry no time (a pasted snippet, NCCL's unstamped lines) is not: when it stopped
+    # is unknown, and an unknown is no evidence against it.
+    silent = [n for n in job.nodes if n not in last and n not in spoke]
     for node in silent if len(silent) * 2 < len(job.nodes) else []:
         suspects.append(node)
     for node in suspects:
@@ -397,7 +403,7 @@ def _state_findings(job: JobRecord) -> list[Finding]:
     return [
         Finding(
             signal=signal,
-            node=job.nodes[0] if job.nodes else "",
+            node=min(job.nodes, default=""),  # any node: the job's word; not the list's order
             source=Source.JOB,
             line=job.state_line,
             text=f'"state": "{job.state}"',
@@ -472,25 +478,32 @@ def _verdict(
 
 
 def rank_evidence(decisive: Sequence[Finding], symptoms: Sequence[Finding]) -> list[Evidence]:
-    """Most decisive first; one line per (node, signal); then the earliest symptoms."""
-    out: list[Evidence] = []
-    seen: set[tuple[str, str]] = set()
+    """Most decisive first; one line per (file, signal); then the earliest symptoms.
 
-    def order(f: Finding) -> tuple[int, float, int]:
-        return (-f.weight, f.at.timestamp() if f.at else 0.0, f.line)
+    Ties are broken by the node and the signal, never by the order of `job.json`'s node list
+    (which a collector chooses); the scheduler's own word (`job.json`'s state, stamped with
+    whichever node comes first) is one line of its own, not a repeat of a node's."""
+    out: list[Evidence] = []
+    seen: set[tuple[str, str, str]] = set()
+
+    def order(f: Finding) -> tuple[int, float, int, str, str]:
+        return (-f.weight, f.at.timestamp() if f.at else 0.0, f.line, f.origin or f.node, f.signal)
+
+    def key(f: Finding) -> tuple[str, str, str]:
+        return (str(f.source), "" if f.source is Source.JOB else f.node, f.signal)
 
     for f in sorted(decisive, key=order):
-        if (f.node, f.signal) in seen:
+        if key(f) in seen:
             continue
-        seen.add((f.node, f.signal))
+        seen.add(key(f))
         out.append(_evidence(f))
     del out[MAX_EVIDENCE:]
-    early = sorted(symptoms, key=lambda f: (f.at.timestamp() if f.at else 0.0, f.line))
+    early = sorted(symptoms, key=lambda f: order(f)[1:])
     for f in early:
         if len(out) >= MAX_EVIDENCE:
             break
-        if (f.node, f.signal) not in seen:
-            seen.add((f.node, f.signal))
+        if key(f) not in seen:
+            seen.add(key(f))
             out.append(_evidence(f))
     return out
 
