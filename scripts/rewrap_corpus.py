@@ -22,18 +22,22 @@ removed, the time kept).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import re
 import shutil
 import sys
 import tempfile
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-from autorecover.adapters.bundles import explain, read_job
-from autorecover.domain.catalog import builtin_catalog
+from autorecover.adapters.bundles import Explanation, explain, read_job
+from autorecover.domain.catalog import Catalog, builtin_catalog
+from autorecover.domain.records import Blame, Source, Verdict
 from autorecover.parsing.lines import find_embedded_time, parse_line
-from autorecover.parsing.scanning import Scanner
+from autorecover.parsing.scanning import TELEMETRY_MARKERS, Scanner
+from autorecover.parsing.telemetry_evidence import EVIDENCE_MARKERS, MARKERS
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 Wrapper = Callable[[str, int, "_File"], str]
@@ -54,6 +58,18 @@ def _cri(line: str, i: int, f: _File) -> str:
         f.last = at
     stamp = (f.last or f.reference).strftime("%Y-%m-%dT%H:%M:%S.%f")
     return f"{stamp}000Z stderr F {line}"
+
+
+def _any_timed(lines: list[str]) -> bool:
+    return any(map(_timed, lines))
+
+
+def _timed(line: str) -> bool:
+    parsed = parse_line(line, _EPOCH)
+    return parsed.at is not None or find_embedded_time(parsed.message) is not None
+
+
+_EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def _nostamp(line: str, i: int, f: _File) -> str:
@@ -80,15 +96,237 @@ WRAPPERS: dict[str, Wrapper] = {
     "norank": _norank,
 }
 
+# A variation rewrites a whole copy of a bundle; it returns the new name of every node (the
+# same name where it keeps it), or None when it cannot keep this bundle's incident the same
+# (or would leave it untouched): the bundle is skipped for it and counted.
+Variation = Callable[[Path, Explanation], "dict[str, str] | None"]
+
+
+def _wrapping(wrapper: Wrapper) -> Variation:
+    def vary(copy: Path, before: Explanation) -> dict[str, str] | None:
+        reference = read_job(copy).started
+        files = {p: p.read_text(errors="replace").splitlines() for p in sorted(copy.glob("logs/*"))}
+        if wrapper is _cri and before.job.running and not all(map(_any_timed, files.values())):
+            return None  # a hang, and a file with no time: its CRI stamps would be made up
+        for path, lines in files.items():
+            state = _File(reference)
+            wrapped = (wrapper(line, i, state) for i, line in enumerate(lines))
+            path.write_text("\n".join(wrapped) + "\n")
+        return _same(before)
+
+    return vary
+
+
+def _same(before: Explanation) -> dict[str, str]:
+    return {n: n for n in before.job.nodes}
+
+
+def _ip_name(i: int, node: str) -> str:
+    return f"ip-10-4-{i // 200 + 2}-{i % 200 + 3}"
+
+
+def _gke_name(i: int, node: str) -> str:
+    digest = hashlib.sha1(node.encode()).hexdigest()
+    return f"gke-train-a3-pool-1-{digest[:8]}-{digest[8:12]}"
+
+
+# a Slurm host list (`gpu-a[01-04,07]`) names nodes by a pattern a rename cannot follow
+_HOSTLIST = re.compile(r"([A-Za-z][\w.-]*)\[\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*\]")
+
+
+def _renaming(style: Callable[[int, str], str]) -> Variation:
+    def vary(copy: Path, before: Explanation) -> dict[str, str] | None:
+        nodes = before.job.nodes
+        names = {n: style(i, n) for i, n in enumerate(nodes)}
+        files = [
+            copy / "job.json",
+            *sorted(copy.glob("logs/*.log")),
+            *sorted(copy.glob("system/*.log")),
+        ]
+        texts = {f: f.read_text(errors="surrogateescape") for f in files}
+        everything = "\n".join(texts.values())
+        if any(n.isalpha() for n in nodes) or any(new in everything for new in names.values()):
+            return None  # a name that is also a word, or a new name already there
+        stems = {re.sub(r"\d+$", "", n) for n in nodes}
+        if any(m.group(1) in stems for m in _HOSTLIST.finditer(everything)):
+            return None
+        pattern = re.compile(
+            r"(?<![\w-])("
+            + "|".join(re.escape(n) for n in sorted(nodes, key=len, reverse=True))
+            + r")(?![\w-])"
+        )
+        for f, text in texts.items():
+            f.write_text(pattern.sub(lambda m: names[m.group(1)], text), errors="surrogateescape")
+        for folder in ("logs", "system"):
+            for path in (copy / folder).glob("*.log"):
+                path.rename(path.with_name(names[path.stem] + ".log"))
+        return names
+
+    return vary
+
+
+def _qualifying(domain: str) -> Variation:
+    """The scheduler names each node by its full domain name (Kubernetes on a cloud does:
+    `ip-10-0-21-77.ec2.internal`); the lines keep the short host name the node prints."""
+
+    def vary(copy: Path, before: Explanation) -> dict[str, str] | None:
+        nodes = before.job.nodes
+        if any("." in n for n in nodes):
+            return None
+        names = {n: f"{n}.{domain}" for n in nodes}
+        raw = json.loads((copy / "job.json").read_text())
+        raw["nodes"] = [names[n] for n in raw["nodes"]]
+        if "exit_codes" in raw:
+            raw["exit_codes"] = {names[n]: c for n, c in raw["exit_codes"].items()}
+        (copy / "job.json").write_text(json.dumps(raw, indent=2) + "\n")
+        for folder in ("logs", "system"):
+            for path in (copy / folder).glob("*.log"):
+                path.rename(path.with_name(names[path.stem] + ".log"))
+        return names
+
+    return vary
+
+
+def _reordering(order: Callable[[list[str]], list[str]]) -> Variation:
+    def vary(copy: Path, before: Explanation) -> dict[str, str] | None:
+        raw = json.loads((copy / "job.json").read_text())
+        nodes = order(list(raw["nodes"]))
+        if nodes == raw["nodes"]:
+            return None
+        raw["nodes"] = nodes
+        (copy / "job.json").write_text(json.dumps(raw, indent=2) + "\n")
+        return _same(before)
+
+    return vary
+
+
+def _sparse(copy: Path, before: Explanation) -> dict[str, str] | None:
+    """Only the lines the scanner reads (a finding, a telemetry or progress record), one line
+    either side, and each file's first and last line (so its span in time stays the same)."""
+    read: dict[str, set[int]] = {}
+    for f in before.findings:
+        if f.source is Source.LOGS and f.line > 0:
+            read.setdefault(f.origin or f.node, set()).add(f.line)
+    changed = False
+    for path in sorted((copy / "logs").glob("*.log")):
+        lines = path.read_text(errors="surrogateescape").splitlines()
+        keep = set(read.get(path.stem, set()))
+        keep |= {i for i, line in enumerate(lines, 1) if _is_record(line)}
+        keep = {k + d for k in keep for d in (-1, 0, 1) if 1 <= k + d <= len(lines)}
+        if len(keep) < len(lines):
+            changed = True
+            kept = (line for i, line in enumerate(lines, 1) if i in keep)
+            path.write_text("\n".join(kept) + "\n", errors="surrogateescape")
+    return _same(before) if changed else None
+
+
+def _is_record(line: str) -> bool:
+    return any(m in line for m in _RECORD_MARKERS)
+
+
+_RECORD_MARKERS = tuple(m.decode() for m in (*TELEMETRY_MARKERS, *MARKERS, *EVIDENCE_MARKERS))
+
+
+def _zoned(offset: timedelta) -> Variation:
+    zone = timezone(offset)
+    iso = re.compile(
+        r"(?<![\w/.-])(\d{4}-\d{2}-\d{2})([T ])(\d{2}:\d{2}:\d{2})(\.\d{1,9})?"
+        r"(Z|[+-]\d{2}:?\d{2})?(?![\d,:.])"
+    )
+
+    def shift(m: re.Match[str]) -> str:
+        frac = m.group(4) or ""
+        try:
+            at = datetime.fromisoformat(
+                f"{m.group(1)}T{m.group(3)}{(m.group(5) or 'Z').replace('Z', '+00:00')}"
+            )
+        except ValueError:
+            return m.group(0)
+        local = at.astimezone(zone)
+        sign, hhmm = local.strftime("%z")[0], local.strftime("%z")[1:]
+        return f"{local:%Y-%m-%d}{m.group(2)}{local:%H:%M:%S}{frac}{sign}{hhmm[:2]}:{hhmm[2:]}"
+
+    def vary(copy: Path, before: Explanation) -> dict[str, str] | None:
+        changed = False
+        for path in sorted((copy / "logs").glob("*.log")):
+            text = path.read_text(errors="surrogateescape")
+            new = iso.sub(shift, text)
+            if new != text:
+                changed = True
+                path.write_text(new, errors="surrogateescape")
+        return _same(before) if changed else None
+
+    return vary
+
+
+def _nosys(quiet: bool) -> Variation:
+    """Drop the system log of every node with no hardware finding of its own (`quiet`: of
+    every node whose system log gave no finding at all, so only filler goes)."""
+
+    def vary(copy: Path, before: Explanation) -> dict[str, str] | None:
+        own = {f.node for f in before.findings if f.blame is Blame.HARDWARE}
+        if quiet:
+            own |= {f.origin or f.node for f in before.findings if f.source is Source.SYSTEM}
+        dropped = [p for p in (copy / "system").glob("*.log") if p.stem not in own]
+        for path in dropped:
+            path.unlink()
+        return _same(before) if dropped else None
+
+    return vary
+
+
+def _tail(keep: int) -> Variation:
+    def vary(copy: Path, before: Explanation) -> dict[str, str] | None:
+        changed = False
+        for path in sorted((copy / "logs").glob("*.log")):
+            lines = path.read_text(errors="surrogateescape").splitlines()
+            if len(lines) > keep:
+                changed = True
+                path.write_text("\n".join(lines[-keep:]) + "\n", errors="surrogateescape")
+        return _same(before) if changed else None
+
+    return vary
+
+
+VARIATIONS: dict[str, Variation] = {name: _wrapping(w) for name, w in WRAPPERS.items()} | {
+    "rename": _renaming(_ip_name),
+    "rename-gke": _renaming(_gke_name),
+    "fqdn": _qualifying("cluster.internal"),
+    "reorder": _reordering(lambda nodes: nodes[::-1]),
+    "rotate": _reordering(lambda nodes: nodes[1:] + nodes[:1]),
+    "sparse": _sparse,
+    "tz": _zoned(timedelta(hours=8)),
+    "tz-west": _zoned(timedelta(hours=-7)),
+    "nosys": _nosys(quiet=False),
+    "nosys-quiet": _nosys(quiet=True),
+    "tail": _tail(200),
+}
+
+
+def vary(
+    bundle: Path, before: Explanation, name: str, catalog: Catalog, scanner: Scanner
+) -> tuple[dict[str, str] | None, Verdict | None]:
+    """Apply one variation to a copy of `bundle`: the node names it gave and the verdict, or
+    (None, None) when the variation skips this bundle."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / bundle.name
+        shutil.copytree(bundle, copy)
+        names = VARIATIONS[name](copy, before)
+        if names is None:
+            return None, None
+        return names, explain(copy, catalog, scanner).verdict
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("wrappers", nargs="*", help=", ".join(WRAPPERS))
+    parser.add_argument("variations", nargs="*", help=", ".join(VARIATIONS))
     args = parser.parse_args()
-    unknown = sorted(set(args.wrappers) - set(WRAPPERS))
+    unknown = sorted(set(args.variations) - set(VARIATIONS))
     if unknown:
-        parser.error(f"unknown wrapper(s) {', '.join(unknown)}: choose from {', '.join(WRAPPERS)}")
-    args.wrappers = args.wrappers or list(WRAPPERS)
+        parser.error(
+            f"unknown variation(s) {', '.join(unknown)}: choose from {', '.join(VARIATIONS)}"
+        )
+    args.variations = args.variations or list(VARIATIONS)
     catalog = builtin_catalog()
     scanner = Scanner(catalog)
     right = []
@@ -96,31 +334,30 @@ def main() -> int:
         expected = json.loads((bundle / "expected.json").read_text())
         if expected.get("split") != "tune":
             continue
-        verdict = explain(bundle, catalog, scanner).verdict
+        before = explain(bundle, catalog, scanner)
+        verdict = before.verdict
         if verdict.cause.value == expected["cause"] and sorted(verdict.suspect_nodes) == sorted(
             expected["suspect_nodes"]
         ):
-            right.append((bundle, verdict))
+            right.append((bundle, before))
     changed_any = False
-    for name in args.wrappers:
-        changed = []
+    for name in args.variations:
+        changed, skipped = [], 0
         for bundle, before in right:
-            with tempfile.TemporaryDirectory() as tmp:
-                copy = Path(tmp) / bundle.name
-                shutil.copytree(bundle, copy)
-                reference = read_job(copy).started
-                for path in sorted((copy / "logs").glob("*")):
-                    state = _File(reference)
-                    lines = path.read_text(errors="replace").splitlines()
-                    wrapped = (WRAPPERS[name](line, i, state) for i, line in enumerate(lines))
-                    path.write_text("\n".join(wrapped) + "\n")
-                after = explain(copy, catalog, scanner).verdict
-            if (after.cause, after.suspect_nodes) != (before.cause, before.suspect_nodes):
+            names, after = vary(bundle, before, name, catalog, scanner)
+            if names is None or after is None:
+                skipped += 1
+                continue
+            was = before.verdict
+            suspects = tuple(sorted(names[n] for n in was.suspect_nodes))
+            if (after.cause, tuple(sorted(after.suspect_nodes))) != (was.cause, suspects):
                 changed.append(
-                    f"  {bundle.name}: {before.cause.value}{list(before.suspect_nodes)} -> "
+                    f"  {bundle.name}: {was.cause.value}{list(suspects)} -> "
                     f"{after.cause.value}{list(after.suspect_nodes)}"
                 )
-        print(f"{name:8s} {len(changed)}/{len(right)} right tune bundles change verdict")
+        tried = len(right) - skipped
+        line = f"{name:8s} {len(changed)}/{tried} right tune bundles change verdict"
+        print(line + (f" ({skipped} skipped)" if skipped else ""))
         if changed:
             print("\n".join(changed))
         changed_any = changed_any or bool(changed)
