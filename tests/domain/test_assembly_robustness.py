@@ -1,0 +1,143 @@
+"""The same incident gets the same verdict whoever assembled its bundle (issue 14): the order
+of `job.json`'s node list, full or short host names, unstamped lines (see
+scripts/rewrap_corpus.py for the corpus-wide check)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from autorecover.domain.attribution import attribute, rank_evidence
+from autorecover.domain.records import Activity, Blame, Cause, Finding, JobRecord, Source
+from autorecover.domain.reports import blamed_peers, named_failures
+
+T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+
+
+def job(nodes: tuple[str, ...] = ("n1", "n2", "n3"), **kw: object) -> JobRecord:
+    base: dict[str, object] = dict(
+        scheduler="slurm",
+        job="1",
+        nodes=nodes,
+        started=T0,
+        ended=T0 + timedelta(hours=2),
+        collected=T0 + timedelta(hours=2, minutes=5),
+        state="FAILED",
+    )
+    base.update(kw)
+    return JobRecord(**base)  # type: ignore[arg-type]
+
+
+def finding(signal: str, node: str, blame: Blame, weight: int, **kw: object) -> Finding:
+    return Finding(
+        signal=signal,
+        node=node,
+        source=kw.pop("source", Source.LOGS),  # type: ignore[arg-type]
+        line=int(kw.pop("line", 1)),  # type: ignore[arg-type]
+        text=signal,
+        blame=blame,
+        weight=weight,
+        at=T0 + timedelta(minutes=float(kw.pop("minutes", 60))),  # type: ignore[arg-type]
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+# -- host names: a line may spell a node otherwise than job.json does --
+
+
+def test_node_named_matches_exactly_by_case_and_by_short_or_full_name() -> None:
+    fqdn = job(("gpu-a03.cluster.internal", "gpu-a13.cluster.internal"))
+    assert fqdn.node_named("gpu-a03") == "gpu-a03.cluster.internal"
+    assert fqdn.node_named("GPU-A13.cluster.internal.") == "gpu-a13.cluster.internal"
+    short = job(("gpu-a03", "gpu-a13"))
+    assert short.node_named("gpu-a03.cluster.internal") == "gpu-a03"
+    assert short.node_named("gpu-a03") == "gpu-a03"
+    # a name of no node, an address, nothing at all, or a short name two nodes share
+    assert short.node_named("gpu-a3") is None
+    assert short.node_named("10.0.0.3") is None
+    assert short.node_named(None) is None and short.node_named("") is None
+    twins = job(("gpu-a03.east.internal", "gpu-a03.west.internal"))
+    assert twins.node_named("gpu-a03") is None
+    assert twins.node_named("gpu-a03.west.internal") == "gpu-a03.west.internal"
+
+
+def test_the_scheduler_naming_a_failed_node_by_its_short_name_counts_against_it() -> None:
+    """Kubernetes on a cloud names nodes by full domain name; Slurm's line the short one."""
+    full = job(("gpu-m01.cluster.internal", "gpu-m02.cluster.internal"))
+    line = finding("slurm.node_failure", "gpu-m01.cluster.internal", Blame.SYMPTOM, 40,
+                   details=(("failed_host", "gpu-m02"),))  # fmt: skip
+    [named] = named_failures([line], full)
+    assert (named.node, named.signal, named.origin) == (
+        "gpu-m02.cluster.internal",
+        "node.reported_failed",
+        "gpu-m01.cluster.internal",
+    )
+
+
+def test_a_peer_named_by_its_full_host_name_is_the_short_named_node() -> None:
+    short = job(("n1", "n2", "n3"))
+    errors = [
+        finding("gloo.peer_closed", n, Blame.SYMPTOM, 30, details=(("peer", "n3.hpc.local"),))
+        for n in ("n1", "n2")
+    ]
+    [blamed] = blamed_peers(errors, errors, short)
+    assert blamed.node == "n3" and blamed.detail("reported_by") == "n1,n2"
+
+
+# -- the node list's order --
+
+
+def test_evidence_does_not_follow_the_node_lists_order() -> None:
+    same = [finding("slurm.task_exit", n, Blame.SYMPTOM, 5, line=7) for n in ("n1", "n2", "n3")]
+    forward = rank_evidence(same, [])
+    backward = rank_evidence(same[::-1], [])
+    assert forward == backward and forward[0].node == "n1"
+
+
+def test_the_schedulers_word_is_kept_beside_a_nodes_line_of_the_same_signal() -> None:
+    """`"state": "Evicted"` and the kubelet's eviction line on the first-listed node are two
+    lines of evidence, whichever node job.json lists first."""
+    for nodes in (("n1", "n2"), ("n2", "n1")):
+        evicted = job(nodes, scheduler="kubernetes", state="Evicted")
+        kubelet = finding("k8s.evicted", "n1", Blame.TRANSIENT, 70, source=Source.SYSTEM)
+        v = attribute(evicted, [kubelet], [], {})
+        assert v.cause is Cause.TRANSIENT
+        sources = sorted(str(e.source) for e in v.evidence if e.signal == "k8s.evicted")
+        assert sources == ["job", "system"], v.evidence
+        assert [e.node for e in v.evidence if e.source is Source.JOB] == ["n1"]
+
+
+def test_a_peer_named_by_many_is_reported_by_the_earliest_whatever_the_order() -> None:
+    errors = [
+        finding("gloo.peer_closed", "n2", Blame.SYMPTOM, 30, minutes=61, details=(("peer", "n3"),)),
+        finding("gloo.peer_closed", "n1", Blame.SYMPTOM, 30, minutes=61, details=(("peer", "n3"),)),
+    ]
+    assert blamed_peers(errors, errors, job()) == blamed_peers(errors, errors[::-1], job())
+    assert blamed_peers(errors, errors, job())[0].origin == "n1"
+
+
+# -- unstamped lines: an unknown time is no evidence of a hang --
+
+
+def stamped(node: str, minutes: float) -> Activity:
+    at = T0 + timedelta(minutes=minutes)
+    return Activity(node=node, source=Source.LOGS, present=True, lines=30, last_at=at)
+
+
+def test_a_node_whose_lines_carry_no_time_is_not_silent_since_the_start() -> None:
+    """A pasted snippet keeps a node's NCCL lines (no time of their own) but not the stamped
+    filler around them: when it stopped is unknown, not "at the start"."""
+    running = job(ended=None, state="RUNNING", collected=T0 + timedelta(hours=1, minutes=25))
+    unstamped = Activity(node="n3", source=Source.LOGS, present=True, lines=3)
+    acts = [stamped("n1", 36), stamped("n2", 35), unstamped]
+    v = attribute(running, [], acts, {})
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ()), v.summary
+
+
+def test_a_node_that_wrote_nothing_is_still_silent_since_the_start() -> None:
+    running = job(ended=None, state="RUNNING", collected=T0 + timedelta(hours=1, minutes=25))
+    for quiet in (
+        Activity(node="n3", source=Source.LOGS, present=True, lines=0),
+        Activity(node="n3", source=Source.LOGS, present=False),
+    ):
+        v = attribute(running, [], [stamped("n1", 36), stamped("n2", 35), quiet], {})
+        assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",)), v.summary
