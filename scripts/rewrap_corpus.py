@@ -1,22 +1,38 @@
 #!/usr/bin/env python3
-"""Re-wrap the tune bundles' job logs the ways real collectors do; count verdicts that change.
+"""Re-wrap and re-assemble the tune bundles the ways real collectors do; count verdicts that change.
 
-    uv run --frozen python scripts/rewrap_corpus.py                 # every wrapper
-    uv run --frozen python scripts/rewrap_corpus.py cri ansi        # some
+    uv run --frozen python scripts/rewrap_corpus.py                 # every variation
+    uv run --frozen python scripts/rewrap_corpus.py cri rename      # some
 
 Public failure output reaches the engine through many hands: a container runtime's CRI log
-files, `mpirun --tag-output`, docker compose, coloured terminals, or pasted into an issue with
-its times cut off. The message text is the same; only what is around it changes, so a verdict
-must not. For every `tune` bundle the engine gets right (held-out bundles are never looked at
-one by one), each line of each `logs/` file is rewritten by a wrapper and the bundle explained
-again; the script prints, per wrapper, how many verdicts (cause or suspects) changed and
-which. It exits 1 when any did.
+files, `mpirun --tag-output`, docker compose, coloured terminals, pasted into an issue with
+its times cut off, collected by a tool that names nodes its own way, lists them in another
+order, keeps only the tail or cannot reach the bystanders. The incident is the same; only
+how the bundle was put together changes, so a verdict must not. For every `tune` bundle the
+engine gets right (held-out bundles are never looked at one by one), a copy is rewritten by
+each variation and explained again; the script prints, per variation, how many verdicts (cause
+or suspects, renamed along with the nodes) changed out of the bundles tried, how many bundles
+it skipped (a variation that cannot keep a bundle's incident the same, or would not change
+it, skips it) and which changed. It exits 1 when any did.
 
-Wrappers: `cri` (`<time> stderr F <line>`, the time the line's own or its last neighbour's, as
-a collector reading it then would stamp it), `mpirun` (`[1,N]<stderr>:`), `compose`
-(`trainer-1  | `), `ansi` (every other line coloured), `crlf` (Windows line ends), `nostamp`
-(the line's own time removed, its rank kept as torchrun's prefix), `norank` (rank prefixes
-removed, the time kept).
+Line wrappers (each line of each `logs/` file): `cri` (`<time> stderr F <line>`, the time the
+line's own or its last neighbour's, as a collector reading it then would stamp it; a hang
+with a log that has no time at all is skipped: its stamps would be made up), `mpirun`
+(`[1,N]<stderr>:`), `compose` (`trainer-1  | `), `ansi` (every other line coloured), `crlf`
+(Windows line ends), `nostamp` (the line's own time removed, its rank kept as torchrun's
+prefix), `norank` (rank prefixes removed, the time kept).
+
+Whole-bundle variations: `rename` / `rename-gke` (every node renamed consistently, to
+`ip-10-4-2-3` / `gke-train-a3-pool-1-<hash>` names, in job.json, file names and every line that
+names it, a longer name before any it contains; skipped where a name is a plain word, a new
+name is already there, or a Slurm host list `gpu-a[01-04]` names nodes by pattern), `fqdn`
+(job.json and file names use the full domain name `<node>.cluster.internal`, the lines keep the
+short host name), `reorder` / `rotate` (job.json's node list reversed / rotated by one),
+`sparse` (only the job-log lines a finding or a telemetry record came from, one line either
+side: a pasted snippet), `tz` / `tz-west` (every ISO-8601 stamp in the job logs rewritten to
+`+08:00` / `-07:00`, the same instant), `nosys` (the system log of every node with no hardware
+finding of its own dropped), `nosys-quiet` (only the system logs that gave no finding at all
+dropped), `tail` (each job log cut to its last 200 lines).
 """
 
 from __future__ import annotations
