@@ -480,14 +480,15 @@ def _verdict(
 def rank_evidence(decisive: Sequence[Finding], symptoms: Sequence[Finding]) -> list[Evidence]:
     """Most decisive first; one line per (file, signal); then the earliest symptoms.
 
-    Ties are broken by the node and the signal, never by the order of `job.json`'s node list
+    Ties are broken by the node, never by the order of `job.json`'s node list
     (which a collector chooses); the scheduler's own word (`job.json`'s state, stamped with
     whichever node comes first) is one line of its own, not a repeat of a node's."""
     out: list[Evidence] = []
     seen: set[tuple[str, str, str]] = set()
 
-    def order(f: Finding) -> tuple[int, float, int, str, str]:
-        return (-f.weight, f.at.timestamp() if f.at else 0.0, f.line, f.origin or f.node, f.signal)
+    def order(f: Finding) -> tuple[int, float, int, str]:
+        # a node's own ties keep the order the rules gave them (the most telling first)
+        return (-f.weight, f.at.timestamp() if f.at else 0.0, f.line, f.origin or f.node)
 
     def key(f: Finding) -> tuple[str, str, str]:
         return (str(f.source), "" if f.source is Source.JOB else f.node, f.signal)
