@@ -50,7 +50,7 @@ class FailureTimes:
 
     def _depart(self, uid: str, pod: Any) -> None:
         """Keep a deleted pod that ran on a node, for `departed()`."""
-        state = pod.to_dict() if hasattr(pod, "to_dict") else dict(pod)
+        state = pod.to_dict()
         if not (state.get("spec") or {}).get("nodeName") or not _ran(state):
             return  # never bound, or bound and never started: the attempt did not run there
         (state.get("metadata") or {}).pop("deletionTimestamp", None)

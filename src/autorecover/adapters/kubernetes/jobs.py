@@ -101,16 +101,19 @@ class KubeJobs:
         once for every kind)."""
         self.jobs.wait_synced()
         self.pods.wait_synced()
-        by_job = pods_by_owner(self.pods.dicts(), JOB_NAME_LABELS)
+        everyone = self.pods.dicts()
+        by_job = pods_by_owner(everyone, JOB_NAME_LABELS)
+        gone_by_job = pods_by_owner(self.failures.departed(everyone), JOB_NAME_LABELS)
         out: list[WatchedJob] = []
         for obj in self.jobs.items():
             job = obj.to_dict()
             meta = job.get("metadata") or {}
-            pods = by_job.get((meta.get("namespace", ""), meta.get("name", "")), [])
+            key = (meta.get("namespace", ""), meta.get("name", ""))
+            pods = by_job.get(key, [])
             watched = watched_job(job, pods, self.site)
             if watched is None:
                 continue
-            watched = self.failures.placed(watched, pods_of(job, self.failures.departed(pods)))
+            watched = self.failures.placed(watched, pods_of(job, gone_by_job.get(key, [])))
             out.append(self.failures.precise(watched, pods_of(job, pods)))
             self._follow(job, pods)
             self.spool.prune(watched.job, watched.status.attempt)

@@ -112,19 +112,22 @@ class KubeJobSets:
         """Every JobSet that opted in, with its current restart's status."""
         self.jobsets.wait_synced()
         self.pods.wait_synced()
-        by_set = pods_by_owner(self.pods.dicts(), (JOBSET_NAME_LABEL,))
+        everyone = self.pods.dicts()
+        by_set = pods_by_owner(everyone, (JOBSET_NAME_LABEL,))
+        gone_by_set = pods_by_owner(self.failures.departed(everyone), (JOBSET_NAME_LABEL,))
         out: list[WatchedJob] = []
         for obj in self.jobsets.items():
             jobset = obj.to_dict()
             if controlled_by(jobset) == "TrainJob":
                 continue  # recovered as its TrainJob (trainjobs.py)
             meta = jobset.get("metadata") or {}
-            pods = by_set.get((meta.get("namespace", ""), meta.get("name", "")), [])
+            key = (meta.get("namespace", ""), meta.get("name", ""))
+            pods = by_set.get(key, [])
             watched = watched_job(jobset, pods, self.site, jobset_status)
             if watched is None:
                 continue
             current = current_pods(jobset, pods)
-            gone = current_pods(jobset, self.failures.departed(pods))
+            gone = current_pods(jobset, gone_by_set.get(key, []))
             out.append(self.failures.precise(self.failures.placed(watched, gone), current))
             self._follow(watched, current)
             self.spool.prune(watched.job, watched.status.attempt)

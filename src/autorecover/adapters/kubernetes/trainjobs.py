@@ -71,7 +71,9 @@ class KubeTrainJobs(KubeJobSets):
         sets = {(m.get("namespace", ""), m.get("name", "")): js
                 for js in (o.to_dict() for o in self.jobsets.items())
                 if (m := js.get("metadata") or {})}  # fmt: skip
-        by_set = pods_by_owner(self.pods.dicts(), (JOBSET_NAME_LABEL,))
+        everyone = self.pods.dicts()
+        by_set = pods_by_owner(everyone, (JOBSET_NAME_LABEL,))
+        gone_by_set = pods_by_owner(self.failures.departed(everyone), (JOBSET_NAME_LABEL,))
         out: list[WatchedJob] = []
         for obj in self.trainjobs.items():
             trainjob = obj.to_dict()
@@ -83,7 +85,7 @@ class KubeTrainJobs(KubeJobSets):
             if watched is None:
                 continue
             current = current_pods(jobset, pods)
-            gone = current_pods(jobset, self.failures.departed(pods))
+            gone = current_pods(jobset, gone_by_set.get(key, []))
             out.append(self.failures.precise(self.failures.placed(watched, gone), current))
             self._follow(watched, current)
             self.spool.prune(watched.job, watched.status.attempt)
