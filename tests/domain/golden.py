@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from importlib import resources
 
@@ -82,6 +82,12 @@ def family_contract(
         test_required_signature_and_blame,
         test_every_family_signature_is_pinned,
     )
+
+
+def assert_no_node_action(keys: Iterable[str]) -> None:
+    """None of `keys` may act on the node its line was printed on (the software's, the job's)."""
+    for key in sorted(keys):
+        assert CATALOG.signatures[key].node_action.value == "none", key
 
 
 Golden = list[tuple[str, str, dict[str, str]]]  # (real line, key, captures)

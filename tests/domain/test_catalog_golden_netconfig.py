@@ -16,6 +16,7 @@ from domain.golden import (
     CATALOG,
     assert_matches,
     assert_no_match,
+    assert_no_node_action,
     family_contract,
     family_keys,
 )
@@ -43,8 +44,7 @@ FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 
 def test_a_configuration_mistake_names_no_node() -> None:
-    for key in FAMILY_KEYS:
-        assert CATALOG.signatures[key].node_action.value == "none", key
+    assert_no_node_action(FAMILY_KEYS)
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [

@@ -20,7 +20,7 @@ from datetime import timedelta
 
 from autorecover.domain.attribution import attribute
 from autorecover.domain.records import Blame, Cause, Finding, JobRecord, Source
-from domain.golden import CATALOG, SCANNER, T0, golden_line_checks
+from domain.golden import SCANNER, T0, assert_no_node_action, golden_line_checks
 
 A, S, INFO, T = Blame.APPLICATION, Blame.SYMPTOM, Blame.INFO, Blame.TRANSIENT
 
@@ -204,8 +204,7 @@ NEGATIVE: list[tuple[str, str]] = [
 
 def test_none_of_these_acts_on_a_node() -> None:
     """A setup the job brought (an interface, a container limit) is never a node's fault."""
-    for key in BLAME:
-        assert CATALOG.signatures[key].node_action.value == "none", key
+    assert_no_node_action(BLAME)
 
 
 def _scan(node: str, lines: list[str]) -> list[Finding]:

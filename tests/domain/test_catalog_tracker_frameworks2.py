@@ -15,7 +15,7 @@ say something else, must not match; a restatement never reads as the application
 from __future__ import annotations
 
 from autorecover.domain.records import Blame
-from domain.golden import CATALOG, golden_line_checks, hits
+from domain.golden import CATALOG, assert_no_node_action, golden_line_checks, hits
 
 A, S = Blame.APPLICATION, Blame.SYMPTOM
 
@@ -431,8 +431,7 @@ NEGATIVE: list[tuple[str, str]] = [
 
 def test_none_acts_on_a_node() -> None:
     """None of these lines says a device failed: none may act on the node it was printed on."""
-    for key in BLAME:
-        assert CATALOG.signatures[key].node_action.value == "none", key
+    assert_no_node_action(BLAME)
 
 
 def test_restatements_decide_nothing() -> None:
