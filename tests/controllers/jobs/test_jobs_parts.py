@@ -160,6 +160,35 @@ def test_telemetry_feeds_progress_checkpoints_and_the_recovery_marks() -> None:
     assert (watch.last_step, watch.step_time_s) == (42, 2.0)
 
 
+def test_a_checkpoint_is_complete_once_every_rank_has_saved_or_passed_it() -> None:
+    """Rank 0 saves iteration 39 while rank 1, started late, has reported step 12 and saved
+    nothing: it may yet save 39, so nothing is complete. Once rank 1 saves 39, or reports a
+    step past it without saving (rank 0 alone saves under DDP), 39 is complete."""
+    at = T0 + timedelta(seconds=30)
+
+    def ranks(rank1: list[str]) -> AttemptWatch:
+        out, watch = _Output(), _watch()
+        out.write("n1", tele("step", T0, 0, "n1", step=39))
+        out.write("n1", tele("span_end", at, 0, "n1", name="checkpoint_save", iteration=39))
+        out.write("n2", tele("step", T0, 1, "n2", step=12))
+        for line in rank1:
+            out.write("n2", line)
+        watch.read(out, ["n1", "n2"], final=False)  # type: ignore[arg-type]
+        return watch
+
+    def completed(watch: AttemptWatch) -> tuple[int, datetime] | None:
+        c = watch.completed
+        return None if c is None else (c.iteration, c.at)
+
+    assert completed(ranks([])) is None
+    later = T0 + timedelta(seconds=40)
+    saved = ranks([tele("span_end", later, 1, "n2", name="checkpoint_save", iteration=39)])
+    assert completed(saved) == (39, later)
+    assert completed(ranks([tele("step", later, 1, "n2", step=40)])) == (39, at)
+    behind = ranks([tele("span_end", at, 1, "n2", name="checkpoint_save", iteration=19)])
+    assert completed(behind) == (19, at)
+
+
 def test_an_in_job_restart_forgets_what_came_before_it() -> None:
     out, watch = _Output(), _watch()
     for i in range(3):

@@ -79,10 +79,16 @@ class AttemptWatch:
     def completed(self) -> Checkpoint | None:
         """The last checkpoint every saving rank completed, and when the last of them did.
 
-        Ranks that never save (rank 0 alone saves under DDP) do not hold it back."""
+        Ranks that never save (rank 0 alone saves under DDP) do not hold it back once they
+        report a step at or past it; a rank that has saved nothing yet and last reported an
+        earlier step may still be on its way there (ranks that do not train in lock-step, or
+        one that started late), so until it passes, no checkpoint is complete."""
         if not self.saves:
             return None
         iteration = min(c.iteration for c in self.saves.values())
+        for rank, reports in self.progress.reports.items():
+            if rank not in self.saves and reports and reports[-1].step < iteration:
+                return None
         at = max(c.at for c in self.saves.values() if c.iteration == iteration)
         return Checkpoint(iteration, at)
 
