@@ -334,6 +334,35 @@ def test_nv_one_logger_metrics_and_checkpoints_count_as_progress() -> None:
     assert report.step == 120 and report.at == T0 + timedelta(seconds=60)
 
 
+def test_nv_one_logger_records_take_the_rank_their_process_announced() -> None:
+    """nv-one-logger names the rank on its initialization event only; every record carries the
+    process id. Two ranks' processes on one node: each one's later progress and saves count
+    under its own rank, so a checkpoint rank 1 has not saved is not complete."""
+    msec = int(T0.timestamp() * 1000)
+
+    def line(pid: int, name: str, **attributes: int) -> str:
+        attrs = " | ".join(f"event.attributes.{k}={v}" for k, v in attributes.items())
+        return f'[type="event" | pid={pid} | event.name="{name}" | {attrs} | count=1]\n'
+
+    out, watch = _Output(), _watch()
+    for pid, rank in ((4711, 0), (4712, 1)):
+        out.write("n1", line(pid, "one_logger_initialization", timestamp_msec=msec, rank=rank))
+    out.write("n1", line(4711, "training_metrics_update", timestamp_msec=msec + 9_000,
+                         current_iteration=120))  # fmt: skip
+    out.write("n1", line(4711, "save_checkpoint_success", timestamp_msec=msec + 10_000,
+                         current_iteration=120))  # fmt: skip
+    out.write("n1", line(4712, "training_metrics_update", timestamp_msec=msec + 9_000,
+                         current_iteration=100))  # fmt: skip
+    watch.read(out, ["n1"], final=False)  # type: ignore[arg-type]
+    assert {r: rs[-1].step for r, rs in watch.progress.reports.items()} == {0: 120, 1: 100}
+    assert set(watch.saves) == {0} and watch.completed is None  # rank 1 is at 100, before 120
+    out.write("n1", line(4712, "save_checkpoint_success", timestamp_msec=msec + 12_000,
+                         current_iteration=120))  # fmt: skip
+    watch.read(out, ["n1"], final=False)  # type: ignore[arg-type]
+    assert set(watch.saves) == {0, 1} and watch.completed is not None
+    assert watch.completed.iteration == 120
+
+
 def test_hang_records_keep_each_ranks_latest_stack_until_an_in_job_restart() -> None:
     c10d = "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py"
 

@@ -74,6 +74,7 @@ class AttemptWatch:
     _kept: list[Finding] = field(default_factory=list)
     _tails: dict[str, Finding] = field(default_factory=dict)
     _counts: dict[str, int] = field(default_factory=dict)
+    _pid_ranks: dict[tuple[str, int], int] = field(default_factory=dict)  # (node, pid) -> rank
 
     @property
     def completed(self) -> Checkpoint | None:
@@ -206,7 +207,7 @@ class AttemptWatch:
             self.stacks.clear()
 
     def _record(self, node: str, rec: TelemetryRecord, at: datetime) -> None:
-        rank = rec.rank if rec.rank is not None else 0
+        rank = self._rank(node, rec)
         who = rec.get_str("node") or node
         if rec.event == "init" and rank in self.progress.reports:
             self.progress = Progress()  # the rank started over inside the attempt
@@ -228,6 +229,17 @@ class AttemptWatch:
                 self.checkpoint_loaded_at = self.checkpoint_loaded_at or at
                 self.loaded = iteration if iteration is not None else self.loaded
                 self.loaded_from = rec.get_str("path") or self.loaded_from
+
+    def _rank(self, node: str, rec: TelemetryRecord) -> int:
+        """The record's rank; a record without one (nv-one-logger names the rank on its
+        initialization event alone, and every record its process id) takes the rank its
+        process announced on that node, else 0 (a single-process job)."""
+        pid = rec.get_int("pid")
+        if rec.rank is not None:
+            if pid is not None and rec.event == "init":
+                self._pid_ranks[(node, pid)] = rec.rank
+            return rec.rank
+        return self._pid_ranks.get((node, pid), 0) if pid is not None else 0
 
     def _report(self, report: Report) -> None:
         """One report per rank and step: a `summary` enriches its step's `step` record."""
