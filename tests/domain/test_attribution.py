@@ -679,6 +679,20 @@ def test_history_never_names_a_node_nor_overrides_hardware_or_the_scheduler() ->
     preempted = (Attempt(Cause.TRANSIENT, "slurm.preempted", "n1", step=5),)
     v = attribute(job(state="PREEMPTED"), [], progress(5), RULES, preempted)
     assert v.cause is Cause.TRANSIENT
+    # The same word in the job's output (slurmstepd's line, a cloud's reclaim notice): the
+    # attempt resumed at step 5 and was preempted again before its next step.
+    for key in ("slurm.preempted", "cloud.aws_spot_interruption"):
+        line = [f(key, "n1", Blame.TRANSIENT, 90, 100, source=Source.LOGS)]
+        again = (Attempt(Cause.TRANSIENT, key, "n1", step=5),)
+        assert attribute(job(), line, progress(5), RULES, again).cause is Cause.TRANSIENT, key
+
+
+def test_the_outside_decisions_history_ignores_are_the_schedulers_transient_states() -> None:
+    from autorecover.domain.attribution import _STATE_SIGNALS
+    from autorecover.domain.history import OUTSIDE_DECISIONS
+
+    transient = {k for k, blame, _ in _STATE_SIGNALS.values() if blame is Blame.TRANSIENT}
+    assert transient == OUTSIDE_DECISIONS
 
 
 def test_history_is_parsed_strictly() -> None:

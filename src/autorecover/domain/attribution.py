@@ -95,11 +95,32 @@ def attribute(
     verdict = _decide(job, findings, activity, xid_rules)
     if not history:
         return verdict
+    r = recorded(job, findings, activity, xid_rules, verdict)
+    return recall(verdict, history, r.step, r.origin, r.signal)
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """A failure as the job's history records it (docs/attribution.md section 7)."""
+
+    signal: str | None  # the decisive line's, else the cascade's heaviest symptom
+    origin: str | None  # the node it started on, when one is known
+    step: int | None  # the last training step reached
+
+
+def recorded(
+    job: JobRecord,
+    findings: Sequence[Finding],
+    activity: Sequence[Activity],
+    xid_rules: dict[int, frozenset[str]],
+    verdict: Verdict,
+) -> Recorded:
+    """How the job's history records this failure: the node missing from a cascade, else the
+    decisive line's node; never the first of many nodes to complain."""
     steps = [a.last_step for a in activity if a.source is Source.LOGS and a.last_step is not None]
     seen = in_context(job, findings, xid_rules)
     signal, origin = _signature(verdict, seen)
-    origin = missing_from_cascade(job, seen) or origin
-    return recall(verdict, history, max(steps) if steps else None, origin, signal)
+    return Recorded(signal, missing_from_cascade(job, seen) or origin, max(steps, default=None))
 
 
 def _signature(verdict: Verdict, seen: Sequence[Finding]) -> tuple[str | None, str | None]:

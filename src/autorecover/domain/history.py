@@ -20,6 +20,20 @@ from dataclasses import dataclass, replace
 
 from autorecover.domain.records import ACTION_FOR_CAUSE, Cause, Source, Verdict
 
+# The scheduler's own decisions, said in job.json's state or in its line in the job's output
+# (slurmstepd's "CANCELLED ... DUE TO PREEMPTION"): the transient keys of attribution's
+# scheduler states. With the cloud's (`cloud.`: a reclaim, a maintenance event) they are
+# decisions from outside the job, never the job's own failure however often they come.
+OUTSIDE_DECISIONS = frozenset(
+    {
+        "slurm.preempted",
+        "slurm.time_limit",
+        "k8s.evicted",
+        "k8s.disruption_target",
+        "k8s.preempted",
+        "k8s.node_shutdown",
+    }
+)
 MOVING_ATTEMPTS = 2  # earlier attempts, each on another node, before a moving failure counts
 _FIELDS = frozenset({"cause", "signal", "node", "step", "suspect_nodes"})
 _REPEATABLE = frozenset({Cause.APPLICATION, Cause.UNKNOWN})
@@ -83,8 +97,13 @@ def recall(
     verdict's first evidence line when not given)."""
     if not history or verdict.cause is Cause.HARDWARE or not verdict.evidence:
         return verdict
-    if verdict.evidence[0].source is Source.JOB:
-        return verdict  # the scheduler's own word (a preemption, a time limit) is not the job's
+    first = verdict.evidence[0]
+    if (
+        first.source is Source.JOB
+        or first.signal in OUTSIDE_DECISIONS
+        or first.signal.startswith("cloud.")
+    ):
+        return verdict  # the scheduler's or the cloud's own word is not the job's failure
     signal = signal or verdict.evidence[0].signal
 
     def same_failure(a: Attempt) -> bool:

@@ -58,6 +58,17 @@ HISTORY = JobHistory(
             Budget.INFRASTRUCTURE,
             Action.REQUEUE_EXCLUDING,
         ),
+        Attempt(  # where the failure started and the last step reached are kept too
+            T0 + timedelta(hours=1),
+            Cause.UNKNOWN,
+            "process.crashed",
+            (),
+            300,
+            Budget.USER,
+            Action.REQUEUE,
+            "n3",
+            420,
+        ),
     ),
     exclusions=(Exclusion("n2", T0 + timedelta(days=1), "j#0/failure"),),
 )
@@ -353,3 +364,15 @@ def test_requests_about_jobs_are_kept_settled_once_and_a_stop_is_read_back(
     assert store.load().stopped == frozenset()  # a retry ends the stop
     assert [r.id for r in store.requests()] == ["r1", "r2", "r3"]
     assert store.controls().paused is None  # no engine tables here: no switches
+
+
+def test_a_history_stored_before_origins_and_steps_were_kept_still_reads() -> None:
+    from autorecover.adapters.store.sql.job_codec import history_from
+
+    old = (
+        '{"attempts": [{"at": "2026-03-02T10:00:00+00:00", "cause": "unknown", "root": "x", '
+        '"suspects": [], "checkpoint": null, "budget": "user", "action": "requeue"}], '
+        '"exclusions": []}'
+    )
+    [attempt] = history_from(old).attempts
+    assert (attempt.origin, attempt.step, attempt.root) == ("", None, "x")

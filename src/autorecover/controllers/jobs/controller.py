@@ -60,7 +60,7 @@ from autorecover.controllers.requests import (
     RequestStatus,
     Settled,
 )
-from autorecover.domain.attribution import attribute
+from autorecover.domain.attribution import attribute, recorded
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.context import Window
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
@@ -69,6 +69,7 @@ from autorecover.domain.history import Attempt as EarlierAttempt
 from autorecover.domain.jobs.decisions import Budget, JobHistory
 from autorecover.domain.jobs.health import Assessment, Condition, HealthThresholds, assess
 from autorecover.domain.jobs.policy import NO_CEILINGS, Ceilings, JobPolicy, PolicyError
+from autorecover.domain.jobs.recurrence import recurring_origin
 from autorecover.domain.records import Cause, Finding
 from autorecover.domain.signals import NodeSignal
 from autorecover.parsing.scanning import Scanner
@@ -301,9 +302,13 @@ class JobRecoveryController:
         if located is not None:
             found.extend(stack_findings(located))  # which ranks the hang stacks single out
         history = ledger.history(s.job)
-        verdict = attribute(
-            record, found, watch.activity(record.nodes), self._rules, _earlier(history)
-        )
+        activity = watch.activity(record.nodes)
+        verdict = attribute(record, found, activity, self._rules, _earlier(history))
+        r = recorded(record, found, activity, self._rules, verdict)
+        verdict = recurring_origin(
+            verdict, r.origin, s.job, ledger.histories, now,
+            min_jobs=self._policy.recurrence_jobs, window_s=self._policy.recurrence_window_s,
+        )  # fmt: skip
         saved = max((c for c in (watch.checkpoint, watch.loaded) if c is not None), default=None)
         checkpoint = saved if saved is not None else _last_checkpoint(history)
         failed_at = s.ended or (seen.since if seen and seen.since else now)
@@ -311,6 +316,7 @@ class JobRecoveryController:
             self._context(policy, dry, now), w, kind, verdict, found, history, ledger.suspicion,
             checkpoint=checkpoint, failed_at=failed_at,
             lost=lost_work(watch.last_step, saved, watch.step_time_s),
+            origin=r.origin or "", step=r.step,
         )  # fmt: skip
         incident = opened.incident
         ledger.supersede(s.job, incident.id, now, changes)
@@ -492,7 +498,7 @@ def _earlier(history: JobHistory) -> tuple[EarlierAttempt, ...]:
     causes = {str(c) for c in Cause}
     return tuple(
         EarlierAttempt(cause=a.cause, signal="" if a.root in causes else a.root,
-                       suspect_nodes=a.suspects)
+                       node=a.origin, step=a.step, suspect_nodes=a.suspects)
         for a in history.attempts
         if a.budget is not Budget.PROACTIVE  # a move before a failure is no failure
     )  # fmt: skip

@@ -100,6 +100,8 @@ def open_failure(
     checkpoint: int | None,
     failed_at: datetime,
     lost: tuple[float, str] | None,
+    origin: str = "",
+    step: int | None = None,
 ) -> Opened:
     """A failed or hung attempt: decide, and say what to record."""
     s, now = watched.status, ctx.now
@@ -109,8 +111,9 @@ def open_failure(
         avoided = history.excluded(now)
         widened = widen_to_cliques(verdict.suspect_nodes, ctx.topology, s.nodes, avoided)
     d = decide_job(
-        verdict, history, now, ctx.policy, incident=iid, checkpoint=checkpoint, widened=widened
-    )
+        verdict, history, now, ctx.policy, incident=iid, checkpoint=checkpoint, widened=widened,
+        origin=origin, step=step,
+    )  # fmt: skip
     evidence = evidence_lines(verdict)
     kind_ = JobActionKind(d.action.value)
     actions = [

@@ -36,6 +36,10 @@ class Attempt:
     checkpoint: int | None  # the last completed checkpoint when it failed
     budget: Budget
     action: Action
+    # Where the failure started and the last training step reached, as the job's history
+    # records them (`attribution.recorded`): the attribution of a later attempt reads them.
+    origin: str = ""
+    step: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,24 +89,27 @@ def decide_job(
     incident: str,
     checkpoint: int | None,
     widened: Widened | None = None,
+    origin: str = "",
+    step: int | None = None,
 ) -> JobDecision:
     """Decide requeue (excluding suspects), retry with backoff, or stop, by cause and budget.
 
     `widened` (a job that needs whole cliques: `cliques.widen_to_cliques`) says, per suspect,
-    which nodes the job avoids for it; without it, each suspect alone."""
+    which nodes the job avoids for it; without it, each suspect alone. `origin` (the node the
+    failure started on) and `step` (the last step reached) go into the history's record."""
     root = verdict.evidence[0].signal if verdict.evidence else str(verdict.cause)
     live = tuple(e for e in history.exclusions if e.until > now)  # decayed ones are forgotten
     past = JobHistory(attempts=history.attempts, exclusions=live)
-    step = _Step(verdict, past, now, root, checkpoint)
+    made = _Step(verdict, past, now, root, checkpoint, origin, step)
 
     stop = _stop_reason(verdict, past, now, policy, root, checkpoint)
     if stop is not None:
-        return step.stop(stop)
+        return made.stop(stop)
     if (
         verdict.cause in (Cause.HARDWARE, Cause.TRANSIENT)
         and past.spent(Budget.INFRASTRUCTURE) >= policy.infrastructure_restarts
     ):
-        return step.stop("the infrastructure restart budget is spent")
+        return made.stop("the infrastructure restart budget is spent")
     if verdict.cause is Cause.HARDWARE:
         until = now + timedelta(seconds=policy.exclusion_ttl_s)
         avoid = widened.exclude if widened is not None else {}
@@ -113,22 +120,22 @@ def decide_job(
         )
         if widened is not None and widened.notes:
             why += " (" + "; ".join(widened.notes) + ")"
-        return step.requeue(
+        return made.requeue(
             Budget.INFRASTRUCTURE, why, added=added, hand_over=verdict.suspect_nodes
         )
     if verdict.cause is Cause.TRANSIENT:
         delay = _backoff(past, policy)
         why = f"transient ({root}): retry on the same nodes in {delay:.0f} s"
-        return step.requeue(Budget.INFRASTRUCTURE, why, delay_s=delay)
+        return made.requeue(Budget.INFRASTRUCTURE, why, delay_s=delay)
     if verdict.cause is Cause.APPLICATION:
         if _confirm(verdict, past, policy, root):
             why = f"application ({root}) on weak evidence: one confirmation retry"
-            return step.requeue(Budget.USER, why, delay_s=policy.transient_backoff_s[0])
-        return step.stop(f"application ({root}): a retry would fail the same way")
+            return made.requeue(Budget.USER, why, delay_s=policy.transient_backoff_s[0])
+        return made.stop(f"application ({root}): a retry would fail the same way")
     if past.spent(Budget.USER) >= policy.user_restarts:
-        return step.stop("cause unknown and the user's retry budget is spent")
+        return made.stop("cause unknown and the user's retry budget is spent")
     why = f"cause unknown ({root}): bounded retry"
-    return step.requeue(Budget.USER, why, delay_s=policy.transient_backoff_s[0])
+    return made.requeue(Budget.USER, why, delay_s=policy.transient_backoff_s[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,12 +147,15 @@ class _Step:
     now: datetime
     root: str
     checkpoint: int | None
+    origin: str = ""
+    step: int | None = None
 
     def _attempt(self, action: Action, budget: Budget) -> Attempt:
         v = self.verdict
         return Attempt(
-            self.now, v.cause, self.root, v.suspect_nodes, self.checkpoint, budget, action
-        )
+            self.now, v.cause, self.root, v.suspect_nodes, self.checkpoint, budget, action,
+            self.origin, self.step,
+        )  # fmt: skip
 
     def stop(self, reason: str) -> JobDecision:
         history = replace(

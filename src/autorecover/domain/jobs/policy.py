@@ -54,6 +54,10 @@ class JobPolicy:
     # The site's limit for all jobs together (its own policy only: a job cannot set these).
     migration_fleet_limit: int = 4
     migration_fleet_window_s: float = 3600.0
+    # Unexplained failures of this many different jobs starting on one node within the window
+    # name that node (domain/jobs/recurrence.py); 0 turns it off. The site's policy only.
+    recurrence_jobs: int = 3
+    recurrence_window_s: float = 86_400.0
 
     def merged(self, overrides: Mapping[str, Any], origin: str) -> JobPolicy:
         """A policy with some fields replaced; unknown fields and wrong types are errors."""

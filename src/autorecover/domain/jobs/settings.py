@@ -38,7 +38,9 @@ class SettingError(ValueError):
 
 
 # Fleet-wide limits: the site's policy sets them, a job's own settings cannot.
-SITE_ONLY = frozenset({"migration_fleet_limit", "migration_fleet_window_s"})
+SITE_ONLY = frozenset(
+    {"migration_fleet_limit", "migration_fleet_window_s", "recurrence_jobs", "recurrence_window_s"}
+)
 
 
 def _kinds() -> dict[str, type]:

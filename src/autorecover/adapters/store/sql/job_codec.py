@@ -53,6 +53,8 @@ def history_text(history: JobHistory) -> str:
                     "checkpoint": a.checkpoint,
                     "budget": str(a.budget),
                     "action": str(a.action),
+                    "origin": a.origin,
+                    "step": a.step,
                 }
                 for a in history.attempts
             ],
@@ -77,6 +79,8 @@ def history_from(text: str) -> JobHistory:
                 a["checkpoint"],
                 Budget(a["budget"]),
                 Action(a["action"]),
+                a.get("origin", ""),  # histories stored before these fields lack them
+                a.get("step"),
             )
             for a in data.get("attempts", ())
         ),

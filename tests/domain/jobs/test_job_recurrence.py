@@ -1,0 +1,75 @@
+"""`recurring_origin`: what counts as the same node's unexplained failure in another job."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from autorecover.domain.jobs.decisions import Attempt, Budget, JobHistory
+from autorecover.domain.jobs.recurrence import RECURRENCE_SIGNAL, recurring_origin
+from autorecover.domain.records import Action, Cause, Evidence, Source, Verdict
+
+NOW = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+CRASH = Evidence("n3", Source.LOGS, 40, "process.crashed", "Fatal Python error: Segmentation fault")
+UNKNOWN = Verdict(Cause.UNKNOWN, (), Action.REQUEUE, (CRASH,), "an unexplained crash", 45)
+
+
+def _failed(
+    hours_ago: float,
+    origin: str = "n3",
+    cause: Cause = Cause.UNKNOWN,
+    budget: Budget = Budget.USER,
+    root: str = "process.crashed",
+) -> JobHistory:
+    at = NOW - timedelta(hours=hours_ago)
+    return JobHistory((Attempt(at, cause, root, (), None, budget, Action.REQUEUE, origin),))
+
+
+def _read(
+    histories: dict[str, JobHistory], verdict: Verdict = UNKNOWN, origin: str = "n3"
+) -> Verdict:
+    return recurring_origin(verdict, origin, "this", histories, NOW, min_jobs=3, window_s=86_400.0)
+
+
+def test_two_other_jobs_that_failed_unexplained_on_the_node_make_it_a_suspect() -> None:
+    v = _read({"a": _failed(20), "b": _failed(2)})
+    assert (v.cause, v.suspect_nodes, v.action) == (
+        Cause.HARDWARE, ("n3",), Action.REQUEUE_EXCLUDING,
+    )  # fmt: skip
+    assert v.evidence[0].signal == RECURRENCE_SIGNAL and v.evidence[1] == CRASH
+    assert v.evidence[0].text == (
+        "unexplained failures of 3 different jobs started on n3 within 24 h: this one and "
+        "a at 2026-03-01T16:00:00+00:00, b at 2026-03-02T10:00:00+00:00"
+    )
+    assert v.strength == 60 and "an unexplained crash" in v.summary
+
+
+@pytest.mark.parametrize(
+    ("histories", "why"),
+    [
+        ({"a": _failed(2)}, "one other job only"),
+        ({"a": _failed(25), "b": _failed(2)}, "a is outside the window"),
+        ({"a": _failed(3), "b": _failed(2, origin="n4")}, "b started elsewhere"),
+        ({"a": _failed(3), "b": _failed(2, cause=Cause.APPLICATION)}, "b was its own bug"),
+        ({"a": _failed(3), "b": _failed(2, cause=Cause.TRANSIENT)}, "b was transient"),
+        ({"a": _failed(3), "b": _failed(2, budget=Budget.PROACTIVE)}, "b was a move"),
+        ({"a": _failed(3), "this": _failed(2)}, "this job's own failure is no other job's"),
+    ],
+)
+def test_what_does_not_count(histories: dict[str, JobHistory], why: str) -> None:
+    assert _read(histories) is UNKNOWN, why
+
+
+def test_a_failure_already_read_as_recurring_counts_for_the_next() -> None:
+    earlier = _failed(2, cause=Cause.HARDWARE, root=RECURRENCE_SIGNAL)
+    assert _read({"a": _failed(3), "b": earlier}).cause is Cause.HARDWARE
+
+
+def test_only_an_unknown_failure_with_a_known_origin_is_read() -> None:
+    both = {"a": _failed(3), "b": _failed(2)}
+    app = Verdict(Cause.APPLICATION, (), Action.STOP, (CRASH,), "its own bug", 70)
+    assert _read(both, app) is app
+    assert _read(both, origin="") is UNKNOWN
+    off = recurring_origin(UNKNOWN, "n3", "this", both, NOW, min_jobs=0, window_s=86_400.0)
+    assert off is UNKNOWN
