@@ -22,8 +22,9 @@ from autorecover.domain.records import ACTION_FOR_CAUSE, Cause, Source, Verdict
 
 # The scheduler's own decisions, said in job.json's state or in its line in the job's output
 # (slurmstepd's "CANCELLED ... DUE TO PREEMPTION"): the transient keys of attribution's
-# scheduler states. With the cloud's (`cloud.`: a reclaim, a maintenance event) they are
-# decisions from outside the job, never the job's own failure however often they come.
+# scheduler states, and the other schedulers' time limits and preemptions. With the cloud's
+# (`cloud.`: a reclaim, a maintenance event) they are decisions from outside the job, never
+# the job's own failure however often they come.
 OUTSIDE_DECISIONS = frozenset(
     {
         "slurm.preempted",
@@ -32,6 +33,10 @@ OUTSIDE_DECISIONS = frozenset(
         "k8s.disruption_target",
         "k8s.preempted",
         "k8s.node_shutdown",
+        "pbs.walltime_exceeded",
+        "lsf.run_limit",
+        "lsf.preempted",
+        "flux.timeout",
     }
 )
 MOVING_ATTEMPTS = 2  # earlier attempts, each on another node, before a moving failure counts
