@@ -73,7 +73,9 @@ HELDOUT_FLOOR_ACCURACY = 0.65
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.61
+# 0.57 since the c21 batch (10 bundles from threads not cited before, 7 held out, 3 of them
+# hardware, which scored 0/3 fresh): 22 of the earlier 35 plus 0 of the new 3 is 22/38.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.57
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -256,6 +258,11 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-uccl-ep-stress-test-slurm-node-failure": (
         "Slurm's 'Node failure on ip-10-0-140-191' names the node by design (requeue without it "
         "costs one node); the thread never found why the node went down (unknown)"
+    ),
+    # corpus batch c21 (scored before any rule was changed for it)
+    "unknown-gb10-tp2-head-host-lockup-logs-stop-no-kernel-line": (
+        "progress stopping everywhere with no evidence reads as transient (rule 6); the head "
+        "host locked up with a clean kernel journal and the thread left the cause open (unknown)"
     ),
 }
 

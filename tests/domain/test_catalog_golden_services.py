@@ -34,6 +34,7 @@ REQUIRED: dict[str, Blame] = {
     "service.registry_rate_limited": Blame.TRANSIENT,
     "service.registry_unavailable": Blame.TRANSIENT,
     "service.http_connection_failed": Blame.TRANSIENT,
+    "service.http_retries_exhausted": Blame.TRANSIENT,
     "service.dns_failure": Blame.TRANSIENT,
     "service.dns_unknown_host": Blame.SYMPTOM,
     "service.hf_hub_unreachable": Blame.TRANSIENT,
@@ -56,6 +57,16 @@ REQUIRED: dict[str, Blame] = {
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # sgl-project/sglang pull request #24910 (uv pip install from the project's wheel index)
+        "service.http_retries_exhausted",
+        "error: Request failed after 3 retries in 86.3s",
+        {"retries": "3", "seconds": "86.3"},
+    ),
+    (  # astral-sh/uv pull request #4725 (reqwest-retry's wording, nested under uv's own error)
+        "service.http_retries_exhausted",
+        "  Caused by: Request failed after 3 retries",
+        {"retries": "3"},
+    ),
     (  # ceph/ceph-csi issue #2029 (kubelet events of CI pods)
         "service.registry_rate_limited",
         'Failed to pull image "docker.io/library/busybox:1.29": rpc error: code = Unknown desc = '
@@ -291,6 +302,8 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # torchft's quorum retries are its own family's, not an HTTP request's
+    ("service.http_retries_exhausted", "RuntimeError: lighthouse quorum failed after 3 retries."),
     # a name that does not resolve is not a broken connection: left to the DNS entry
     (
         "service.go_sdk_request_failed",
