@@ -172,6 +172,11 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "fatal error: all goroutines are asleep - deadlock!",
         {"fatal": "all goroutines are asleep - deadlock!"},
     ),
+    (  # Go runtime/stack.go newstack (a runaway recursion)
+        "go.runtime_error",
+        "fatal error: stack overflow",
+        {"fatal": "stack overflow"},
+    ),
     (  # peak/s5cmd issue #401, FactomProject/factomd pull request #65
         "go.out_of_memory",
         "fatal error: runtime: out of memory",
