@@ -88,6 +88,11 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "*** Signal 7 received at time=1634878627 ***",
         {"number": "7"},
     ),
+    (  # horovod/horovod issue #3952 (TensorFlow's stacktrace_handler.cc under mpirun: SIGBUS)
+        "process.failure_signal",
+        "Tue Jun 27 22:49:58 2023[1,3]<stderr>:*** Received signal 7 ***",
+        {"number": "7"},
+    ),
     (  # PaddlePaddle/PaddleOCR issue #1637 (Paddle's SignalHandle, then glog's lines wrapped)
         "process.failure_signal",
         "FatalError: `Segmentation fault` is detected by the operating system.",
@@ -210,6 +215,9 @@ NEGATIVE: list[tuple[str, str]] = [
         "process.failure_signal",
         "*** SIGABRT received by PID 545434 (TID 545434) on cpu 25 from PID 545434; stack trace: ***",
     ),
+    # TensorFlow's next line, and its SIGTERM-free handler's number for a kill
+    ("process.failure_signal", "*** BEGIN MANGLED STACK TRACE ***"),
+    ("process.failure_signal", "*** Received signal 15 ***"),
     # a SIGTERM from outside is not a crash; a crash is not a kill
     ("process.failure_signal", "*** SIGTERM received at time=1759954468 on cpu 5 ***"),
     ("process.terminated", "*** SIGSEGV received at time=1762945937 on cpu 6 ***"),
