@@ -37,6 +37,15 @@ from domain.golden import found
          "--dataset=dtu_yao --batch_size=1", "process.shell_crash_report", Blame.SYMPTOM),
         # Yugnaynehc/ssta-captioning issue #9
         ("Floating point exception (core dumped)", "process.shell_crash_report", Blame.SYMPTOM),
+        # PaddlePaddle/Paddle issue #8307 (no core dumped: a cluster's ulimit -c 0)
+        ("run.sh: line 5:  2581 Segmentation fault      ./python-gcc482-paddle/bin/python "
+         "resnet50.py", "process.shell_crash_report", Blame.SYMPTOM),
+        # bash jobs.c, an interactive shell's foreground job, alone and after mpirun's prefix
+        ("Segmentation fault", "process.shell_crash_report", Blame.SYMPTOM),
+        ("[1,0]<stderr>:Bus error", "process.shell_crash_report", Blame.SYMPTOM),
+        # strsignal()'s SIGTRAP text (an abort through __builtin_trap)
+        ("./run.sh: line 3:   812 Trace/breakpoint trap   (core dumped) ./a.out",
+         "process.shell_crash_report", Blame.SYMPTOM),
         # pytorch/pytorch issue #2714 (a wheel built for newer CPUs)
         ("Illegal instruction (core dumped)", "process.shell_crash_report", Blame.SYMPTOM),
         ("OSError: [Errno 113] No route to host", "net.oserror_unreachable", Blame.SYMPTOM),
@@ -54,6 +63,10 @@ def test_library_and_runtime_lines(line: str, signal: str, blame: Blame) -> None
         "Segmentation fault handler installed",
         "cuDNN version 8902 loaded",
         "Aborted by user request",
+        # a word at the end of someone else's sentence is not the shell's report
+        "Run Aborted",
+        "INFO checkpoint writer: Segmentation fault",
+        "[2024-01-01 10:00:00] worker stopped: Bus error",
     ],
 )
 def test_neighbours_do_not_match(line: str) -> None:

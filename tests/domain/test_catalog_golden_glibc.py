@@ -27,6 +27,8 @@ REQUIRED: dict[str, Blame] = {
     "glibc.heap_corruption": Blame.APPLICATION,
     "glibc.assert_failed": Blame.APPLICATION,
     "libstdcxx.terminate": Blame.APPLICATION,
+    "libstdcxx.uncaught_exception": Blame.SYMPTOM,
+    "libstdcxx.bad_alloc": Blame.APPLICATION,
     "glibc.stack_smashing": Blame.APPLICATION,
     "ldso.version_not_found": Blame.APPLICATION,
     "ldso.undefined_symbol": Blame.APPLICATION,
@@ -127,6 +129,26 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "./libsample.so: wrong ELF class: ELFCLASS32",
         {"library": "libsample.so", "error": "wrong ELF class: ELFCLASS32"},
     ),
+    (  # pytorch/pytorch issue #149762 (vterminate.cc names the type; its what() line decides)
+        "libstdcxx.uncaught_exception",
+        "terminate called after throwing an instance of 'c10::Error'",
+        {"type": "c10::Error"},
+    ),
+    (  # hpcaitech/ColossalAI issue #318
+        "libstdcxx.uncaught_exception",
+        "terminate called after throwing an instance of 'c10::CUDAError'",
+        {"type": "c10::CUDAError"},
+    ),
+    (  # tensorflow/tensor2tensor issue #192 (training ran out of host memory at evaluation)
+        "libstdcxx.bad_alloc",
+        "  what():  std::bad_alloc",
+        {},
+    ),
+    (  # flashlight/wav2letter issue #277 (the terminate line names it too)
+        "libstdcxx.bad_alloc",
+        "terminate called after throwing an instance of 'std::bad_alloc'",
+        {},
+    ),
     (  # facebookresearch/faiss issue #1226
         "mkl.fatal_error",
         "Intel MKL FATAL ERROR: Cannot load libmkl_avx2.so or libmkl_def.so.",
@@ -152,8 +174,20 @@ def test_a_heap_abort_reads_as_the_application() -> None:
     ]
 
 
+def test_the_terminate_handler_is_a_weak_symptom_its_what_line_decides() -> None:
+    """libstdc++ names the uncaught exception's type; what failed is the what() line after it,
+    read on its own: the terminate line never outweighs it (and is no collective complaint)."""
+    assert found("terminate called after throwing an instance of 'c10::Error'",
+                 Source.LOGS) == [("libstdcxx.uncaught_exception", Blame.SYMPTOM, 10)]  # fmt: skip
+    what = "  what():  CUDA error: an illegal memory access was encountered"
+    assert [s for s, _, _ in found(what, Source.LOGS)] == ["cuda.illegal_memory_access"]
+
+
 NEGATIVE: list[tuple[str, str]] = [
     ("*", "malloc(): allocated 4096 bytes for the receive ring"),
+    # a name that only starts like bad_alloc, and a caught one logged by the program
+    ("libstdcxx.bad_alloc", "  what():  std::bad_array_new_length"),
+    ("libstdcxx.uncaught_exception", "caught an instance of 'c10::Error' and recovered"),
     ("*", "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"),
     ("*", "free(): releasing 12 cached blocks"),
     ("*", "node1:1:2 [0] NCCL INFO free(): buffer pool drained"),

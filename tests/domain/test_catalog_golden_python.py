@@ -29,6 +29,15 @@ from domain.golden import found
         ("[rank3]: KeyboardInterrupt", "python.keyboard_interrupt", Blame.SYMPTOM),
         ("MemoryError: Unable to allocate 38.1 GiB for an array with shape (5120, 1000000)",
          "python.memory_error", Blame.APPLICATION),
+        # MIC-DKFZ/nnUNet issue #2213 (numpy 1.20+: the subclass, named with its module)
+        ("numpy.core._exceptions._ArrayMemoryError: Unable to allocate 1.61 GiB for an array with "
+         "shape (753, 536, 536) and data type float64", "python.memory_error", Blame.APPLICATION),
+        # open-mmlab/mmhuman3d issue #331 (numpy 1.17-1.19 named it MemoryError in its module)
+        ("numpy.core._exceptions.MemoryError: Unable to allocate 7.91 GiB for an array with shape "
+         "(1396913, 190, 4) and data type float64", "python.memory_error", Blame.APPLICATION),
+        # rapidsai/ucx-py issue #412 (a Dask worker's log quotes the message alone)
+        ("distributed.worker - ERROR - Unable to allocate 6.34 EiB for an array with shape "
+         "(7306152994899395474,) and data type uint8", "python.memory_error", Blame.APPLICATION),
         ("concurrent.futures.process.BrokenProcessPool: A process in the process pool was "
          "terminated abruptly while the future was running or pending.",
          "python.broken_process_pool", Blame.SYMPTOM),

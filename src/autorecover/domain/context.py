@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from itertools import pairwise
 
 from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction, Source
+from autorecover.domain.shape import LOCAL_CRASHES
 
 # Hardware faults shortly before the start can still explain a failure at start-up.
 LEAD_IN = timedelta(minutes=15)
@@ -47,10 +48,14 @@ COMPLAINT_WEIGHT = 20  # a collective symptom (a lost peer, a timeout), as in sh
 # an MCE, EDAC or APEI line). Several processes of one node dying of it together, with no such
 # line from that node's kernel, touched a mapping they share (a /dev/shm too small or full, a
 # file truncated under them): the job's data or container configuration, not the node.
-CRASH = "process.crashed"
 MEMORY_ERRORS = frozenset({"kernel.memory_failure", "mce.fatal", "edac.uncorrected",
                            "ghes.uncorrected"})  # fmt: skip
 SIGBUS_TOGETHER = timedelta(minutes=1)
+# How the crash entries name SIGBUS (`signal`, `fatal`: strsignal()'s text, the signal's name,
+# PaddlePaddle's POSIX description; `number`: 7).
+SIGBUS_NAMES = frozenset(
+    {"Bus error", "SIGBUS", "Access to an undefined portion of a memory object"}
+)
 
 # A peer on a loopback address cannot be another node's: on a job spanning nodes, a rank
 # advertised 127.0.1.1 or `lo` (its host name in /etc/hosts, a socket interface left to pick):
@@ -189,20 +194,24 @@ def _on_one_node_only(job: JobRecord, findings: Sequence[Finding], signal: str) 
 
 
 def _is_sigbus(f: Finding) -> bool:
-    return f.signal == CRASH and (
-        f.detail("number") == "7" or "Bus error" in (f.detail("signal"), f.detail("fatal"))
+    return f.signal in LOCAL_CRASHES and (
+        f.detail("number") == "7"
+        or f.detail("signal") in SIGBUS_NAMES
+        or f.detail("fatal") in SIGBUS_NAMES
     )
 
 
 def _sigbus_together(findings: Sequence[Finding]) -> set[str]:
     """Nodes where at least two processes died of SIGBUS within a minute of each other and the
-    node's kernel logged no memory error."""
+    node's kernel logged no memory error. Two reports count as two processes only when the same
+    emitter made both: one process's death can be told twice (its own handler, then the shell
+    that started it)."""
     nodes: set[str] = set()
-    by_node: dict[str, list[Finding]] = {}
+    by_report: dict[tuple[str, str], list[Finding]] = {}
     for f in findings:
         if _is_sigbus(f):
-            by_node.setdefault(f.node, []).append(f)
-    for node, crashes in by_node.items():
+            by_report.setdefault((f.node, f.signal), []).append(f)
+    for (node, _), crashes in by_report.items():
         if len(crashes) < 2 or any(f.node == node and f.signal in MEMORY_ERRORS for f in findings):
             continue
         times = sorted(f.at for f in crashes if f.at is not None)

@@ -50,6 +50,7 @@ SIGNALLED = frozenset(
     {
         "mp.process_exited",
         "ompi.rank_signalled",
+        "process.terminated",
         "slurm.task_signaled",
         "torch.signal",
         "torch.signal_received",

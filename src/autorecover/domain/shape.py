@@ -66,8 +66,15 @@ COLLECTIVE = 20  # a symptom this heavy is a collective complaint (timeout, lost
 SILENCE_GAP = timedelta(minutes=5)  # the others' system logs went on at least this much longer
 # Job states in which the scheduler says a node of the job failed (without naming it).
 NODE_FAILED_STATES = frozenset({"NODE_FAIL", "NodeLost"})
-# Rank-local crashes are not complaints about a peer.
-LOCAL_CRASHES = frozenset({"process.crashed", "process.shell_crash_report", "ucx.caught_signal"})
+# Rank-local crashes are not complaints about a peer: a process died of a signal it raised on
+# itself (a segfault, a bus error, an abort), as the runtimes' crash handlers report it
+# (signatures-crashes.toml). A kill from outside (SIGTERM, SIGKILL: `process.terminated`) is not
+# one of them: who sent it is the cause.
+LOCAL_CRASHES = frozenset({
+    "process.crashed", "process.shell_crash_report", "ucx.caught_signal",
+    "process.failure_signal", "julia.signal", "go.fatal_signal",
+    "ompi.signal_report",  # Open MPI's handler (opal/util/stacktrace.c), like UCX's
+})  # fmt: skip
 DERIVED_WEIGHT = 60
 # A weaker application error (an XID 13 on one GPU) this shortly before the first collective
 # symptom, and before anything else went wrong, explains the flood of symptoms.
