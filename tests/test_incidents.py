@@ -69,17 +69,22 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # right when scored fresh, 8 of the 13 threads with the cause left open): every per-cause
 # held-out count is the earlier 116 bundles' (73/116) plus the fresh 13's; the split grew,
 # the engine did not regress. 0.65 since the early-cascade rule (`domain/early.py`): 98/144.
-HELDOUT_FLOOR_ACCURACY = 0.65
+# 0.64 since the c22 and c23 batches (13 bundles from threads not cited before, 8 held out,
+# 3/8 right when scored fresh): 111 of the earlier 170 plus 3 of the new 8 is 114/178.
+HELDOUT_FLOOR_ACCURACY = 0.64
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
 # 0.57 since the c21 batch (10 bundles from threads not cited before, 7 held out, 3 of them
 # hardware, which scored 0/3 fresh): 22 of the earlier 35 plus 0 of the new 3 is 22/38.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.57
+# 0.56 since the c22 batch (its one held-out hardware bundle scored 0/1 fresh): 22/39.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.56
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
-HELDOUT_MAX_FALSE_ISOLATIONS = 1
+# 2 since the c23 batch (9 bundles, 5 held out, 2/5 right fresh): a second fresh held-out bundle
+# names a node its thread did not blame; built by a helper, its verdict not looked at.
+HELDOUT_MAX_FALSE_ISOLATIONS = 2
 
 
 @pytest.mark.skipif(not HELDOUT, reason="no held-out bundle yet")
@@ -263,6 +268,18 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-gb10-tp2-head-host-lockup-logs-stop-no-kernel-line": (
         "progress stopping everywhere with no evidence reads as transient (rule 6); the head "
         "host locked up with a clean kernel journal and the thread left the cause open (unknown)"
+    ),
+    # corpus batch c23 (scored before any rule was changed for it)
+    "unknown-horovod-deadlock-after-100k-iterations": (
+        "label unknown: the thread never found why partial-FC training deadlocks after ~100k "
+        "iterations; the lines are only Horovod's stall warning with no rank named, which the "
+        "engine's documented rule reads as a hang on every node with no evidence: transient "
+        "(the same action, a retry)"
+    ),
+    "unknown-horovod-stalled-rank-worker-gone-sge": (
+        "label unknown: the maintainers say one worker occasionally crashes without finding why; "
+        "the lines are Horovod's stall warnings naming rank 2 and nothing on its node, which the "
+        "engine reads as a bare hang (transient, the same action, a retry)"
     ),
 }
 
