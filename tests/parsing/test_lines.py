@@ -83,6 +83,27 @@ def test_collector_wrappers_around_a_programs_line() -> None:
     assert (p.rank, p.message) == (2, "Seed set to 42")
 
 
+def test_mpirun_and_horovodrun_timestamps_before_their_tags() -> None:
+    # Open MPI (ORTE) --timestamp-output with and without --tag-output: ctime() before the tag
+    p = parse_line("Fri Sep 28 11:14:00 2018[1,5]<stderr>:Horovod has been shut down.", REF)
+    assert p.at == datetime(2018, 9, 28, 11, 14, tzinfo=UTC)
+    assert (p.rank, p.message) == (5, "Horovod has been shut down.")
+    p = parse_line("Mon Mar  2 11:41:58 2026<stdout>:step 10", REF)
+    assert (p.at, p.rank, p.message) == (
+        datetime(2026, 3, 2, 11, 41, 58, tzinfo=UTC),
+        None,
+        "step 10",
+    )
+    # horovodrun's gloo launcher: [rank]<stream>:, with --prefix-timestamp an asctime() first
+    p = parse_line("[3]<stderr>:RuntimeError: Horovod has been shut down.", REF)
+    assert (p.at, p.rank, p.message) == (None, 3, "RuntimeError: Horovod has been shut down.")
+    p = parse_line("Tue Mar  3 09:00:01 2026[0]<stdout>:Epoch 1", REF)
+    assert (p.at, p.rank, p.message) == (datetime(2026, 3, 3, 9, 0, 1, tzinfo=UTC), 0, "Epoch 1")
+    # a ctime-shaped text followed by anything else is no prefix
+    p = parse_line("Fri Sep 28 11:14:00 2018 was a Friday", REF)
+    assert p.at is None and p.message == "Fri Sep 28 11:14:00 2018 was a Friday"
+
+
 def test_cri_log_line_nests_srun_torchrun_and_ray_prefixes() -> None:
     # a container runtime's log file: the collector's time and stream, then the line as written
     p = parse_line(

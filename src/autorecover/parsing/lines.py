@@ -6,7 +6,10 @@ Every format an incident bundle may hold is recognised here: syslog/journal
 glog-style torch lines (`E0302 11:41:57.185000 ...`, `[E302 11:41:53.327 ...]`), `srun -l`
 rank prefixes (`3: `), torchrun's `[rank3]:` / `[default3]:`, Lightning's `[rank: 3]`, Ray's
 `(Worker pid=N, ip=A)`, and the wrappers that collectors put around a program's own line:
-Open MPI's `--tag-output` (`[1,3]<stderr>:`), docker compose's `trainer-1  | `, and a
+Open MPI's `--tag-output` (`[1,3]<stderr>:`) and `--timestamp-output` (`ctime()` before the
+tag, `Fri Sep 28 11:14:00 2018[1,3]<stderr>:`; ORTE's iof_base_output.c), horovodrun's gloo
+launcher (`[3]<stderr>:`, with `--prefix-timestamp` an `asctime()` before it; Horovod's
+safe_shell_exec.py), docker compose's `trainer-1  | `, and a
 container runtime's CRI log format (`<RFC 3339 time> stderr F `). Prefixes nest
 (`<CRI time> stderr F 3: [rank3]: ...`): they are taken off in turn; the outermost time
 wins (a collector's stamp has a zone, a program's often does not).
@@ -31,6 +34,13 @@ _SRUN = re.compile(r"(\s{0,6}\d{1,6}): ")
 _TORCHRUN = re.compile(r"\[(?:rank|default)(\d{1,6})\]: ?|\[rank: (\d{1,6})\] ")
 # Open MPI's `mpirun --tag-output`: [jobid,rank]<stream>:
 _MPIRUN = re.compile(r"\[\d{1,6},(\d{1,6})\]<(?:stdout|stderr|stddiag)>: ?")
+# horovodrun's gloo launcher: [rank]<stream>: ; Open MPI with a timestamp and no tag: <stream>:
+_HOROVOD = re.compile(r"\[(\d{1,6})\]<(?:stdout|stderr)>: ?")
+_STREAM_TAG = re.compile(r"<(?:stdout|stderr|stddiag)>: ?")
+# ctime()/asctime() put before those tags (no zone: read as UTC, like any zoneless stamp)
+_CTIME = re.compile(
+    r"[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})(?=\[\d|<std)"
+)
 # docker compose: the service's container name (`name-1`, v1's `name_1`), padded, then `| `
 _COMPOSE = re.compile(r"[\w.-]{1,64}[-_]\d{1,4} *\| ")
 # CRI (kubelet's container log files): after the time, the stream and a partial/full tag
@@ -79,9 +89,14 @@ def parse_line(text: str, reference: datetime) -> ParsedLine:
     host: str | None = None
     for _ in range(_MAX_PREFIXES):  # each pass takes off at least one prefix, or stops
         before = rest
-        m = _MPIRUN.match(rest) or _COMPOSE.match(rest)
+        m = (
+            _MPIRUN.match(rest)
+            or _HOROVOD.match(rest)
+            or _STREAM_TAG.match(rest)
+            or _COMPOSE.match(rest)
+        )
         if m:
-            if m.re is _MPIRUN:
+            if m.re is _MPIRUN or m.re is _HOROVOD:
                 rank = int(m.group(1))
             rest = rest[m.end() :]
         if rank is None:
@@ -140,6 +155,11 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
         if m:
             return _glog(m, reference), None, None, rest
     if first.isupper():
+        m = _CTIME.match(rest)
+        if m:
+            day, hh, mm, ss = (int(g) for g in m.group(2, 3, 4, 5))
+            at = _build(int(m.group(6)), _MONTHS.get(m.group(1), 0), day, hh, mm, ss)
+            return at, None, None, rest[m.end() :]
         m = _SYSLOG.match(rest)
         if m and m.group(1) in _MONTHS:
             day, hh, mm, ss = (int(g) for g in m.group(2, 3, 4, 5))
