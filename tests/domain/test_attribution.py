@@ -670,6 +670,15 @@ def test_a_transient_failure_moving_from_node_to_node_points_at_the_job() -> Non
         Attempt(Cause.TRANSIENT, "nccl.unhandled_system_error", n) for n in ("n1", "n2")
     )
     assert attribute(job(), system_error, [], RULES, unhandled).cause is Cause.APPLICATION
+    # The same decisive line on every node: which printed it first is chance, not where it began.
+    everywhere = [
+        f("nccl.unhandled_system_error", n, Blame.TRANSIENT, 50, 100, source=Source.LOGS)
+        for n in NODES
+    ]
+    elsewhere = tuple(
+        Attempt(Cause.TRANSIENT, "nccl.unhandled_system_error", n) for n in ("n3", "n4")
+    )
+    assert attribute(job(), everywhere, [], RULES, elsewhere).cause is Cause.TRANSIENT
 
 
 def test_history_never_names_a_node_nor_overrides_hardware_or_the_scheduler() -> None:

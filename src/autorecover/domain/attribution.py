@@ -125,10 +125,15 @@ def recorded(
 
 def _signature(verdict: Verdict, seen: Sequence[Finding]) -> tuple[str | None, str | None]:
     """The failure's signal and the node it started on, as history records them: the decisive
-    line's; for a cascade with no decisive line, its heaviest collective symptom (earliest on
-    a tie) and no node (the first of many nodes to complain is chance)."""
+    line's, and its node when no other node shows that signal; for a cascade with no decisive
+    line, its heaviest collective symptom (earliest on a tie) and no node (the first of many
+    nodes to complain is chance, and so is the first of many to print the same line)."""
     if verdict.strength > 0 and verdict.evidence:
-        return verdict.evidence[0].signal, verdict.evidence[0].node
+        first = verdict.evidence[0]
+        elsewhere = any(
+            f.signal == first.signal and (f.origin or f.node) != first.node for f in seen
+        )
+        return first.signal, None if elsewhere else first.node
     complaints = [f for f in seen if f.blame is Blame.SYMPTOM and f.weight >= 20]
     if not complaints:
         return None, None

@@ -85,3 +85,21 @@ def test_the_site_can_turn_it_off() -> None:
         _crash(rig, job, first, "n3")
     v = rig.incident("c").verdict
     assert v is not None and v.cause is Cause.UNKNOWN, v
+
+
+def test_a_crash_on_every_node_of_each_job_names_none(rig: JobRig) -> None:
+    """Three jobs on the same four nodes die of the same segfault on every node at once (a bad
+    build, not a node): which node's line comes first is chance, so none is named."""
+    for job in ("a", "b", "c"):
+        rig.submit(job, first=3)
+        rig.steps(job, count=3)
+        for node in rig.on(job):
+            rig.scheduler.write(job, node, CRASH)
+        rig.fail(job)
+        rig.settle()
+        rig.scheduler.stop(job, Provenance(f"end-{job}", "test", "done", rig.clock.now()))
+        rig.clock.advance(3600)
+    for job in ("a", "b", "c"):
+        v = rig.incident(job).verdict
+        assert v is not None and not v.suspect_nodes, v
+    assert not list(rig.store.handovers())
