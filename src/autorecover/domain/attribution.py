@@ -106,6 +106,7 @@ class Recorded:
     signal: str | None  # the decisive line's, else the cascade's heaviest symptom
     origin: str | None  # the node it started on, when one is known
     step: int | None  # the last training step reached
+    rank: int | None = None  # the rank of the decisive line, when its prefix says
 
 
 def recorded(
@@ -120,7 +121,13 @@ def recorded(
     steps = [a.last_step for a in activity if a.source is Source.LOGS and a.last_step is not None]
     seen = in_context(job, findings, xid_rules)
     signal, origin = _signature(verdict, seen)
-    return Recorded(signal, missing_from_cascade(job, seen) or origin, max(steps, default=None))
+    missing = missing_from_cascade(job, seen)
+    rank = None
+    if origin is not None and not missing:
+        first = verdict.evidence[0]
+        rank = next((f.rank for f in seen if f.signal == first.signal and f.line == first.line
+                     and (f.origin or f.node) == first.node), None)  # fmt: skip
+    return Recorded(signal, missing or origin, max(steps, default=None), rank)
 
 
 def _signature(verdict: Verdict, seen: Sequence[Finding]) -> tuple[str | None, str | None]:

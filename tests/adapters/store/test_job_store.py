@@ -68,6 +68,7 @@ HISTORY = JobHistory(
             Action.REQUEUE,
             "n3",
             420,
+            5,
         ),
     ),
     exclusions=(Exclusion("n2", T0 + timedelta(days=1), "j#0/failure"),),
@@ -375,4 +376,4 @@ def test_a_history_stored_before_origins_and_steps_were_kept_still_reads() -> No
         '"exclusions": []}'
     )
     [attempt] = history_from(old).attempts
-    assert (attempt.origin, attempt.step, attempt.root) == ("", None, "x")
+    assert (attempt.origin, attempt.step, attempt.rank, attempt.root) == ("", None, None, "x")

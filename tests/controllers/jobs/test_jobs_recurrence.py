@@ -21,12 +21,14 @@ def rig() -> JobRig:
     return JobRig()
 
 
-def _crash(rig: JobRig, job: str, first: int, node: str, gap_s: float = 3600.0) -> None:
+def _crash(
+    rig: JobRig, job: str, first: int, node: str, gap_s: float = 3600.0, prefix: str = ""
+) -> None:
     """`job` runs on four nodes from n<first>, a rank on `node` dies of a segfault that no line
     explains, the job is decided, then ended by a person (so only its first failure counts)."""
     rig.submit(job, first=first)
     rig.steps(job, count=3)
-    rig.scheduler.write(job, node, CRASH)
+    rig.scheduler.write(job, node, prefix + CRASH)
     rig.fail(job)
     rig.settle()
     rig.scheduler.stop(job, Provenance(f"end-{job}", "test", "done", rig.clock.now()))
@@ -37,7 +39,24 @@ def test_the_history_records_where_a_failure_started_and_its_last_step(rig: JobR
     _crash(rig, "a", 0, "n2")
     [attempt] = rig.controller.history("a").attempts
     assert attempt.cause is Cause.UNKNOWN
-    assert (attempt.origin, attempt.step) == ("n2", 2)  # steps 0, 1, 2 were reported
+    assert (attempt.origin, attempt.step, attempt.rank) == ("n2", 2, None)  # steps 0, 1, 2
+    _crash(rig, "b", 0, "n1", prefix="[rank5]:")
+    assert rig.controller.history("b").attempts[0].rank == 5
+
+
+def test_the_same_rank_crashing_on_one_node_in_every_job_names_none(rig: JobRig) -> None:
+    """A sweep of one program whose rank 0 crashes: rank 0 lands on the same node each time."""
+    for job, first in (("a", 3), ("b", 3), ("c", 3)):
+        _crash(rig, job, first, "n3", prefix="[rank0]:")
+    v = rig.incident("c").verdict
+    assert v is not None and v.cause is Cause.UNKNOWN, v
+
+
+def test_different_ranks_crashing_on_one_node_name_it(rig: JobRig) -> None:
+    for job, first, rank in (("a", 0, 3), ("b", 1, 2), ("c", 3, 0)):
+        _crash(rig, job, first, "n3", prefix=f"[rank{rank}]:")
+    v = rig.incident("c").verdict
+    assert v is not None and v.suspect_nodes == ("n3",), v
 
 
 def test_the_third_job_whose_unexplained_crash_starts_on_one_node_excludes_it(

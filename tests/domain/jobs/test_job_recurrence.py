@@ -21,9 +21,11 @@ def _failed(
     cause: Cause = Cause.UNKNOWN,
     budget: Budget = Budget.USER,
     root: str = "process.crashed",
+    rank: int | None = None,
 ) -> JobHistory:
     at = NOW - timedelta(hours=hours_ago)
-    return JobHistory((Attempt(at, cause, root, (), None, budget, Action.REQUEUE, origin),))
+    attempt = Attempt(at, cause, root, (), None, budget, Action.REQUEUE, origin, None, rank)
+    return JobHistory((attempt,))
 
 
 def _read(
@@ -73,3 +75,18 @@ def test_only_an_unknown_failure_with_a_known_origin_is_read() -> None:
     assert _read(both, origin="") is UNKNOWN
     off = recurring_origin(UNKNOWN, "n3", "this", both, NOW, min_jobs=0, window_s=86_400.0)
     assert off is UNKNOWN
+
+
+def test_the_same_rank_failing_in_every_job_is_its_code_path_not_the_node() -> None:
+    """Slurm gives rank 0 to an allocation's first node: a sweep of one program whose rank 0
+    crashes keeps landing there."""
+    zeros = {"a": _failed(3, rank=0), "b": _failed(2, rank=0)}
+    same = recurring_origin(UNKNOWN, "n3", "this", zeros, NOW, min_jobs=3, window_s=86_400.0,
+                            rank=0)  # fmt: skip
+    assert same is UNKNOWN
+    mixed = {"a": _failed(3, rank=0), "b": _failed(2, rank=13)}
+    named = recurring_origin(UNKNOWN, "n3", "this", mixed, NOW, min_jobs=3, window_s=86_400.0,
+                             rank=0)  # fmt: skip
+    assert named.suspect_nodes == ("n3",)
+    unsaid = recurring_origin(UNKNOWN, "n3", "this", zeros, NOW, min_jobs=3, window_s=86_400.0)
+    assert unsaid.suspect_nodes == ("n3",)  # this failure's rank unknown: not the same rank

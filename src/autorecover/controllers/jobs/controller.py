@@ -306,7 +306,7 @@ class JobRecoveryController:
         verdict = attribute(record, found, activity, self._rules, _earlier(history))
         r = recorded(record, found, activity, self._rules, verdict)
         verdict = recurring_origin(
-            verdict, r.origin, s.job, ledger.histories, now,
+            verdict, r.origin, s.job, ledger.histories, now, rank=r.rank,
             min_jobs=self._policy.recurrence_jobs, window_s=self._policy.recurrence_window_s,
         )  # fmt: skip
         saved = max((c for c in (watch.checkpoint, watch.loaded) if c is not None), default=None)
@@ -316,7 +316,7 @@ class JobRecoveryController:
             self._context(policy, dry, now), w, kind, verdict, found, history, ledger.suspicion,
             checkpoint=checkpoint, failed_at=failed_at,
             lost=lost_work(watch.last_step, saved, watch.step_time_s),
-            origin=r.origin or "", step=r.step,
+            origin=r.origin or "", step=r.step, rank=r.rank,
         )  # fmt: skip
         incident = opened.incident
         ledger.supersede(s.job, incident.id, now, changes)

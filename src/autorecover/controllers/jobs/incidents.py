@@ -102,6 +102,7 @@ def open_failure(
     lost: tuple[float, str] | None,
     origin: str = "",
     step: int | None = None,
+    rank: int | None = None,
 ) -> Opened:
     """A failed or hung attempt: decide, and say what to record."""
     s, now = watched.status, ctx.now
@@ -112,7 +113,7 @@ def open_failure(
         widened = widen_to_cliques(verdict.suspect_nodes, ctx.topology, s.nodes, avoided)
     d = decide_job(
         verdict, history, now, ctx.policy, incident=iid, checkpoint=checkpoint, widened=widened,
-        origin=origin, step=step,
+        origin=origin, step=step, rank=rank,
     )  # fmt: skip
     evidence = evidence_lines(verdict)
     kind_ = JobActionKind(d.action.value)

@@ -40,6 +40,7 @@ class Attempt:
     # records them (`attribution.recorded`): the attribution of a later attempt reads them.
     origin: str = ""
     step: int | None = None
+    rank: int | None = None  # the rank of the line that says where it started, when known
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,16 +92,18 @@ def decide_job(
     widened: Widened | None = None,
     origin: str = "",
     step: int | None = None,
+    rank: int | None = None,
 ) -> JobDecision:
     """Decide requeue (excluding suspects), retry with backoff, or stop, by cause and budget.
 
     `widened` (a job that needs whole cliques: `cliques.widen_to_cliques`) says, per suspect,
     which nodes the job avoids for it; without it, each suspect alone. `origin` (the node the
-    failure started on) and `step` (the last step reached) go into the history's record."""
+    failure started on), `step` (the last step reached) and `rank` (the rank of the line that
+    says where) go into the history's record."""
     root = verdict.evidence[0].signal if verdict.evidence else str(verdict.cause)
     live = tuple(e for e in history.exclusions if e.until > now)  # decayed ones are forgotten
     past = JobHistory(attempts=history.attempts, exclusions=live)
-    made = _Step(verdict, past, now, root, checkpoint, origin, step)
+    made = _Step(verdict, past, now, root, checkpoint, origin, step, rank)
 
     stop = _stop_reason(verdict, past, now, policy, root, checkpoint)
     if stop is not None:
@@ -149,12 +152,13 @@ class _Step:
     checkpoint: int | None
     origin: str = ""
     step: int | None = None
+    rank: int | None = None
 
     def _attempt(self, action: Action, budget: Budget) -> Attempt:
         v = self.verdict
         return Attempt(
             self.now, v.cause, self.root, v.suspect_nodes, self.checkpoint, budget, action,
-            self.origin, self.step,
+            self.origin, self.step, self.rank,
         )  # fmt: skip
 
     def stop(self, reason: str) -> JobDecision:

@@ -13,7 +13,10 @@ within `window_s`, the verdict becomes hardware on that node, its first evidence
 the other jobs and when. Only `unknown` failures count, never an application error (a job's
 own bug fails wherever its first rank runs), a transient or a cascade every node complained in
 (the first of many to complain is chance: `origin` is then empty); and the same job failing
-again is its own failure (`history.recall`), not a node's.
+again is its own failure (`history.recall`), not a node's. When every one of the failures was
+on the same rank (each line's rank prefix says so), the rank's code path is the common factor,
+not the node: Slurm gives rank 0 to the first node of an allocation, so a sweep of one program
+whose rank 0 crashes lands on the same node again and again.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ def recurring_origin(
     *,
     min_jobs: int,
     window_s: float,
+    rank: int | None = None,
 ) -> Verdict:
     """`verdict`, or hardware on `origin` when unexplained failures of `min_jobs` different
     jobs (this one included) started there within `window_s` before `now`. `min_jobs` 0 (or
@@ -45,6 +49,7 @@ def recurring_origin(
         return verdict
     since = now - timedelta(seconds=window_s)
     others: dict[str, datetime] = {}
+    ranks: set[int | None] = {rank}
     for other, history in histories.items():
         if other == job:
             continue
@@ -57,8 +62,11 @@ def recurring_origin(
                 and since < a.at <= now
             ):
                 others[other] = max(a.at, others.get(other, a.at))
+                ranks.add(a.rank)
     if len(others) + 1 < min_jobs:
         return verdict
+    if len(ranks) == 1 and rank is not None:
+        return verdict  # the same rank every time: its code path, wherever it ran
     earlier = sorted(others.items(), key=lambda item: (item[1], item[0]))
     listed = ", ".join(f"{j} at {at.isoformat(timespec='seconds')}" for j, at in earlier)
     hours = window_s / 3600

@@ -55,6 +55,7 @@ def history_text(history: JobHistory) -> str:
                     "action": str(a.action),
                     "origin": a.origin,
                     "step": a.step,
+                    "rank": a.rank,
                 }
                 for a in history.attempts
             ],
@@ -81,6 +82,7 @@ def history_from(text: str) -> JobHistory:
                 Action(a["action"]),
                 a.get("origin", ""),  # histories stored before these fields lack them
                 a.get("step"),
+                a.get("rank"),
             )
             for a in data.get("attempts", ())
         ),
