@@ -34,6 +34,9 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "cuda.library_execution_failed", "cuda.setup_either",
     # their HIP and ROCr counterparts (signatures-rocm.toml)
     "hip.device_unavailable", "hip.unknown_error", "hsa.gpu_hang",
+    # and the other accelerators' (signatures-accelerators.toml)
+    "neuron.exec_error", "neuron.dma_abort", "neuron.cores_unavailable",
+    "habana.device_acquire_failed", "xpu.device_lost",
 })  # fmt: skip
 
 # CUDA finding no usable GPU (busy, none visible, not ready) is the node's GPUs or driver stack
@@ -73,7 +76,7 @@ VOLUME_SIGNALS = frozenset({"service.rate_limited"})
 PERSISTENT_STATES = frozenset({
     "nvrm.probe_failed", "nvrm.init_adapter_failed", "nvrm.gsp_wpr2_up", "nvrm.gpu_lost_status",
     "nvml.gpu_is_lost", "nvml.version_mismatch", "nvml.driver_unreachable",
-    "amdgpu.init_failed", "amdgpu.bad_page_threshold",
+    "amdgpu.init_failed", "amdgpu.bad_page_threshold", "habana.init_failed",
     "nvrm.gsp_init_failed", "nvrm.gpu_boot_failed", "nvrm.gsp_firmware_missing",
     "nvrm.uvm_fatal_reboot", "fabricmanager.version_mismatch",
 })  # fmt: skip

@@ -57,6 +57,8 @@ FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
             *("xid.", "nvrm.", "cuda.", "gpu.", "pcie.", "nvlink.", "dcgm.", "nvml."),
             # AMD: the HIP runtime, ROCr, the amdgpu driver and the ROCm SMI tools.
             *("hip.", "hsa.", "amdgpu.", "amdsmi."),
+            # AWS Neuron, Intel Gaudi and Intel GPUs (signatures-accelerators.toml).
+            *("neuron.", "habana.", "xpu.", "i915."),
         ),
     ),
 )
