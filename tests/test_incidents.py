@@ -284,6 +284,18 @@ KNOWN_MISSES: dict[str, str] = {
         "the lines are Horovod's stall warnings naming rank 2 and nothing on its node, which the "
         "engine reads as a bare hang (transient, the same action, a retry)"
     ),
+    "app-particleflow-rank0-only-end-of-epoch-test-watchdog-frames-slurm": (
+        "the lines are only the NCCL watchdog's timeout frames, which read as a hang; the "
+        "rank-0-only end-of-epoch test that caused it is in the thread's prose and fix"
+    ),
+    "hw-marbits-c08-storage-link-cable-job-stuck-no-output-slurm": (
+        "the thread prints no line: the faulty storage cable is in the admins' prose, and a "
+        "job with no output on one node is not isolated on missing evidence alone"
+    ),
+    "unknown-graphgpt-8x4090-end-of-epoch-allreduce-numel1-watchdog": (
+        "label unknown (the thread never found a cause) where the lines commit to a lone "
+        "watchdog timeout with clean kernel logs, which the engine reads as transient"
+    ),
 }
 
 
