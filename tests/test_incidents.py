@@ -74,7 +74,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # 0.63 since the line parser reads Open MPI's --timestamp-output and horovodrun's prefixes
 # (their formats from ORTE's iof_base_output.c and Horovod's safe_shell_exec.py): one held-out
 # verdict changed to a miss (113/178), not looked at; a real format read right is kept.
-HELDOUT_FLOOR_ACCURACY = 0.63
+# 0.61 since the c24 batch (9 bundles from threads not cited before, 6 held out, 1/6 right when
+# scored fresh): 113 of the earlier 178 plus 1 of the new 6 is 114/184.
+HELDOUT_FLOOR_ACCURACY = 0.61
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -287,10 +289,6 @@ KNOWN_MISSES: dict[str, str] = {
     "app-particleflow-rank0-only-end-of-epoch-test-watchdog-frames-slurm": (
         "the lines are only the NCCL watchdog's timeout frames, which read as a hang; the "
         "rank-0-only end-of-epoch test that caused it is in the thread's prose and fix"
-    ),
-    "hw-marbits-c08-storage-link-cable-job-stuck-no-output-slurm": (
-        "the thread prints no line: the faulty storage cable is in the admins' prose, and a "
-        "job with no output on one node is not isolated on missing evidence alone"
     ),
     "unknown-graphgpt-8x4090-end-of-epoch-allreduce-numel1-watchdog": (
         "label unknown (the thread never found a cause) where the lines commit to a lone "
