@@ -44,7 +44,7 @@ def test_the_history_records_where_a_failure_started_and_its_last_step(rig: JobR
     assert rig.controller.history("b").attempts[0].rank == 5
 
 
-def test_the_same_rank_crashing_on_one_node_in_every_job_names_none(rig: JobRig) -> None:
+def test_rank_0_crashing_on_one_node_in_every_job_names_none(rig: JobRig) -> None:
     """A sweep of one program whose rank 0 crashes: rank 0 lands on the same node each time."""
     for job, first in (("a", 3), ("b", 3), ("c", 3)):
         _crash(rig, job, first, "n3", prefix="[rank0]:")

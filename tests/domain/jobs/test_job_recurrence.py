@@ -77,13 +77,18 @@ def test_only_an_unknown_failure_with_a_known_origin_is_read() -> None:
     assert off is UNKNOWN
 
 
-def test_the_same_rank_failing_in_every_job_is_its_code_path_not_the_node() -> None:
+def test_rank_0_failing_in_every_job_is_its_code_path_not_the_node() -> None:
     """Slurm gives rank 0 to an allocation's first node: a sweep of one program whose rank 0
-    crashes keeps landing there."""
+    crashes keeps landing there. Another rank in the same place each time is the node's place
+    in its allocations, and counts."""
     zeros = {"a": _failed(3, rank=0), "b": _failed(2, rank=0)}
     same = recurring_origin(UNKNOWN, "n3", "this", zeros, NOW, min_jobs=3, window_s=86_400.0,
                             rank=0)  # fmt: skip
     assert same is UNKNOWN
+    ones = {"a": _failed(3, rank=1), "b": _failed(2, rank=1)}
+    elsewhere = recurring_origin(UNKNOWN, "n3", "this", ones, NOW, min_jobs=3,
+                                 window_s=86_400.0, rank=1)  # fmt: skip
+    assert elsewhere.suspect_nodes == ("n3",)  # the node's place in each allocation: it counts
     mixed = {"a": _failed(3, rank=0), "b": _failed(2, rank=13)}
     named = recurring_origin(UNKNOWN, "n3", "this", mixed, NOW, min_jobs=3, window_s=86_400.0,
                              rank=0)  # fmt: skip

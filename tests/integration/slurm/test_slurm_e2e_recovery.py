@@ -130,6 +130,36 @@ def test_slurm_e2e_application_error_stops_the_job(rig: Rig) -> None:
     assert len(rig.job_store.incidents(job.job_id)) == 1
 
 
+def test_slurm_e2e_unexplained_crashes_of_three_jobs_on_one_node_exclude_it(rig: Rig) -> None:
+    """Three different jobs, each on the same node and another; each time the rank on that
+    node dies of a segfault nothing explains. The first two are unknown (their user budget is
+    0: they stop); the third names the node, is requeued without it, and the node is drained."""
+    bad = rig.cluster.node_names[-1]  # the allocations' last node: rank 1 each time
+    verdicts = []
+    for i in range(3):
+        job = rig.submit(nodes=2, comment="autorecover:on,user_restarts=0",
+                         sbatch=(f"--nodelist={bad}",))  # fmt: skip
+        first = rig.slurm.wait_phase(job.job_id, SlurmPhase.RUNNING)
+        assert bad in first.nodes
+        rig.slurm.wait_checkpoint(job.train, 10)
+        (job.flags / f"segv-{bad}-0").touch()
+        decided = rig.until(
+            lambda j=job.job_id: (x := _incident(rig, j)) and x.decided and x,  # type: ignore[misc]
+            f"job {i + 1} decided",
+        )
+        verdicts.append(decided)
+    *earlier, third = verdicts
+    for incident in earlier:
+        assert incident.verdict is not None and incident.verdict.cause is Cause.UNKNOWN, incident
+        assert incident.decided is not None and incident.decided.action is Action.STOP
+    assert third.verdict is not None and third.verdict.cause is Cause.HARDWARE, third
+    assert third.verdict.suspect_nodes == (bad,)
+    assert third.verdict.evidence[0].signal == "job.recurring_origin"
+    assert third.decided is not None and third.decided.action is Action.REQUEUE_EXCLUDING
+    assert third.decided.exclude == (bad,)
+    rig.until(lambda: _if_drained(rig, bad), f"{bad} drained (handed over)")
+
+
 def test_slurm_e2e_the_ladder_returns_a_drained_node_after_validation(rig: Rig) -> None:
     node = rig.cluster.node_names[-1]
     rig.fault(node)  # an idle node: drained at once, then the ladder

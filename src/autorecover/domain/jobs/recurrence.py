@@ -14,9 +14,10 @@ the other jobs and when. Only `unknown` failures count, never an application err
 own bug fails wherever its first rank runs), a transient or a cascade every node complained in
 (the first of many to complain is chance: `origin` is then empty); and the same job failing
 again is its own failure (`history.recall`), not a node's. When every one of the failures was
-on the same rank (each line's rank prefix says so), the rank's code path is the common factor,
-not the node: Slurm gives rank 0 to the first node of an allocation, so a sweep of one program
-whose rank 0 crashes lands on the same node again and again.
+on rank 0 (each line's rank prefix says so), the code only rank 0 runs (saving, logging,
+evaluating) is the common factor, not the node: Slurm gives rank 0 to the first node of an
+allocation, so a sweep of one program whose rank 0 crashes lands on the same node again and
+again. Any other rank is where the node puts it, and counts.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ def recurring_origin(
                 ranks.add(a.rank)
     if len(others) + 1 < min_jobs:
         return verdict
-    if len(ranks) == 1 and rank is not None:
-        return verdict  # the same rank every time: its code path, wherever it ran
+    if ranks == {0}:
+        return verdict  # rank 0 every time: the code only it runs, wherever it ran
     earlier = sorted(others.items(), key=lambda item: (item[1], item[0]))
     listed = ", ".join(f"{j} at {at.isoformat(timespec='seconds')}" for j, at in earlier)
     hours = window_s / 3600

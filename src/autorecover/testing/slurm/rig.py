@@ -10,7 +10,8 @@ repeats it, every wait bounded.
 Jobs run `jobs/train_job.py` through a small wrapper (written next to the job scripts) that
 writes each rank's PID to the job's flag folder and watches it: `nccl-<node>-<restart>` makes
 that rank print a real NCCL watchdog-timeout line and exit 1; `app` makes every rank import a
-module that does not exist (a real `ModuleNotFoundError` traceback).
+module that does not exist (a real `ModuleNotFoundError` traceback); `segv-<node>-<restart>`
+makes that rank die of a real SIGSEGV (Python's fault handler prints its line first).
 """
 
 from __future__ import annotations
@@ -82,6 +83,10 @@ def watch():
         if (flags / "app").exists():
             os.kill(os.getpid(), signal.SIGUSR1)
             return
+        if (flags / f"segv-{{node}}-{{restart}}").exists():
+            import faulthandler
+            faulthandler.enable()  # "Fatal Python error: Segmentation fault", then the signal
+            os.kill(os.getpid(), signal.SIGSEGV)
 
 threading.Thread(target=watch, daemon=True).start()
 sys.argv = [train, *sys.argv[3:]]
@@ -141,9 +146,11 @@ class Rig:
 
     # --- the jobs --------------------------------------------------------------------------
 
-    def submit(self, *, nodes: int = 2, comment: str = "autorecover:on") -> E2EJob:
+    def submit(
+        self, *, nodes: int = 2, comment: str = "autorecover:on", sbatch: tuple[str, ...] = ()
+    ) -> E2EJob:
         """`sbatch` the wrapped training job with this comment, as `submit_training` does."""
-        return submit_e2e(self.cluster, nodes=nodes, comment=comment)
+        return submit_e2e(self.cluster, nodes=nodes, comment=comment, sbatch=sbatch)
 
     def pid(self, job: E2EJob, node: str, restart: int = 0) -> int:
         """The PID of the job's rank on `node` in that attempt."""
