@@ -150,13 +150,21 @@ def test_the_controller_moves_the_example_off_a_failing_node_and_it_resumes(
     """The example training script, two ranks; the GPU on node b dies at step 25 of attempt 0."""
     clock = SystemClock()
     s = make(("a", "b", "c"), clock)
-    # 10 ms a step, so that the ranks are at the same step when one fails; attempt 0 on b fails.
+    # 10 ms a step; attempt 0 on b fails at step 25, once its peer has saved checkpoint 19
+    # (under load one rank can start a second after the other: a rank killed before its first
+    # save would start the next attempt from scratch, with no checkpoint to load).
     fail_on_b = (
-        "import os, runpy, sys, time; from autorecover import telemetry; "
+        "import os, pathlib, runpy, sys, time; from autorecover import telemetry; "
         "step = telemetry.Recorder.step; "
         "telemetry.Recorder.step = lambda self, *a, **k: (time.sleep(0.01), step(self, *a, **k)); "
         "first = os.environ['TORCHELASTIC_RESTART_COUNT'] == '0'; "
         "bad = first and os.environ['NODE_NAME'] == 'b'; "
+        "mine = pathlib.Path(sys.argv[sys.argv.index('--checkpoint-dir') + 1]); "
+        "peer = mine.parent / str(1 - int(os.environ['RANK'])) / 'step_0000019.json'; "
+        "wait = lambda: any(peer.exists() or time.sleep(0.05) for _ in range(600)); "
+        "slow = telemetry.Recorder.step; "
+        "telemetry.Recorder.step = (lambda s, i, *a, **k: (i == 24 and wait(), "
+        "slow(s, i, *a, **k))) if bad else slow; "
         "sys.argv = [sys.argv[1], *sys.argv[2:], *(['--fail-at', '25'] if bad else [])]; "
         "runpy.run_path(sys.argv[0], run_name='__main__')"
     )
