@@ -6,19 +6,55 @@ from __future__ import annotations
 import io
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from importlib import resources
 
 import pytest
 
 from autorecover.domain.catalog import builtin_catalog
-from autorecover.domain.records import Blame, Source
+from autorecover.domain.records import Blame, Finding, JobRecord, Source
 from autorecover.parsing.scanning import Scanner
 
 CATALOG = builtin_catalog()
 SCANNER = Scanner(CATALOG)
 DATA = resources.files("autorecover.domain") / "data"
 T0 = datetime(2026, 3, 4, tzinfo=UTC)
+SHAPE_T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)  # the shape tests' job starts here
+SHAPE_NODES = ("n1", "n2", "n3", "n4")
+
+
+def shape_job() -> JobRecord:
+    """A failed two-hour Slurm job on SHAPE_NODES, collected five minutes after it ended."""
+    return JobRecord(
+        scheduler="slurm",
+        job="1",
+        nodes=SHAPE_NODES,
+        started=SHAPE_T0,
+        ended=SHAPE_T0 + timedelta(hours=2),
+        collected=SHAPE_T0 + timedelta(hours=2, minutes=5),
+        state="FAILED",
+    )
+
+
+def shape_finding(key: str, node: str, minutes: float, source: Source) -> Finding:
+    """A finding as the scanner would make it from `key`'s catalog entry, `minutes` into the job."""
+    sig = CATALOG.signatures[key]
+    return Finding(
+        signal=key,
+        node=node,
+        source=source,
+        line=1,
+        text=sig.example,
+        blame=sig.blame,
+        weight=sig.weight,
+        at=SHAPE_T0 + timedelta(minutes=minutes),
+        node_action=sig.node_action,
+    )
+
+
+def timeouts(key: str, but: str) -> list[Finding]:
+    """`key` (a collective timeout) at minute 70 on every node but `but`: the survivors' cascade."""
+    return [shape_finding(key, n, 70, Source.LOGS) for n in SHAPE_NODES if n != but]
 
 
 def family_keys(file: str) -> frozenset[str]:

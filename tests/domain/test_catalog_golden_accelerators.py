@@ -10,15 +10,14 @@ must read the keys as the device family: the same lost device on every node is t
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
 from autorecover.domain.attribution import attribute
-from autorecover.domain.records import Blame, Cause, Finding, JobRecord, Source
+from autorecover.domain.records import Blame, Cause, Source
 from autorecover.domain.shape import family
 from domain.golden import (
     CATALOG,
+    SHAPE_NODES,
     assert_matches,
     assert_no_match,
     assert_no_node_action,
@@ -26,6 +25,9 @@ from domain.golden import (
     family_keys,
     found,
     hits,
+    shape_finding,
+    shape_job,
+    timeouts,
 )
 
 FILE = "signatures-accelerators.toml"
@@ -266,71 +268,44 @@ def test_line_must_not_match(key: str, line: str) -> None:
 
 # --- the shape rules on these findings -----------------------------------------------------------
 
-T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
-NODES = ("n1", "n2", "n3", "n4")
-
-
-def _job() -> JobRecord:
-    return JobRecord(
-        scheduler="slurm",
-        job="1",
-        nodes=NODES,
-        started=T0,
-        ended=T0 + timedelta(hours=2),
-        collected=T0 + timedelta(hours=2, minutes=5),
-        state="FAILED",
-    )
-
-
-def _finding(key: str, node: str, minutes: float, source: Source) -> Finding:
-    """A finding as the scanner would make it from `key`'s catalog entry."""
-    sig = CATALOG.signatures[key]
-    return Finding(
-        signal=key,
-        node=node,
-        source=source,
-        line=1,
-        text=sig.example,
-        blame=sig.blame,
-        weight=sig.weight,
-        at=T0 + timedelta(minutes=minutes),
-        node_action=sig.node_action,
-    )
-
-
-def _timeouts(but: str) -> list[Finding]:
-    return [_finding("neuroncoll.exec_timeout", n, 70, Source.LOGS) for n in NODES if n != but]
+NODES = SHAPE_NODES
 
 
 def test_the_same_lost_device_on_every_node_is_the_job() -> None:
-    fs = [_finding("xpu.device_lost", n, 60, Source.LOGS) for n in NODES]
-    v = attribute(_job(), fs, [], {})
+    fs = [shape_finding("xpu.device_lost", n, 60, Source.LOGS) for n in NODES]
+    v = attribute(shape_job(), fs, [], {})
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
 
 
 def test_an_uncorrectable_hbm_error_names_its_node() -> None:
-    fs = [_finding("neuron.hw_uncorrectable", "n3", 60, Source.LOGS), *_timeouts(but="n3")]
-    v = attribute(_job(), fs, [], {})
+    fs = [
+        shape_finding("neuron.hw_uncorrectable", "n3", 60, Source.LOGS),
+        *timeouts("neuroncoll.exec_timeout", but="n3"),
+    ]
+    v = attribute(shape_job(), fs, [], {})
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
 
 
 def test_a_dma_abort_alone_names_no_node() -> None:
     """Weighed below 60, a DMA abort alone is not enough to exclude a node."""
-    v = attribute(_job(), [_finding("neuron.dma_abort", "n2", 60, Source.LOGS)], [], {})
+    v = attribute(shape_job(), [shape_finding("neuron.dma_abort", "n2", 60, Source.LOGS)], [], {})
     assert v.suspect_nodes == ()
 
 
 def test_a_failed_gaudi_reset_names_its_node() -> None:
     fs = [
-        _finding("habana.heartbeat_failed", "n4", 58, Source.SYSTEM),
-        _finding("habana.reset_failed", "n4", 59, Source.SYSTEM),
-        _finding("habana.device_reset", "n4", 60, Source.LOGS),
+        shape_finding("habana.heartbeat_failed", "n4", 58, Source.SYSTEM),
+        shape_finding("habana.reset_failed", "n4", 59, Source.SYSTEM),
+        shape_finding("habana.device_reset", "n4", 60, Source.LOGS),
     ]
-    v = attribute(_job(), fs, [], {})
+    v = attribute(shape_job(), fs, [], {})
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n4",))
 
 
 def test_neuron_out_of_memory_is_the_application() -> None:
-    fs = [_finding("neuron.oom", "n1", 30, Source.LOGS), *_timeouts(but="n1")]
-    v = attribute(_job(), fs, [], {})
+    fs = [
+        shape_finding("neuron.oom", "n1", 30, Source.LOGS),
+        *timeouts("neuroncoll.exec_timeout", but="n1"),
+    ]
+    v = attribute(shape_job(), fs, [], {})
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())

@@ -9,20 +9,22 @@ or the software around the GPU never act on a node. The EKS node monitoring agen
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
 from autorecover.domain.attribution import attribute
-from autorecover.domain.records import Blame, Cause, Finding, JobRecord, NodeAction, Source
+from autorecover.domain.records import Blame, Cause, NodeAction, Source
 from domain.golden import (
     CATALOG,
+    SHAPE_NODES,
     assert_matches,
     assert_no_match,
     assert_no_node_action,
     family_keys,
     found,
     hits,
+    shape_finding,
+    shape_job,
+    timeouts,
 )
 
 FAMILY_FILE = "signatures-dcgm.toml"
@@ -198,51 +200,36 @@ def test_the_scan_reads_an_isolate_line_as_hardware() -> None:
 
 # --- what attribution makes of them ---------------------------------------------------------------
 
-T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
-NODES = ("n1", "n2", "n3", "n4")
-
-
-def _job() -> JobRecord:
-    return JobRecord(
-        scheduler="slurm",
-        job="1",
-        nodes=NODES,
-        started=T0,
-        ended=T0 + timedelta(hours=2),
-        collected=T0 + timedelta(hours=2, minutes=5),
-        state="FAILED",
-    )
-
-
-def _finding(key: str, node: str, minutes: float, source: Source) -> Finding:
-    sig = CATALOG.signatures[key]
-    return Finding(
-        signal=key, node=node, source=source, line=1, text=sig.example, blame=sig.blame,
-        weight=sig.weight, at=T0 + timedelta(minutes=minutes), node_action=sig.node_action,
-    )  # fmt: skip
-
-
-def _timeouts(but: str) -> list[Finding]:
-    return [_finding("nccl.watchdog_timeout", n, 70, Source.LOGS) for n in NODES if n != but]
+NODES = SHAPE_NODES
 
 
 @pytest.mark.parametrize(
     "key", ["dcgm.row_remap_failure", "dcgm.volatile_dbe", "dcgm.fallen_off_bus"]
 )
 def test_an_isolate_device_code_names_its_node(key: str) -> None:
-    v = attribute(_job(), [_finding(key, "n3", 69, Source.SYSTEM), *_timeouts(but="n3")], [], {})
+    v = attribute(
+        shape_job(),
+        [shape_finding(key, "n3", 69, Source.SYSTEM), *timeouts("nccl.watchdog_timeout", but="n3")],
+        [],
+        {},
+    )
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
 
 
 @pytest.mark.parametrize("key", sorted(MONITOR))
 def test_a_monitor_code_alone_makes_no_suspect(key: str) -> None:
-    v = attribute(_job(), [_finding(key, "n3", 69, Source.SYSTEM)], [], {})
+    v = attribute(shape_job(), [shape_finding(key, "n3", 69, Source.SYSTEM)], [], {})
     assert v.suspect_nodes == ()
     assert v.cause is not Cause.HARDWARE
 
 
 @pytest.mark.parametrize("key", sorted(SOFTWARE))
 def test_a_diagnostic_software_code_is_never_hardware(key: str) -> None:
-    v = attribute(_job(), [_finding(key, "n3", 69, Source.SYSTEM), *_timeouts(but="n3")], [], {})
+    v = attribute(
+        shape_job(),
+        [shape_finding(key, "n3", 69, Source.SYSTEM), *timeouts("nccl.watchdog_timeout", but="n3")],
+        [],
+        {},
+    )
     assert v.suspect_nodes == ()
     assert v.cause is not Cause.HARDWARE

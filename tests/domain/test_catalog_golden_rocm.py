@@ -10,21 +10,23 @@ node's hang with its kernel's RAS error is that node's.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
 from autorecover.domain.attribution import attribute
-from autorecover.domain.records import Blame, Cause, Finding, JobRecord, Source
+from autorecover.domain.records import Blame, Cause, Source
 from autorecover.domain.shape import family
 from domain.golden import (
     CATALOG,
+    SHAPE_NODES,
     assert_matches,
     assert_no_match,
     family_contract,
     family_keys,
     found,
     hits,
+    shape_finding,
+    shape_job,
+    timeouts,
 )
 
 FILES = ("signatures-rocm.toml", "signatures-amdgpu.toml")
@@ -321,77 +323,47 @@ def test_line_must_not_match(key: str, line: str) -> None:
 
 # --- the shape rules on AMD findings -------------------------------------------------------------
 
-T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
-NODES = ("n1", "n2", "n3", "n4")
-
-
-def _job() -> JobRecord:
-    return JobRecord(
-        scheduler="slurm",
-        job="1",
-        nodes=NODES,
-        started=T0,
-        ended=T0 + timedelta(hours=2),
-        collected=T0 + timedelta(hours=2, minutes=5),
-        state="FAILED",
-    )
-
-
-def _finding(key: str, node: str, minutes: float, source: Source) -> Finding:
-    """A finding as the scanner would make it from `key`'s catalog entry."""
-    sig = CATALOG.signatures[key]
-    return Finding(
-        signal=key,
-        node=node,
-        source=source,
-        line=1,
-        text=sig.example,
-        blame=sig.blame,
-        weight=sig.weight,
-        at=T0 + timedelta(minutes=minutes),
-        node_action=sig.node_action,
-    )
-
-
-def _timeouts(but: str) -> list[Finding]:
-    return [_finding("nccl.watchdog_timeout", n, 70, Source.LOGS) for n in NODES if n != but]
+NODES = SHAPE_NODES
 
 
 def test_the_same_gpu_hang_on_every_node_is_the_job() -> None:
-    fs = [_finding("hsa.gpu_hang", n, 60, Source.LOGS) for n in NODES]
-    v = attribute(_job(), fs, [], {})
+    fs = [shape_finding("hsa.gpu_hang", n, 60, Source.LOGS) for n in NODES]
+    v = attribute(shape_job(), fs, [], {})
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
 
 
 def test_a_gpu_hang_with_a_fatal_ras_error_names_its_node() -> None:
     fs = [
-        _finding("amdgpu.ras_fatal", "n3", 59, Source.SYSTEM),
-        _finding("hsa.gpu_hang", "n3", 60, Source.LOGS),
-        *_timeouts(but="n3"),
+        shape_finding("amdgpu.ras_fatal", "n3", 59, Source.SYSTEM),
+        shape_finding("hsa.gpu_hang", "n3", 60, Source.LOGS),
+        *timeouts("nccl.watchdog_timeout", but="n3"),
     ]
-    v = attribute(_job(), fs, [], {})
+    v = attribute(shape_job(), fs, [], {})
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
 
 
 def test_a_gpu_hang_the_others_wait_on_names_its_node() -> None:
     """One node's GPU hang, with every other node waiting on it, is corroborated by the
     cascade: the node missing from it reported its own device fault."""
-    fs = [_finding("hsa.gpu_hang", "n3", 60, Source.LOGS), *_timeouts(but="n3")]
-    v = attribute(_job(), fs, [], {})
+    fs = [
+        shape_finding("hsa.gpu_hang", "n3", 60, Source.LOGS),
+        *timeouts("nccl.watchdog_timeout", but="n3"),
+    ]
+    v = attribute(shape_job(), fs, [], {})
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
 
 
 def test_a_gpu_hang_with_nothing_around_it_names_no_node() -> None:
     """Weighed below 60, the hang alone is not enough to exclude a node."""
-    v = attribute(_job(), [_finding("hsa.gpu_hang", "n3", 60, Source.LOGS)], [], {})
+    v = attribute(shape_job(), [shape_finding("hsa.gpu_hang", "n3", 60, Source.LOGS)], [], {})
     assert v.suspect_nodes == ()
 
 
 def test_a_memory_access_fault_is_the_application() -> None:
     fs = [
-        _finding("hsa.memory_fault", "n2", 60, Source.LOGS),
-        _finding("amdgpu.vm_fault", "n2", 60, Source.SYSTEM),
-        *_timeouts(but="n2"),
+        shape_finding("hsa.memory_fault", "n2", 60, Source.LOGS),
+        shape_finding("amdgpu.vm_fault", "n2", 60, Source.SYSTEM),
+        *timeouts("nccl.watchdog_timeout", but="n2"),
     ]
-    v = attribute(_job(), fs, [], {})
+    v = attribute(shape_job(), fs, [], {})
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
