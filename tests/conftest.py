@@ -1,4 +1,8 @@
-"""Shared fixtures: the built-in catalog and a scanner, built once per session."""
+"""Shared fixtures: the built-in catalog and a scanner, built once per session.
+
+`scripts/test` runs the suite on two pytest-xdist workers (`--dist loadgroup`). Each test is
+put in a group: a real system's whole folder (its session fixture starts the system once, on
+one worker), else its own file (module fixtures are built once)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,25 @@ from autorecover.parsing.scanning import Scanner
 TESTS = Path(__file__).parent
 SAMPLES = TESTS / "samples"
 CORPUS = TESTS / "corpus"
+# Folders whose tests share one real system started per session (see each one's conftest.py).
+SYSTEMS = (
+    "integration/slurm",
+    "integration/kubernetes",
+    "integration/postgres",
+    "integration/alertmanager",
+    "integrations",
+    "deploy",
+    "adapters/redfish",
+    "agent",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """One xdist group per real system's folder, else per file (ignored without xdist)."""
+    for item in items:
+        where = item.path.relative_to(TESTS).as_posix()
+        group = next((s for s in SYSTEMS if where.startswith(f"{s}/")), where)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
