@@ -12,6 +12,7 @@ import click
 import pytest
 
 from autorecover.cli.demo import _dashboard
+from autorecover.demo.scenarios import run_scenario
 from autorecover.demo.stack import Demo, DemoSettings
 from server.support import free_port
 
@@ -40,3 +41,15 @@ def test_dashboard_of_the_demo_on_a_port_in_use_is_reported_not_fatal(
     assert _dashboard("off") is None
     with pytest.raises(click.BadParameter, match="loopback"):
         _dashboard("0.0.0.0:8080")
+
+
+def test_dashboard_of_the_demo_taken_after_the_probe_is_reported_not_fatal(tmp_path: Path) -> None:
+    """Another demo binds the port between the command line's probe and the demo's start."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        listen = f"127.0.0.1:{taken.getsockname()[1]}"
+        said: list[str] = []
+        outcome = run_scenario(tmp_path, "rank-crash", said.append, DemoSettings(dashboard=listen))
+    assert outcome.ok, outcome.problems
+    assert any(f"dashboard not served: {listen}" in line for line in said), said

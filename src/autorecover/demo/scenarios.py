@@ -61,6 +61,8 @@ def run_scenario(
     demo = Demo(directory, settings)
     watch = Watcher(demo, echo)
     outcome = Outcome(scenario)
+    if demo.dashboard_error:
+        watch.say(demo.dashboard_error)
     try:
         demo.submit()
         watch.say(f"scenario {scenario}: job {JOB} starting on {demo.settings.job_nodes} nodes")

@@ -100,8 +100,12 @@ class Demo:
         # demo has none). Hardware recovery reads its own topology (the cluster's), not this.
         self.engine.topology = Topology(MappingProxyType({n: () for n in names}))
         self.dashboard: DashboardServer | None = None
+        self.dashboard_error = ""  # why the dashboard is not served, when it was asked for
         if s.dashboard:
-            self.dashboard = DashboardServer(self.engine, s.dashboard).start()
+            try:
+                self.dashboard = DashboardServer(self.engine, s.dashboard).start()
+            except OSError as exc:  # taken since the command line probed it (another demo)
+                self.dashboard_error = f"dashboard not served: {s.dashboard}: {exc.strerror}"
 
     def submit(self) -> str:
         """Start the training job on `job_nodes` nodes, one rank each."""
