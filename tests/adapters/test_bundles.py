@@ -179,3 +179,29 @@ def test_job_history_in_job_json_is_read_and_checked(tmp_path: Path) -> None:
     (bundle / "job.json").write_text(json.dumps(job))
     with pytest.raises(BundleError, match=r"job.json: field history\[0\].cause"):
         explain(bundle, builtin_catalog())
+
+
+def test_explain_puts_a_pdsh_prefixed_line_on_the_host_it_names(tmp_path: Path) -> None:
+    """DeepSpeed's multi-node runner (pdsh) prints every host's lines on the launching node,
+    each after `<host>: `: the ECC error of gpu-a02's rank is gpu-a02's, not gpu-a01's."""
+    from autorecover.adapters.bundles import explain
+    from autorecover.domain.catalog import builtin_catalog
+    from autorecover.domain.records import Cause
+
+    write(tmp_path, GOOD)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "gpu-a01.log").write_text(
+        "gpu-a01: [2026-03-02 10:00:05,000] [INFO] [launch.py:146:main] nnodes=2\n"
+        "gpu-a02: [2026-03-02 10:00:05,100] [INFO] [launch.py:146:main] nnodes=2\n"
+        "gpu-a02: [rank1]:[E302 10:40:01.000000000 ProcessGroupNCCL.cpp:1] x\n"
+        "gpu-a02: [rank1]: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+        "gpu-a01: [rank0]:[E302 10:50:01.327100192 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog "
+        "caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n"
+    )
+    found = explain(tmp_path, builtin_catalog())
+    assert (found.verdict.cause, found.verdict.suspect_nodes) == (Cause.HARDWARE, ("gpu-a02",))
+    [ecc] = [e for e in found.verdict.evidence if e.signal == "cuda.ecc_uncorrectable"]
+    assert (ecc.node, ecc.line) == ("gpu-a01", 4)  # evidence points at the file that holds it
+    [f] = [f for f in found.findings if f.signal == "cuda.ecc_uncorrectable"]
+    assert (f.rank, f.detail("via")) == (1, "gpu-a02")  # the verdict puts it on gpu-a02

@@ -186,3 +186,43 @@ def test_ray_forwarding_prefix_says_where_a_line_came_from(
     parsed = parse_line(line, datetime(2026, 6, 3, tzinfo=UTC))
     assert parsed.via == via
     assert parsed.message.strip().endswith(message.split("] ")[-1].split(" ")[-1])
+
+
+def test_kubectl_prefix_and_pdsh_host_prefix_are_taken_off() -> None:
+    # `kubectl logs --prefix`: the pod and container, then the line as written
+    p = parse_line(
+        "[pod/trainer-worker-1/pytorch] [rank3]:[E302 11:41:53.327100192 ProcessGroupNCCL.cpp:616]"
+        " [Rank 3] Watchdog caught collective operation timeout",
+        REF,
+    )
+    assert (p.rank, p.at) == (3, datetime(2026, 3, 2, 11, 41, 53, 327100, tzinfo=UTC))
+    assert p.message.startswith("[E302 11:41:53") and p.via is None
+    # pdsh (DeepSpeed's multi-node runner): the host, then a rank prefix, a time or an NCCL line
+    p = parse_line("gpu-node-03: [rank9]:[E302 11:41:53.1 ProcessGroupNCCL.cpp:1] x", REF)
+    assert (p.via, p.rank, p.at) == (
+        "gpu-node-03",
+        9,
+        datetime(2026, 3, 2, 11, 41, 53, 100000, tzinfo=UTC),
+    )
+    p = parse_line("10.0.0.5: [2026-03-02 11:41:50,123] [INFO] [launch.py:319:main] x", REF)
+    assert (p.via, find_embedded_time(p.message)) == (
+        "10.0.0.5",
+        datetime(2026, 3, 2, 11, 41, 50, 123000, tzinfo=UTC),
+    )
+    p = parse_line("worker-1: worker-1:2187:3287 [0] NCCL WARN NET/IB : Got completion", REF)
+    assert (p.via, p.message) == (
+        "worker-1",
+        "worker-1:2187:3287 [0] NCCL WARN NET/IB : Got completion",
+    )
+    # before free text the same shape is the message's own words
+    for line in (
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 egress",
+        "ib0: 2026-03-02 link down",
+        "RuntimeError: [rank3]: something",
+        "cuda:0: [2026-03-02 11:00:00] hmm",
+    ):
+        p = parse_line(line, REF)
+        assert p.via is None, line
+    assert parse_line("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 1", REF).message.startswith(
+        "nvidia-nvswitch0: "
+    )

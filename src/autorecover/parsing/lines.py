@@ -43,6 +43,18 @@ _CTIME = re.compile(
 )
 # docker compose: the service's container name (`name-1`, v1's `name_1`), padded, then `| `
 _COMPOSE = re.compile(r"[\w.-]{1,64}[-_]\d{1,4} *\| ")
+# `kubectl logs --prefix`: [pod/<pod>/<container>] before every line
+_KUBECTL = re.compile(r"\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] ")
+# pdsh / clush (DeepSpeed's multi-node launcher runs pdsh): `<host>: ` before every line of
+# that host. Taken only before a prefix or a line shape it cannot be part of (a rank prefix,
+# a time, an NCCL line, Open MPI's tag), never before free text: `nvidia-nvswitch0: ...`,
+# `ib0: ...` keep their words; a host name has a digit or a hyphen (`RuntimeError: ` has
+# none). The host says where the line ran (`via`, as Ray's prefix does).
+_PDSH = re.compile(
+    r"((?=[\w.-]{0,252}[A-Za-z])(?=[\w.-]{0,252}[\d-])[\w.-]{1,253}|\d{1,3}(?:\.\d{1,3}){3}): "
+    r"(?=\[(?:rank|default)\d|\[?\d{4}-\d\d-\d\d[T ]\d\d:|\[?[IWEF]\d{4} \d\d:"
+    r"|[\w.-]{1,253}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL |\[\d{1,6},\d{1,6}\]<)"
+)
 # CRI (kubelet's container log files): after the time, the stream and a partial/full tag
 _CRI_STREAM = re.compile(r"(?:stdout|stderr) [FP] ")
 _MAX_PREFIXES = 6
@@ -94,10 +106,14 @@ def parse_line(text: str, reference: datetime) -> ParsedLine:
             or _HOROVOD.match(rest)
             or _STREAM_TAG.match(rest)
             or _COMPOSE.match(rest)
+            or _KUBECTL.match(rest)
+            or (_PDSH.match(rest) if via is None else None)
         )
         if m:
             if m.re is _MPIRUN or m.re is _HOROVOD:
                 rank = int(m.group(1))
+            elif m.re is _PDSH:
+                via = m.group(1)
             rest = rest[m.end() :]
         if rank is None:
             m = _SRUN.match(rest)
