@@ -18,9 +18,10 @@ it, skips it) and which changed. It exits 1 when any did.
 Line wrappers (each line of each `logs/` file): `cri` (`<time> stderr F <line>`, the time the
 line's own or its last neighbour's, as a collector reading it then would stamp it; a hang
 with a log that has no time at all is skipped: its stamps would be made up), `mpirun`
-(`[1,N]<stderr>:`), `compose` (`trainer-1  | `), `ansi` (every other line coloured), `crlf`
-(Windows line ends), `nostamp` (the line's own time removed, its rank kept as torchrun's
-prefix), `norank` (rank prefixes removed, the time kept).
+(`[1,N]<stderr>:`), `compose` (`trainer-1  | `), `kubectl` (`kubectl logs --prefix`'s
+`[pod/<pod>/<container>] `), `pdsh` (`<node>: `, as DeepSpeed's multi-node runner prints),
+`ansi` (every other line coloured), `crlf` (Windows line ends), `nostamp` (the line's own time
+removed, its rank kept as torchrun's prefix), `norank` (rank prefixes removed, the time kept).
 
 Whole-bundle variations: `rename` / `rename-gke` (every node renamed consistently, to
 `ip-10-4-2-3` / `gke-train-a3-pool-1-<hash>` names, in job.json, file names and every line that
@@ -62,8 +63,9 @@ Wrapper = Callable[[str, int, "_File"], str]
 class _File:
     """What a wrapper knows about the file it rewrites: the job's start, the last time seen."""
 
-    def __init__(self, reference: datetime) -> None:
+    def __init__(self, reference: datetime, node: str = "") -> None:
         self.reference = reference
+        self.node = node  # the node whose file it is
         self.last: datetime | None = None
 
 
@@ -106,6 +108,8 @@ WRAPPERS: dict[str, Wrapper] = {
     "cri": _cri,
     "mpirun": lambda line, i, f: f"[1,{i % 4}]<stderr>:{line}",
     "compose": lambda line, i, f: f"trainer-1  | {line}",
+    "kubectl": lambda line, i, f: f"[pod/trainer-worker-0/pytorch] {line}",
+    "pdsh": lambda line, i, f: f"{f.node}: {line}",
     "ansi": lambda line, i, f: f"\x1b[36m{line}\x1b[0m" if i % 2 else line,
     "crlf": lambda line, i, f: line + "\r",
     "nostamp": _nostamp,
@@ -125,7 +129,7 @@ def _wrapping(wrapper: Wrapper) -> Variation:
         if wrapper is _cri and before.job.running and not all(map(_any_timed, files.values())):
             return None  # a hang, and a file with no time: its CRI stamps would be made up
         for path, lines in files.items():
-            state = _File(reference)
+            state = _File(reference, path.stem)
             wrapped = (wrapper(line, i, state) for i, line in enumerate(lines))
             path.write_text("\n".join(wrapped) + "\n")
         return _same(before)

@@ -27,7 +27,10 @@ BUNDLES = (
     "hang-elastic-worker-killed-nccl-peer-closed",
     "hw-gloo-peer-closed-xid79",
 )
-NEW = ("rename", "rename-gke", "fqdn", "reorder", "rotate", "sparse", "tz", "tz-west", "tail")
+NEW = (
+    "rename", "rename-gke", "fqdn", "reorder", "rotate", "sparse", "tz", "tz-west", "tail",
+    "kubectl", "pdsh",
+)  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -214,6 +214,9 @@ def test_kubectl_prefix_and_pdsh_host_prefix_are_taken_off() -> None:
         "worker-1",
         "worker-1:2187:3287 [0] NCCL WARN NET/IB : Got completion",
     )
+    # Ray's prefix inside pdsh's: the worker's address is where the line ran
+    p = parse_line("gpu-node-03: (RayWorker pid=12, ip=10.0.0.7) E0302 11:41:57 x", REF)
+    assert (p.via, p.message) == ("10.0.0.7", "E0302 11:41:57 x")
     # before free text the same shape is the message's own words
     for line in (
         "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32 egress",

@@ -47,13 +47,14 @@ _COMPOSE = re.compile(r"[\w.-]{1,64}[-_]\d{1,4} *\| ")
 _KUBECTL = re.compile(r"\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] ")
 # pdsh / clush (DeepSpeed's multi-node launcher runs pdsh): `<host>: ` before every line of
 # that host. Taken only before a prefix or a line shape it cannot be part of (a rank prefix,
-# a time, an NCCL line, Open MPI's tag), never before free text: `nvidia-nvswitch0: ...`,
-# `ib0: ...` keep their words; a host name has a digit or a hyphen (`RuntimeError: ` has
-# none). The host says where the line ran (`via`, as Ray's prefix does).
+# a time, an NCCL line, Open MPI's tag, Ray's prefix), never before free text:
+# `nvidia-nvswitch0: ...`, `ib0: ...` keep their words; a host name has a digit or a hyphen
+# (`RuntimeError: ` has none). The host says where the line ran (`via`, as Ray's prefix does).
 _PDSH = re.compile(
     r"((?=[\w.-]{0,252}[A-Za-z])(?=[\w.-]{0,252}[\d-])[\w.-]{1,253}|\d{1,3}(?:\.\d{1,3}){3}): "
     r"(?=\[(?:rank|default)\d|\[?\d{4}-\d\d-\d\d[T ]\d\d:|\[?[IWEF]\d{4} \d\d:"
-    r"|[\w.-]{1,253}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL |\[\d{1,6},\d{1,6}\]<)"
+    r"|[\w.-]{1,253}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL |\[\d{1,6},\d{1,6}\]<"
+    r"|\([^()]{0,120}\bip=)"
 )
 # CRI (kubelet's container log files): after the time, the stream and a partial/full tag
 _CRI_STREAM = re.compile(r"(?:stdout|stderr) [FP] ")
@@ -99,6 +100,7 @@ def parse_line(text: str, reference: datetime) -> ParsedLine:
     at: datetime | None = None
     uptime: float | None = None
     host: str | None = None
+    forwarded = False  # Ray's prefix taken
     for _ in range(_MAX_PREFIXES):  # each pass takes off at least one prefix, or stops
         before = rest
         m = (
@@ -107,7 +109,7 @@ def parse_line(text: str, reference: datetime) -> ParsedLine:
             or _STREAM_TAG.match(rest)
             or _COMPOSE.match(rest)
             or _KUBECTL.match(rest)
-            or (_PDSH.match(rest) if via is None else None)
+            or (_PDSH.match(rest) if via is None and not forwarded else None)
         )
         if m:
             if m.re is _MPIRUN or m.re is _HOROVOD:
@@ -124,9 +126,9 @@ def parse_line(text: str, reference: datetime) -> ParsedLine:
         if m:
             rank = int(m.group(1) or m.group(2))
             rest = rest[m.end() :]
-        m = _RAY.match(rest) if via is None and rest.startswith("(") else None
-        if m:
-            via = m.group(1)
+        m = _RAY.match(rest) if not forwarded and rest.startswith("(") else None
+        if m:  # inside pdsh's or kubectl's prefix: the worker's own address is the nearer one
+            via, forwarded = m.group(1), True
             rest = rest[m.end() :]
         if at is None and uptime is None:
             at, uptime, found, rest = _stamp(rest, reference)
