@@ -9,7 +9,9 @@ rank prefixes (`3: `), torchrun's `[rank3]:` / `[default3]:`, Lightning's `[rank
 Open MPI's `--tag-output` (`[1,3]<stderr>:`) and `--timestamp-output` (`ctime()` before the
 tag, `Fri Sep 28 11:14:00 2018[1,3]<stderr>:`; ORTE's iof_base_output.c), horovodrun's gloo
 launcher (`[3]<stderr>:`, with `--prefix-timestamp` an `asctime()` before it; Horovod's
-safe_shell_exec.py), docker compose's `trainer-1  | `, and a
+safe_shell_exec.py), docker compose's `trainer-1  | `, `kubectl logs --prefix`
+(`[pod/<pod>/<container>] `), pdsh's and clush's `<host>: ` (before a prefix or line shape only;
+the host is where the line ran, like Ray's address), and a
 container runtime's CRI log format (`<RFC 3339 time> stderr F `). Prefixes nest
 (`<CRI time> stderr F 3: [rank3]: ...`): they are taken off in turn; the outermost time
 wins (a collector's stamp has a zone, a program's often does not).
