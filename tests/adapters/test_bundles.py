@@ -205,3 +205,27 @@ def test_explain_puts_a_pdsh_prefixed_line_on_the_host_it_names(tmp_path: Path) 
     assert (ecc.node, ecc.line) == ("gpu-a01", 4)  # evidence points at the file that holds it
     [f] = [f for f in found.findings if f.signal == "cuda.ecc_uncorrectable"]
     assert (f.rank, f.detail("via")) == (1, "gpu-a02")  # the verdict puts it on gpu-a02
+
+
+def test_explain_puts_a_pdsh_line_of_free_text_on_the_job_node_it_names(tmp_path: Path) -> None:
+    """A worker's traceback under pdsh has no rank prefix or time after `<host>: `: the host
+    is one of the job's nodes, so the line is still that node's, not the launching node's."""
+    from autorecover.adapters.bundles import explain
+    from autorecover.domain.catalog import builtin_catalog
+    from autorecover.domain.records import Cause
+
+    write(tmp_path, GOOD)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "gpu-a01.log").write_text(
+        "gpu-a01: [2026-03-02 10:00:05,000] [INFO] [launch.py:146:main] nnodes=2\n"
+        "gpu-a02: [2026-03-02 10:40:00,100] [INFO] [engine.py:1:step] step=120\n"
+        "gpu-a02: Traceback (most recent call last):\n"
+        "gpu-a02: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+        "gpu-a01: [rank0]:[E302 10:50:01.327100192 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog "
+        "caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, "
+        "NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n"
+    )
+    found = explain(tmp_path, builtin_catalog())
+    assert (found.verdict.cause, found.verdict.suspect_nodes) == (Cause.HARDWARE, ("gpu-a02",))
+    [f] = [f for f in found.findings if f.signal == "cuda.ecc_uncorrectable"]
+    assert (f.node, f.detail("via")) == ("gpu-a01", "gpu-a02")  # held by gpu-a01's file

@@ -874,6 +874,11 @@ def test_a_line_ray_forwarded_from_another_node_belongs_to_that_node() -> None:
     unknown_address = f("cuda.ecc_uncorrectable", "n1", Blame.HARDWARE, 90, 100,
                         source=Source.LOGS, details=(("via", "10.9.9.9"),))  # fmt: skip
     assert attribute(job(), [banner, unknown_address], [], RULES).suspect_nodes == ("n1",)
+    # under pdsh the driver's re-raise carries its own node's name: still a restatement
+    own = f("cuda.ecc_uncorrectable", "n1", Blame.HARDWARE, 90, 100, source=Source.LOGS,
+            line=39, details=(("via", "n1"),))  # fmt: skip
+    v = attribute(job(), [banner, forwarded, own], [], RULES)
+    assert v.cause is Cause.HARDWARE and v.suspect_nodes == ("n3",)
 
 
 def test_a_reclaimed_node_is_not_excluded_for_what_others_say_about_it() -> None:

@@ -229,3 +229,21 @@ def test_kubectl_prefix_and_pdsh_host_prefix_are_taken_off() -> None:
     assert parse_line("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 1", REF).message.startswith(
         "nvidia-nvswitch0: "
     )
+
+
+def test_pdsh_prefix_naming_one_of_the_jobs_nodes_is_taken_before_any_text() -> None:
+    """DeepSpeed's pdsh prints a worker's traceback as `worker-1: RuntimeError: ...`: with the
+    job's nodes known, a known host's prefix is where the line ran, whatever follows."""
+    hosts = frozenset({"worker-0", "worker-1", "gpu-a01"})
+    p = parse_line("worker-1: RuntimeError: CUDA error: an illegal memory access", REF, hosts)
+    assert (p.via, p.message) == ("worker-1", "RuntimeError: CUDA error: an illegal memory access")
+    # the long name of a known short name
+    p = parse_line("gpu-a01.cluster.local: Traceback (most recent call last):", REF, hosts)
+    assert p.via == "gpu-a01.cluster.local"
+    # a name the job does not have keeps its words, as without hosts
+    for line in ("worker-7: RuntimeError: x", "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 1"):
+        p = parse_line(line, REF, hosts)
+        assert p.via is None and p.message == line, line
+    # srun's rank prefix stays a rank even when a node is named like a number's start
+    p = parse_line("10: RuntimeError: x", REF, frozenset({"10.0.0.7"}))
+    assert (p.rank, p.via) == (10, None)

@@ -76,7 +76,9 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
                 raise BundleError(str(exc)) from None
             with stream:
                 try:
-                    result = scanner.scan(stream, node=node, source=source, reference=job.started)
+                    result = scanner.scan(
+                        stream, node=node, source=source, reference=job.started, hosts=job.nodes
+                    )
                 except OSError as exc:
                     raise BundleError(f"{path}: cannot read: {exc.strerror or exc}") from None
             found = list(result.findings)

@@ -65,22 +65,26 @@ def forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
     if not any(f.detail("via") for f in findings):
         return list(findings)
     owner = address_book(findings, job)
-    out = []
+    out: list[Finding] = []
     relayed: set[tuple[str, str]] = set()  # (file's node, signal) forwarded from elsewhere
+    own: set[int] = set()  # indexes of lines that ran on the file's node (pdsh names it too)
     for f in findings:
         via = f.detail("via")
         node = (owner.get(via) or job.node_named(via)) if via else None
         if node is not None and node != f.node and node in job.nodes and f.origin is None:
             relayed.add((f.node, f.signal))
             f = replace(f, node=node, origin=f.node)
+        elif not via or node == f.node:
+            own.add(len(out))
         out.append(f)
-    # The driver re-raises a worker's error in its own traceback, unprefixed: a restatement.
+    # The driver re-raises a worker's error in its own traceback, unprefixed (or under pdsh's
+    # prefix naming the driver's own node): a restatement.
     return [
         replace(f, blame=Blame.SYMPTOM)
-        if f.origin is None and not f.detail("via") and (f.node, f.signal) in relayed
+        if i in own and f.origin is None and (f.node, f.signal) in relayed
         and f.blame is not Blame.INFO
         else f
-        for f in out
+        for i, f in enumerate(out)
     ]  # fmt: skip
 
 

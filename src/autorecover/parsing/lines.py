@@ -49,7 +49,8 @@ _COMPOSE = re.compile(r"[\w.-]{1,64}[-_]\d{1,4} *\| ")
 _KUBECTL = re.compile(r"\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] ")
 # pdsh / clush (DeepSpeed's multi-node launcher runs pdsh): `<host>: ` before every line of
 # that host. Taken only before a prefix or a line shape it cannot be part of (a rank prefix,
-# a time, an NCCL line, Open MPI's tag, Ray's prefix), never before free text:
+# a time, an NCCL line, Open MPI's tag, Ray's prefix), never before free text (unless the host
+# is one of the job's nodes: `_HOST_COLON`):
 # `nvidia-nvswitch0: ...`, `ib0: ...` keep their words; a host name has a digit or a hyphen
 # (`RuntimeError: ` has none). The host says where the line ran (`via`, as Ray's prefix does).
 _PDSH = re.compile(
@@ -58,6 +59,8 @@ _PDSH = re.compile(
     r"|[\w.-]{1,253}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL |\[\d{1,6},\d{1,6}\]<"
     r"|\([^()]{0,120}\bip=)"
 )
+# pdsh's prefix when the host is known to be one of the job's nodes: before any text
+_HOST_COLON = re.compile(r"([\w.-]{1,253}): ")
 # CRI (kubelet's container log files): after the time, the stream and a partial/full tag
 _CRI_STREAM = re.compile(r"(?:stdout|stderr) [FP] ")
 _MAX_PREFIXES = 6
@@ -94,8 +97,11 @@ class ParsedLine:
     via: str | None = None  # the address a forwarding prefix (Ray's) says the line came from
 
 
-def parse_line(text: str, reference: datetime) -> ParsedLine:
-    """Split a raw line into prefixes and message; `reference` supplies a missing year."""
+def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset()) -> ParsedLine:
+    """Split a raw line into prefixes and message; `reference` supplies a missing year.
+
+    `hosts` are the job's node names: pdsh's `<host>: ` naming one of them is taken before
+    anything (`worker-1: RuntimeError: ...`), not only before a prefix it cannot be part of."""
     rest = text
     rank: int | None = None
     via: str | None = None
@@ -111,12 +117,12 @@ def parse_line(text: str, reference: datetime) -> ParsedLine:
             or _STREAM_TAG.match(rest)
             or _COMPOSE.match(rest)
             or _KUBECTL.match(rest)
-            or (_PDSH.match(rest) if via is None and not forwarded else None)
+            or (_pdsh(rest, hosts) if via is None and not forwarded else None)
         )
         if m:
             if m.re is _MPIRUN or m.re is _HOROVOD:
                 rank = int(m.group(1))
-            elif m.re is _PDSH:
+            elif m.re is _PDSH or m.re is _HOST_COLON:
                 via = m.group(1)
             rest = rest[m.end() :]
         if rank is None:
@@ -141,6 +147,16 @@ def parse_line(text: str, reference: datetime) -> ParsedLine:
         if rest == before:
             break
     return ParsedLine(message=rest, at=at, uptime_s=uptime, rank=rank, host=host, via=via)
+
+
+def _pdsh(rest: str, hosts: frozenset[str]) -> re.Match[str] | None:
+    """pdsh's `<host>: `: a known node's name before any text, else a host-like name before a
+    prefix or line shape it cannot be part of."""
+    if hosts:
+        m = _HOST_COLON.match(rest)
+        if m and (m.group(1) in hosts or m.group(1).split(".", 1)[0] in hosts):
+            return m
+    return _PDSH.match(rest)
 
 
 def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | None, str | None, str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import re
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import BinaryIO
@@ -102,9 +103,11 @@ class Scanner:
         source: Source,
         reference: datetime,
         chunk_bytes: int = CHUNK_BYTES,
+        hosts: Iterable[str] = (),
     ) -> ScanResult:
-        """Scan a whole stream; `reference` (the job's start) supplies missing years."""
-        state = _FileState(node=node, source=source, reference=reference)
+        """Scan a whole stream; `reference` (the job's start) supplies missing years; `hosts`
+        (the job's nodes) lets pdsh's `<host>: ` prefix say which node a line ran on."""
+        state = _FileState(node=node, source=source, reference=reference, hosts=host_names(hosts))
         for chunk in chunks(stream, chunk_bytes):
             if b"\x1b[" in chunk:  # colours (Ray, rich, NeMo): they split words and prefixes
                 chunk = strip_ansi(chunk)
@@ -206,7 +209,7 @@ class Scanner:
             matched = self._match(text, sigs)
             if not matched:
                 continue
-            parsed = parse_line(text, state.reference)
+            parsed = parse_line(text, state.reference, state.hosts)
             at = parsed.at or find_embedded_time(parsed.message)
             if at is None and parsed.uptime_s is None:
                 at = _neighbour_time(chunk, start, stop, state)
@@ -268,6 +271,7 @@ class _FileState:
     node: str
     source: Source
     reference: datetime
+    hosts: frozenset[str] = frozenset()  # the job's node names (and their short forms)
     lines: int = 0
     first_at: datetime | None = None
     last_at: datetime | None = None
@@ -363,11 +367,23 @@ def _neighbour_time(chunk: bytes, start: int, stop: int, state: _FileState) -> d
     return first_time(chunk[stop + 1 :], state.reference)
 
 
+def host_names(nodes: Iterable[str]) -> frozenset[str]:
+    """The job's node names and their short forms (`gpu-a01` for `gpu-a01.cluster.local`)."""
+    names: set[str] = set()
+    for n in nodes:
+        short = n.split(".", 1)[0]
+        # never a bare number: `10` of 10.0.0.7 would be srun's rank prefix `10: `
+        names.update(
+            name for name in (n, short) if not name.isdigit() and any(map(str.isalpha, name))
+        )
+    return frozenset(names)
+
+
 def _innermost_frame(state: _FileState, chunk: bytes, start: int, parsed: ParsedLine) -> str | None:
     """A Python exception's innermost traceback frame (file, line, function), if near."""
     for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
         text = decode(chunk[s:e].rstrip(b"\n"))
-        if parse_line(text, state.reference).rank != parsed.rank:
+        if parse_line(text, state.reference, state.hosts).rank != parsed.rank:
             continue
         m = _FRAME.search(text)
         if m:

@@ -131,6 +131,16 @@ def test_an_unfinished_line_waits_for_its_end_unless_the_attempt_is_over() -> No
     assert "cuda.oom" in [f.signal for f in watch.findings()]
 
 
+def test_a_pdsh_line_naming_another_node_of_the_attempt_says_where_it_ran() -> None:
+    """DeepSpeed's pdsh launcher prints every node's lines on the launching node after
+    `<host>: `: the nodes being read are the job's, so `n2: RuntimeError: ...` ran on n2."""
+    out, watch = _Output(), _watch()
+    out.write("n1", "n2: RuntimeError: CUDA error: uncorrectable ECC error encountered\n")
+    watch.read(out, ["n1", "n2"], final=True)  # type: ignore[arg-type]
+    [f] = watch.findings()
+    assert (f.signal, f.node, f.detail("via")) == ("cuda.ecc_uncorrectable", "n1", "n2")
+
+
 def test_a_storm_keeps_a_bounded_number_of_findings() -> None:
     out, watch = _Output(), _watch()
     for i in range(5):

@@ -71,6 +71,7 @@ class AttemptWatch:
     stacks: dict[tuple[str, int], RankStack] = field(default_factory=dict)  # latest per rank
     saves: dict[int, Checkpoint] = field(default_factory=dict)  # latest save per rank
     _cursors: dict[str, _Cursor] = field(default_factory=dict)
+    _hosts: tuple[str, ...] = ()  # the attempt's nodes: pdsh's `<host>: ` names one of them
     _kept: list[Finding] = field(default_factory=list)
     _tails: dict[str, Finding] = field(default_factory=dict)
     _counts: dict[str, int] = field(default_factory=dict)
@@ -106,6 +107,7 @@ class AttemptWatch:
         """Read every node's new output (to the end when the attempt is over)."""
         restarts: list[Finding] = []
         caught_up = True
+        self._hosts = tuple(nodes)
         for node in nodes:
             cursor = self._cursors.setdefault(node, _Cursor())
             budget = MAX_PASS_BYTES
@@ -134,8 +136,9 @@ class AttemptWatch:
         if not data:
             return 0, []
         result = self.scanner.scan(
-            io.BytesIO(data), node=node, source=Source.LOGS, reference=self.started
-        )
+            io.BytesIO(data), node=node, source=Source.LOGS, reference=self.started,
+            hosts=self._hosts,
+        )  # fmt: skip
         base = cursor.lines
         records = list(records_in(data, base))
         found = replacing(
