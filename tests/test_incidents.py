@@ -115,10 +115,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the thread shows an XLA:CPU bug (psum_scatter ignores its timeout); the lines are a "
         "gloo read timeout and a lost peer, which read as a transient cascade"
     ),
-    "hw-dcgm-thermal-violation-straggler-timeout-slurm": (
-        "a DCGM thermal warning (weak) on one node and a Slurm TIMEOUT: the engine does not "
-        "yet blame a time limit on one throttled node"
-    ),
     "hw-gpus-stuck-after-previous-job-epilog-init-error": (
         "the only line is a Slurm epilog's 'cudaGetDeviceCount: initialization error', an "
         "either-way CUDA text the engine does not pin on the node alone"

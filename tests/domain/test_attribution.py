@@ -974,3 +974,22 @@ def test_a_gpu_or_fabric_the_driver_could_not_bring_up_still_counts_until_the_ne
     assert attribute(job(), [state, *_timeouts(100)], [], RULES).suspect_nodes == ("n3",)
     boot = f("kernel.boot", "n3", Blame.INFO, 0, -30)
     assert attribute(job(), [state, boot, *_timeouts(100)], [], RULES).suspect_nodes == ()
+
+
+def test_a_time_limit_with_one_node_slowed_by_its_hardware_names_that_node() -> None:
+    """Synchronous training runs at the pace of its slowest GPU: a job that ran out of time
+    while only n2's GPU reported thermal clocks events ran late because of n2."""
+    out_of_time = job(state="TIMEOUT")
+    hot = [f("dcgm.thermal", "n2", Blame.HARDWARE, 30, m) for m in (30, 47, 64)]
+    v = attribute(out_of_time, hot, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",)), v.summary
+    assert "dcgm.thermal" in {e.signal for e in v.evidence}
+    # the same warning on two nodes is the room's cooling or the job's load, not one node
+    warm = [*hot, f("dcgm.thermal", "n3", Blame.HARDWARE, 30, 50)]
+    assert attribute(out_of_time, warm, [], RULES).cause is Cause.TRANSIENT
+    # a job that did not run out of time: a slow GPU explains no failure
+    assert attribute(job(), hot, [], RULES).suspect_nodes == ()
+    # nor does a single-node job's time limit say which node was slow: there is only one
+    alone = job(state="TIMEOUT", nodes=("n1",))
+    one = [f("dcgm.thermal", "n1", Blame.HARDWARE, 30, 30)]
+    assert attribute(alone, one, [], RULES).cause is Cause.TRANSIENT

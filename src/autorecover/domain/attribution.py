@@ -58,6 +58,7 @@ from autorecover.domain.shape import (
     missing_from_cascade,
     shared_families,
     stopped_first,
+    straggler,
 )
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
@@ -222,6 +223,15 @@ def _decide(
             "storage, the driver or the job, not one node's hardware: retry without excluding any"
         )
         return _verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
+    slowed = straggler(job, seen)
+    if slowed:
+        node = slowed[0].node
+        why = (
+            f"the job ran out of time while only {node}'s GPU was slowed by its hardware "
+            f"({slowed[0].signal}): synchronous training runs at the pace of its slowest GPU; "
+            "requeue without it"
+        )
+        return _verdict(Cause.HARDWARE, (node,), slowed, [*transient, *symptoms], why)
     if transient:
         return _verdict(Cause.TRANSIENT, (), transient, symptoms, _transient_reason(transient))
     crashes = [f for f in symptoms if f.signal in LOCAL_CRASHES]

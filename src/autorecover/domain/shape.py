@@ -14,6 +14,9 @@ A finding says what one line means. Across nodes, the pattern says more:
   symptom's traceback; a weaker application error just before the flood explains it.
 * **Silence.** A host that died stops writing its kernel log while the others go on; a
   process that died does not stop its host's log.
+* **The straggler.** Synchronous training runs at the pace of its slowest GPU. A job that ran
+  out of time while exactly one of its nodes reported a GPU slowed by its hardware (a
+  thermal clocks event, an engaged hardware slowdown) ran late because of that node.
 
 Everything here is a pure function of findings and activity, tested on hand-made findings in
 `tests/domain/test_attribution.py`.
@@ -342,3 +345,22 @@ def _before(a: Finding, b: Finding) -> bool:
     if a.at is not None and b.at is not None and a.at != b.at:
         return a.at < b.at
     return a.line < b.line
+
+
+# A GPU slowed by its own hardware (cooling, the power brake): DCGM's thermal clocks events and
+# violations (DCGM_FR_CLOCKS_EVENT_THERMAL, _THERMAL_VIOLATIONS, _TEMP_VIOLATION) and
+# nvidia-smi's "HW Slowdown: Active". Software power capping and clock management are not here.
+SLOWDOWN_SIGNALS = frozenset({"dcgm.thermal", "nvml.hw_slowdown_active"})
+OUT_OF_TIME_SIGNALS = frozenset({"slurm.time_limit"})
+
+
+def straggler(job: JobRecord, findings: Sequence[Finding]) -> list[Finding]:
+    """The slowdown lines of the one node whose GPU was slowed by its hardware, when the job
+    ran out of its time; empty unless exactly one node of a multi-node job reports one."""
+    if len(job.nodes) < 2 or not any(f.signal in OUT_OF_TIME_SIGNALS for f in findings):
+        return []
+    slowed = [f for f in findings if f.signal in SLOWDOWN_SIGNALS and f.origin is None]
+    nodes = {f.node for f in slowed}
+    if len(nodes) != 1 or next(iter(nodes)) not in job.nodes:
+        return []
+    return slowed
