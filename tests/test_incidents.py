@@ -76,7 +76,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # verdict changed to a miss (113/178), not looked at; a real format read right is kept.
 # 0.61 since the c24 batch (9 bundles from threads not cited before, 6 held out, 1/6 right when
 # scored fresh): 113 of the earlier 178 plus 1 of the new 6 is 114/184.
-HELDOUT_FLOOR_ACCURACY = 0.61
+# 0.60 since the c25 and c26 batches (16 bundles from threads not cited before, 6 held out,
+# 1/6 right when scored fresh): 114 of the earlier 184 plus 1 of the new 6 is 115/190.
+HELDOUT_FLOOR_ACCURACY = 0.60
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -289,6 +291,32 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-graphgpt-8x4090-end-of-epoch-allreduce-numel1-watchdog": (
         "label unknown (the thread never found a cause) where the lines commit to a lone "
         "watchdog timeout with clean kernel logs, which the engine reads as transient"
+    ),
+    # batch c25/c26 (2026-12-02, seventh session), scored before any rule changed for them
+    "app-gke-a3mega-gvnic-takes-gpu-nic-slot-rxdm-7-of-8-gpus-k8s": (
+        "connections refused at start-up on every node read as a set-up cascade (unknown, retry "
+        "once); that an extra network in the node pool's configuration took a GPU NIC's slot is "
+        "in the pull request, not in the lines"
+    ),
+    "app-sglang-dspark-mi355x-heavy-shards-tp0-tp7-load-barrier-480s": (
+        "SGLang's load-barrier timeout names no rank at fault and reads as a stalled peer "
+        "(transient); that two ranks got the heavy checkpoint shards every time is the thread's"
+    ),
+    "hw-trixie-cn119-gpu0-held-by-stopped-process-every-job-fails-alloc-slurm": (
+        "the quoted traceback stops before its error; that GPU 0 of cn119 was held by a stopped "
+        "process of another job is the administrators' comment, not a line"
+    ),
+    "tr-tpu-v5p64-coordinator-port-8476-held-by-prior-tenant-gang-cascade": (
+        "gRPC's 'Failed to add port to server' on the coordinator at start-up reads as nothing "
+        "decisive (unknown); that the previous tenant's process held the port is the thread's"
+    ),
+    "tr-tpu-vllm-serve-libtpu-port-8431-held-by-cotenant-address-in-use": (
+        "a bare 'OSError: [Errno 98] Address already in use' is the job's exception by its text "
+        "(application); that libtpu's fixed port was held by a co-tenant is the thread's"
+    ),
+    "unknown-naifu-fabric-sampling-dir-mkdir-input-output-error-13h-in": (
+        "an Input/output error from a shared file system after 13 hours reads as a storage outage "
+        "(transient); the thread never found why (unknown)"
     ),
 }
 
