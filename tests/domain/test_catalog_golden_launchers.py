@@ -619,6 +619,17 @@ GOLDEN += [
         "grpc.bind_failed",
         {"address": "[::]:50058"},
     ),
+    # marin-community/marin#5572 (gRPC core under the JAX coordinator, its line wrapped in two)
+    (
+        "E0510 20:48:44.272031  1 add_port.cc:83] Failed to add port to server:",
+        "grpc.bind_failed",
+        {},
+    ),
+    (
+        "  No address added out of total 1 resolved for '[::]:8476'",
+        "grpc.bind_failed",
+        {"grpc_address": "[::]:8476"},
+    ),
     # sgl-project/sglang#15723
     (
         "zmq.error.ZMQError: Operation cannot be accomplished in current state",
