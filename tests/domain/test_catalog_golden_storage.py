@@ -79,6 +79,9 @@ REQUIRED: dict[str, Blame] = {
     "storage.mountpoint_s3_out_of_order_write": Blame.APPLICATION,
     # the S3 request under a failed FUSE operation: the error chain decides
     "storage.mountpoint_s3_request_failed": Blame.SYMPTOM,
+    # JuiceFS: its object storage giving up is the storage's; a failed commit says no more
+    "storage.juicefs_upload_failed": Blame.TRANSIENT,
+    "storage.juicefs_write_failed": Blame.SYMPTOM,
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
@@ -390,6 +393,19 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "terminated unexpectedly",
         {"op": "read", "errno": "5"},
     ),
+    (  # juicedata/juicefs issue #5088 (Spark on JuiceFS over MinIO, the Hadoop SDK's log)
+        "storage.juicefs_upload_failed",
+        "> 24/08/15 03:20:27 ERROR JuiceFileSystemImpl: 2024/08/15 03:20:27.101709 juicefs[14] "
+        "<ERROR>: upload chunk 4247266 (length: 2616981) fail: (max tries) upload block "
+        "chunks/4/4247/4247266_0_2616981: SerializationError: failed to unmarshal error message",
+        {"reason": "max tries", "key": "chunks/4/4247/4247266_0_2616981"},
+    ),
+    (  # juicedata/juicefs issue #182 (a comment: the Redis metadata engine timing out, syslog)
+        "storage.juicefs_write_failed",
+        "Feb 23 14:08:22 localhost /usr/local/bin/juicefs[15590]: juicefs[15590] <ERROR>: write "
+        "inode:1209840 indx:0  input/output error",
+        {"inode": "1209840"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -493,6 +509,19 @@ NEGATIVE: list[tuple[str, str]] = [
         "*",
         "Feb 22 06:26:24 ip-172-31-81-58 mount-s3[1593]: [WARN] mountpoint_s3::cli: failed to "
         "detect network throughput. Using 10 gbps as throughput.",
+    ),
+    # a single retried upload is harmless in the maintainers' words (juicedata/juicefs #6249)
+    (
+        "*",
+        "juicefs[335738] : Upload chunks/2/2799/2799261_0_39942: operation error S3: PutObject, "
+        "exceeded maximum number of attempts, 1, https response error StatusCode: 0, RequestID: , "
+        "HostID: , request send failed (try 1) [upload@cached_store.go:422]",
+    ),
+    # the warning before the error names the inode but not a failed commit (juicedata/juicefs #182)
+    (
+        "storage.juicefs_write_failed",
+        "2021/02/22 13:55:24.702249 juicefs[60254] <WARNING>: write inode:5836 error: "
+        "input/output error",
     ),
     # an S3 mount's ENOTCONN is the FUSE entry's, not a failed S3 request (mountpoint-s3 #930)
     (
