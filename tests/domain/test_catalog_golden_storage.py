@@ -60,6 +60,28 @@ REQUIRED: dict[str, Blame] = {
     "storage.lnet_timeout": Blame.TRANSIENT,  # golden lines: test_catalog_tracker_clusters.py
     # sweep L4 (issue 14): golden lines in test_catalog_tracker_platforms.py
     "storage.nfs_mount_denied": Blame.APPLICATION,
+    # round 8: CephFS kernel client, BeeGFS, GPFS, DAOS: the shared storage, never this node
+    "storage.ceph_evicted": Blame.TRANSIENT,
+    "storage.ceph_mds_unresponsive": Blame.TRANSIENT,
+    "storage.ceph_mon_session_lost": Blame.TRANSIENT,
+    "storage.ceph_osd_request_timeout": Blame.TRANSIENT,
+    "storage.ceph_osd_down": Blame.TRANSIENT,
+    "storage.ceph_connection_error": Blame.TRANSIENT,
+    "storage.beegfs_comm_error": Blame.TRANSIENT,
+    "storage.beegfs_unreachable": Blame.TRANSIENT,
+    "storage.gpfs_lost_membership": Blame.TRANSIENT,
+    "storage.gpfs_daemon_down": Blame.TRANSIENT,
+    "storage.gpfs_connection_closed": Blame.TRANSIENT,
+    "storage.daos_unavailable": Blame.TRANSIENT,
+    # a full pool, a quota, an ACL, a write pattern the mount cannot do: the job's
+    "storage.daos_no_space": Blame.APPLICATION,
+    "storage.daos_no_permission": Blame.APPLICATION,
+    "storage.mountpoint_s3_out_of_order_write": Blame.APPLICATION,
+    # the S3 request under a failed FUSE operation: the error chain decides
+    "storage.mountpoint_s3_request_failed": Blame.SYMPTOM,
+    # JuiceFS: its object storage giving up is the storage's; a failed commit says no more
+    "storage.juicefs_upload_failed": Blame.TRANSIENT,
+    "storage.juicefs_write_failed": Blame.SYMPTOM,
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
@@ -260,6 +282,130 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "opening archive.",
         {},
     ),
+    # --- round 8 ---
+    (  # ceph/ceph pull request #65325 (doc/cephfs/troubleshooting.rst: an evicted client's log)
+        "storage.ceph_evicted",
+        "Jul 20 08:14:39 teuthology kernel: [3677602.093378] ceph: mds0 reconnect denied",
+        {"mds": "0", "event": "reconnect denied"},
+    ),
+    (  # the same log
+        "storage.ceph_mds_unresponsive",
+        "Jul 20 08:14:38 teuthology kernel: [3677601.123718] ceph: mds0 closed our session",
+        {"mds": "0", "state": "closed our session"},
+    ),
+    (  # ceph/ceph-csi issue #4050 (a node's dmesg)
+        "storage.ceph_mon_session_lost",
+        "[65324.056564] libceph: mon2 (1)10.0.0.247:6789 session lost, hunting for new mon",
+        {"mon": "2", "addr": "(1)10.0.0.247:6789"},
+    ),
+    (  # a ceph-devel patch by Jeff Layton ("flush the mdlog for filesystem sync"), its kernel log
+        "storage.ceph_mon_session_lost",
+        "Apr 18 12:23:38 client1 kernel: libceph: mon0 (2)192.168.1.81:3300 session lost, "
+        "hunting for new mon",
+        {"mon": "0", "addr": "(2)192.168.1.81:3300"},
+    ),
+    (  # rendered from net/ceph/osd_client.c handle_timeout (no attributable public line found)
+        "storage.ceph_osd_request_timeout",
+        "libceph: tid 1234567 on osd5 timeout",
+        {"tid": "1234567", "osd": "5"},
+    ),
+    (  # ceph/ceph-csi issue #4050
+        "storage.ceph_osd_down",
+        "[65343.725503] libceph (fb30d64e-7a8c-46d3-bbd7-77a3b1f080d1 e867): osd0 down",
+        {"osd": "0"},
+    ),
+    (  # ceph/ceph-csi issue #4050
+        "storage.ceph_connection_error",
+        "[ 9856.986218] libceph: osd2 (1)10.0.0.249:6801 socket closed (con state V1_BANNER)",
+        {"peer": "osd2", "error": "socket closed (con state V1_BANNER)"},
+    ),
+    (  # ceph/ceph pull request #65325
+        "storage.ceph_connection_error",
+        "Jul 20 08:14:40 teuthology kernel: [3677603.126214] libceph: mds0 172.21.5.114:6812 "
+        "connection reset",
+        {"peer": "mds0", "addr": "172.21.5.114:6812", "error": "connection reset"},
+    ),
+    (  # a ceph-devel report of a CephFS thread hung for days (its /proc/PID/stack, 2019-12-02)
+        "storage.shared_fs_wait",
+        "[<ffffffffc0e8fb60>] ceph_mdsc_do_request+0x180/0x240 [ceph]",
+        {"function": "ceph_mdsc_do_request", "module": "ceph"},
+    ),
+    (  # rendered from beegfs client_module MessagingTk.c with Logger.c's prefix (no public line)
+        "storage.beegfs_comm_error",
+        "beegfs: python(48213): Messaging (RPC): Communication error: Node: meta01 [beegfs-meta:1] "
+        "(comm result: -110; message type: 2023)",
+        {"kind": "error", "node": "meta01"},
+    ),
+    (  # rendered from beegfs client_module FhgfsOpsCommKit.c (no public line)
+        "storage.beegfs_comm_error",
+        "beegfs: python(48213): readfileV2 (communication): Communication timeout in RECVDATA "
+        "stage. Node: stor02 [beegfs-storage:2]",
+        {"kind": "timeout", "stage": "RECVDATA", "node": "stor02"},
+    ),
+    (  # rendered from beegfs client_module FhgfsOpsCommKit.c (no public line)
+        "storage.beegfs_unreachable",
+        "beegfs: python(48213): writefile (communication): Unable to connect to server: stor01 "
+        "[beegfs-storage:1]",
+        {"node": "stor01"},
+    ),
+    (  # IBM Storage Scale 5.2.1 docs, "failures due to a network failure" (a remote cluster)
+        "storage.gpfs_lost_membership",
+        "Mon Jun 25 16:11:21 2018: Lost membership in cluster remote.cluster. Unmounting file "
+        "systems.",
+        {"cluster": "remote.cluster"},
+    ),
+    (  # the same page
+        "storage.gpfs_connection_closed",
+        "Mon Jun 25 16:11:16 2018: Close connection to 89.116.94.81 k155n01",
+        {"ip": "89.116.94.81", "node": "k155n01"},
+    ),
+    (  # IBM Storage Scale 5.2.0 docs, "GPFS daemon went down" (message 6027-650)
+        "storage.gpfs_daemon_down",
+        "6027-650 [X] The mmfs daemon is shutting down abnormally.",
+        {},
+    ),
+    (  # daos-stack/daos pull request #15972 (a client log on wolf-229)
+        "storage.daos_unavailable",
+        "02/26-13:49:04.72 wolf-229 DAOS[289719/289734/0] hg   WARN src/cart/crt_hg.c:1376 "
+        "crt_hg_req_send_cb(0x7f58c4011840) [opc=0x2070014 (DAOS_POOL_MODULE:POOL_TGT_QUERY_MAP) "
+        "rpcid=0x379d3f30000000a0 rank:tag=1:0] RPC failed; rc: DER_TIMEDOUT(-1011): 'Time out'",
+        {"code": "DER_TIMEDOUT", "rc": "-1011"},
+    ),
+    (  # daos-stack/daos docs/admin/troubleshooting.md
+        "storage.daos_no_space",
+        "ERROR: dmg: pool create failed: DER_NOSPACE(-1007): No space on storage target",
+        {"code": "DER_NOSPACE", "rc": "-1007"},
+    ),
+    (  # daos-stack/daos docs/admin/rebuild_controls.md
+        "storage.daos_no_permission",
+        "ERROR: dmg: pool-rebuild stop failed: DER_NO_PERM(-1001): No permission",
+        {"rc": "-1001"},
+    ),
+    (  # awslabs/mountpoint-s3 pull request #703 (doc/TROUBLESHOOTING.md, the newer wording)
+        "storage.mountpoint_s3_out_of_order_write",
+        "mountpoint_s3::fuse: write failed: upload error: out of order write NOT supported by "
+        "Mountpoint, aborting the upload; expected offset 0 but got 512",
+        {"expected": "0", "got": "512"},
+    ),
+    (  # awslabs/mountpoint-s3 pull request #1334 (the description)
+        "storage.mountpoint_s3_request_failed",
+        "mountpoint_s3_fs::fuse: read failed with errno 5: get request failed: get request "
+        "terminated unexpectedly",
+        {"op": "read", "errno": "5"},
+    ),
+    (  # juicedata/juicefs issue #5088 (Spark on JuiceFS over MinIO, the Hadoop SDK's log)
+        "storage.juicefs_upload_failed",
+        "> 24/08/15 03:20:27 ERROR JuiceFileSystemImpl: 2024/08/15 03:20:27.101709 juicefs[14] "
+        "<ERROR>: upload chunk 4247266 (length: 2616981) fail: (max tries) upload block "
+        "chunks/4/4247/4247266_0_2616981: SerializationError: failed to unmarshal error message",
+        {"reason": "max tries", "key": "chunks/4/4247/4247266_0_2616981"},
+    ),
+    (  # juicedata/juicefs issue #182 (a comment: the Redis metadata engine timing out, syslog)
+        "storage.juicefs_write_failed",
+        "Feb 23 14:08:22 localhost /usr/local/bin/juicefs[15590]: juicefs[15590] <ERROR>: write "
+        "inode:1209840 indx:0  input/output error",
+        {"inode": "1209840"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -339,6 +485,50 @@ NEGATIVE: list[tuple[str, str]] = [
     ("storage.no_space", "OSError: [Errno 5] Input/output error"),
     # a sentence that names the error is no TensorFlow errno
     ("storage.eio", "retrying after an Input/output error"),
+    # --- round 8: status lines of the same clients are not failures ---
+    # (ceph/ceph-csi issue #4050: a new session, a map marking the OSD up again, the module load)
+    ("*", "[  164.209024] libceph: mon2 (1)10.0.0.247:6789 session established"),
+    ("*", "[10205.084527] libceph (fb30d64e-7a8c-46d3-bbd7-77a3b1f080d1 e859): osd2 up"),
+    ("*", "[  164.191591] libceph: loaded (mon/osd proto 15/24)"),
+    # a reconnect starting is not one denied (ceph/ceph pull request #65325)
+    ("*", "Jul 20 08:14:38 teuthology kernel: [3677601.128019] ceph: mds0 reconnect start"),
+    # the BeeGFS module's own setup chatter (ThinkParQ/beegfs issue #89)
+    ("*", "[12964845.755104] beegfs: mount(1516568): Built without NVFS RDMA support."),
+    # GPFS reconnecting and recovering (IBM Storage Scale 5.2.1 docs, network failure)
+    ("*", "Mon Jun 25 22:23:37.300 2018: Connecting to 192.168.10.109 c5n109"),
+    ("*", "Mon Jun 25 22:23:38.722 2018: Recovered 1 nodes."),
+    # a DAOS entity that does not exist is neither an outage nor a full pool
+    # (daos-stack/daos docs/admin/rebuild_controls.md)
+    (
+        "*",
+        "ERROR: dmg: pool-rebuild stop failed: DER_NONEXIST(-1005): The specified entity does not "
+        "exist",
+    ),
+    # Mountpoint's start-up warning (awslabs/mountpoint-s3 issue #775)
+    (
+        "*",
+        "Feb 22 06:26:24 ip-172-31-81-58 mount-s3[1593]: [WARN] mountpoint_s3::cli: failed to "
+        "detect network throughput. Using 10 gbps as throughput.",
+    ),
+    # a single retried upload is harmless in the maintainers' words (juicedata/juicefs #6249)
+    (
+        "*",
+        "juicefs[335738] : Upload chunks/2/2799/2799261_0_39942: operation error S3: PutObject, "
+        "exceeded maximum number of attempts, 1, https response error StatusCode: 0, RequestID: , "
+        "HostID: , request send failed (try 1) [upload@cached_store.go:422]",
+    ),
+    # the warning before the error names the inode but not a failed commit (juicedata/juicefs #182)
+    (
+        "storage.juicefs_write_failed",
+        "2021/02/22 13:55:24.702249 juicefs[60254] <WARNING>: write inode:5836 error: "
+        "input/output error",
+    ),
+    # an S3 mount's ENOTCONN is the FUSE entry's, not a failed S3 request (mountpoint-s3 #930)
+    (
+        "storage.mountpoint_s3_request_failed",
+        "ls: cannot open directory /mnt/applications/classtream/archives: Transport endpoint is "
+        "not connected",
+    ),
 ]
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
