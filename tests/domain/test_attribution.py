@@ -993,3 +993,27 @@ def test_a_time_limit_with_one_node_slowed_by_its_hardware_names_that_node() -> 
     alone = job(state="TIMEOUT", nodes=("n1",))
     one = [f("dcgm.thermal", "n1", Blame.HARDWARE, 30, 30)]
     assert attribute(alone, one, [], RULES).cause is Cause.TRANSIENT
+
+
+@pytest.mark.parametrize(
+    "signal", ["storage.ceph_evicted", "storage.beegfs_unreachable", "storage.gpfs_lost_membership"]
+)
+def test_a_hang_on_any_shared_file_system_names_no_node_that_stopped_first(signal: str) -> None:
+    """CephFS, BeeGFS and GPFS clients losing their servers stall a job as Lustre and NFS do:
+    which node stopped first is chance."""
+    running = job(ended=None, state="RUNNING", collected=T0 + timedelta(hours=3))
+    acts = [Activity(node=n, source=Source.LOGS, present=True, lines=100,
+                     last_at=T0 + timedelta(minutes=60 if n == "n2" else 90),
+                     last_progress_at=T0 + timedelta(minutes=60 if n == "n2" else 90))
+            for n in NODES]  # fmt: skip
+    lost = f(signal, "n4", Blame.TRANSIENT, 45, 59)
+    v = attribute(running, [lost], acts, RULES)
+    assert v.suspect_nodes == (), v.summary
+
+
+def test_every_storage_stall_is_a_catalog_signal() -> None:
+    from autorecover.domain.catalog import builtin_catalog
+    from autorecover.domain.clearing import STORAGE_STALLS
+
+    keys = {s.key for s in builtin_catalog().active_signatures()}
+    assert not {s for s in STORAGE_STALLS if s.startswith("storage.")} - keys

@@ -29,6 +29,10 @@ STORAGE_STALLS = frozenset({
     "kernel.hung_task", "storage.shared_fs_wait", "storage.nfs_not_responding",
     "storage.lustre_connection_lost", "storage.lustre_request_expired",
     "storage.lustre_rpc_failed", "storage.lustre_evicted",
+    # the other shared file systems' clients losing their servers (catalog round 8)
+    "storage.ceph_evicted", "storage.ceph_mds_unresponsive", "storage.ceph_osd_request_timeout",
+    "storage.beegfs_comm_error", "storage.beegfs_unreachable",
+    "storage.gpfs_lost_membership", "storage.gpfs_daemon_down",
 })  # fmt: skip
 
 
