@@ -34,7 +34,10 @@ from autorecover.domain.records import Activity, Blame, Finding, JobRecord, Sour
 FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "network",
-        ("ib.", "nic.", "efa.", "mlx5.", "roce.", "nccl.ib_async_", "ucx.ib_async_", "net.link"),
+        (
+            *("ib.", "nic.", "efa.", "rdma.", "mlx5.", "roce."),
+            *("nccl.ib_async_", "ucx.ib_async_", "net.link"),
+        ),
     ),
     (
         "storage",
