@@ -33,7 +33,9 @@ short host name), `reorder` / `rotate` (job.json's node list reversed / rotated 
 side: a pasted snippet), `tz` / `tz-west` (every ISO-8601 stamp in the job logs rewritten to
 `+08:00` / `-07:00`, the same instant), `nosys` (the system log of every node with no hardware
 finding of its own dropped), `nosys-quiet` (only the system logs that gave no finding at all
-dropped), `tail` (each job log cut to its last 200 lines).
+dropped), `tail` (each job log cut to its last 200 lines), `combined` (every node's job log in
+the launching node's file after pdsh's `<node>: `, merged in time order, as DeepSpeed leaves
+them; hangs skipped).
 """
 
 from __future__ import annotations
@@ -308,6 +310,33 @@ def _tail(keep: int) -> Variation:
     return vary
 
 
+def _combined(copy: Path, before: Explanation) -> dict[str, str] | None:
+    """Every node's job log in the launching node's file, each line after pdsh's `<node>: `,
+    as DeepSpeed's multi-node runner leaves them: merged in time order (a line without a time
+    goes with the last time before it in its own file, as the runner printed it then); the
+    other nodes have no job log. A hang is skipped: which node's output stopped is read from
+    its own file."""
+    paths = {p.stem: p for p in (copy / "logs").glob("*.log")}
+    if before.job.running or len(paths) < 2:
+        return None
+    reference = before.job.started
+    merged: list[tuple[datetime, int, int, str]] = []
+    for order, node in enumerate(n for n in before.job.nodes if n in paths):
+        last = reference
+        text = paths[node].read_text(errors="surrogateescape")
+        for i, line in enumerate(text.splitlines()):
+            parsed = parse_line(line, reference)
+            at = parsed.at or find_embedded_time(parsed.message)
+            last = max(last, at) if at is not None else last
+            merged.append((last, order, i, f"{node}: {line}"))
+    first = next(n for n in before.job.nodes if n in paths)
+    for path in paths.values():
+        path.unlink()
+    lines = [line for *_, line in sorted(merged)]
+    paths[first].write_text("\n".join(lines) + "\n", errors="surrogateescape")
+    return _same(before)
+
+
 VARIATIONS: dict[str, Variation] = {name: _wrapping(w) for name, w in WRAPPERS.items()} | {
     "rename": _renaming(_ip_name),
     "rename-gke": _renaming(_gke_name),
@@ -320,6 +349,7 @@ VARIATIONS: dict[str, Variation] = {name: _wrapping(w) for name, w in WRAPPERS.i
     "nosys": _nosys(quiet=False),
     "nosys-quiet": _nosys(quiet=True),
     "tail": _tail(200),
+    "combined": _combined,
 }
 
 

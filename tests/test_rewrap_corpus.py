@@ -29,7 +29,7 @@ BUNDLES = (
 )
 NEW = (
     "rename", "rename-gke", "fqdn", "reorder", "rotate", "sparse", "tz", "tz-west", "tail",
-    "kubectl", "pdsh",
+    "kubectl", "pdsh", "combined",
 )  # fmt: skip
 
 
@@ -106,3 +106,43 @@ def test_tz_keeps_each_instant(rewrap: ModuleType, tmp_path: Path) -> None:
     ref = datetime(2026, 3, 2, tzinfo=UTC)
     assert parse_line(lines[0], ref).at == datetime(2026, 3, 2, 23, 30, tzinfo=UTC)
     assert parse_line(lines[1], ref).at == datetime(2026, 3, 2, 10, 0, 1, 500000, tzinfo=UTC)
+
+
+def test_combined_puts_every_nodes_log_in_one_file_in_time_order(
+    rewrap: ModuleType, tmp_path: Path
+) -> None:
+    bundle = tmp_path / "b"
+    shutil.copytree(CORPUS / "hw-gloo-peer-closed-xid79", bundle)
+    before = explain(bundle, builtin_catalog())
+    nodes = [n for n in before.job.nodes if (bundle / "logs" / f"{n}.log").exists()]
+    count = sum(len((bundle / "logs" / f"{n}.log").read_text().splitlines()) for n in nodes)
+    assert rewrap.VARIATIONS["combined"](bundle, before) is not None
+    [only] = list((bundle / "logs").glob("*.log"))
+    lines = only.read_text().splitlines()
+    assert only.stem == nodes[0] and len(lines) == count
+    assert all(any(line.startswith(f"{n}: ") for n in nodes) for line in lines)
+    ref = before.job.started
+    times = [t for line in lines if (t := parse_line(line, ref, frozenset(nodes)).at)]
+    assert times == sorted(times)
+
+
+@pytest.mark.parametrize(
+    "bundle",
+    [
+        "hw-vllm-ray-ecc-uncorrectable-k8s",  # Ray's banner printed under another node's prefix
+        "hw-bloom176b-cuda-unknown-error",  # forwarded lines count in the shape rules
+        "unknown-dataloader-bus-error-shm",  # untimed lines take their own host's times
+    ],
+)
+def test_a_combined_log_reads_like_one_file_per_node(
+    rewrap: ModuleType, engine: tuple[object, Scanner], bundle: str
+) -> None:
+    catalog, scanner = engine
+    path = CORPUS / bundle
+    before = explain(path, catalog, scanner)  # type: ignore[arg-type]
+    names, after = rewrap.vary(path, before, "combined", catalog, scanner)
+    assert names is not None
+    assert (after.cause, after.suspect_nodes) == (
+        before.verdict.cause,
+        before.verdict.suspect_nodes,
+    ), after.summary

@@ -57,6 +57,25 @@ def test_line_without_time_takes_its_neighbours(scanner: Scanner) -> None:
     assert f.detail("status") == "12"
 
 
+def test_a_pdsh_line_without_time_takes_its_own_hosts_neighbours(scanner: Scanner) -> None:
+    """A combined pdsh log interleaves hosts: gpu-a02's untimed ECC line takes gpu-a02's last
+    time, not that of gpu-a01's line printed just before it."""
+    data = (
+        b"gpu-a02: [2026-03-02 10:40:00,100] [INFO] [engine.py:1:step] step=120\n"
+        b"gpu-a01: [2026-03-02 11:55:00,000] [INFO] [engine.py:1:step] step=121\n"
+        b"gpu-a02: RuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+    )
+    result = scanner.scan(
+        io.BytesIO(data), node="gpu-a01", source=Source.LOGS, reference=REF,
+        hosts=("gpu-a01", "gpu-a02"),
+    )  # fmt: skip
+    (f,) = [f for f in result.findings if f.signal == "cuda.ecc_uncorrectable"]
+    assert (f.detail("via"), f.at) == (
+        "gpu-a02",
+        datetime(2026, 3, 2, 10, 40, 0, 100000, tzinfo=UTC),
+    )
+
+
 def test_terminal_colours_do_not_hide_a_line(scanner: Scanner) -> None:
     # Ray and rich colour prefixes and words; the escape codes split what signatures read
     data = (

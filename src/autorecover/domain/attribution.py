@@ -56,6 +56,7 @@ from autorecover.domain.shape import (
     confinement,
     family,
     missing_from_cascade,
+    own_line,
     shared_families,
     stopped_first,
     straggler,
@@ -288,7 +289,7 @@ class _Shared:
 
     def holds(self, f: Finding) -> bool:
         """True when the finding is the shared cause's, not its node's own."""
-        if f.blame is not Blame.HARDWARE or f.origin is not None:
+        if f.blame is not Blame.HARDWARE or not own_line(f):
             return False
         name = confinement(f.signal)
         if name not in self.families:
@@ -319,7 +320,7 @@ def _shared(job: JobRecord, seen: Sequence[Finding], app: Sequence[Finding]) -> 
     for name in families:
         tops_by_node: dict[str, int] = {}
         for f in seen:
-            if f.blame is Blame.HARDWARE and f.origin is None and confinement(f.signal) == name:
+            if f.blame is Blame.HARDWARE and own_line(f) and confinement(f.signal) == name:
                 tops_by_node[f.node] = max(f.weight, tops_by_node.get(f.node, 0))
         level[name] = min(tops_by_node.get(n, 0) for n in job.nodes)
         above = {n for n, w in tops_by_node.items() if w > level[name]}

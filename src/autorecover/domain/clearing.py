@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from autorecover.domain.hangs import COLLECTIVE_OUTLIER, STACK_OUTLIER
 from autorecover.domain.records import Blame, Finding, JobRecord
-from autorecover.domain.shape import family
+from autorecover.domain.shape import family, own_line
 
 # What takes a node away without any fault of its hardware, and the evidence that is only
 # second-hand (others saying it failed or went quiet) or a stall on shared storage.
@@ -106,7 +106,7 @@ def corroborated_outliers(
         return []
     return [
         n for n in nodes
-        if any(f.node == n and f.blame is Blame.HARDWARE and f.line > 0 and f.origin is None
+        if any(f.node == n and f.blame is Blame.HARDWARE and f.line > 0 and own_line(f)
                for f in seen)
     ]  # fmt: skip
 

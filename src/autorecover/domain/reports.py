@@ -55,7 +55,8 @@ def address_book(everything: Iterable[Finding], job: JobRecord) -> dict[str, str
     for f in everything:
         address = f.detail("address") if f.signal in ADDRESS_SIGNALS else None
         if address is not None:
-            owner.setdefault(address, f.node)
+            # a banner pdsh printed for another node (`gpu-a02: Local node IP: A`) is that node's
+            owner.setdefault(address, job.node_named(f.detail("via")) or f.node)
     return owner
 
 

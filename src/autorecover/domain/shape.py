@@ -113,9 +113,16 @@ def shared_families(job: JobRecord, findings: Iterable[Finding]) -> set[str]:
         return set()
     nodes_by_family: dict[str, set[str]] = {}
     for f in findings:
-        if f.blame is Blame.HARDWARE and f.weight >= STRONG and f.origin is None:
+        if f.blame is Blame.HARDWARE and f.weight >= STRONG and own_line(f):
             nodes_by_family.setdefault(confinement(f.signal), set()).add(f.node)
     return {fam for fam, nodes in nodes_by_family.items() if nodes >= set(job.nodes)}
+
+
+def own_line(f: Finding) -> bool:
+    """A line of the node's own output: read in its file, or printed on another node that
+    forwarded it (pdsh's `<host>: `, Ray's `(pid=, ip=)`), as opposed to what other nodes
+    say about it (Slurm's "Node failure on X", a peer blamed by its address)."""
+    return f.origin is None or bool(f.detail("via"))
 
 
 def is_complaint(f: Finding) -> bool:
@@ -125,7 +132,7 @@ def is_complaint(f: Finding) -> bool:
         f.blame is Blame.SYMPTOM
         and f.weight >= COLLECTIVE
         and f.source is Source.LOGS
-        and f.origin is None
+        and own_line(f)
         and f.line > 0
         and f.signal not in LOCAL_CRASHES
     )
@@ -148,7 +155,7 @@ def missing_from_cascade(job: JobRecord, findings: Sequence[Finding]) -> str | N
     own = (Blame.APPLICATION, Blame.TRANSIENT)
     if any(
         f.node == node
-        and f.origin is None
+        and own_line(f)
         and f.source is not Source.JOB
         and f.blame in own
         and f.weight >= 50
@@ -221,9 +228,7 @@ def stopped_first(
     missing = missing_from_cascade(job, findings)
     named = {f.node for f in findings if f.signal == "nccl.peer_blamed"}
     silent = silent_nodes(job, activity)
-    hardware = [
-        f for f in findings if f.blame is Blame.HARDWARE and f.weight > 0 and f.origin is None
-    ]
+    hardware = [f for f in findings if f.blame is Blame.HARDWARE and f.weight > 0 and own_line(f)]
     # A line every node prints alike (the same key on all of them) is nobody's own evidence.
     seen_on: dict[str, set[str]] = {}
     for f in hardware:
@@ -278,9 +283,7 @@ def _progressed(node: str, activity: Iterable[Activity], after: datetime) -> boo
 
 def _strongest(node: str, findings: Iterable[Finding]) -> int:
     own = [
-        f.weight
-        for f in findings
-        if f.node == node and f.blame is Blame.HARDWARE and f.origin is None
+        f.weight for f in findings if f.node == node and f.blame is Blame.HARDWARE and own_line(f)
     ]
     return max(own, default=0)
 
@@ -362,7 +365,7 @@ def straggler(job: JobRecord, findings: Sequence[Finding]) -> list[Finding]:
     ran out of its time; empty unless exactly one node of a multi-node job reports one."""
     if len(job.nodes) < 2 or not any(f.signal in OUT_OF_TIME_SIGNALS for f in findings):
         return []
-    slowed = [f for f in findings if f.signal in SLOWDOWN_SIGNALS and f.origin is None]
+    slowed = [f for f in findings if f.signal in SLOWDOWN_SIGNALS and own_line(f)]
     nodes = {f.node for f in slowed}
     if len(nodes) != 1 or next(iter(nodes)) not in job.nodes:
         return []

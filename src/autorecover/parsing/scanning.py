@@ -212,7 +212,7 @@ class Scanner:
             parsed = parse_line(text, state.reference, state.hosts)
             at = parsed.at or find_embedded_time(parsed.message)
             if at is None and parsed.uptime_s is None:
-                at = _neighbour_time(chunk, start, stop, state)
+                at = _neighbour_time(chunk, start, stop, state, parsed.via)
             for sig, m in matched:
                 finding = self._finding(sig, m, text, parsed, at, state, line_no)
                 if finding is None:
@@ -356,8 +356,14 @@ class _FileState:
         )
 
 
-def _neighbour_time(chunk: bytes, start: int, stop: int, state: _FileState) -> datetime | None:
-    """A line without a time takes the nearest earlier neighbour's, else a later one's."""
+def _neighbour_time(
+    chunk: bytes, start: int, stop: int, state: _FileState, via: str | None = None
+) -> datetime | None:
+    """A line without a time takes the nearest earlier neighbour's, else a later one's. A line
+    another host printed (pdsh's `<host>: `, Ray's prefix) takes only that host's neighbours:
+    a combined log interleaves hosts whose clocks and stalls differ."""
+    if via is not None:
+        return _host_neighbour_time(chunk, start, stop, state, via)
     for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
         at = time_of(chunk[s:e], state.reference)
         if at is not None:
@@ -365,6 +371,32 @@ def _neighbour_time(chunk: bytes, start: int, stop: int, state: _FileState) -> d
     if state.last_at is not None and start > 0:
         return state.last_at
     return first_time(chunk[stop + 1 :], state.reference)
+
+
+def _host_neighbour_time(
+    chunk: bytes, start: int, stop: int, state: _FileState, via: str
+) -> datetime | None:
+    def at_of(raw: bytes) -> datetime | None:
+        parsed = parse_line(decode(raw.rstrip(b"\n")), state.reference, state.hosts)
+        if parsed.via != via:
+            return None
+        return parsed.at or find_embedded_time(parsed.message)
+
+    for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
+        at = at_of(chunk[s:e])
+        if at is not None:
+            return at
+    pos = stop + 1
+    for _ in range(NEIGHBOUR_LINES):
+        if pos >= len(chunk):
+            break
+        nl = chunk.find(b"\n", pos)
+        nl = len(chunk) if nl == -1 else nl
+        at = at_of(chunk[pos:nl])
+        if at is not None:
+            return at
+        pos = nl + 1
+    return state.last_at if start > 0 else None
 
 
 def host_names(nodes: Iterable[str]) -> frozenset[str]:
