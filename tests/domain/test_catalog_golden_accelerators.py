@@ -190,6 +190,12 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
         {},
     ),
+    (  # ALCF's Aurora known issues (DPC++'s PI names, before the Unified Runtime)
+        "xpu.invalid_usage",
+        "  what():  The device does not have the ext_intel_free_memory aspect -33 "
+        "(PI_ERROR_INVALID_DEVICE)",
+        {"name": "PI_ERROR_INVALID_DEVICE"},
+    ),
     (  # NixOS/nixos-hardware pull request #1790
         "i915.gpu_hang",
         "i915 0000:00:02.0: [drm] GT0: Resetting chip for stopped heartbeat on rcs0",
