@@ -990,6 +990,9 @@ def test_a_time_limit_with_one_node_slowed_by_its_hardware_names_that_node() -> 
     # a job that did not run out of time: a slow GPU explains no failure
     assert attribute(job(), hot, [], RULES).suspect_nodes == ()
     # nor does a single-node job's time limit say which node was slow: there is only one
+    # a node's CPU throttled for heat slows its ranks as much
+    cpu = [f("straggler.cpu_thermal_throttle", "n4", Blame.HARDWARE, 20, 40)]
+    assert attribute(out_of_time, cpu, [], RULES).suspect_nodes == ("n4",)
     alone = job(state="TIMEOUT", nodes=("n1",))
     one = [f("dcgm.thermal", "n1", Blame.HARDWARE, 30, 30)]
     assert attribute(alone, one, [], RULES).cause is Cause.TRANSIENT

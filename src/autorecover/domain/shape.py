@@ -356,7 +356,12 @@ def _before(a: Finding, b: Finding) -> bool:
 # A GPU slowed by its own hardware (cooling, the power brake): DCGM's thermal clocks events and
 # violations (DCGM_FR_CLOCKS_EVENT_THERMAL, _THERMAL_VIOLATIONS, _TEMP_VIOLATION) and
 # nvidia-smi's "HW Slowdown: Active". Software power capping and clock management are not here.
-SLOWDOWN_SIGNALS = frozenset({"dcgm.thermal", "nvml.hw_slowdown_active"})
+# A node's own CPU or AMD GPU throttled for heat (the kernel's therm_throt, amdgpu's SMU) and
+# NVML's SW thermal slowdown (the GPU past its operating temperature) slow its ranks the same way.
+SLOWDOWN_SIGNALS = frozenset({
+    "dcgm.thermal", "nvml.hw_slowdown_active", "straggler.cpu_thermal_throttle",
+    "straggler.amdgpu_throttled", "straggler.gpu_sw_thermal_slowdown",
+})  # fmt: skip
 OUT_OF_TIME_SIGNALS = frozenset({"slurm.time_limit"})
 
 
