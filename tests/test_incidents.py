@@ -79,7 +79,8 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # 0.60 since the c25 and c26 batches (16 bundles from threads not cited before, 6 held out,
 # 1/6 right when scored fresh): 114 of the earlier 184 plus 1 of the new 6 is 115/190.
 # 0.58 since the c28 batch (9 bundles from HPC centres' and CI fleets' threads, 6 held out,
-# 0/6 right when scored fresh): 115 of the earlier 190 plus 0 of the new 6 is 115/196.
+# 0/6 right when scored fresh): 115 of the earlier 190 plus 0 of the new 6 is 115/196; the c27
+# batch (7 bundles, 2 held out, 0/2 fresh) makes it 115/198, still above 0.58.
 HELDOUT_FLOOR_ACCURACY = 0.58
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -88,7 +89,8 @@ HELDOUT_FLOOR_ACCURACY = 0.58
 # hardware, which scored 0/3 fresh): 22 of the earlier 35 plus 0 of the new 3 is 22/38.
 # 0.56 since the c22 batch (its one held-out hardware bundle scored 0/1 fresh): 22/39.
 # 0.51 since the c28 batch (its four held-out hardware bundles scored 0/4 fresh): 22/43.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.51
+# 0.50 since the c27 batch (its one held-out hardware bundle scored 0/1 fresh): 22/44.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.50
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -325,6 +327,27 @@ KNOWN_MISSES: dict[str, str] = {
         "CUDA's 'unknown error ... incorrectly set up environment' at initialisation on a "
         "single-node job is an either-way text the engine does not pin on the node alone; that "
         "NVIDIA found a broken DPU on the runner is the thread's"
+    ),
+    # batch c27: hangs whose threads quote no failure line at all
+    "hw-4xa6000-torchrun-nccl-test-hangs-amd-iommu-page-fault-workstation": (
+        "a single-node NCCL test that hangs with no line but NCCL's INFO: nothing to read "
+        "(unknown); the IOMMU page faults that found the cause are the thread's, not the lines"
+    ),
+    "hw-gan-zoo-training-hangs-on-2080ti-board-memory-fault-workstation": (
+        "a single-node training hang with no error line reads as a stall nobody explains "
+        "(transient); the faulty board was found by swapping it, in the thread"
+    ),
+    "hw-rocm-two-mi100-rccl-allreduce-hangs-node-iommu-needs-pt": (
+        "an rccl-tests run that stops after its header, with no error: nothing to read "
+        "(unknown); iommu=pt as the cure is the thread's"
+    ),
+    "unknown-levanter-v3-128-checkpoint-save-never-finishes-cluster-restart-fixes": (
+        "a hang on every host at once reads as a stall (transient); the thread never found why "
+        "(unknown)"
+    ),
+    "unknown-multi-v100-dataparallel-deadlock-amd-cpu-io-page-fault-iommu-disputed": (
+        "a hang on every GPU at once reads as a stall (transient); the thread disputes the "
+        "cause (unknown)"
     ),
 }
 
