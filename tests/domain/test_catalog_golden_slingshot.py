@@ -216,3 +216,11 @@ def test_a_send_error_in_the_job_output_is_a_symptom() -> None:
             "x4120c7s4b0n0: TXC (0x19751:0:0): Request dest_addr: 225 caddr.nic: 0X19631 "
             "caddr.pid: 0 rxc_id: 0  error: 0x40dc440 (err: 5, UNDELIVERABLE)")  # fmt: skip
     assert ("cxi.send_completion_error", Blame.SYMPTOM, 30) in found(line, Source.LOGS)
+
+
+def test_nic_keys_are_the_network_family() -> None:
+    """The Cassini NIC's errors on every node at once are the fabric, as ib.'s and rdma.'s are."""
+    from autorecover.domain.shape import family
+
+    assert family("cxi.nic_uncorrectable_error") == "network"
+    assert family("cxi.nic_link_down") == "network"

@@ -35,7 +35,7 @@ FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "network",
         (
-            *("ib.", "nic.", "efa.", "rdma.", "mlx5.", "roce."),
+            *("ib.", "nic.", "efa.", "rdma.", "cxi.", "mlx5.", "roce."),
             *("nccl.ib_async_", "ucx.ib_async_", "net.link"),
         ),
     ),
