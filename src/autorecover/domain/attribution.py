@@ -228,9 +228,9 @@ def _decide(
     if slowed:
         node = slowed[0].node
         why = (
-            f"the job ran out of time while only {node}'s GPU was slowed by its hardware "
-            f"({slowed[0].signal}): synchronous training runs at the pace of its slowest GPU; "
-            "requeue without it"
+            f"the job ran out of time while only {node} reported its hardware slowed "
+            f"({slowed[0].signal}): synchronous training runs at the pace of its slowest "
+            "rank; requeue without it"
         )
         return _verdict(Cause.HARDWARE, (node,), slowed, [*transient, *symptoms], why)
     if transient:

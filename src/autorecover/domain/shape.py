@@ -15,8 +15,8 @@ A finding says what one line means. Across nodes, the pattern says more:
 * **Silence.** A host that died stops writing its kernel log while the others go on; a
   process that died does not stop its host's log.
 * **The straggler.** Synchronous training runs at the pace of its slowest GPU. A job that ran
-  out of time while exactly one of its nodes reported a GPU slowed by its hardware (a
-  thermal clocks event, an engaged hardware slowdown) ran late because of that node.
+  out of time while exactly one of its nodes reported its GPU or CPU slowed by its hardware
+  (a thermal clocks event, an engaged hardware slowdown) ran late because of that node.
 
 Everything here is a pure function of findings and activity, tested on hand-made findings in
 `tests/domain/test_attribution.py`.
@@ -366,8 +366,8 @@ OUT_OF_TIME_SIGNALS = frozenset({"slurm.time_limit"})
 
 
 def straggler(job: JobRecord, findings: Sequence[Finding]) -> list[Finding]:
-    """The slowdown lines of the one node whose GPU was slowed by its hardware, when the job
-    ran out of its time; empty unless exactly one node of a multi-node job reports one."""
+    """The slowdown lines of the one node whose GPU or CPU was slowed by its hardware, when the
+    job ran out of its time; empty unless exactly one node of a multi-node job reports one."""
     if len(job.nodes) < 2 or not any(f.signal in OUT_OF_TIME_SIGNALS for f in findings):
         return []
     slowed = [f for f in findings if f.signal in SLOWDOWN_SIGNALS and own_line(f)]
