@@ -229,3 +229,41 @@ def test_explain_puts_a_pdsh_line_of_free_text_on_the_job_node_it_names(tmp_path
     assert (found.verdict.cause, found.verdict.suspect_nodes) == (Cause.HARDWARE, ("gpu-a02",))
     [f] = [f for f in found.findings if f.signal == "cuda.ecc_uncorrectable"]
     assert (f.node, f.detail("via")) == ("gpu-a01", "gpu-a02")  # held by gpu-a01's file
+
+
+def test_explain_reads_a_library_wrapper_by_the_service_error_under_it(tmp_path: Path) -> None:
+    """transformers raising OSError "Can't load tokenizer" while handling requests' failed
+    connection to the Hub: the outage is the cause (transient), not the job's code; the same
+    OSError with no chained cause stays the application's."""
+    from autorecover.adapters.bundles import explain
+    from autorecover.domain.catalog import builtin_catalog
+    from autorecover.domain.records import Cause
+
+    def verdict(chained: bool) -> Cause:
+        write(tmp_path, GOOD | {"nodes": ["gpu-a01"]})
+        (tmp_path / "logs").mkdir(exist_ok=True)
+        service = [
+            "Traceback (most recent call last):",
+            '  File "/venv/urllib3/connectionpool.py", line 703, in urlopen',
+            "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', "
+            "port=443): Max retries exceeded with url: /bert/resolve/main/config.json",
+            "",
+            "During handling of the above exception, another exception occurred:",
+            "",
+        ]
+        (tmp_path / "logs" / "gpu-a01.log").write_text(
+            "\n".join(
+                [
+                    "2026-03-02 10:40:00 INFO loading tokenizer",
+                    *(service if chained else []),
+                    "Traceback (most recent call last):",
+                    '  File "/workspace/train.py", line 10, in <module>',
+                    "OSError: Can't load tokenizer for 'bert'.",
+                ]
+            )
+            + "\n"
+        )
+        return explain(tmp_path, builtin_catalog()).verdict.cause
+
+    assert verdict(chained=True) is Cause.TRANSIENT
+    assert verdict(chained=False) is Cause.APPLICATION

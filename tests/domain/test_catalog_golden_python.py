@@ -38,6 +38,16 @@ from domain.golden import found
         # rapidsai/ucx-py issue #412 (a Dask worker's log quotes the message alone)
         ("distributed.worker - ERROR - Unable to allocate 6.34 EiB for an array with shape "
          "(7306152994899395474,) and data type uint8", "python.memory_error", Blame.APPLICATION),
+        # d60/twikit issue #292; tf-encrypted/tf-encrypted issue #368; OpenHands/OpenHands #1008
+        ("httpx.ConnectError: All connection attempts failed", "python.exception_elsewhere",
+         Blame.SYMPTOM),
+        ("tensorflow.python.framework.errors_impl.UnavailableError: Socket closed",
+         "python.exception_elsewhere", Blame.SYMPTOM),
+        ("openai.APIConnectionError: Connection error.", "python.exception_elsewhere",
+         Blame.SYMPTOM),
+        ("httpx.ReadTimeout: timed out", "python.exception_elsewhere", Blame.SYMPTOM),
+        ("anthropic.InternalServerError: Error code: 529", "python.exception_elsewhere",
+         Blame.SYMPTOM),
         ("concurrent.futures.process.BrokenProcessPool: A process in the process pool was "
          "terminated abruptly while the future was running or pending.",
          "python.broken_process_pool", Blame.SYMPTOM),

@@ -143,6 +143,11 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "0x7e710e575310>: Failed to establish a new connection: [Errno 111] Connection refused'))",
         {},
     ),
+    (  # pytorch/pytorch issue #101873 (torchvision's CIFAR-10 download through urllib)
+        "service.http_connection_failed",
+        "urllib.error.URLError: <urlopen error [Errno 110] Connection timed out>",
+        {},
+    ),
     (  # boto/botocore issue #1711
         "service.http_connection_failed",
         "urllib3.exceptions.ReadTimeoutError: AWSHTTPSConnectionPool(host='ec2.us-east-1."

@@ -106,6 +106,57 @@ def test_exception_carries_its_innermost_frame(scanner: Scanner) -> None:
     assert f.detail("frame") == "/workspace/data.py:12 in load"
 
 
+@pytest.mark.parametrize(
+    ("sentence", "chained"),
+    [
+        ("During handling of the above exception, another exception occurred:", "context"),
+        ("The above exception was the direct cause of the following exception:", "cause"),
+    ],
+)
+def test_exception_says_it_was_raised_over_an_earlier_one(
+    scanner: Scanner, sentence: str, chained: str
+) -> None:
+    """CPython prints the earlier exception's traceback, a sentence, then the later one's."""
+    data = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/urllib3/connectionpool.py", line 703, in urlopen\n'
+        "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='huggingface.co', "
+        "port=443): Max retries exceeded with url: /bert/resolve/main/config.json\n"
+        "\n"
+        f"{sentence}\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        '  File "/workspace/train.py", line 10, in <module>\n'
+        "OSError: Can't load tokenizer for 'bert'.\n"
+        "ValueError: a second, unchained line\n"
+    ).encode()
+    found = scan(scanner, data, Source.LOGS).findings
+    [wrapper] = [f for f in found if f.detail("type") == "OSError"]
+    assert (wrapper.detail("chained"), wrapper.detail("frame")) == (
+        chained,
+        "/workspace/train.py:10 in <module>",
+    )
+    [plain] = [f for f in found if f.detail("type") == "ValueError"]
+    assert plain.detail("chained") is None
+
+
+def test_an_exception_named_for_a_lost_connection_is_not_the_jobs_bug(scanner: Scanner) -> None:
+    """The second generic tier: the class name says the failure came from elsewhere."""
+    signals = [
+        {f.signal for f in scan(scanner, line.encode(), Source.LOGS).findings}
+        for line in (
+            "httpx.ConnectError: All connection attempts failed\n",
+            "tensorflow.python.framework.errors_impl.UnavailableError: Socket closed\n",
+            "KeyError: 'input_ids'\n",
+            "networkx.exception.NetworkXError: Graph has no nodes\n",  # the job's graph
+            "RuntimeError: Socket Timeout\n",  # the type is RuntimeError: the message decides
+        )
+    ]
+    assert signals[0] == signals[1] == {"python.exception_elsewhere"}
+    assert signals[2] == signals[3] == {"python.exception"}
+    assert "python.exception_elsewhere" not in signals[4]
+
+
 def test_signature_limited_to_its_sources(scanner: Scanner) -> None:
     # A job-output signature (CUDA OOM) is not looked for in kernel logs.
     line = b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB.\n"

@@ -87,6 +87,9 @@ DERIVED_WEIGHT = 60
 # A weaker application error (an XID 13 on one GPU) this shortly before the first collective
 # symptom, and before anything else went wrong, explains the flood of symptoms.
 APP_BEFORE_SYMPTOMS = timedelta(minutes=5)
+# How far above a chained exception the error it was raised over may be: the earlier
+# traceback, printed whole before it (deep library stacks run to a hundred lines or two).
+CHAINED_LINES = 200
 WEAK_APPLICATION = 30
 
 
@@ -298,9 +301,11 @@ def application_errors(
     seen: Sequence[Finding], symptoms: Sequence[Finding], threshold: int
 ) -> list[Finding]:
     """The application's own errors: strong ones; a generic one (a bare Python exception) only
-    when it is not the traceback of its node's own collective symptom before it; a weaker one
+    when it is not the traceback of its node's own collective symptom before it, nor raised
+    while handling (or from) a transient error its process printed just before; a weaker one
     when it came first and shortly before the flood of symptoms it explains."""
     collective = [f for f in symptoms if is_complaint(f)]
+    passing = [f for f in seen if f.blame is Blame.TRANSIENT and f.source is Source.LOGS]
     out = []
     for f in seen:
         if f.blame is not Blame.APPLICATION or f.weight < threshold:
@@ -308,6 +313,8 @@ def application_errors(
         generic = f.weight <= threshold and f.source is Source.LOGS
         if generic and any(_carried(c, f) for c in collective):
             continue  # the exception that carried its process's own timeout or lost peer
+        if generic and f.detail("chained") and any(_chained_to(t, f) for t in passing):
+            continue  # a library's wrapper of the service or file system error under it
         out.append(f)
     if out:
         return out
@@ -344,6 +351,18 @@ def _carried(complaint: Finding, error: Finding) -> bool:
     if complaint.node != error.node or not _before(complaint, error):
         return False
     return complaint.rank is None or error.rank is None or complaint.rank == error.rank
+
+
+def _chained_to(earlier: Finding, error: Finding) -> bool:
+    """Whether a chained exception (Python printed "During handling of the above exception" or
+    "The above exception was the direct cause" before its traceback) may be raised over
+    `earlier`: the same process's output, shortly before it (the earlier traceback)."""
+    return (
+        _carried(earlier, error)
+        and earlier.line > 0
+        and error.line - earlier.line <= CHAINED_LINES
+        and earlier.weight >= COLLECTIVE
+    )
 
 
 def _before(a: Finding, b: Finding) -> bool:

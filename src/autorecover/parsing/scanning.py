@@ -49,7 +49,9 @@ MARKER_CALLBACK_BYTES = 1024
 # Thousands of identical XID lines are one storm: keep this many of a signal per file (and
 # its latest), count the rest, so memory stays bounded whatever the log holds.
 MAX_PER_SIGNAL = 32
-GENERIC_SIGNATURES = frozenset({"python.exception"})  # dropped when a specific one matched
+# Dropped when a specific one matched the same line; of two generic ones, the higher tier wins
+# (an exception named for a lost connection or peer is not the job's bug).
+GENERIC_SIGNATURES = {"python.exception": 0, "python.exception_elsewhere": 1}
 _FRAME = re.compile(r'File "([^"]{1,300})", line (\d+), in (\S+)')
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # a file state needs a reference; classify reads none
 
@@ -135,7 +137,7 @@ class Scanner:
         state = _FileState(node=node, source=Source.LOGS, reference=at or _EPOCH)
         out = []
         for sig, m in self._match(text, self._sigs):
-            if sig.key in GENERIC_SIGNATURES:
+            if sig.key == "python.exception":
                 continue
             finding = self._finding(sig, m, text, parsed, at, state, line)
             if finding is not None:
@@ -157,7 +159,10 @@ class Scanner:
                 hits.append((c.signature, m))
         if len(hits) > 1:
             specific = [h for h in hits if h[0].key not in GENERIC_SIGNATURES]
-            hits = specific or hits
+            if specific:
+                return specific
+            top = max(GENERIC_SIGNATURES[h[0].key] for h in hits)
+            hits = [h for h in hits if GENERIC_SIGNATURES[h[0].key] == top]
         return hits
 
     def _candidates(self, anchor_ids: set[int], raw: bytes) -> list[_Compiled]:
@@ -217,10 +222,13 @@ class Scanner:
                 finding = self._finding(sig, m, text, parsed, at, state, line_no)
                 if finding is None:
                     continue
-                if sig.key == "python.exception":
-                    frame = _innermost_frame(state, chunk, start, parsed)
-                    if frame is not None:
-                        finding = replace(finding, details=(*finding.details, ("frame", frame)))
+                if sig.key in GENERIC_SIGNATURES:
+                    frame, chained = _traceback_of(state, chunk, start, parsed)
+                    extra = [("frame", frame)] if frame is not None else []
+                    if chained is not None:
+                        extra.append(("chained", chained))
+                    if extra:
+                        finding = replace(finding, details=(*finding.details, *extra))
                 state.keep(finding)
         # Lines counted piecewise: each byte of the chunk is looked at once.
         state.lines = line_no - 1 + chunk.count(b"\n", counted_to)
@@ -411,15 +419,38 @@ def host_names(nodes: Iterable[str]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _innermost_frame(state: _FileState, chunk: bytes, start: int, parsed: ParsedLine) -> str | None:
-    """A Python exception's innermost traceback frame (file, line, function), if near."""
+def _traceback_of(
+    state: _FileState, chunk: bytes, start: int, parsed: ParsedLine
+) -> tuple[str | None, str | None]:
+    """What a Python exception's traceback says, if near: its innermost frame (file, line,
+    function), and whether it was raised while handling an earlier exception (`context`:
+    "During handling of the above exception, another exception occurred") or from it
+    (`cause`: "The above exception was the direct cause of the following exception"). CPython
+    prints the earlier exception's traceback first, then that sentence, then this one's."""
+    frame: str | None = None
+    header = False
     for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
         text = decode(chunk[s:e].rstrip(b"\n"))
-        if parse_line(text, state.reference, state.hosts).rank != parsed.rank:
+        line = parse_line(text, state.reference, state.hosts)
+        if line.rank != parsed.rank:
             continue
+        if header:
+            if not line.message.strip():
+                continue
+            return frame, _CHAINED.get(line.message.strip())
         m = _FRAME.search(text)
-        if m:
-            return f"{m.group(1)}:{m.group(2)} in {m.group(3)}"
+        if m and frame is None:
+            frame = f"{m.group(1)}:{m.group(2)} in {m.group(3)}"
+        elif frame is None and _EXCEPTION_LINE.match(line.message):
+            return None, None  # another exception's last line: this one has no traceback here
         if "Traceback (most recent call last)" in text:
-            return None
-    return None
+            header = True
+    return frame, None
+
+
+_EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt): ")
+# CPython's traceback module (Lib/traceback.py: _cause_message, _context_message)
+_CHAINED = {
+    "The above exception was the direct cause of the following exception:": "cause",
+    "During handling of the above exception, another exception occurred:": "context",
+}
