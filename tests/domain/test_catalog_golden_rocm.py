@@ -67,6 +67,7 @@ REQUIRED: dict[str, Blame] = {
     "amdgpu.ras_fatal": Blame.HARDWARE,
     "amdgpu.ras_corrected": Blame.INFO,
     "amdgpu.bad_page_threshold": Blame.HARDWARE,
+    "amdgpu.ras_poison_consumed": Blame.HARDWARE,
     "amdgpu.aca_error": Blame.HARDWARE,
     "amdgpu.vm_fault": Blame.APPLICATION,
     "amdgpu.init_failed": Blame.HARDWARE,
@@ -81,7 +82,7 @@ REQUIRED: dict[str, Blame] = {
 DECISIVE_HARDWARE = frozenset({
     "hsa.memory_fault_ecc", "hsa.hw_exception_ecc", "amdgpu.reset_failed",
     "amdgpu.ras_uncorrectable", "amdgpu.ras_fatal", "amdgpu.bad_page_threshold",
-    "amdgpu.init_failed",
+    "amdgpu.init_failed", "amdgpu.ras_poison_consumed",
 })  # fmt: skip
 
 
@@ -188,6 +189,23 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "[13850.912648] amdgpu 0000:1c:00.0: {1}uncorrectable hardware error"
         "(ERREVENT_ATHUB_INTERRUPT) detected!",
         {"pci": "0000:1c:00.0", "event": "ERREVENT_ATHUB_INTERRUPT"},
+    ),
+    (  # rendered from kfd_int_process_v9.c through RAS_EVENT_LOG (6.10+: the "{N}" event id)
+        "amdgpu.ras_poison_consumed",
+        "kern  :err   : 2024-11-24T17:53:23,028841-06:00 amdgpu 0000:68:00.0: {14}poison is "
+        "consumed by client 12, kick off gpu reset flow",
+        {"pci": "0000:68:00.0", "client": "12"},
+    ),
+    (  # kfd_int_process_v9.c before 6.1
+        "amdgpu.ras_poison_consumed",
+        "amdgpu 0000:03:00.0: amdgpu: RAS poison consumption, fall back to gpu reset flow: "
+        "client id 12",
+        {"client_id": "12"},
+    ),
+    (  # amdgpu_ras_eeprom.c amdgpu_ras_eeprom_write
+        "amdgpu.bad_page_threshold",
+        "amdgpu 0000:08:00.0: amdgpu: Saved bad pages(176) reaches threshold value(128).",
+        {"pci": "0000:08:00.0", "saved": "176", "limit": "128"},
     ),
     (  # rendered from amdgpu_ras.c's 6.8+ per-die format (the running total matches too)
         "amdgpu.ras_uncorrectable",
