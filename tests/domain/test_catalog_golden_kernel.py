@@ -54,6 +54,10 @@ REQUIRED: dict[str, Blame] = {
     "nic.mlx5_fatal_sensor": Blame.HARDWARE,  # golden lines: test_catalog_tracker_hw2.py
     "kernel.user_fault": Blame.SYMPTOM,
     "kernel.oops": Blame.HARDWARE,
+    # golden lines for these: test_catalog_golden_kernelhw.py
+    "mce.memory_error_consumed": Blame.HARDWARE,
+    "nic.mlx5_driver_unloaded": Blame.HARDWARE,
+    "nic.ib_port_down": Blame.HARDWARE,
 }
 
 
