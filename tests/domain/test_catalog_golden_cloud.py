@@ -56,6 +56,15 @@ REQUIRED: dict[str, Blame] = {
     "cloud.kubeflow_replicas_failed": Blame.SYMPTOM,
     "cloud.k8s_node_not_ready": Blame.SYMPTOM,
     "cloud.gce_mig_recreate": Blame.TRANSIENT,
+    # helper k8sev (issue 14): Kubernetes about a failed training pod
+    "cloud.k8s_job_backoff_limit": Blame.SYMPTOM,
+    "cloud.k8s_active_deadline": Blame.TRANSIENT,
+    "cloud.k8s_pod_failure_policy": Blame.SYMPTOM,
+    "cloud.k8s_pod_node_lost": Blame.SYMPTOM,
+    "cloud.k8s_volume_mount_failed": Blame.SYMPTOM,
+    "cloud.k8s_volume_mount_timeout": Blame.SYMPTOM,
+    "cloud.k8s_liveness_probe_failed": Blame.SYMPTOM,
+    "cloud.k8s_taint_unschedulable": Blame.SYMPTOM,
 }
 
 
@@ -188,9 +197,136 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         '"EventType": "Redeploy",',
         {"event": "Redeploy"},
     ),
+    # --- helper k8sev (issue 14): Kubernetes about a failed training pod ---
+    (  # kubernetes/kubernetes issue #92245 (the Job's Failed condition)
+        "cloud.k8s_job_backoff_limit",
+        "      message: Job has reached the specified backoff limit",
+        {},
+    ),
+    (  # kubernetes/kubernetes issue #92245 (the Job's events, kubectl describe job)
+        "cloud.k8s_job_backoff_limit",
+        "  Warning  BackoffLimitExceeded  37m   job-controller  Job has reached the specified "
+        "backoff limit",
+        {},
+    ),
+    (  # WebLogic Kubernetes Operator sample-domain events (kubectl get events)
+        "cloud.k8s_active_deadline",
+        "2m30s       Warning   DeadlineExceeded            job/sample-domain1-introspector      "
+        "   Job was active longer than specified deadline",
+        {},
+    ),
+    (  # argoproj/argo-workflows issue #6135 (the pod's own activeDeadlineSeconds)
+        "cloud.k8s_active_deadline",
+        "        message: Pod was active on the node longer than the specified deadline",
+        {},
+    ),
+    (  # kubernetes/website content/en/docs/tasks/job/pod-failure-policy.md
+        "cloud.k8s_pod_failure_policy",
+        "Container main for pod default/job-pod-failure-policy-failjob-8ckj8 failed with exit "
+        "code 42 matching FailJob rule at index 0",
+        {
+            "container": "main",
+            "pod": "default/job-pod-failure-policy-failjob-8ckj8",
+            "code": "42",
+            "action": "FailJob",
+            "index": "0",
+        },
+    ),
+    (  # kubernetes/kubernetes issue #61263 (the pod's NodeLost status)
+        "cloud.k8s_pod_node_lost",
+        "  message: Node ubuntu-1604-001 which was running pod mysql-0 is unresponsive",
+        {"node": "ubuntu-1604-001", "pod": "mysql-0"},
+    ),
+    (  # bsycorp/kind issue #46 (kube-controller-manager's log, the pod's NodeNotReady event)
+        "cloud.k8s_pod_node_lost",
+        '{"log":"I0901 00:25:09.311469       1 event.go:291] \\"Event occurred\\" '
+        'object=\\"kube-system/coredns-f9fd979d6-w9lb9\\" kind=\\"Pod\\" apiVersion=\\"v1\\" '
+        'type=\\"Warning\\" reason=\\"NodeNotReady\\" message=\\"Node is not ready\\"\\n",'
+        '"stream":"stderr","time":"2021-09-01T00:25:09.311544102Z"}',
+        {},
+    ),
+    (  # format of kubernetes pkg/controller/tainteviction (TaintManagerEviction event)
+        "cloud.k8s_pod_node_lost",
+        "11m         Normal    TaintManagerEviction   pod/train-worker-3    Marking for deletion "
+        "Pod default/train-worker-3",
+        {"deleted_pod": "default/train-worker-3"},
+    ),
+    (  # GoogleCloudPlatform/gcs-fuse-csi-driver issue #283
+        "cloud.k8s_volume_mount_failed",
+        "Warning  FailedMount  3m58s (x890 over 30h)  kubelet  MountVolume.SetUp failed for "
+        'volume "gcs-fuse-csi-ephemeral" : rpc error: code = Internal desc = the webhook failed '
+        "to inject the sidecar container into the Pod spec",
+        {"volume": "gcs-fuse-csi-ephemeral", "code": "Internal"},
+    ),
+    (  # kubernetes/kubernetes issue #96142 (attachdetach-controller event)
+        "cloud.k8s_volume_mount_failed",
+        "  Warning  FailedAttachVolume      71s   attachdetach-controller  Multi-Attach error "
+        'for volume "pvc-7a81d56f-1cf9-11eb-8295-b6961e0a47ed" Volume is already exclusively '
+        "attached to one node and can't be attached to another",
+        {"multi_volume": "pvc-7a81d56f-1cf9-11eb-8295-b6961e0a47ed"},
+    ),
+    (  # openshift/openshift-docs pull request #24970
+        "cloud.k8s_volume_mount_timeout",
+        "Unable to attach or mount volumes: unmounted volumes=[sso-mysql-pvol], unattached "
+        "volumes=[sso-mysql-pvol default-token-x4rzc]: timed out waiting for the condition",
+        {"volumes": "sso-mysql-pvol"},
+    ),
+    (  # kubernetes/website configure-liveness-readiness-startup-probes.md (kubectl describe)
+        "cloud.k8s_liveness_probe_failed",
+        "  Warning  Unhealthy  21s (x3 over 31s)  kubelet            Liveness probe failed: "
+        "cat: can't open '/tmp/healthy': No such file or directory",
+        {},
+    ),
+    (  # same page: the kubelet's Killing event
+        "cloud.k8s_liveness_probe_failed",
+        "  Normal   Killing    21s                kubelet            Container liveness failed "
+        "liveness probe, will be restarted",
+        {"container": "liveness", "probe": "liveness"},
+    ),
+    (  # hystax/optscale issue #568 (kubectl get events)
+        "cloud.k8s_taint_unschedulable",
+        "0/1 nodes are available: 1 node(s) had untolerated taint "
+        "{node.kubernetes.io/unreachable: }. preemption: 0/1 nodes are available: 1 Preemption "
+        "is not helpful for scheduling.",
+        {"count": "1", "taint": "node.kubernetes.io/unreachable"},
+    ),
+    (  # NVIDIA/k8s-device-plugin issue #421 (title)
+        "cloud.k8s_taint_unschedulable",
+        "0/1 nodes are available: 1 node(s) had untolerated taint {gpu: }. preemption: 0/1 "
+        "nodes are available: 1 Preemption is not helpful for scheduling..",
+        {"count": "1", "taint": "gpu"},
+    ),
+    (  # kubernetes-sigs/kubespray issue #9989 (title)
+        "cloud.k8s_taint_unschedulable",
+        "kubernetes-dashboard 0/3 nodes are available: 3 node(s) had untolerated taint "
+        "{node.kubernetes.io/not-ready: }",
+        {"count": "3", "taint": "node.kubernetes.io/not-ready"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # helper k8sev: a gRPC deadline is not the Job's activeDeadlineSeconds
+    (
+        "cloud.k8s_active_deadline",
+        "rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+    ),
+    # a readiness probe kills nothing (kubernetes/website probes page)
+    (
+        "cloud.k8s_liveness_probe_failed",
+        "  Warning  Unhealthy  2m  kubelet  Readiness probe "
+        "failed: HTTP probe failed with statuscode: 503",
+    ),
+    # a missing Secret is the job's configuration, cloud.k8s_config_missing's line
+    (
+        "cloud.k8s_volume_mount_failed",
+        "  Warning  FailedMount  63s (x16 over 17m)  kubelet  "
+        'MountVolume.SetUp failed for volume "missing-secret" : secret '
+        '"rc-definitely-missing-secret" not found',
+    ),
+    # the node-level NotReady event is cloud.k8s_node_not_ready's, not the pod's
+    ("cloud.k8s_pod_node_lost", "Node gpu-node-7 status is now: NodeNotReady"),
+    # a Job that completed is not one that hit its limit
+    ("cloud.k8s_job_backoff_limit", "  Normal  Completed  12s  job-controller  Job completed"),
     # sky/jobs/utils.py's log tailer cannot tell a reclaim from a failure
     ("cloud.skypilot_preempted", "The job cluster is preempted or failed."),
     # documentation prose, not a controller's finding

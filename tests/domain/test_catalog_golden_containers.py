@@ -56,6 +56,8 @@ GOLDEN: Golden = [
      "task: OCI runtime create failed: unable to retrieve OCI runtime error (open /run/containerd/"
      "io.containerd.runtime.v2.task/moby/fbafdfe8/log.json: no such file or directory): runc did "
      "not terminate successfully: exit status 127: unknown", "oci.runtime_create_failed", {}),
+    # open-edge-platform/geti_v2 issue #1876 (kubectl describe pod: the terminated reason)
+    ("      Reason:       StartError", "oci.runtime_create_failed", {}),
     # containerd/rust-extensions issue #183
     ("thread 'main' panicked at 'Failed to create task: Status { code: Unknown, message: \"OCI "
      "runtime create failed: container_linux.go:367: starting container process caused: exec: "
