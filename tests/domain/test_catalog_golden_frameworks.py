@@ -196,6 +196,12 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
         ("RuntimeError: lighthouse quorum failed after 3 retries.", "torchft.gave_up", S),
         ("RuntimeError: should_commit failed 4 times consecutively, exceeding max_retries=3",
          "torchft.gave_up", S),
+        # TensorFlow: a cancelled or aborted step restates an earlier failure
+        # (tensorflow/tensorflow issue #51676; #35697)
+        ("tensorflow.python.framework.errors_impl.CancelledError:  [_Derived_]RecvAsync is "
+         "cancelled.", "tf.step_cancelled", S),
+        ("tensorflow.python.framework.errors_impl.CancelledError: Cancelled", "tf.step_cancelled",
+         S),
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
@@ -250,6 +256,10 @@ def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
          "quorum_id to 3", "torchft.gave_up"),
         ("Failed to connect to lighthouse: dial tcp 10.0.0.3:8000: connection refused",
          "torchft.gave_up"),
+        # asyncio's own CancelledError, and TensorFlow's other errors, are not a cancelled step
+        ("asyncio.exceptions.CancelledError", "tf.step_cancelled"),
+        ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Incompatible shapes: "
+         "[32,10] vs. [16,10]", "tf.step_cancelled"),
     ],
 )  # fmt: skip
 def test_not_these(line: str, signal: str) -> None:

@@ -200,6 +200,21 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "Please check your connection and try again or make sure your Internet connection is on.",
         {},
     ),
+    (  # SHI-Labs/Matting-Anything issue #16 (huggingface_hub < 0.20)
+        "service.hf_hub_unreachable",
+        "huggingface_hub.utils._errors.LocalEntryNotFoundError: Connection error, and we cannot "
+        "find the requested files in the disk cache. Please try again or make sure your Internet "
+        "connection is on.",
+        {},
+    ),
+    (  # huggingface/text-generation-inference issue #3192 (HF_HUB_OFFLINE=1 set)
+        "service.hf_offline_not_cached",
+        "huggingface_hub.errors.OfflineModeIsEnabled: Cannot reach https://huggingface.co/api/"
+        "models/meta-llama/Meta-Llama-3.1-8B-Instruct/tree/main?recursive=True&expand=False: "
+        "offline mode is enabled. To disable it, please unset the `HF_HUB_OFFLINE` environment "
+        "variable.",
+        {},
+    ),
     (  # treeverse/dvc issue #6433 (title)
         "service.access_denied",
         "Unexpected error - Forbidden: An error occurred (403) when calling the HeadObject "
