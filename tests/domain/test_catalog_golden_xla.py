@@ -165,6 +165,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "xla.oom",
         {"bytes": "20029400304"},
     ),
+    # kingoflolz/mesh-transformer-jax#66 (the BFC allocator's request that did not fit)
+    (
+        "RuntimeError: Resource exhausted: Failed to allocate request for 32.00MiB (33554432B) on "
+        "device ordinal 0",
+        "xla.oom",
+        {"request_bytes": "33554432"},
+    ),
     # google-deepmind/alphafold#197 (title; the older wording)
     (
         "RuntimeError: Resource exhausted: Out of memory while trying to allocate 12582912 bytes.",
