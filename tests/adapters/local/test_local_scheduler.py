@@ -216,10 +216,13 @@ def test_a_warning_moves_the_example_off_its_node_right_after_a_checkpoint(
     ranks' next checkpoint, and the new attempt resumes from that very checkpoint."""
     clock = SystemClock()
     s = make(("a", "b", "c"), clock)
-    slow = (  # 20 ms a step: 0.4 s between checkpoints, the whole run ~4 s
+    # 50 ms a step: 1 s between checkpoints, the whole run ~10 s. At 20 ms a step a loaded CI
+    # machine took longer than two checkpoint intervals to stop the ranks once, so they resumed
+    # 40 steps after the checkpoint the move waited for.
+    slow = (
         "import runpy, sys, time; from autorecover import telemetry; "
         "step = telemetry.Recorder.step; "
-        "telemetry.Recorder.step = lambda self, *a, **k: (time.sleep(0.02), step(self, *a, **k)); "
+        "telemetry.Recorder.step = lambda self, *a, **k: (time.sleep(0.05), step(self, *a, **k)); "
         "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
     )
     argv = (
