@@ -305,7 +305,7 @@ def application_errors(
     while handling (or from) a transient error its process printed just before; a weaker one
     when it came first and shortly before the flood of symptoms it explains."""
     collective = [f for f in symptoms if is_complaint(f)]
-    passing = [f for f in seen if f.blame is Blame.TRANSIENT and f.source is Source.LOGS]
+    transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.source is Source.LOGS]
     out = []
     for f in seen:
         if f.blame is not Blame.APPLICATION or f.weight < threshold:
@@ -313,7 +313,7 @@ def application_errors(
         generic = f.weight <= threshold and f.source is Source.LOGS
         if generic and any(_carried(c, f) for c in collective):
             continue  # the exception that carried its process's own timeout or lost peer
-        if generic and f.detail("chained") and any(_chained_to(t, f) for t in passing):
+        if generic and f.detail("chained") and any(_chained_to(t, f) for t in transient):
             continue  # a library's wrapper of the service or file system error under it
         out.append(f)
     if out:
