@@ -38,7 +38,8 @@ def test_the_bench_runs_both_stores_and_writes_its_numbers(
         assert r["reports"] == 400 * 3  # each node once a virtual second
         assert r["signals"] > 0 and r["transitions"] > 0
         assert r["latency_p99_ms"] >= r["latency_p50_ms"] > 0
-        assert r["ratio_to_required"] == pytest.approx(r["reports_per_s"] / 1250, rel=0.01)
+        ratio = r["reports_per_s"] / 1250  # printed rounded to one decimal
+        assert r["ratio_to_required"] == pytest.approx(ratio, abs=0.051)
     assert data["machine"]["nproc"] >= 1
 
 
