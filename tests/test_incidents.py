@@ -278,12 +278,6 @@ KNOWN_MISSES: dict[str, str] = {
         "host locked up with a clean kernel journal and the thread left the cause open (unknown)"
     ),
     # corpus batch c23 (scored before any rule was changed for it)
-    "unknown-horovod-deadlock-after-100k-iterations": (
-        "label unknown: the thread never found why partial-FC training deadlocks after ~100k "
-        "iterations; the lines are only Horovod's stall warning with no rank named, which the "
-        "engine's documented rule reads as a hang on every node with no evidence: transient "
-        "(the same action, a retry)"
-    ),
     "unknown-horovod-stalled-rank-worker-gone-sge": (
         "label unknown: the maintainers say one worker occasionally crashes without finding why; "
         "the lines are Horovod's stall warnings naming rank 2 and nothing on its node, which the "

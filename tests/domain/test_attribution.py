@@ -253,6 +253,26 @@ def test_recent_progress_is_no_hang() -> None:
     assert attribute(running, [], acts, RULES).cause is Cause.UNKNOWN
 
 
+def logged(node: str, last_minutes: float, gap_s: float) -> Activity:
+    """A job log whose plain-text progress lines come every `gap_s` (0.8 s steps)."""
+    at = T0 + timedelta(minutes=last_minutes)
+    return Activity(node=node, source=Source.LOGS, present=True, lines=40, last_at=at,
+                    last_progress_at=at, last_step=25300, progress_lines=8,
+                    median_step_interval_s=0.8, median_progress_gap_s=gap_s)  # fmt: skip
+
+
+@pytest.mark.parametrize(("gap_minutes", "hung"), [(12, True), (20, False)])
+def test_a_log_that_reports_progress_every_n_steps_is_hung_after_three_gaps(
+    gap_minutes: float, hung: bool
+) -> None:
+    # 47 minutes of silence: past three 12-minute gaps, within three 20-minute ones
+    running = job(ended=None, state="RUNNING", collected=T0 + timedelta(minutes=167))
+    acts = [logged(n, 120, gap_minutes * 60) for n in NODES]
+    v = attribute(running, [], acts, RULES)
+    assert (v.cause is Cause.TRANSIENT) is hung
+    assert "stopped making progress" in v.summary or not hung
+
+
 BLAMES = st.sampled_from(list(Blame))
 
 

@@ -43,6 +43,14 @@ def test_an_early_cascade_after_training_steps_is_transient() -> None:
     assert v.cause is Cause.TRANSIENT
 
 
+def test_an_early_cascade_after_plain_text_progress_is_transient() -> None:
+    # a job without the telemetry library: its log's `epoch ... loss` lines carry no step
+    logged = [Activity(node=n, source=Source.LOGS, present=True, lines=9, progress_lines=3)
+              for n in NODES]  # fmt: skip
+    v = attribute(job(ended=EARLY), [refused(n) for n in NODES], logged, RULES)
+    assert v.cause is Cause.TRANSIENT
+
+
 @pytest.mark.parametrize(
     ("signal", "details"),
     [

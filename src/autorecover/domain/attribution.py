@@ -69,6 +69,7 @@ TRANSIENT_THRESHOLD = 50
 APP_BEFORE_HW = timedelta(minutes=2)
 HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
 HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
+HANG_GAPS = 3  # ... nor than this many gaps between a log's progress lines (every N steps)
 MAX_EVIDENCE = 8
 REASON_TEXT = 200  # characters of a telemetry error record's text quoted in a summary
 NVRX_NO_REQUEUE_EXIT = 93
@@ -377,6 +378,7 @@ def _hang(job: JobRecord, activity: Sequence[Activity]) -> _Hang | None:
     """A running job whose progress stopped; the node that stopped first, if one did."""
     last: dict[str, datetime] = {}
     intervals: list[float] = []
+    gaps: list[float] = []  # between a log's progress lines
     spoke: set[str] = set()  # nodes whose job log has lines, stamped or not
     for a in activity:
         if a.source is not Source.LOGS or not a.present:
@@ -388,10 +390,16 @@ def _hang(job: JobRecord, activity: Sequence[Activity]) -> _Hang | None:
             last[a.node] = max(at, last.get(a.node, at))
         if a.median_step_interval_s:
             intervals.append(a.median_step_interval_s)
+        if a.median_progress_gap_s:
+            gaps.append(a.median_progress_gap_s)
     if not last:
         return None
     typical = max(intervals) if intervals else 0.0
-    threshold = max(HANG_FLOOR, timedelta(seconds=HANG_INTERVALS * typical))
+    threshold = max(
+        HANG_FLOOR,
+        timedelta(seconds=HANG_INTERVALS * typical),
+        timedelta(seconds=HANG_GAPS * max(gaps, default=0.0)),
+    )
     newest = max(last.values())
     if job.collected - newest < threshold:
         return None  # still making progress somewhere recently

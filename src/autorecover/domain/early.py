@@ -65,7 +65,7 @@ def before_it_ran(job: JobRecord, seen: Sequence[Finding], activity: Sequence[Ac
     process was killed or a peer lost."""
     if job.ended is None or job.ended - job.started > SETUP_WINDOW:
         return False
-    if any(a.last_step is not None for a in activity):
+    if any(a.last_step is not None or a.progress_lines for a in activity):
         return False
     if any(int(m.group(1)) > SETUP_COLLECTIVES for f in seen for m in SEQUENCE.finditer(f.text)):
         return False

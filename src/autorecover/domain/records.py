@@ -123,8 +123,11 @@ class Activity:
     last_at: datetime | None = None  # last timestamped line
     last_progress_at: datetime | None = None  # last training-progress record
     last_step: int | None = None
-    progress_records: int = 0
+    progress_records: int = 0  # telemetry records
+    progress_lines: int = 0  # plain-text progress lines (a loss and a step), without telemetry
     median_step_interval_s: float | None = None
+    # Between plain-text progress lines: a job that logs every 100 steps is silent that long.
+    median_progress_gap_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

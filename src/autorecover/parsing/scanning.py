@@ -38,6 +38,7 @@ from autorecover.parsing.chunks import (
 )
 from autorecover.parsing.lines import ParsedLine, find_embedded_time, parse_line
 from autorecover.parsing.prefilters import HyperscanPrefilter, make_prefilter
+from autorecover.parsing.progress_lines import TEXT_PROGRESS_MARKERS, parse_progress
 from autorecover.parsing.telemetry_records import parse_telemetry
 
 CHUNK_BYTES = 4 << 20
@@ -286,10 +287,12 @@ class _FileState:
     last_progress_at: datetime | None = None
     last_step: int | None = None
     progress_records: int = 0
+    progress_lines: int = 0  # plain-text progress lines read (while no telemetry was seen)
     ends_with_newline: bool = True
     dense_markers: bool = False  # the last chunk had many telemetry markers
     findings: list[Finding] = field(default_factory=list)
     step_intervals: list[float] = field(default_factory=list)
+    progress_gaps: list[float] = field(default_factory=list)  # between text progress lines
     kept_per_signal: dict[str, int] = field(default_factory=dict)
     repeats: dict[str, int] = field(default_factory=dict)
     storm_tails: dict[str, Finding] = field(default_factory=dict)
@@ -328,6 +331,8 @@ class _FileState:
             texts = last_lines_at(chunk, TELEMETRY_MARKERS, marker_ends, 8) if count else []
         self.dense_markers = count * MARKER_CALLBACK_BYTES > len(chunk)
         if not count:
+            if not self.progress_records and self.source is Source.LOGS:
+                self.note_text_progress(chunk)
             return
         self.progress_records += count
         records = []
@@ -346,9 +351,40 @@ class _FileState:
                 self.last_step = newest.step
         del self.step_intervals[:-64]
 
+    def note_text_progress(self, chunk: bytes) -> None:
+        """Read training progress from the chunk's last plain-text progress lines (a loss with
+        a step or an epoch, a tqdm count: `parsing.progress_lines`), for a job whose output
+        carries no telemetry records; those, once seen, are the file's progress instead."""
+        if not any(marker in chunk for marker in TEXT_PROGRESS_MARKERS):
+            return
+        texts = last_lines_with(chunk, TEXT_PROGRESS_MARKERS, 8)
+        found = [p for p in (parse_progress(t, self.reference) for t in texts) if p is not None]
+        if not found:
+            return
+        self.progress_lines += len(found)
+        stamped = sorted((p.at, p.step) for p in found if p.at is not None)
+        for (a, sa), (b, sb) in itertools.pairwise(stamped):
+            if b <= a:
+                continue  # two ranks' lines of one step
+            gap = (b - a).total_seconds()
+            self.progress_gaps.append(gap)
+            if sa is not None and sb is not None and sb > sa:
+                self.step_intervals.append(gap / (sb - sa))
+        del self.step_intervals[:-64]
+        del self.progress_gaps[:-64]
+        if stamped:
+            at, step = stamped[-1]
+            if self.last_progress_at is None or at >= self.last_progress_at:
+                self.last_progress_at = at
+                self.last_step = step if step is not None else self.last_step
+        steps = [p.step for p in found if p.step is not None]
+        if not stamped and steps:
+            self.last_step = max(steps)
+
     def activity(self) -> Activity:
         """The file's activity summary."""
         median = statistics.median(self.step_intervals) if self.step_intervals else None
+        gap = statistics.median(self.progress_gaps) if self.progress_gaps else None
         lines = self.lines + (0 if self.ends_with_newline else 1)
         return Activity(
             node=self.node,
@@ -360,7 +396,9 @@ class _FileState:
             last_progress_at=self.last_progress_at,
             last_step=self.last_step,
             progress_records=self.progress_records,
+            progress_lines=self.progress_lines,
             median_step_interval_s=median,
+            median_progress_gap_s=gap,
         )
 
 

@@ -282,7 +282,9 @@ def _merged(old: Activity | None, new: Activity) -> Activity:
         last_progress_at=new.last_progress_at or old.last_progress_at,
         last_step=new.last_step if new.last_step is not None else old.last_step,
         progress_records=old.progress_records + new.progress_records,
+        progress_lines=old.progress_lines + new.progress_lines,
         median_step_interval_s=new.median_step_interval_s or old.median_step_interval_s,
+        median_progress_gap_s=new.median_progress_gap_s or old.median_progress_gap_s,
     )
 
 
