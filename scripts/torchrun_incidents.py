@@ -43,6 +43,14 @@ RUN_DEADLINE_S = 150  # after this the "scheduler" ends whatever still runs
 HANG_COLLECT_S = 690  # how long a hung job runs before its bundle is taken
 ENGINE_HANG_FLOOR = timedelta(minutes=10)  # attribution.HANG_FLOOR: no hang is called sooner
 STEP_LINE = r"\] step {step} \|"
+# How each node's torchrun is launched: the committed bundles use `tee` (c10d rendezvous, output
+# teed with rank prefixes, no restarts); the others check that verdicts do not hang on that choice.
+VARIANTS = {
+    "tee": "c10d rendezvous, --tee 3 (rank-prefixed lines), --max-restarts 0",
+    "plain": "c10d rendezvous, workers' output unprefixed (no --tee, no --log-dir)",
+    "static": "static rendezvous (--master-addr/--master-port), --tee 3",
+    "restarts": "c10d rendezvous, --tee 3, --max-restarts 2 (a one-off fault may recover)",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +98,11 @@ def node_name(i: int) -> str:
 class Job:
     """The torchrun agents of one scenario, one per simulated node."""
 
-    def __init__(self, sc: Scenario, torchrun: str, work: Path, train: Path = TRAIN) -> None:
+    def __init__(
+        self, sc: Scenario, torchrun: str, work: Path, train: Path = TRAIN, variant: str = "tee"
+    ) -> None:
         self.sc = sc
+        self.variant = variant
         self.train = train  # the training script each rank runs
         self.torchrun = torchrun
         self.work = work
@@ -120,17 +131,27 @@ class Job:
     def _start_node(self, i: int, delay: float, env: dict[str, str]) -> None:
         time.sleep(delay)
         rdzv_conf = f"join_timeout={JOIN_TIMEOUT_S},is_host={'true' if i == 0 else 'false'}"
+        if self.variant == "static":
+            rdzv = ["--master-addr=localhost", f"--master-port={self.port}"]
+        else:
+            rdzv = [
+                "--rdzv-backend=c10d",
+                f"--rdzv-endpoint=localhost:{self.port}",
+                f"--rdzv-id={self.sc.name}",
+                f"--rdzv-conf={rdzv_conf}",
+            ]
+        output = [] if self.variant == "plain" else [
+            "--tee=3", f"--log-dir={self.work / 'elastic' / node_name(i)}"
+        ]  # fmt: skip
+        restarts = ["--max-restarts=2"] if self.variant == "restarts" else []
         cmd = [
             self.torchrun,
             f"--nnodes={self.sc.nodes}",
             f"--node-rank={i}",
             f"--nproc-per-node={self.sc.nproc}",
-            "--rdzv-backend=c10d",
-            f"--rdzv-endpoint=localhost:{self.port}",
-            f"--rdzv-id={self.sc.name}",
-            f"--rdzv-conf={rdzv_conf}",
-            "--tee=3",
-            f"--log-dir={self.work / 'elastic' / node_name(i)}",
+            *rdzv,
+            *output,
+            *restarts,
             str(self.train),
             f"--timeout-s={GLOO_TIMEOUT_S}",
             *self.sc.train_args,
@@ -386,6 +407,21 @@ SCENARIOS: tuple[Scenario, ...] = (
         ),
     ),
     Scenario(
+        "06b-node-starts-after-join-timeout",
+        f"2 nodes x 1 rank; cpu-n02's torchrun starts {JOIN_TIMEOUT_S + 15} s late, after the "
+        f"join timeout ({JOIN_TIMEOUT_S} s) of cpu-n01, which hosts the rendezvous store.",
+        2,
+        1,
+        ("--steps=6",),
+        late_s={1: JOIN_TIMEOUT_S + 15.0},
+        expected=Expected(
+            "transient",
+            "One node's agent started after the rendezvous had timed out: the first agent gave up "
+            "(and took the rendezvous store with it), the late one found nobody to join. The "
+            "scheduler's start-up, not the code and not a node's hardware: retry.",
+        ),
+    ),
+    Scenario(
         "07-import-error-every-rank",
         "2 nodes x 2 ranks; the training script imports a misspelt name at start-up.",
         2,
@@ -482,10 +518,10 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 
 
-def run(sc: Scenario, torchrun: str, out: Path, hang_collect_s: float) -> str:
+def run(sc: Scenario, torchrun: str, out: Path, hang_collect_s: float, variant: str = "tee") -> str:
     """Run one scenario; write its bundle (if it is an incident). Returns a summary line."""
     with tempfile.TemporaryDirectory(prefix=f"torchrun-{sc.name}-") as tmp:
-        job = Job(sc, torchrun, Path(tmp))
+        job = Job(sc, torchrun, Path(tmp), variant=variant)
         job.start()
         stalled_at = _now()
         if sc.trigger is not None:
@@ -515,6 +551,8 @@ def run(sc: Scenario, torchrun: str, out: Path, hang_collect_s: float) -> str:
             job.wait(RUN_DEADLINE_S)
             collected = _now()
         codes = job.exit_codes()
+        if variant == "restarts" and not any(codes.values()):
+            return f"{sc.name}: recovered by a restart on every node"
         if sc.expected is None:
             if any(codes.values()):
                 raise RuntimeError(f"{sc.name}: expected success, got exit codes {codes}")
@@ -583,6 +621,12 @@ def main() -> int:
     p.add_argument("--torchrun", default=str(Path(sys.executable).with_name("torchrun")))
     p.add_argument("--only", action="append", default=[], help="scenario name (repeatable)")
     p.add_argument("--hang-collect-s", type=float, default=HANG_COLLECT_S)
+    p.add_argument(
+        "--variant",
+        choices=sorted(VARIANTS),
+        default="tee",
+        help="how torchrun is launched; the committed bundles are `tee`",
+    )
     args = p.parse_args()
 
     import torch  # only to check the pin
@@ -601,7 +645,7 @@ def main() -> int:
     results: dict[str, str] = {}
 
     def run_hang(sc: Scenario) -> None:
-        results[sc.name] = run(sc, args.torchrun, args.out, args.hang_collect_s)
+        results[sc.name] = run(sc, args.torchrun, args.out, args.hang_collect_s, args.variant)
 
     # A hang must run for its collection time; the other scenarios run meanwhile.
     threads = [threading.Thread(target=run_hang, args=(s,)) for s in hangs]
@@ -609,7 +653,7 @@ def main() -> int:
         t.start()
     for sc in chosen:
         if not sc.hang:
-            results[sc.name] = run(sc, args.torchrun, args.out, args.hang_collect_s)
+            results[sc.name] = run(sc, args.torchrun, args.out, args.hang_collect_s, args.variant)
             print(results[sc.name], flush=True)
     for t in threads:
         t.join()
