@@ -163,6 +163,17 @@ def test_a_loopback_peer_is_the_configuration_of_a_job_spanning_nodes() -> None:
     assert alone.cause is not Cause.APPLICATION
 
 
+def test_a_loopback_peer_after_training_is_a_peer_gone_not_the_configuration() -> None:
+    # nodes sharing one host (torchrun per simulated node): the ranks trained over loopback,
+    # so a refused reconnect after a worker died is that peer's absence
+    loop = f("netconfig.loopback_peer", "n2", Blame.SYMPTOM, 30, 31, source=Source.LOGS)
+    fs = [loop, *(timeout(n, 31) for n in NODES if n != "n2")]
+    stepped = [Activity(node=n, source=Source.LOGS, present=True, lines=9, last_step=4)
+               for n in NODES]  # fmt: skip
+    assert attribute(job(), fs, stepped, RULES).cause is not Cause.APPLICATION
+    assert attribute(job(), fs, [], RULES).cause is Cause.APPLICATION
+
+
 def sigbus(node: str, minutes: float) -> Finding:
     return f("process.crashed", node, Blame.SYMPTOM, 45, minutes, source=Source.LOGS,
              details=(("number", "7"),))  # fmt: skip

@@ -34,7 +34,7 @@ from autorecover.domain.clearing import (
 )
 from autorecover.domain.context import in_context
 from autorecover.domain.desync import collective_desync
-from autorecover.domain.early import SETUP_WINDOW, before_it_ran
+from autorecover.domain.early import SETUP_WINDOW, before_it_ran, trained
 from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
 from autorecover.domain.hangs import OUTLIERS, raised_reason, standing
 from autorecover.domain.history import Attempt, recall
@@ -122,7 +122,7 @@ def recorded(
     """How the job's history records this failure: the node missing from a cascade, else the
     decisive line's node; never the first of many nodes to complain."""
     steps = [a.last_step for a in activity if a.source is Source.LOGS and a.last_step is not None]
-    seen = in_context(job, findings, xid_rules)
+    seen = in_context(job, findings, xid_rules, trained=trained(activity))
     signal, origin = _signature(verdict, seen)
     missing = missing_from_cascade(job, seen)
     rank = None
@@ -158,7 +158,7 @@ def _decide(
     xid_rules: dict[int, frozenset[str]],
 ) -> Verdict:
     findings = forwarded(findings, job)
-    seen = first_fatal(in_context(job, findings, xid_rules))
+    seen = first_fatal(in_context(job, findings, xid_rules, trained=trained(activity)))
     seen.extend(_state_findings(job))
     seen.extend(named_failures(seen, job))
     seen.extend(blamed_peers(findings, seen, job))

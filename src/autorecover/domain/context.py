@@ -62,7 +62,9 @@ SIGBUS_NAMES = frozenset(
 
 # A peer on a loopback address cannot be another node's: on a job spanning nodes, a rank
 # advertised 127.0.1.1 or `lo` (its host name in /etc/hosts, a socket interface left to pick):
-# the job's network configuration, which fails the same way on every retry.
+# the job's network configuration, which fails the same way on every retry. Not once the job
+# trained: its ranks reached each other at those addresses (nodes that share one host, as
+# simulated nodes do), so a later refused connect is a peer that went away.
 LOOPBACK_PEER = "netconfig.loopback_peer"
 LOOPBACK_PEER_WEIGHT = 60
 
@@ -115,9 +117,14 @@ class Window:
 
 
 def in_context(
-    job: JobRecord, findings: Sequence[Finding], rules: dict[int, frozenset[str]]
+    job: JobRecord,
+    findings: Sequence[Finding],
+    rules: dict[int, frozenset[str]],
+    *,
+    trained: bool = False,
 ) -> list[Finding]:
-    """Findings inside the job's window, re-read under the catalog's context rules."""
+    """Findings inside the job's window, re-read under the catalog's context rules; `trained`:
+    the job's logs recorded training progress (its ranks had reached each other)."""
     window = Window.of(job)
     kept = [f for f in findings if window.holds(f.at) or _still_holds(f, findings, window)]
     xids_by_node: dict[str, set[int]] = {}
@@ -148,7 +155,7 @@ def in_context(
             elif f.node in shared_mapping and _is_sigbus(f):
                 note = "SIGBUS in several processes at once, no memory error: a shared mapping"
                 f = _reread(f, Blame.APPLICATION, 55, NodeAction.NONE, note)
-            elif f.signal == LOOPBACK_PEER and len(job.nodes) > 1:
+            elif f.signal == LOOPBACK_PEER and len(job.nodes) > 1 and not trained:
                 note = "a loopback address as the peer of a job spanning nodes: its configuration"
                 f = _reread(f, Blame.APPLICATION, LOOPBACK_PEER_WEIGHT, NodeAction.NONE, note)
             elif _overfull_barrier(f):

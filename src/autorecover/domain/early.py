@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from datetime import timedelta
 
-from autorecover.domain.records import Activity, Finding, JobRecord
+from autorecover.domain.records import Activity, Finding, JobRecord, Source
 
 SETUP_WINDOW = timedelta(minutes=10)  # a job that ended this soon after its start never ran
 # Set-up's own collectives (a barrier, the parameters' broadcast) come first; a later sequence
@@ -59,13 +59,21 @@ SIGNALLED = frozenset(
 KILL_NAMES = frozenset({str(SIGKILL), "SIGKILL", "Killed", "Signals.SIGKILL"})
 
 
+def trained(activity: Sequence[Activity]) -> bool:
+    """True when a job log recorded training progress: a step, or a plain-text progress line."""
+    return any(
+        a.source is Source.LOGS and (a.last_step is not None or a.progress_lines > 0)
+        for a in activity
+    )
+
+
 def before_it_ran(job: JobRecord, seen: Sequence[Finding], activity: Sequence[Activity]) -> bool:
     """True when the job ended within `SETUP_WINDOW` of its start, no node recorded a
     training step, no collective's sequence number is past set-up's, and no line says a
     process was killed or a peer lost."""
     if job.ended is None or job.ended - job.started > SETUP_WINDOW:
         return False
-    if any(a.last_step is not None or a.progress_lines for a in activity):
+    if trained(activity):
         return False
     if any(int(m.group(1)) > SETUP_COLLECTIVES for f in seen for m in SEQUENCE.finditer(f.text)):
         return False
