@@ -88,6 +88,7 @@ class Scenario:
     hang: bool = False  # collected while still running
     state: str = "FAILED"
     expected: Expected | None = None  # None: the job must succeed (no bundle)
+    launch: str = "tee"  # how torchrun is launched (VARIANTS); --variant overrides it
 
 
 def node_name(i: int) -> str:
@@ -515,11 +516,43 @@ SCENARIOS: tuple[Scenario, ...] = (
             "torchrun's 'Received Signals.SIGTERM death signal'): requeue.",
         ),
     ),
+    Scenario(
+        "14-rank-sleeps-unprefixed-output",
+        "As 03, launched without --tee: the workers' lines reach the log with no rank prefix. "
+        "2 nodes x 2 ranks; global rank 3 sleeps 45 s inside step 5 "
+        f"(gloo timeout {GLOO_TIMEOUT_S} s).",
+        2,
+        2,
+        (*_fault("sleep-rank", rank=3, step=5, sleep_s=45), "--steps=40"),
+        launch="plain",
+        expected=Expected(
+            "transient",
+            "One rank stalled past the gloo collective timeout after the job had trained four "
+            "steps; the others timed out waiting for it: retry on the same nodes.",
+        ),
+    ),
+    Scenario(
+        "15-key-error-with-restarts",
+        "As 08, with --max-restarts 2: rank 3 raises KeyError at step 5 in every attempt; the "
+        "agents restart the worker group twice, then give up.",
+        2,
+        2,
+        (*_fault("key-error", rank=3, step=5), "--steps=40"),
+        launch="restarts",
+        expected=Expected(
+            "application",
+            "The same KeyError in the training code ended each of three attempts within the job: "
+            "the application; a requeue fails the same way.",
+        ),
+    ),
 )
 
 
-def run(sc: Scenario, torchrun: str, out: Path, hang_collect_s: float, variant: str = "tee") -> str:
+def run(
+    sc: Scenario, torchrun: str, out: Path, hang_collect_s: float, variant: str | None = None
+) -> str:
     """Run one scenario; write its bundle (if it is an incident). Returns a summary line."""
+    variant = variant or sc.launch
     with tempfile.TemporaryDirectory(prefix=f"torchrun-{sc.name}-") as tmp:
         job = Job(sc, torchrun, Path(tmp), variant=variant)
         job.start()
@@ -605,7 +638,8 @@ def _write_bundle(
         *(f"- {e}" for e in job.events),
         *([] if sc.hang else [f"- {_iso(collected)} bundle collected"]),
         "",
-        "`logs/<node>.log` is each node's torchrun stdout and stderr, unchanged (`--tee 3`). "
+        f"Launched: {VARIANTS[sc.launch]}. `logs/<node>.log` is each node's torchrun stdout "
+        "and stderr, unchanged. "
         "There is no `system/` folder: nothing happened on the nodes' kernel side, and no "
         "kernel log was taken.",
     ]
@@ -624,8 +658,8 @@ def main() -> int:
     p.add_argument(
         "--variant",
         choices=sorted(VARIANTS),
-        default="tee",
-        help="how torchrun is launched; the committed bundles are `tee`",
+        default=None,
+        help="launch every scenario this way (default: each scenario's own, mostly `tee`)",
     )
     args = p.parse_args()
 

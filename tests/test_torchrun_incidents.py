@@ -77,7 +77,7 @@ def test_every_scenario_has_a_bundle() -> None:
     # runs.txt has a line per scenario; an incident's ends with the verdict it expects
     runs = (TORCHRUN / "runs.txt").read_text().splitlines()
     incidents = [line.split(": ", 1)[0] for line in runs if " -> " in line]
-    assert len(incidents) >= 14
+    assert len(incidents) >= 16
     assert [b.name for b in BUNDLES] == incidents
 
 
