@@ -106,3 +106,15 @@ def test_telemetry_records_are_the_progress_where_a_log_has_them() -> None:
 def test_a_system_log_has_no_training_progress() -> None:
     a = _activity(LOGGED, Source.SYSTEM)
     assert a.last_step is None and a.progress_lines == 0
+
+
+def test_an_epoch_line_and_a_step_line_of_the_same_second() -> None:
+    # a Trainer's dict (no step) and a tqdm bar (a count) stamped alike, the bar holding a loss
+    # too (both markers on one line): read once each, sorted by time alone
+    text = (
+        "2026-12-01 10:00:00,000 {'loss': 2.31, 'epoch': 0.5}\n"
+        "2026-12-01 10:00:00,000 45%|####5     | 450/1000 [01:23<01:42, 5.37it/s, loss=2.31]\n"
+    )
+    a = _activity(text)
+    assert a.progress_lines == 2
+    assert a.last_progress_at == datetime(2026, 12, 1, 10, 0, tzinfo=UTC)

@@ -357,12 +357,13 @@ class _FileState:
         carries no telemetry records; those, once seen, are the file's progress instead."""
         if not any(marker in chunk for marker in TEXT_PROGRESS_MARKERS):
             return
-        texts = last_lines_with(chunk, TEXT_PROGRESS_MARKERS, 8)
+        texts = dict.fromkeys(last_lines_with(chunk, TEXT_PROGRESS_MARKERS, 8))  # once each
         found = [p for p in (parse_progress(t, self.reference) for t in texts) if p is not None]
         if not found:
             return
         self.progress_lines += len(found)
-        stamped = sorted((p.at, p.step) for p in found if p.at is not None)
+        # by time only: a step may be None (an epoch line) beside another line's number
+        stamped = sorted(((p.at, p.step) for p in found if p.at is not None), key=lambda x: x[0])
         for (a, sa), (b, sb) in itertools.pairwise(stamped):
             if b <= a:
                 continue  # two ranks' lines of one step
