@@ -470,6 +470,20 @@ def test_the_node_missing_from_a_cascade_with_a_weak_hardware_line_is_the_suspec
     assert attribute(job(), [*cascade_without("n3"), other], [], RULES).suspect_nodes == ()
 
 
+def test_the_node_missing_from_a_cascade_whose_gpu_alone_failed_a_kernel_is_the_suspect() -> None:
+    # pytorch/pytorch#40420's shape: one rank's cuDNN kernel failed to run, the others only lost
+    # their partner. A device error no other node printed, on the node missing from the cascade.
+    failed = f("cuda.library_execution_failed", "n3", Blame.SYMPTOM, 15, 99, source=Source.LOGS)
+    v = attribute(job(), [*cascade_without("n3"), failed], healthy_activity(), RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))
+    assert "its GPU reported an error no other node did" in v.summary
+    # The same error on two nodes is no one node's GPU; on a node that complained, no pointer.
+    twice = f("cuda.library_execution_failed", "n1", Blame.SYMPTOM, 15, 99, source=Source.LOGS)
+    assert attribute(job(), [*cascade_without("n3"), failed, twice], [], RULES).suspect_nodes == ()
+    other = f("cuda.library_execution_failed", "n2", Blame.SYMPTOM, 15, 99, source=Source.LOGS)
+    assert attribute(job(), [*cascade_without("n3"), other], [], RULES).suspect_nodes == ()
+
+
 def test_the_node_missing_from_a_cascade_when_the_scheduler_says_a_node_failed() -> None:
     v = attribute(job(state="NODE_FAIL"), cascade_without("n3"), healthy_activity(), RULES)
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",))

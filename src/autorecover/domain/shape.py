@@ -215,14 +215,16 @@ def stopped_first(
     Pointers at a node: it is missing from the others' cascade of collective symptoms, or the
     others' network errors name it (`nccl.peer_blamed`); its silence (system log missing or
     stopping well before the others'). Corroboration: the scheduler saying a node failed
-    (NODE_FAIL), any hardware finding of its own (even a weak one), its silence. A node needs
-    a pointer and two of {pointed at by its peers, silence, the scheduler, its own hardware
-    line}. Never with a transient event in the window (a preemption, a spot reclaim, a node
-    shutdown explain a silent host) or an `application` error (the software explains the
-    cascade), never for a running job (the hang rule covers it), never beside another node's
-    strong hardware evidence (that node is the answer) and never more than one node (two
-    candidates are no answer). A node still making progress after the first complaint is
-    not where the job stopped.
+    (NODE_FAIL), any hardware finding of its own (even a weak one) or a GPU error in its job
+    output that no other node printed (a kernel that failed to run: the device or the software,
+    and only the one node's device is left when the software ran alike everywhere), its
+    silence. A node needs a pointer and two of {pointed at by its peers, silence, the
+    scheduler, its own hardware line or GPU error}. Never with a transient event in the
+    window (a preemption, a spot reclaim, a node shutdown explain a silent host) or an
+    `application` error (the software explains the cascade), never for a running job (the
+    hang rule covers it), never beside another node's strong hardware evidence (that node is
+    the answer) and never more than one node (two candidates are no answer). A node still
+    making progress after the first complaint is not where the job stopped.
     """
     if job.running or len(job.nodes) < 2 or application:
         return []
@@ -238,6 +240,7 @@ def stopped_first(
         seen_on.setdefault(f.signal, set()).add(f.node)
     everywhere = {k for k, nodes in seen_on.items() if nodes >= set(job.nodes)}
     own_hw = {f.node for f in hardware if f.signal not in everywhere}
+    own_device = _own_device_errors(job, findings)
     strong = {n for n in own_hw if _strongest(n, findings) >= STRONG}
     scheduler = job.state in NODE_FAILED_STATES
     hits: dict[str, list[str]] = {}
@@ -256,6 +259,8 @@ def stopped_first(
             why.append(f"the scheduler says a node failed ({job.state})")
         if node in own_hw:
             why.append("it has hardware evidence of its own")
+        elif node in own_device:
+            why.append(f"its GPU reported an error no other node did ({own_device[node]})")
         if len(why) >= 2:
             hits[node] = why
     if len(hits) != 1:
@@ -275,6 +280,26 @@ def stopped_first(
             at=_last_seen(node, activity),
         )
     ]
+
+
+def _own_device_errors(job: JobRecord, findings: Sequence[Finding]) -> dict[str, str]:
+    """Nodes whose own GPU reported an error (a device-family symptom: a kernel that failed to
+    run, a launch failure) that no other node of the job reported: node -> the signal."""
+    by_signal: dict[str, set[str]] = {}
+    for f in findings:
+        if (
+            f.blame is Blame.SYMPTOM
+            and f.weight > 0
+            and own_line(f)
+            and f.source is Source.LOGS
+            and family(f.signal) == "device"
+        ):
+            by_signal.setdefault(f.signal, set()).add(f.node)
+    own: dict[str, str] = {}
+    for signal, nodes in sorted(by_signal.items()):
+        if len(nodes) == 1 and len(job.nodes) > 1:
+            own.setdefault(next(iter(nodes)), signal)
+    return own
 
 
 def _progressed(node: str, activity: Iterable[Activity], after: datetime) -> bool:
