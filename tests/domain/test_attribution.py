@@ -163,6 +163,17 @@ def test_a_loopback_peer_is_the_configuration_of_a_job_spanning_nodes() -> None:
     assert alone.cause is not Cause.APPLICATION
 
 
+def test_a_jax_coordinator_on_loopback_is_the_configuration_of_a_job_spanning_nodes() -> None:
+    # coordinator_address="localhost": each node waits for a coordinator on itself
+    loop = f("netconfig.loopback_coordinator", "n2", Blame.SYMPTOM, 30, 1, source=Source.LOGS)
+    barrier = [f("xla.init_barrier_timeout", n, Blame.SYMPTOM, 30, 6, source=Source.LOGS)
+               for n in NODES if n != "n2"]  # fmt: skip
+    v = attribute(job(), [loop, *barrier], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+    alone = attribute(job(nodes=("n1",)), [replace(loop, node="n1")], [], RULES)
+    assert alone.cause is not Cause.APPLICATION
+
+
 def test_a_loopback_peer_after_training_is_a_peer_gone_not_the_configuration() -> None:
     # nodes sharing one host (torchrun per simulated node): the ranks trained over loopback,
     # so a refused reconnect after a worker died is that peer's absence

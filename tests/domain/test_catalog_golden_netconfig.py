@@ -28,6 +28,7 @@ REQUIRED: dict[str, Blame] = {
     "netconfig.nccl_transport_mismatch": Blame.APPLICATION,
     "netconfig.link_local_peer": Blame.APPLICATION,
     "netconfig.loopback_peer": Blame.SYMPTOM,  # the job's only when it spans nodes (context.py)
+    "netconfig.loopback_coordinator": Blame.SYMPTOM,  # likewise (context.py)
     # normal on one node; the job's configuration only when it spans nodes (a context rule)
     "netconfig.loopback_interface": Blame.INFO,
     "netconfig.gloo_no_address": Blame.APPLICATION,
@@ -133,6 +134,29 @@ POSITIVE += [
 ]
 
 
+POSITIVE += [
+    (  # jax/_src/distributed.py's log line, rendered with coordinator_address="localhost:12345"
+        # (the real line's form: "Connecting to JAX distributed service on usmocpm2m-446-055:12345")
+        "netconfig.loopback_coordinator",
+        "I0320 19:27:41.401081 140582565907968 distributed.py:119] Connecting to JAX distributed"
+        " service on localhost:12345",
+        {"peer": "localhost"},
+    ),
+    (  # ayaka14732/llama-2-jax issue #20 (coordinator_address="localhost" on two nodes)
+        "netconfig.loopback_coordinator",
+        "4: I external/xla/xla/pjrt/distributed/client.cc:107] Connecting to distributed JAX"
+        " controller at localhost",
+        {"peer": "localhost"},
+    ),
+    (  # gRPC's status text on the same barrier timeout: the coordinator answered on loopback
+        "netconfig.loopback_coordinator",
+        '3: :{"created":"@1782987612.403885374","description":"Error received from peer'
+        ' ipv4:127.0.0.1:1234","file":"external/com_github_grpc_grpc/src/core/lib/surface/call.cc"}',
+        {"peer": "127.0.0.1"},
+    ),
+]
+
+
 @pytest.mark.parametrize(("key", "line", "expected"), POSITIVE)
 def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> None:
     assert_matches(key, line, expected)
@@ -169,6 +193,14 @@ NEGATIVE: list[tuple[str, str]] = [
     ("*", "node-1:88:88 [0] NCCL INFO Bootstrap : Using lo0:10.1.217.41<0>"),
     # a Java resolver's message of the same words is not gloo's enforce
     ("*", "java.net.UnknownHostException: Unable to find address for: gpu-a01"),
+    # a coordinator every process can reach is no configuration mistake
+    (
+        "*",
+        "I0320 19:27:41.401081 140582565907968 distributed.py:119] Connecting to JAX distributed"
+        " service on usmocpm2m-446-055:12345",
+    ),
+    ("*", "Connecting to JAX distributed service on localhost.cluster.example:12345"),
+    ("*", '"description":"Error received from peer ipv4:10.130.0.7:8476"'),
     # gloo's give-up naming a routable peer is gloo.connect_failed's alone
     ("*", "timed out connecting: SO_ERROR: Connection refused, remote=[10.1.217.41]:14215"),
 ]

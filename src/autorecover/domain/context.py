@@ -65,7 +65,7 @@ SIGBUS_NAMES = frozenset(
 # the job's network configuration, which fails the same way on every retry. Not once the job
 # trained: its ranks reached each other at those addresses (nodes that share one host, as
 # simulated nodes do), so a later refused connect is a peer that went away.
-LOOPBACK_PEER = "netconfig.loopback_peer"
+LOOPBACK_PEERS = frozenset({"netconfig.loopback_peer", "netconfig.loopback_coordinator"})
 LOOPBACK_PEER_WEIGHT = 60
 
 # Outside-service refusals that the job's own request volume causes: a rate limit hit from
@@ -155,7 +155,7 @@ def in_context(
             elif f.node in shared_mapping and _is_sigbus(f):
                 note = "SIGBUS in several processes at once, no memory error: a shared mapping"
                 f = _reread(f, Blame.APPLICATION, 55, NodeAction.NONE, note)
-            elif f.signal == LOOPBACK_PEER and len(job.nodes) > 1 and not trained:
+            elif f.signal in LOOPBACK_PEERS and len(job.nodes) > 1 and not trained:
                 note = "a loopback address as the peer of a job spanning nodes: its configuration"
                 f = _reread(f, Blame.APPLICATION, LOOPBACK_PEER_WEIGHT, NodeAction.NONE, note)
             elif _overfull_barrier(f):
