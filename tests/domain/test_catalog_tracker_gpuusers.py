@@ -14,6 +14,7 @@ elsewhere decides nothing. Look-alikes must not match.
 
 from __future__ import annotations
 
+from autorecover.domain.context import DEVICE_OR_SOFTWARE_SIGNALS
 from autorecover.domain.records import Blame
 from domain.golden import (
     CATALOG,
@@ -527,3 +528,11 @@ def test_a_wrapped_gpu_error_is_not_the_jobs_exception() -> None:
 
 
 GOLDEN_BY_KEY = {key: line for line, key, _ in GOLDEN}
+
+
+def test_every_device_or_software_signal_is_a_catalog_key() -> None:
+    # context.py re-reads these as the job's when every node reports one: a typo there, or a
+    # renamed key, would silently drop the rule for it
+    assert not DEVICE_OR_SOFTWARE_SIGNALS - set(CATALOG.signatures)
+    for key in ("cuda.launch_failed_code", "ort.cuda_unknown_error", "torch.thc_cublas_failed"):
+        assert key in DEVICE_OR_SOFTWARE_SIGNALS

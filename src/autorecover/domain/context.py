@@ -32,6 +32,9 @@ GRACE = timedelta(minutes=5)
 DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "cuda.launch_timeout", "cuda.device_unavailable", "cuda.launch_failure", "cuda.unknown_error",
     "cuda.library_execution_failed", "cuda.setup_either",
+    # the same errors by code name, or in other runtimes' words (signatures-gpuusers.toml)
+    "cuda.launch_failed_code", "ort.cuda_unknown_error", "torch.thc_cublas_failed",
+    "tf.cuinit_failed",
     # their HIP and ROCr counterparts (signatures-rocm.toml)
     "hip.device_unavailable", "hip.unknown_error", "hsa.gpu_hang",
     # and the other accelerators' (signatures-accelerators.toml)
