@@ -16,8 +16,8 @@ from domain.golden import found
         ("asyncio.exceptions.TimeoutError", "python.timeout", Blame.SYMPTOM),
         ("[rank3]: AssertionError", "python.bare_exception", Blame.APPLICATION),
         ("Exception: The checkpoint you are trying to load has model type `llama` but "
-         "Transformers does not recognize this architecture.", "python.base_exception",
-         Blame.APPLICATION),
+         "Transformers does not recognize this architecture.", "hf.unknown_model_type",
+         Blame.APPLICATION),  # a bare Exception with a specific entry: that entry reads it
         ("torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
          "python.compile_failed", Blame.APPLICATION),
         ("triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: "

@@ -241,6 +241,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "vllm.engine_restatement",
         {},
     ),
+    # vLLM v1's multiproc executor (vllm/v1/executor/multiproc_executor.py), as tracker sweep 6
+    # found it in vLLM threads after a worker's own error
+    (
+        "Exception: WorkerProc initialization failed due to an exception in a background "
+        "process. See stack trace for root cause.",
+        "vllm.engine_restatement",
+        {},
+    ),
     (
         "[Bug]: Error executing method 'init_device'. This might cause deadlock in distributed "
         "execution.",

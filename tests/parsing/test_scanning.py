@@ -157,6 +157,20 @@ def test_an_exception_named_for_a_lost_connection_is_not_the_jobs_bug(scanner: S
     assert "python.exception_elsewhere" not in signals[4]
 
 
+def test_a_bare_exception_is_generic_too(scanner: Scanner) -> None:
+    """`Exception: ...` (python.base_exception) gives way to a specific entry on its line, as
+    `python.exception` does: vLLM's restatement of a worker's failure is not the job's bug."""
+    restated = (
+        "Exception: WorkerProc initialization failed due to an exception in a background "
+        "process. See stack trace for root cause.\n"
+    )
+    signals = [
+        {f.signal for f in scan(scanner, line.encode(), Source.LOGS).findings}
+        for line in (restated, "Exception: the job's own message\n")
+    ]
+    assert signals == [{"vllm.engine_restatement"}, {"python.base_exception"}]
+
+
 def test_signature_limited_to_its_sources(scanner: Scanner) -> None:
     # A job-output signature (CUDA OOM) is not looked for in kernel logs.
     line = b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB.\n"

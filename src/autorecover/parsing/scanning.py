@@ -52,7 +52,11 @@ MARKER_CALLBACK_BYTES = 1024
 MAX_PER_SIGNAL = 32
 # Dropped when a specific one matched the same line; of two generic ones, the higher tier wins
 # (an exception named for a lost connection or peer is not the job's bug).
-GENERIC_SIGNATURES = {"python.exception": 0, "python.exception_elsewhere": 1}
+GENERIC_SIGNATURES = {
+    "python.exception": 0,
+    "python.base_exception": 0,  # a bare `Exception: ...`
+    "python.exception_elsewhere": 1,
+}
 _FRAME = re.compile(r'File "([^"]{1,300})", line (\d+), in (\S+)')
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # a file state needs a reference; classify reads none
 
