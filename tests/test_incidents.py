@@ -126,14 +126,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the only line is a Slurm epilog's 'cudaGetDeviceCount: initialization error', an "
         "either-way CUDA text the engine does not pin on the node alone"
     ),
-    "app-jax-localhost-coordinator-barrier-names-other-node": (
-        "JAX's init barrier timing out reads as a rendezvous that did not assemble "
-        "(transient); the thread found the coordinator address set to localhost"
-    ),
-    "hw-cudnn-execution-failed-one-machine-ddp": (
-        "a cuDNN execution failure on one machine: either way by its text; the thread's "
-        "hardware reading rests on the reporter's guess"
-    ),
     "hw-flaky-node-segfault-only-srun-slurm": (
         "a bare segfault on one node reads as an unexplained crash (unknown); the thread "
         "established the node from repeated failures"
