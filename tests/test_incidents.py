@@ -81,7 +81,10 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # 0.58 since the c28 batch (9 bundles from HPC centres' and CI fleets' threads, 6 held out,
 # 0/6 right when scored fresh): 115 of the earlier 190 plus 0 of the new 6 is 115/196; the c27
 # batch (7 bundles, 2 held out, 0/2 fresh) makes it 115/198, still above 0.58.
-HELDOUT_FLOOR_ACCURACY = 0.58
+# 0.59 since the tenth session: two general rules (a GPU error confined to the node missing
+# from a cascade; a JAX coordinator on loopback) and the c29 batch (14 bundles from threads not
+# cited before, 4 held out, 3/4 right when scored fresh) give 121/202.
+HELDOUT_FLOOR_ACCURACY = 0.59
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -90,7 +93,8 @@ HELDOUT_FLOOR_ACCURACY = 0.58
 # 0.56 since the c22 batch (its one held-out hardware bundle scored 0/1 fresh): 22/39.
 # 0.51 since the c28 batch (its four held-out hardware bundles scored 0/4 fresh): 22/43.
 # 0.50 since the c27 batch (its one held-out hardware bundle scored 0/1 fresh): 22/44.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.50
+# 0.52 since the tenth session's cascade rule put one more held-out hardware bundle right: 23/44.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.52
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -118,6 +122,27 @@ def test_the_held_out_split_does_not_regress(catalog: Catalog, scanner: Scanner)
 # a general rule puts them right, so this list can only shrink. Samples and the 46 bundles
 # that predate issue 14's corpus growth are never here.
 KNOWN_MISSES: dict[str, str] = {
+    # the c29 batch (tenth session), scored fresh before any rule changed: tune 5/10
+    "app-megatron-tp-comm-overlap-te-mpi-bootstrap-segfault": (
+        "Megatron's warning that TE supports only the MPI bootstrap and a backtrace without "
+        "its header: neither is a failure the catalog reads"
+    ),
+    "app-te-userbuffers-tp-overlap-tp4-of-world8-init-failed": (
+        "TE Userbuffers' 'Failed, NCCL error <file>:<line>' with an empty error string names no "
+        "error; the thread traced it to TP smaller than the world size, which no line says"
+    ),
+    "unknown-megatron-moe-allreduce-numel1-watchdog-timeout": (
+        "watchdog timeouts with no error behind them read as a transient cascade; the thread "
+        "never found the cause (unknown)"
+    ),
+    "unknown-megatron-moe-two-thread-alltoall-watchdog-timeout": (
+        "watchdog timeouts with no error behind them read as a transient cascade; the thread "
+        "never found the cause (unknown)"
+    ),
+    "unknown-sglang-r1-two-node-allgather-watchdog": (
+        "an all-gather watchdog timeout with no error behind it reads as a transient cascade; "
+        "the thread never found the cause (unknown)"
+    ),
     "app-jax-cpu-psum-scatter-gloo-read-timeout": (
         "the thread shows an XLA:CPU bug (psum_scatter ignores its timeout); the lines are a "
         "gloo read timeout and a lost peer, which read as a transient cascade"
