@@ -15,6 +15,7 @@ from __future__ import annotations
 from autorecover.domain.records import Blame
 from domain.golden import (
     CATALOG,
+    assert_no_node_action,
     family_contract,
     golden_line_checks,
 )
@@ -284,8 +285,7 @@ NEGATIVE: list[tuple[str, str]] = [
 
 def test_no_entry_names_a_node() -> None:
     """A service's outage, a cut download or an evicted client never acts on the node."""
-    for key in BLAME:
-        assert CATALOG.signatures[key].node_action.value == "none", key
+    assert_no_node_action(BLAME)
 
 
 def test_trackers_weigh_little_alone() -> None:
