@@ -327,8 +327,8 @@ KNOWN_MISSES: dict[str, str] = {
         "decisive (unknown); that the previous tenant's process held the port is the thread's"
     ),
     "tr-tpu-vllm-serve-libtpu-port-8431-held-by-cotenant-address-in-use": (
-        "a bare 'OSError: [Errno 98] Address already in use' is the job's exception by its text "
-        "(application); that libtpu's fixed port was held by a co-tenant is the thread's"
+        "a port in use 90 s after the start reads as set-up that fails the same way again "
+        "(unknown, retried once); that libtpu's fixed port was held by a co-tenant is the thread's"
     ),
     "unknown-naifu-fabric-sampling-dir-mkdir-input-output-error-13h-in": (
         "an Input/output error from a shared file system after 13 hours reads as a storage outage "

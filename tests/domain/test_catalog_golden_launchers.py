@@ -72,6 +72,7 @@ BLAME: dict[str, Blame] = {
     "grpc.rpc_failed": Blame.SYMPTOM,
     "grpc.goaway": Blame.SYMPTOM,
     "grpc.bind_failed": Blame.SYMPTOM,
+    "net.address_in_use": Blame.SYMPTOM,
     "zmq.socket_state": Blame.APPLICATION,
     "redis.connection_failed": Blame.SYMPTOM,
 }
@@ -622,6 +623,15 @@ GOLDEN += [
         "grpc.bind_failed",
         {"zmq_address": "tcp://10.235.53.16:20012"},
     ),
+    # the bare errno text (marin-community/marin, libtpu's port held by a co-tenant) and
+    # uvicorn's startup error (rendered from its server.py format): any server's port
+    ("OSError: [Errno 98] Address already in use", "net.address_in_use", {}),
+    (
+        "ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): "
+        "address already in use",
+        "net.address_in_use",
+        {"address": "('0.0.0.0', 8000)"},
+    ),
     # deepspeedai/DeepSpeed-MII#521 (grpc's Python server)
     (
         "[rank7]: RuntimeError: Failed to bind to address [::]:50058; set GRPC_VERBOSITY=debug "
@@ -713,6 +723,8 @@ NEGATIVE: list[tuple[str, str]] = [
     # the c10d store's EADDRINUSE has its own entry; a bare errno text is not ZeroMQ's
     ("grpc.bind_failed", "OSError: [Errno 98] Address already in use"),
     ("redis.connection_failed", "ConnectionRefusedError: [Errno 111] Connection refused"),
+    # another errno 98 text is not a port in use
+    ("net.address_in_use", "OSError: [Errno 98] Address family not supported by protocol"),
 ]
 
 
