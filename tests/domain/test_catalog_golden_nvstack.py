@@ -92,6 +92,16 @@ from domain.golden import CATALOG, found
         ("Warning  UnexpectedAdmissionError  12s  kubelet  Allocate failed due to no healthy "
          "devices present; cannot allocate unhealthy devices nvidia.com/gpu, which is "
          "unexpected", "k8s.unexpected_admission", Blame.TRANSIENT),
+        # NVIDIA/k8s-device-plugin issue #2038 (a GPU fallen off the bus; `kubectl describe`
+        # wrapped the event after "rpc failed") and a cluster runbook's NVLink error in a node
+        ("Warning  UnexpectedAdmissionError  pod/detr-ddp-worker-1  Allocate failed due to "
+         "device plugin GetPreferredAllocation rpc failed", "k8s.device_plugin_rpc_failed",
+         Blame.HARDWARE),
+        ("Warning  UnexpectedAdmissionError  3m25s  kubelet  Allocate failed due to device plugin "
+         "GetPreferredAllocation rpc failed with err: rpc error: code = Unknown desc = error "
+         "getting list of preferred allocation devices: unable to get device link information: "
+         "error getting NVLink for devices (0, 1)", "k8s.device_plugin_rpc_failed",
+         Blame.HARDWARE),
     ],
 )  # fmt: skip
 def test_stack_lines(line: str, signal: str, blame: Blame) -> None:
@@ -105,6 +115,8 @@ def test_stack_lines(line: str, signal: str, blame: Blame) -> None:
         "GPU 0: NVIDIA A10 (UUID: GPU-0b4ae1d2-83bd-4c5b-2a7f-2d6f1b6c9e01)",
         "NVML initialized successfully",
         "Device plugin registered with kubelet: nvidia.com/gpu",
+        # a plugin that answered: the kubelet's race after a reboot is another entry's
+        "Allocate failed due to requested number of devices unavailable for nvidia.com/gpu.",
         "the data loader lost its worker; is lost a word you would log?",
         # the agent failing to reach DCGM is no fault of the GPU (aws/containers-roadmap #2555)
         '{"level":"error","ts":"2025-03-04T07:57:23Z","msg":"failed to reconcile DCGM state",'
