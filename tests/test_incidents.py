@@ -84,7 +84,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # 0.59 since the tenth session: two general rules (a GPU error confined to the node missing
 # from a cascade; a JAX coordinator on loopback) and the c29 batch (14 bundles from threads not
 # cited before, 4 held out, 3/4 right when scored fresh) give 121/202.
-HELDOUT_FLOOR_ACCURACY = 0.59
+# 0.58 again since the c30 batch (13 bundles from threads not cited before, 7 held out, 2/7
+# right when scored fresh): 121 of the earlier 202 plus 2 of the new 7 is 123/209.
+HELDOUT_FLOOR_ACCURACY = 0.58
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -130,6 +132,11 @@ KNOWN_MISSES: dict[str, str] = {
     "app-te-userbuffers-tp-overlap-tp4-of-world8-init-failed": (
         "TE Userbuffers' 'Failed, NCCL error <file>:<line>' with an empty error string names no "
         "error; the thread traced it to TP smaller than the world size, which no line says"
+    ),
+    # the c30 batch, scored fresh: tune 4/6 (the admission bundle was read right after)
+    "hang-slurm-cn110-libcuda-segfault-multinode-inference": (
+        "a hang whose only line is one node's kernel log of a process segfaulting in libcuda "
+        "(symptom) while progress stops everywhere at once; the GPU was replaced per the thread"
     ),
     "unknown-megatron-moe-allreduce-numel1-watchdog-timeout": (
         "watchdog timeouts with no error behind them read as a transient cascade; the thread "
