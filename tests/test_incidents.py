@@ -86,7 +86,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # cited before, 4 held out, 3/4 right when scored fresh) give 121/202.
 # 0.58 again since the c30 batch (13 bundles from threads not cited before, 7 held out, 2/7
 # right when scored fresh): 121 of the earlier 202 plus 2 of the new 7 is 123/209.
-HELDOUT_FLOOR_ACCURACY = 0.58
+# 0.57 since the c31 batch (8 bundles from research-cluster and HPC threads, 5 held out, 1/5
+# right when scored fresh): 123 of the earlier 209 plus 1 of the new 5 is 124/214.
+HELDOUT_FLOOR_ACCURACY = 0.57
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -96,7 +98,8 @@ HELDOUT_FLOOR_ACCURACY = 0.58
 # 0.51 since the c28 batch (its four held-out hardware bundles scored 0/4 fresh): 22/43.
 # 0.50 since the c27 batch (its one held-out hardware bundle scored 0/1 fresh): 22/44.
 # 0.52 since the tenth session's cascade rule put one more held-out hardware bundle right: 23/44.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.52
+# 0.48 since the c31 batch (its three held-out hardware bundles scored 0/3 fresh): 23/47.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.48
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -137,6 +140,11 @@ KNOWN_MISSES: dict[str, str] = {
     "hang-slurm-cn110-libcuda-segfault-multinode-inference": (
         "a hang whose only line is one node's kernel log of a process segfaulting in libcuda "
         "(symptom) while progress stops everywhere at once; the GPU was replaced per the thread"
+    ),
+    # the c31 batch, scored fresh: tune 1/3 (HPX's CUDA wrapper was read right after)
+    "app-charm-cudastreamcreate-46-multiple-pes-per-exclusive-gpu": (
+        "Charm++'s 'Return value 46 from cudaStreamCreate' gives the CUDA error as a number "
+        "only; the thread traced it to several processes sharing an exclusive-mode GPU"
     ),
     "unknown-megatron-moe-allreduce-numel1-watchdog-timeout": (
         "watchdog timeouts with no error behind them read as a transient cascade; the thread "

@@ -783,6 +783,12 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "[rank5]: RuntimeError: CUDA error: invalid device ordinal",
         {"error": "invalid device ordinal"},
     ),
+    # STEllAR-GROUP/octotiger issue #290 (HPX's wrapper of the runtime's text)
+    (
+        "cuda.invalid_usage",
+        "{what}: CUDA function returned error code invalid device ordinal: ",
+        {"error": "invalid device ordinal"},
+    ),
 ]
 
 XID79_LINE = (  # samples/xid79-fell-off-bus
