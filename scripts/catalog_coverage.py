@@ -7,6 +7,14 @@ string and one rendered `text`. Each text goes through the scanner's own matcher
 overrides); the script prints, per family and source file, how many texts a signature matches.
 Add a family by adding a file: nothing here names one.
 
+A family may also list `[[carrier]]` tables: other programs that print its texts inside their own
+wording (an old PyTorch's "cuda runtime error (N) : TEXT", NCCL's "Cuda failure 'TEXT'", an NGC
+container's "[[ TEXT (error N) ]]"). Every text whose `source` ends in "<code> <name>" and whose
+`format` is a literal prefix before `%s` is rendered through each carrier (`{text}`, `{Text}`
+with its first letter upper-cased, `{code}`, `{name}`; `codes` limits a carrier to the errors it
+can meet), and the second table counts the renderings that read as the family's own line does:
+the same blame from the strongest specific entry. `--missing` lists those that do not.
+
     uv run --frozen python scripts/catalog_coverage.py            # markdown table
     uv run --frozen python scripts/catalog_coverage.py --missing  # and the texts not matched
 """
@@ -14,6 +22,7 @@ Add a family by adding a file: nothing here names one.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tomllib
 from collections import defaultdict
@@ -21,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autorecover.domain.catalog import build_catalog, builtin_documents, parse_document
-from autorecover.parsing.scanning import Scanner
+from autorecover.domain.records import Blame
+from autorecover.parsing.scanning import GENERIC_SIGNATURES, Scanner
 
 EMITTERS = Path(__file__).resolve().parent / "catalog_emitters"
 
@@ -32,6 +42,25 @@ class Text:
     source: str
     format: str
     text: str
+
+
+@dataclass(frozen=True)
+class Carrier:
+    family: str
+    source: str
+    format: str
+    codes: frozenset[int] | None  # None: any code
+
+
+@dataclass(frozen=True)
+class Carried:
+    carrier: Carrier
+    line: str
+    own: Blame  # how the family's own line reads
+    carried: Blame | None  # how the carried line reads (None: no specific entry)
+
+
+_CODED_SOURCE = re.compile(r"\s(?P<code>\d+)\s+(?P<name>\w+)$")
 
 
 @dataclass
@@ -49,6 +78,61 @@ def load(directory: Path) -> list[Text]:
         family = str(doc.get("family", path.stem))
         for row in doc.get("text", []):
             out.append(Text(family, str(row["source"]), str(row["format"]), str(row["text"])))
+    return out
+
+
+def load_carriers(directory: Path) -> list[Carrier]:
+    """Every carrier of every family file in `directory`."""
+    out = []
+    for path in sorted(directory.glob("*.toml")):
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        family = str(doc.get("family", path.stem))
+        for row in doc.get("carrier", []):
+            codes = row.get("codes")
+            out.append(
+                Carrier(
+                    family,
+                    str(row["source"]),
+                    str(row["format"]),
+                    None if codes is None else frozenset(int(c) for c in codes),
+                )
+            )
+    return out
+
+
+def reading(scanner: Scanner, line: str) -> Blame | None:
+    """The blame of the strongest specific, non-info entry that matches `line`."""
+    hits = [
+        sig
+        for sig, _ in scanner.match_line(line)
+        if sig.blame is not Blame.INFO and sig.key not in GENERIC_SIGNATURES
+    ]
+    return max(hits, key=lambda sig: sig.weight).blame if hits else None
+
+
+def carried(texts: list[Text], carriers: list[Carrier], scanner: Scanner) -> list[Carried]:
+    """Each coded text of a family rendered through each of the family's carriers."""
+    out = []
+    for t in texts:
+        coded = _CODED_SOURCE.search(t.source)
+        prefix, _, rest = t.format.partition("%s")
+        if coded is None or rest or not t.text.startswith(prefix):
+            continue
+        own = reading(scanner, t.text)
+        if own is None:
+            continue  # not read on its own: the first table counts it
+        message = t.text[len(prefix) :]
+        code = int(coded["code"])
+        for c in carriers:
+            if c.family != t.family or (c.codes is not None and code not in c.codes):
+                continue
+            line = c.format.format(
+                text=message,
+                Text=message[:1].upper() + message[1:],
+                code=code,
+                name=coded["name"],
+            )
+            out.append(Carried(c, line, own, reading(scanner, line)))
     return out
 
 
@@ -89,10 +173,24 @@ def main(argv: list[str] | None = None) -> int:
             f"| **{family}** | all | **{tally.texts}** | **{tally.matched}** ({share:.0f} %) "
             f"| **{tally.decided}** |"
         )
+    rows = carried(texts, load_carriers(args.emitters), scanner)
+    if rows:
+        print("\n| Family | Carrier | Texts | Read alike |")
+        print("|---|---|---:|---:|")
+        by_carrier: dict[Carrier, list[Carried]] = defaultdict(list)
+        for row in rows:
+            by_carrier[row.carrier].append(row)
+        for c, group in by_carrier.items():
+            alike = sum(r.carried is r.own for r in group)
+            print(f"| {c.family} | {c.source} | {len(group)} | {alike} |")
     if args.missing:
         print("\nNot matched:")
         for t in missing:
             print(f"- {t.family} `{t.source}`: {t.format}")
+        print("\nCarried, read otherwise:")
+        for row in rows:
+            if row.carried is not row.own:
+                print(f"- `{row.line}`: {row.carried} (own line: {row.own})")
     return 0
 
 

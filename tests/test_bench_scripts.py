@@ -219,6 +219,40 @@ def test_catalog_coverage_counts_each_family_through_the_scanner(
     assert "Not matched:\n- demo `a.c`: %s" in out
 
 
+def test_every_cuda_error_reads_alike_whatever_program_carries_it() -> None:
+    coverage = _load("catalog_coverage")
+    from autorecover.domain.catalog import builtin_catalog
+    from autorecover.parsing.scanning import Scanner
+
+    scanner = Scanner(builtin_catalog())
+    rows = coverage.carried(
+        coverage.load(coverage.EMITTERS), coverage.load_carriers(coverage.EMITTERS), scanner
+    )
+    carriers = {row.carrier.source for row in rows}
+    assert len(carriers) >= 10 and len(rows) > 700
+    assert [row.line for row in rows if row.carried is not row.own] == []
+    # The NGC entrypoint upper-cases the first letter; the device fault still reads as one.
+    ngc = {row.line: row.carried for row in rows if row.line.startswith("   [[ ")}
+    assert ngc["   [[ System not yet initialized (error 802) ]]"].value == "hardware"
+
+
+def test_catalog_coverage_reports_a_carrier_that_reads_a_text_otherwise(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    coverage = _load("catalog_coverage")
+    (tmp_path / "demo.toml").write_text(
+        'family = "demo"\n'
+        '[[text]]\nsource = "cudaError_t 999 cudaErrorUnknown"\nformat = "CUDA error: %s"\n'
+        'text = "CUDA error: unknown error"\n'
+        '[[carrier]]\nsource = "alike"\nformat = "THCudaCheck FAIL file=a.cu line=1 error={code} : {text}"\n'
+        '[[carrier]]\nsource = "otherwise"\nformat = "oops {code}: {Text}"\n'
+    )
+    assert coverage.main(["--emitters", str(tmp_path), "--missing"]) == 0
+    out = capsys.readouterr().out
+    assert "| demo | alike | 1 | 1 |" in out and "| demo | otherwise | 1 | 0 |" in out
+    assert "- `oops 999: Unknown error`: None (own line: hardware)" in out
+
+
 def test_node_logs_bench_writes_output_framed_as_a_kubelet_does() -> None:
     from autorecover.adapters.host.pod_logs import CriDecoder
 
