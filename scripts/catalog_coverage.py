@@ -9,11 +9,13 @@ Add a family by adding a file: nothing here names one.
 
 A family may also list `[[carrier]]` tables: other programs that print its texts inside their own
 wording (an old PyTorch's "cuda runtime error (N) : TEXT", NCCL's "Cuda failure 'TEXT'", an NGC
-container's "[[ TEXT (error N) ]]"). Every text whose `source` ends in "<code> <name>" and whose
-`format` is a literal prefix before `%s` is rendered through each carrier (`{text}`, `{Text}`
-with its first letter upper-cased, `{code}`, `{name}`; `codes` limits a carrier to the errors it
-can meet), and the second table counts the renderings that read as the family's own line does:
-the same blame from the strongest specific entry. `--missing` lists those that do not.
+container's "[[ TEXT (error N) ]]"). A text is carried when its `source` ends in "<code> <name>"
+and its `format` is a literal prefix before `%s`, or when it gives `message`, `code` and `name`
+(and perhaps `alias`, another spelling of the name). It is rendered through each carrier of its
+family: `{text}`, `{Text}` (first letter upper-cased), `{short}` (without NCCL's later
+" (run with ...)" advice), `{code}`, `{name}`, `{alias}`; a carrier's `codes` limits it to the
+errors it can meet. The second table counts the renderings that read as the family's own line
+does: the same blame from the strongest specific entry. `--missing` lists those that do not.
 
     uv run --frozen python scripts/catalog_coverage.py            # markdown table
     uv run --frozen python scripts/catalog_coverage.py --missing  # and the texts not matched
@@ -42,6 +44,12 @@ class Text:
     source: str
     format: str
     text: str
+    # For carriers, when `source` and `format` cannot say them: the bare message, its number,
+    # its enum name and another spelling of that name (`NCCL_ERROR_SYSTEM_ERROR`).
+    message: str | None = None
+    code: int | None = None
+    name: str | None = None
+    alias: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,7 @@ class Carried:
 
 
 _CODED_SOURCE = re.compile(r"\s(?P<code>\d+)\s+(?P<name>\w+)$")
+_SHORT = re.compile(r" \(run with | - please report")  # an older library's shorter message
 
 
 @dataclass
@@ -77,7 +86,18 @@ def load(directory: Path) -> list[Text]:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
         family = str(doc.get("family", path.stem))
         for row in doc.get("text", []):
-            out.append(Text(family, str(row["source"]), str(row["format"]), str(row["text"])))
+            out.append(
+                Text(
+                    family,
+                    str(row["source"]),
+                    str(row["format"]),
+                    str(row["text"]),
+                    row.get("message"),
+                    row.get("code"),
+                    row.get("name"),
+                    row.get("alias"),
+                )
+            )
     return out
 
 
@@ -110,27 +130,38 @@ def reading(scanner: Scanner, line: str) -> Blame | None:
     return max(hits, key=lambda sig: sig.weight).blame if hits else None
 
 
+def _coded(t: Text) -> tuple[str, int, str, str] | None:
+    """A text's bare message, number, name and alias, when it has them."""
+    if t.message is not None and t.code is not None and t.name is not None:
+        return t.message, t.code, t.name, t.alias or t.name
+    coded = _CODED_SOURCE.search(t.source)
+    prefix, _, rest = t.format.partition("%s")
+    if coded is None or rest or not t.text.startswith(prefix):
+        return None
+    return t.text[len(prefix) :], int(coded["code"]), coded["name"], coded["name"]
+
+
 def carried(texts: list[Text], carriers: list[Carrier], scanner: Scanner) -> list[Carried]:
     """Each coded text of a family rendered through each of the family's carriers."""
     out = []
     for t in texts:
-        coded = _CODED_SOURCE.search(t.source)
-        prefix, _, rest = t.format.partition("%s")
-        if coded is None or rest or not t.text.startswith(prefix):
+        coded = _coded(t)
+        if coded is None:
             continue
         own = reading(scanner, t.text)
         if own is None:
             continue  # not read on its own: the first table counts it
-        message = t.text[len(prefix) :]
-        code = int(coded["code"])
+        message, code, name, alias = coded
         for c in carriers:
             if c.family != t.family or (c.codes is not None and code not in c.codes):
                 continue
             line = c.format.format(
                 text=message,
                 Text=message[:1].upper() + message[1:],
+                short=_SHORT.split(message, maxsplit=1)[0],
                 code=code,
-                name=coded["name"],
+                name=name,
+                alias=alias,
             )
             out.append(Carried(c, line, own, reading(scanner, line)))
     return out

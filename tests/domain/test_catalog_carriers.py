@@ -1,6 +1,6 @@
-"""CUDA error texts read the same whatever program carries them (issue 14, item 1).
+"""CUDA and NCCL error texts read the same whatever program carries them (issue 14, item 1).
 
-`scripts/catalog_emitters/cuda.toml` lists the carriers, and `tests/test_bench_scripts.py` checks
+`scripts/catalog_emitters/cuda.toml` and `nccl.toml` list the carriers, and `tests/test_bench_scripts.py` checks
 every `cudaError_t` text through each of them. Here are real lines, cited beside each, in the
 wordings users paste: an old PyTorch's THC check, the CUDA samples' deviceQuery, an NGC
 container's start-up banner (which upper-cases the first letter), cuda-samples' `code=N(name)`,
@@ -41,6 +41,16 @@ GOLDEN = [
      "on GPU:0 failed. Status: out of memory", "cuda.oom"),
     # CuPy's CUDARuntimeError as cupy_backends/cuda/api/runtime.pyx formats it
     ("cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory", "cuda.oom"),
+    # NCCL's result texts in other programs' words, rendered from the formats in
+    # scripts/catalog_emitters/nccl.toml: TensorFlow's nccl_manager, PaddlePaddle's enforce,
+    # Transformer Engine's userbuffers NCCLCHECK (Megatron's tp-comm-overlap start-up)
+    ("tensorflow.python.framework.errors_impl.InternalError: NCCL: invalid usage",
+     "nccl.invalid_usage"),
+    ("ExternalError: Nccl error(3), internal error", "nccl.internal_error"),
+    ("Failed, NCCL error transformer_engine/common/comm_gemm_overlap/userbuffers/userbuffers.cu:412 "
+     "'invalid usage (run with NCCL_DEBUG=WARN for details)'", "nccl.invalid_usage"),
+    ("cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_INVALID_ARGUMENT: invalid argument (run "
+     "with NCCL_DEBUG=WARN for details)", "nccl.invalid_usage"),
 ]  # fmt: skip
 
 NEGATIVE = [
@@ -52,6 +62,8 @@ NEGATIVE = [
     ("cuda.oom", "-> retrying after out of memory on the host"),
     ("cuda.oom", "Status: out of memory budget recorded"),
     ("cuda.device_unavailable", "   [[ Possible MIG misconfiguration detected ]]"),
+    ("nccl.internal_error", "NCCL: using internal error handler"),
+    ("nccl.invalid_usage", "warning: NCCL: invalid usages are reported at WARN level"),
 ]
 
 
