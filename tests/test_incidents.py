@@ -88,6 +88,8 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # right when scored fresh): 121 of the earlier 202 plus 2 of the new 7 is 123/209.
 # 0.57 since the c31 batch (8 bundles from research-cluster and HPC threads, 5 held out, 1/5
 # right when scored fresh): 123 of the earlier 209 plus 1 of the new 5 is 124/214.
+# Still 0.57 after the c32 batch (10 bundles from threads not cited before, 2 held out, 0/2
+# right when scored fresh): 124/216.
 HELDOUT_FLOOR_ACCURACY = 0.57
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -99,12 +101,16 @@ HELDOUT_FLOOR_ACCURACY = 0.57
 # 0.50 since the c27 batch (its one held-out hardware bundle scored 0/1 fresh): 22/44.
 # 0.52 since the tenth session's cascade rule put one more held-out hardware bundle right: 23/44.
 # 0.48 since the c31 batch (its three held-out hardware bundles scored 0/3 fresh): 23/47.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.48
+# 0.47 since the c32 batch (its one held-out hardware bundle scored 0/1 fresh): 23/48.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.47
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
 # 2 since the c23 batch (9 bundles, 5 held out, 2/5 right fresh): a second fresh held-out bundle
 # names a node its thread did not blame; built by a helper, its verdict not looked at.
+# Still 2 after the c32 batch, which brought one more (a fresh held-out bundle whose node the
+# thread did not blame; not looked at) while the eleventh session's catalog changes left the
+# others as they were: 2 held-out bundles name a node their thread did not blame.
 HELDOUT_MAX_FALSE_ISOLATIONS = 2
 
 
@@ -374,6 +380,30 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-multi-v100-dataparallel-deadlock-amd-cpu-io-page-fault-iommu-disputed": (
         "a hang on every GPU at once reads as a stall (transient); the thread disputes the "
         "cause (unknown)"
+    ),
+    # the c32 batch (eleventh session), scored fresh before any rule changed: tune 3/8
+    "app-dgx-spark-jit-compile-during-inference-sample-tokens-timeout": (
+        "vLLM's 'RPC call to sample_tokens timed out' on both nodes reads as a collective that "
+        "stalled (transient); that a kernel JIT-compiled during inference held the worker past "
+        "the deadline is the thread's, not a line"
+    ),
+    "app-l40s-x4-e2e-phased-training-nccl-watchdog-runner-out-of-storage": (
+        "NCCL watchdog timeouts are the only failure lines (transient); the CI runners' full "
+        "disks the thread found are not in the output"
+    ),
+    "hw-b200-runner-cgroup-device-filter-no-devices-found": (
+        "nvidia-smi's 'No devices were found' alone on a one-node job (hardware 40, below the "
+        "threshold) names no node; that the runner's device filter hid its GPUs is the thread's"
+    ),
+    "tr-beaker-b300-sft-replica-never-ready": (
+        "Beaker's 'timed out after waiting 10m0s for synchronized replica start' is a platform's "
+        "gang-start timeout the catalog does not know (no signal, unknown); that the replica "
+        "was scheduled but never went ready and a relaunch trained is the thread's"
+    ),
+    "tr-mi300-ci-rccl-init-unhandled-cuda-error-rerun-passed": (
+        "RCCL's 'unhandled cuda error' at communicator set-up on a one-node job is a symptom "
+        "(15) with nothing behind it (unknown, requeued as transient would be); the passing "
+        "rerun is the thread's"
     ),
 }
 
