@@ -1,0 +1,448 @@
+"""Golden lines from the sweep over the NVIDIA stack's system side (signatures-nvsys.toml): the
+kernel driver's start-up refusals (an unpowered GPU, a GPU the installed driver does not support,
+a BAR the firmware left unassigned), its RM/GSP diagnostics, the fabric manager and persistence
+daemon units failing in the journal, nvidia-peermem's invalidation notice and a large GPU BAR the
+kernel could not place.
+
+Each line is cited beside it and goes through the scanner's own matcher; the blame is pinned to
+what the line's emitter means (a missing power cable the node's device, a refused install or a
+failed service the node's setup below the threshold, a driver self-check or RPC failure a
+symptom of the fault beside it). Look-alikes (module banners, units that started, BARs that were
+assigned or are harmless) must not match.
+"""
+
+from __future__ import annotations
+
+from autorecover.domain.records import Blame, Source
+from domain.golden import (
+    CATALOG,
+    assert_no_node_action,
+    family_contract,
+    found,
+    golden_line_checks,
+    hits,
+)
+
+FAMILY_FILE = "signatures-nvsys.toml"
+NAMESPACES = frozenset({"nvrm", "fabricmanager", "persistenced", "peermem", "pci"})
+
+BLAME: dict[str, Blame] = {
+    "nvrm.power_cables_missing": Blame.HARDWARE,
+    "nvrm.gpu_unsupported": Blame.HARDWARE,
+    "nvrm.crash_dump_created": Blame.HARDWARE,
+    "nvrm.thread_timeout": Blame.SYMPTOM,
+    "nvrm.assertion_failed": Blame.SYMPTOM,
+    "nvrm.gsp_rpc_failed": Blame.SYMPTOM,
+    "nvrm.memsys_error": Blame.HARDWARE,
+    "nvrm.no_device_initialized": Blame.HARDWARE,
+    "nvrm.bar_invalid": Blame.HARDWARE,
+    "fabricmanager.start_failed": Blame.HARDWARE,
+    "persistenced.start_failed": Blame.HARDWARE,
+    "peermem.free_callback_invalid": Blame.SYMPTOM,
+    "pci.bar_assign_failed": Blame.SYMPTOM,
+}
+
+SYMPTOMS = tuple(key for key, blame in BLAME.items() if blame is Blame.SYMPTOM)
+NODE_SETUP = ("nvrm.gpu_unsupported", "nvrm.bar_invalid", "fabricmanager.start_failed",
+              "persistenced.start_failed")  # fmt: skip
+
+# (line, signal, captures the line must yield)
+GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # a Tesla M40 homelab report found through the code index (journalctl before RmInitAdapter
+    # failed! (0x24:0x1c:1603)); the format is osinit.c's NV_ERR_INSUFFICIENT_POWER text
+    (
+        "NVRM: GPU 0000:01:00.0: GPU does not have the necessary power cables connected.",
+        "nvrm.power_cables_missing",
+        {"pci": "0000:01:00.0"},
+    ),
+    # the same with a journal prefix (rendered from the format, as the brief's probe line)
+    (
+        "Mar 14 09:02:10 gpu-n07 kernel: NVRM: GPU 0000:3b:00.0: GPU does not have the necessary "
+        "power cables connected.",
+        "nvrm.power_cables_missing",
+        {"pci": "0000:3b:00.0"},
+    ),
+    # MrMEEE/ironhide issue #141 (the oldest wrap: the version on the second line)
+    (
+        "[  666.185562] NVRM: in this system is not supported by the 280.13 NVIDIA Linux",
+        "nvrm.gpu_unsupported",
+        {"version": "280.13"},
+    ),
+    # Bumblebee-Project/Bumblebee issue #810 (367.57's wrap)
+    (
+        "               NVRM: installed in this system is not supported by the 367.57",
+        "nvrm.gpu_unsupported",
+        {"version": "367.57"},
+    ),
+    # negativo17/nvidia-driver issue #158 (the open modules on a GT 1030, which has no GSP)
+    (
+        "             NVRM: installed in this system is not supported by open",
+        "nvrm.gpu_unsupported",
+        {},
+    ),
+    # kernel-open/nvidia/nv.c print_unsupported as a journal joins its lines (rendered)
+    (
+        "NVRM: The NVIDIA GPU 0000:3b:00.0 (PCI ID: 10de:20b0) installed in this system is not "
+        "supported by the NVIDIA 470.57 driver release.",
+        "nvrm.gpu_unsupported",
+        {"pci": "0000:3b:00.0", "pci_id": "10de:20b0", "version": "470.57"},
+    ),
+    # a dmesg after XID 79 found through the code index (an eGPU that fell off the bus)
+    (
+        "[  239.061398] NVRM: A GPU crash dump has been created. If possible, please run",
+        "nvrm.crash_dump_created",
+        {},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #1230 (an H100 host, before the GSP Timeout banner)
+    (
+        "[   84.300451] NVRM: GPU6 _threadNodeCheckTimeout: _threadNodeCheckTimeout: currentTime: "
+        "f420db7018cc0 >= f420db7018cc0",
+        "nvrm.thread_timeout",
+        {},
+    ),
+    (
+        "[   84.300463] NVRM: GPU6 _threadNodeCheckTimeout: _threadNodeCheckTimeout: Timeout was "
+        "set to: 4000 msecs!",
+        "nvrm.thread_timeout",
+        {"ms": "4000"},
+    ),
+    (
+        "[   84.300476] NVRM: GPU6 kbusSendSysmembarSingle_GH100: - timeout error waiting for "
+        "startToken = 0x3 cnt=24105122",
+        "nvrm.memsys_error",
+        {},
+    ),
+    (
+        "[   84.300480] NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error "
+        "detected. kbusSendSysmembarSingle failed.",
+        "nvrm.memsys_error",
+        {},
+    ),
+    # ublue-os/bazzite issue #4449 (around GSP heartbeat timeouts)
+    (
+        "Mar 21 21:42:01 kernel: NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: 0 @ "
+        "kernel_gsp.c:1446",
+        "nvrm.assertion_failed",
+        {"where": "kernel_gsp.c:1446"},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #1045 (after XID 119 and 154 on an RTX 5080)
+    (
+        "Jun 12 16:30:53 fedora-box kernel: NVRM: GPU0 nvCheckFailedNoLog: Check failed: "
+        "pKernelChannel != NULL @ kernel_gsp.c:640",
+        "nvrm.assertion_failed",
+        {"where": "kernel_gsp.c:640"},
+    ),
+    (
+        "Jun 12 16:31:18 fedora-box kernel: NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: "
+        "(status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844",
+        "nvrm.assertion_failed",
+        {"where": "rs_client.c:844"},
+    ),
+    (
+        "Jun 12 16:30:53 fedora-box kernel: NVRM: GPU0 _kgspProcessRpcEvent: Failed to process "
+        "received event 0x1004 (RC_TRIGGERED) from GPU0: status=0x21",
+        "nvrm.gsp_rpc_failed",
+        {"event": "0x1004"},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #688 (a DGX Station A100 whose GPU was lost)
+    (
+        "Feb 17 08:00:34 abggdna-DGX-Station-A100 kernel: NVRM: _issueRpcAndWait: rpcSendMessage "
+        "failed with status 0x0000000f for fn 76!",
+        "nvrm.gsp_rpc_failed",
+        {"status": "0x0000000f", "fn": "76"},
+    ),
+    # Neroued/ninfer issue #12 (a hard crash; the newer wording with a sequence)
+    (
+        "Aug 10 22:40:59.883607 anthill kernel: NVRM: GPU0 _issueRpcAndWait: rpcSendMessage "
+        "failed with status 0x0000000f for fn 10 sequence 790!",
+        "nvrm.gsp_rpc_failed",
+        {"status": "0x0000000f", "fn": "10"},
+    ),
+    # negativo17/nvidia-driver issue #158 and MrMEEE/ironhide issue #141 (no GPU came up)
+    (
+        "kernel: NVRM: None of the NVIDIA devices were initialized.",
+        "nvrm.no_device_initialized",
+        {},
+    ),
+    (
+        "[  666.186441] NVRM: None of the NVIDIA graphics adapters were initialized!",
+        "nvrm.no_device_initialized",
+        {},
+    ),
+    # NVIDIA/gpu-operator issue #492 (a VM worker without enough 64-bit MMIO)
+    (
+        "[83260.063553] NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:",
+        "nvrm.bar_invalid",
+        {},
+    ),
+    (
+        "               NVRM: BAR1 is 0M @ 0x0 (PCI:0000:14:00.0)",
+        "nvrm.bar_invalid",
+        {"bar": "1", "pci": "0000:14:00.0"},
+    ),
+    # system76/firmware-open issue #66 (an eGPU the firmware gave no BAR 0)
+    (
+        "[   28.109032] NVRM: The system BIOS may have misconfigured your GPU.",
+        "nvrm.bar_invalid",
+        {},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #344 (an A100 passed through by cloud-hypervisor)
+    ("               NVRM: BAR2 is 0M @ 0x0 (PCI:0000:00:05.0)", "nvrm.bar_invalid", {"bar": "2"}),
+    # NVIDIA/gpu-operator issue #610 (two A40s with an NVLink bridge, no NVSwitch)
+    (
+        "11月 15 14:15:47 leon-NF5468M6 systemd[1]: nvidia-fabricmanager.service: Control process "
+        "exited, code=exited, status=1/FAILURE",
+        "fabricmanager.start_failed",
+        {"status": "1/FAILURE"},
+    ),
+    # data-infra/cube-studio issue #29 (the package's start script, then the unit)
+    (
+        'Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4753]: "/usr/bin/nv-fabricmanager '
+        '-c /usr/share/nvidia/nvswitch/fabricmanager.cfg" failed! Exit code: 1',
+        "fabricmanager.start_failed",
+        {},
+    ),
+    # NVIDIA/gpu-operator issue #356 (systemctl start on Rocky Linux 8.6)
+    (
+        "Job for nvidia-fabricmanager.service failed because the control process exited with "
+        "error code.",
+        "fabricmanager.start_failed",
+        {},
+    ),
+    # siderolabs/extensions issue #511 (an 8xH200 node with the extension's default config)
+    (
+        "fabric manager config file item: FABRIC_NODE_CONFIG_FILE has an invalid value",
+        "fabricmanager.start_failed",
+        {"item": "FABRIC_NODE_CONFIG_FILE"},
+    ),
+    # systemd's texts for the unit (Description "NVIDIA fabric manager service"), rendered
+    (
+        "systemd[1]: nvidia-fabricmanager.service: Main process exited, code=exited, "
+        "status=1/FAILURE",
+        "fabricmanager.start_failed",
+        {"status": "1/FAILURE"},
+    ),
+    (
+        "systemd[1]: nvidia-fabricmanager.service: Failed with result 'exit-code'.",
+        "fabricmanager.start_failed",
+        {"result": "exit-code"},
+    ),
+    (
+        "systemd[1]: Failed to start NVIDIA fabric manager service.",
+        "fabricmanager.start_failed",
+        {},
+    ),
+    # NVIDIA/ansible-role-nvidia-driver issue #3 (a fresh CentOS 7 render node)
+    ("Failed to start NVIDIA Persistence Daemon.", "persistenced.start_failed", {}),
+    (
+        "Failed to query NVIDIA devices. Please ensure that the NVIDIA device files "
+        "(/dev/nvidia*) exist, and that user 0 has read and write permissions for those files.",
+        "persistenced.start_failed",
+        {},
+    ),
+    # ollama/ollama issue #11932 (the driver's modules failing to load under Pop!_OS)
+    (
+        "2025-08-16T00:02:33.867784-04:00 localhost nvidia-persistenced[103913]: "
+        "nvidia-persistenced failed to initialize. Check syslog for more details.",
+        "persistenced.start_failed",
+        {},
+    ),
+    (
+        "2025-08-16T00:03:03.937586-04:00 localhost systemd[1]: nvidia-persistenced.service: "
+        "Control process exited, code=exited, status=1/FAILURE",
+        "persistenced.start_failed",
+        {"status": "1/FAILURE"},
+    ),
+    (
+        "2025-08-16T00:03:03.959639-04:00 localhost systemd[1]: Failed to start "
+        "nvidia-persistenced.service - NVIDIA Persistence Daemon.",
+        "persistenced.start_failed",
+        {},
+    ),
+    # NVIDIA/nvidia-persistenced issue #11 (a GH200 running the daemon as a non-root user)
+    (
+        "Aug 27 21:35:25 ubuntu nvidia-persistenced[1405]: NUMA: Failed to enable NUMA memory "
+        "Auto-Online",
+        "persistenced.start_failed",
+        {},
+    ),
+    # Mellanox/nv_peer_memory issue #120 (an HGX cluster while trainings ran)
+    (
+        "[25033.266922] nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid "
+        "context, skipping further processing",
+        "peermem.free_callback_invalid",
+        {"module": "nvidia-peermem"},
+    ),
+    # leptonai/gpud pull request #46 (dmesg --ctime beside XID 13 and 109)
+    (
+        "[Fri Aug 30 11:11:22 2024] nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected "
+        "invalid context, skipping further processing",
+        "peermem.free_callback_invalid",
+        {},
+    ),
+    # Mellanox/nv_peer_memory issue #112 (the older module on a driver before R470/R510's fix)
+    (
+        "nv_mem nv_get_p2p_free_callback:144 nv_get_p2p_free_callback -- invalid page_table ",
+        "peermem.free_callback_invalid",
+        {"module": "nv_mem", "what": "page_table"},
+    ),
+    # HeyMeco/Rockchip-pcie-devices issue #2 (an RTX 3090 behind an RK3588, kernel 6.8 wording)
+    (
+        "[    2.831120] pci 0000:01:00.0: BAR 1 [mem size 0x10000000 64bit pref]: failed to assign",
+        "pci.bar_assign_failed",
+        {"bdf": "0000:01:00.0", "bar": "1", "size_new": "0x10000000"},
+    ),
+    # drivers/pci/setup-res.c's older wording for a 32 GiB aperture (rendered)
+    (
+        "pci 0000:3b:00.0: BAR 1: failed to assign [mem size 0x800000000 64bit pref]",
+        "pci.bar_assign_failed",
+        {"bar": "1", "size": "0x800000000"},
+    ),
+]
+
+# (key, look-alike line it must not match)
+NEGATIVE: list[tuple[str, str]] = [
+    # the module banner and the driver's deprecation notice (gpu-operator #492, fgci-org #20)
+    (
+        "nvrm.gpu_unsupported",
+        "[83260.106441] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  510.108.03  Thu Oct 20 "
+        "05:10:45 UTC 2022",
+    ),
+    (
+        "persistenced.start_failed",
+        "NVRM: Persistence mode is deprecated and will be removed in a future release. Please use "
+        "nvidia-persistenced instead.",
+    ),
+    # the header line alone is shared with the fallen-off-the-bus notice
+    (
+        "nvrm.gpu_unsupported",
+        "[   73.757880] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:13b0)",
+    ),
+    ("nvrm.gpu_unsupported", "NVRM: installed in this system has"),
+    # the fabric manager starting and running (NVIDIA/nvtrust issue #128)
+    (
+        "fabricmanager.start_failed",
+        "Jan 05 14:45:28 TENCENT64 systemd[1]: Started nvidia-fabricmanager.service - NVIDIA "
+        "fabric manager service.",
+    ),
+    ("fabricmanager.start_failed", "systemd[1]: Started NVIDIA fabric manager service."),
+    ("fabricmanager.start_failed", "systemd[1]: nvidia-fabricmanager.service: Succeeded."),
+    (
+        "fabricmanager.start_failed",
+        "systemd[1]: nvidia-fabricmanager.service: Main process exited, code=exited, "
+        "status=0/SUCCESS",
+    ),
+    (
+        "fabricmanager.start_failed",
+        "Jan 05 14:44:41 TENCENT64 nvidia-fabricmanager-start.sh[1049]: Detected Pre-NVL5 system",
+    ),
+    (
+        "fabricmanager.start_failed",
+        'nvidia-fabricmanager-start.sh[1049]: Started "Nvidia Fabric Manager"',
+    ),
+    # the persistence daemon registering a device and stopping cleanly (nvidia-persistenced #2)
+    (
+        "persistenced.start_failed",
+        "May 31 05:33:40 kino1 nvidia-persistenced[19176]: device 0000:3d:00.0 - registered",
+    ),
+    (
+        "persistenced.start_failed",
+        "systemd[1]: nvidia-persistenced.service: Deactivated successfully.",
+    ),
+    ("persistenced.start_failed", "systemd[1]: Started NVIDIA Persistence Daemon."),
+    # another unit's failure (getsolus/packages issue #317)
+    (
+        "persistenced.start_failed",
+        "ago 27 14:15:42 solus systemd[1]: Failed to start nvidia-powerd service.",
+    ),
+    # a BAR assigned, a bridge's windows and a small BAR failing harmlessly
+    # (kata-containers #4358, ROCm/legacy-rocm-build #1626, Dunedan/mbp-2016-linux #60,
+    # system76/firmware-open #66)
+    (
+        "pci.bar_assign_failed",
+        "[    3.347275] pci 0000:02:00.0: BAR 1: assigned [mem 0x4000000000-0x4fffffffff 64bit pref]",
+    ),
+    (
+        "pci.bar_assign_failed",
+        "[    1.713993] pci 0000:00:15.0: BAR 13: failed to assign [io  size 0x1000]",
+    ),
+    (
+        "pci.bar_assign_failed",
+        "[   83.730263] pcieport 0000:7b:02.0: BAR 15: failed to assign [mem size 0x00200000 64bit "
+        "pref]",
+    ),
+    (
+        "pci.bar_assign_failed",
+        "[ 5372.378907] pci 0000:06:00.1: BAR 0: failed to assign [mem size 0x00004000]",
+    ),
+    (
+        "pci.bar_assign_failed",
+        "[    2.831131] pci 0000:01:00.0: BAR 3 [mem size 0x02000000 64bit pref]: failed to assign",
+    ),
+    # a BAR the firmware did assign is not refused
+    ("nvrm.bar_invalid", "NVRM: BAR1 is 256M @ 0xe0000000 (PCI:0000:01:00.0)"),
+    # other tools' crash dumps
+    ("nvrm.crash_dump_created", "kernel: GPU crash dump saved to /sys/class/drm/card0/error"),
+    # a passed assertion-free RM line and an unrelated timeout
+    ("nvrm.assertion_failed", "NVRM: GPU0 nvAssertOkFailedNoLog"),
+    ("nvrm.thread_timeout", "NVRM: GPU6 _kgspLogRpcTimeout: Note: Please also check logs above."),
+    # a healthy nvidia-peermem load
+    ("peermem.free_callback_invalid", "nvidia-peermem: loading out-of-tree module taints kernel."),
+]
+
+
+(
+    test_golden_line_yields_its_signal,
+    test_only_application_lines_read_as_the_application,
+    test_negative_line,
+    test_blame,
+    test_every_entry_pinned_here_has_a_golden_line,
+) = golden_line_checks(GOLDEN, NEGATIVE, BLAME)
+
+(
+    test_family_keys_are_new_and_namespaced,
+    test_required_signature_and_blame,
+    test_every_family_signature_is_pinned,
+) = family_contract({FAMILY_FILE: NAMESPACES}, BLAME)
+
+
+def test_consequences_decide_nothing() -> None:
+    """Driver self-checks, RPC failures, thread timeouts, peermem's notice and an unplaced BAR
+    follow a fault named elsewhere: low weight, no action on the node."""
+    assert_no_node_action(SYMPTOMS)
+    for key in SYMPTOMS:
+        assert CATALOG.signatures[key].weight <= 25, key
+
+
+def test_node_setup_is_inspected_never_decided() -> None:
+    """A refused install, an unassigned BAR or a service that did not start is the node's setup
+    (a person fixes it), and a misconfiguration prints them: below the hardware threshold."""
+    for key in NODE_SETUP:
+        sig = CATALOG.signatures[key]
+        assert sig.blame is Blame.HARDWARE, key
+        assert 0 < sig.weight < 60, key
+        assert sig.node_action.value == "inspect", key
+
+
+def test_an_unpowered_gpu_names_the_node() -> None:
+    """No software path prints the power-sense refusal: the node's cabling, decided alone."""
+    line = "NVRM: GPU 0000:01:00.0: GPU does not have the necessary power cables connected."
+    assert ("nvrm.power_cables_missing", Blame.HARDWARE, 80) in found(line, Source.SYSTEM)
+    assert CATALOG.signatures["nvrm.power_cables_missing"].node_action.value == "inspect"
+
+
+def test_corroboration_stays_weak() -> None:
+    """A crash dump notice, a memory-subsystem timeout or no GPU initialized follow the fault's
+    own line (an XID, a refusal): never decisive alone."""
+    for key in ("nvrm.crash_dump_created", "nvrm.memsys_error", "nvrm.no_device_initialized"):
+        assert CATALOG.signatures[key].weight < 60, key
+
+
+def test_the_thread_timeout_is_no_python_exception() -> None:
+    """`_threadNodeCheckTimeout:` looks like an exception class to the generic entry; the
+    driver's own reading replaces it."""
+    line = (
+        "NVRM: GPU6 _threadNodeCheckTimeout: _threadNodeCheckTimeout: currentTime: "
+        "f420db7018cc0 >= f420db7018cc0"
+    )
+    assert set(hits(line)) == {"nvrm.thread_timeout"}
