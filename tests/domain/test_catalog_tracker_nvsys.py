@@ -36,6 +36,9 @@ BLAME: dict[str, Blame] = {
     "nvrm.memsys_error": Blame.HARDWARE,
     "nvrm.no_device_initialized": Blame.HARDWARE,
     "nvrm.bar_invalid": Blame.HARDWARE,
+    "nvrm.vbios_copy_failed": Blame.HARDWARE,
+    "nvrm.bad_register_read": Blame.HARDWARE,
+    "nvrm.fsp_timeout": Blame.HARDWARE,
     "fabricmanager.start_failed": Blame.HARDWARE,
     "persistenced.start_failed": Blame.HARDWARE,
     "peermem.free_callback_invalid": Blame.SYMPTOM,
@@ -188,6 +191,35 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # NVIDIA/open-gpu-kernel-modules issue #344 (an A100 passed through by cloud-hypervisor)
     ("               NVRM: BAR2 is 0M @ 0x0 (PCI:0000:00:05.0)", "nvrm.bar_invalid", {"bar": "2"}),
+    # NVIDIA/nvtrust issue #19 (the unified-memory module's assertion in an H100 guest)
+    (
+        "nvidia-uvm: uvm_channel.c:1334 write_ctrl_gpfifo[pid:510] Assert failed, condition "
+        "status == NV_OK not true",
+        "nvrm.assertion_failed",
+        {"uvm_where": "uvm_channel.c:1334"},
+    ),
+    # the NVIDIA driver README's Known Issues (notebooks), and the newer GPU-prefixed wording
+    # found through the code index
+    ("NVRM: failed to copy vbios to system memory.", "nvrm.vbios_copy_failed", {}),
+    (
+        "[    5.433614] NVRM: GPU 0000:07:00.0: Failed to copy vbios to system memory.",
+        "nvrm.vbios_copy_failed",
+        {"pci": "0000:07:00.0"},
+    ),
+    # NVIDIA/open-gpu-kernel-modules issue #729 and NVIDIA/nvtrust issue #77 (an H100 in a TDX
+    # confidential VM that failed to boot its GSP)
+    (
+        "[  279.950855] NVRM: gpuHandleSanityCheckRegReadError_GH100: Possible bad register read: "
+        "addr: 0x110804,  regvalue: 0xbadf4100,  error code: Unknown SYS_PRI_ERROR_CODE",
+        "nvrm.bad_register_read",
+        {"addr": "0x110804", "value": "0xbadf4100"},
+    ),
+    (
+        "[  286.345361] NVRM: kfspPollForQueueEmpty_IMPL: Timed out waiting for FSP command queue "
+        "to be empty.",
+        "nvrm.fsp_timeout",
+        {},
+    ),
     # NVIDIA/gpu-operator issue #610 (two A40s with an NVLink bridge, no NVSwitch)
     (
         "11月 15 14:15:47 leon-NF5468M6 systemd[1]: nvidia-fabricmanager.service: Control process "
@@ -381,6 +413,12 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # a BAR the firmware did assign is not refused
     ("nvrm.bar_invalid", "NVRM: BAR1 is 256M @ 0xe0000000 (PCI:0000:01:00.0)"),
+    # the driver falling back to legacy interrupts still initializes the GPU
+    (
+        "nvrm.vbios_copy_failed",
+        "[    5.401373] NVRM: GPU 0000:07:00.0: Failed to enable MSI; falling back to PCIe "
+        "virtual-wire interrupts.",
+    ),
     # other tools' crash dumps
     ("nvrm.crash_dump_created", "kernel: GPU crash dump saved to /sys/class/drm/card0/error"),
     # a passed assertion-free RM line and an unrelated timeout
@@ -434,7 +472,8 @@ def test_an_unpowered_gpu_names_the_node() -> None:
 def test_corroboration_stays_weak() -> None:
     """A crash dump notice, a memory-subsystem timeout or no GPU initialized follow the fault's
     own line (an XID, a refusal): never decisive alone."""
-    for key in ("nvrm.crash_dump_created", "nvrm.memsys_error", "nvrm.no_device_initialized"):
+    for key in ("nvrm.crash_dump_created", "nvrm.memsys_error", "nvrm.no_device_initialized",
+                "nvrm.vbios_copy_failed", "nvrm.bad_register_read", "nvrm.fsp_timeout"):  # fmt: skip
         assert CATALOG.signatures[key].weight < 60, key
 
 
