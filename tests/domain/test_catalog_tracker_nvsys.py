@@ -24,7 +24,9 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-nvsys.toml"
-NAMESPACES = frozenset({"nvrm", "fabricmanager", "persistenced", "peermem", "pci"})
+NAMESPACES = frozenset(
+    {"nvrm", "fabricmanager", "persistenced", "peermem", "pci", "modprobe", "kmod", "installer"}
+)
 
 BLAME: dict[str, Blame] = {
     "nvrm.power_cables_missing": Blame.HARDWARE,
@@ -39,6 +41,11 @@ BLAME: dict[str, Blame] = {
     "nvrm.vbios_copy_failed": Blame.HARDWARE,
     "nvrm.bad_register_read": Blame.HARDWARE,
     "nvrm.fsp_timeout": Blame.HARDWARE,
+    "nvrm.gpu_claimed_by_other_driver": Blame.HARDWARE,
+    "modprobe.nvidia_module_missing": Blame.HARDWARE,
+    "modprobe.nvidia_insert_failed": Blame.HARDWARE,
+    "kmod.nvidia_symbol_mismatch": Blame.HARDWARE,
+    "installer.module_load_failed": Blame.HARDWARE,
     "fabricmanager.start_failed": Blame.HARDWARE,
     "persistenced.start_failed": Blame.HARDWARE,
     "peermem.free_callback_invalid": Blame.SYMPTOM,
@@ -47,7 +54,9 @@ BLAME: dict[str, Blame] = {
 
 SYMPTOMS = tuple(key for key, blame in BLAME.items() if blame is Blame.SYMPTOM)
 NODE_SETUP = ("nvrm.gpu_unsupported", "nvrm.bar_invalid", "fabricmanager.start_failed",
-              "persistenced.start_failed")  # fmt: skip
+              "persistenced.start_failed", "nvrm.gpu_claimed_by_other_driver",
+              "modprobe.nvidia_module_missing", "modprobe.nvidia_insert_failed",
+              "kmod.nvidia_symbol_mismatch", "installer.module_load_failed")  # fmt: skip
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
@@ -219,6 +228,79 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "to be empty.",
         "nvrm.fsp_timeout",
         {},
+    ),
+    # mattshma/bigdata issue #133 (a V100 server whose GPUs nouveau had taken)
+    (
+        "[188549.976351] NVRM: The NVIDIA probe routine was not called for 3 device(s).",
+        "nvrm.gpu_claimed_by_other_driver",
+        {"count": "3"},
+    ),
+    ("[188497.595099] NVRM: No NVIDIA graphics adapter probed!", "nvrm.no_device_initialized", {}),
+    # an A10G setup note found through the code index (nouveau holds the GPU)
+    (
+        "NVRM: GPU 0000:00:1e.0 is already bound to nouveau.",
+        "nvrm.gpu_claimed_by_other_driver",
+        {"pci": "0000:00:1e.0", "driver": "nouveau"},
+    ),
+    # compiler-explorer/infra issue #1413 (an AWS GPU image after a driver update)
+    (
+        "modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-1015-aws",
+        "modprobe.nvidia_module_missing",
+        {"module": "nvidia", "dir": "/lib/modules/6.8.0-1015-aws"},
+    ),
+    # NVIDIA/nvidia-docker issue #365 (nvidia-smi printing it after a kernel update)
+    ("modprobe: FATAL: Module nvidia not found.", "modprobe.nvidia_module_missing", {}),
+    (
+        "modprobe: FATAL: Module nvidia-uvm not found.",
+        "modprobe.nvidia_module_missing",
+        {"module": "nvidia-uvm"},
+    ),
+    # Witko/nvidia-xrun issue #151 (after the GPU fell off the bus)
+    (
+        "modprobe: ERROR: could not insert 'nvidia': No such device",
+        "modprobe.nvidia_insert_failed",
+        {"module": "nvidia", "reason": "No such device"},
+    ),
+    # jcjohnson/neural-style issue #335 (nvidia-smi under WSL1)
+    (
+        "modprobe: ERROR: could not insert 'nvidia_367': Function not implemented",
+        "modprobe.nvidia_insert_failed",
+        {"module": "nvidia_367", "reason": "Function not implemented"},
+    ),
+    # MrMEEE/bumblebee-Old-and-abbandoned issue #318 (module-init-tools' older wording)
+    (
+        "FATAL: Error inserting nvidia (/lib/modules/2.6.37.6-0.5-desktop/weak-updates/updates/"
+        "nvidia.ko): No such device",
+        "modprobe.nvidia_insert_failed",
+        {"module_old": "nvidia", "reason": "No such device"},
+    ),
+    # Mellanox/nv_peer_memory issue #8 (nv_peer_mem built against another driver)
+    (
+        "[  366.264584] nv_peer_mem: disagrees about version of symbol nvidia_p2p_get_pages",
+        "kmod.nvidia_symbol_mismatch",
+        {"module": "nv_peer_mem", "symbol_version": "nvidia_p2p_get_pages"},
+    ),
+    (
+        "[  366.264587] nv_peer_mem: Unknown symbol nvidia_p2p_get_pages (err -22)",
+        "kmod.nvidia_symbol_mismatch",
+        {"symbol": "nvidia_p2p_get_pages"},
+    ),
+    # NVIDIA/gds-nvidia-fs issue #48 (nvidia-fs on a 6.5 kernel)
+    (
+        "[78175.093316] nvidia_fs: Unknown symbol nvidia_p2p_dma_unmap_pages (err -2)",
+        "kmod.nvidia_symbol_mismatch",
+        {"module": "nvidia_fs"},
+    ),
+    # NVIDIA/gpu-driver-container issue #44 (the GPU operator's driver container, Secure Boot)
+    (
+        "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when "
+        "this kernel module was built against the wrong or improperly configured kernel sources, "
+        "with a version of gcc that differs from the one used to build the target kernel, or if "
+        "another driver, such as nouveau, is present and prevents the NVIDIA kernel module from "
+        "obtaining ownership of the NVIDIA device(s), or no NVIDIA device installed in this "
+        "system is supported by this NVIDIA Linux graphics driver release.",
+        "installer.module_load_failed",
+        {"module": "nvidia.ko"},
     ),
     # NVIDIA/gpu-operator issue #610 (two A40s with an NVLink bridge, no NVSwitch)
     (
@@ -418,6 +500,21 @@ NEGATIVE: list[tuple[str, str]] = [
         "nvrm.vbios_copy_failed",
         "[    5.401373] NVRM: GPU 0000:07:00.0: Failed to enable MSI; falling back to PCIe "
         "virtual-wire interrupts.",
+    ),
+    # other modules' load failures (lolo101/px1800kbd #10, a1wong/it87 #2)
+    (
+        "modprobe.nvidia_insert_failed",
+        "modprobe: ERROR: could not insert 'px1800kbd': Key was rejected by service",
+    ),
+    ("kmod.nvidia_symbol_mismatch", "it87: Unknown symbol vid_from_reg (err -2)"),
+    (
+        "modprobe.nvidia_module_missing",
+        "modprobe: FATAL: Module fake_nvidia_driver not found in directory /lib/modules/5.15.0-142-generic",
+    ),
+    # nouveau loading on a node without an NVIDIA driver is not a refusal
+    (
+        "nvrm.gpu_claimed_by_other_driver",
+        "[drm] Initialized nouveau 1.3.1 20120801 for 0000:01:00.0 on minor 0",
     ),
     # other tools' crash dumps
     ("nvrm.crash_dump_created", "kernel: GPU crash dump saved to /sys/class/drm/card0/error"),
