@@ -25,7 +25,17 @@ from domain.golden import (
 
 FAMILY_FILE = "signatures-nvsys.toml"
 NAMESPACES = frozenset(
-    {"nvrm", "fabricmanager", "persistenced", "peermem", "pci", "modprobe", "kmod", "installer"}
+    {
+        "nvrm",
+        "fabricmanager",
+        "persistenced",
+        "peermem",
+        "pci",
+        "modprobe",
+        "kmod",
+        "installer",
+        "hostengine",
+    }
 )
 
 BLAME: dict[str, Blame] = {
@@ -46,6 +56,7 @@ BLAME: dict[str, Blame] = {
     "modprobe.nvidia_insert_failed": Blame.HARDWARE,
     "kmod.nvidia_symbol_mismatch": Blame.HARDWARE,
     "installer.module_load_failed": Blame.HARDWARE,
+    "hostengine.start_failed": Blame.HARDWARE,
     "fabricmanager.start_failed": Blame.HARDWARE,
     "persistenced.start_failed": Blame.HARDWARE,
     "peermem.free_callback_invalid": Blame.SYMPTOM,
@@ -56,7 +67,8 @@ SYMPTOMS = tuple(key for key, blame in BLAME.items() if blame is Blame.SYMPTOM)
 NODE_SETUP = ("nvrm.gpu_unsupported", "nvrm.bar_invalid", "fabricmanager.start_failed",
               "persistenced.start_failed", "nvrm.gpu_claimed_by_other_driver",
               "modprobe.nvidia_module_missing", "modprobe.nvidia_insert_failed",
-              "kmod.nvidia_symbol_mismatch", "installer.module_load_failed")  # fmt: skip
+              "kmod.nvidia_symbol_mismatch", "installer.module_load_failed",
+              "hostengine.start_failed")  # fmt: skip
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
@@ -380,6 +392,16 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "persistenced.start_failed",
         {},
     ),
+    # NVIDIA/DCGM issue #21 (nv-hostengine on a T4 node) and issue #34
+    ("Err: Failed to start DCGM Server: -7", "hostengine.start_failed", {"code": "-7"}),
+    # NVIDIA/gpu-monitoring-tools issue #54 (the DCGM exporter's wrapper in a pod)
+    ("Failed to start host engine server", "hostengine.start_failed", {}),
+    # systemd's text for the unit (rendered)
+    (
+        "systemd[1]: nvidia-dcgm.service: Main process exited, code=exited, status=255/EXCEPTION",
+        "hostengine.start_failed",
+        {"status": "255/EXCEPTION"},
+    ),
     # Mellanox/nv_peer_memory issue #120 (an HGX cluster while trainings ran)
     (
         "[25033.266922] nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid "
@@ -516,6 +538,10 @@ NEGATIVE: list[tuple[str, str]] = [
         "nvrm.gpu_claimed_by_other_driver",
         "[drm] Initialized nouveau 1.3.1 20120801 for 0000:01:00.0 on minor 0",
     ),
+    # the host engine starting, and the exporter stopping it on purpose
+    # (NVIDIA/gpu-monitoring-tools #54)
+    ("hostengine.start_failed", "Started host engine version 3.3.5 using port number: 5555"),
+    ("hostengine.start_failed", "Host engine successfully terminated."),
     # other tools' crash dumps
     ("nvrm.crash_dump_created", "kernel: GPU crash dump saved to /sys/class/drm/card0/error"),
     # a passed assertion-free RM line and an unrelated timeout
