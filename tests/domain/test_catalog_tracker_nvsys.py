@@ -13,11 +13,15 @@ assigned or are harmless) must not match.
 
 from __future__ import annotations
 
+import pytest
+
 from autorecover.domain.records import Blame, Source
 from domain.golden import (
     CATALOG,
+    assert_no_match,
     assert_no_node_action,
     family_contract,
+    family_keys,
     found,
     golden_line_checks,
     hits,
@@ -35,6 +39,7 @@ NAMESPACES = frozenset(
         "kmod",
         "installer",
         "hostengine",
+        "nvswitch",
     }
 )
 
@@ -57,6 +62,7 @@ BLAME: dict[str, Blame] = {
     "kmod.nvidia_symbol_mismatch": Blame.HARDWARE,
     "installer.module_load_failed": Blame.HARDWARE,
     "hostengine.start_failed": Blame.HARDWARE,
+    "nvswitch.version_mismatch": Blame.HARDWARE,
     "fabricmanager.start_failed": Blame.HARDWARE,
     "persistenced.start_failed": Blame.HARDWARE,
     "peermem.free_callback_invalid": Blame.SYMPTOM,
@@ -68,7 +74,7 @@ NODE_SETUP = ("nvrm.gpu_unsupported", "nvrm.bar_invalid", "fabricmanager.start_f
               "persistenced.start_failed", "nvrm.gpu_claimed_by_other_driver",
               "modprobe.nvidia_module_missing", "modprobe.nvidia_insert_failed",
               "kmod.nvidia_symbol_mismatch", "installer.module_load_failed",
-              "hostengine.start_failed")  # fmt: skip
+              "hostengine.start_failed", "nvswitch.version_mismatch")  # fmt: skip
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
@@ -392,6 +398,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "persistenced.start_failed",
         {},
     ),
+    # NVIDIA/gpu-operator issue #121 (a driver container from another release)
+    (
+        "nvidia-nvswitch: Version mismatch, kernel version 450.80.02 user version 450.51.06",
+        "nvswitch.version_mismatch",
+        {"kernel": "450.80.02", "user": "450.51.06"},
+    ),
     # NVIDIA/DCGM issue #21 (nv-hostengine on a T4 node) and issue #34
     ("Err: Failed to start DCGM Server: -7", "hostengine.start_failed", {"code": "-7"}),
     # NVIDIA/gpu-monitoring-tools issue #54 (the DCGM exporter's wrapper in a pod)
@@ -552,6 +564,31 @@ NEGATIVE: list[tuple[str, str]] = [
 ]
 
 
+# Healthy or noise lines of the same emitters that no signature of this family may read
+HEALTHY: list[str] = [
+    # nv-hostengine's NVSwitch module on nodes without NVSwitches (NVIDIA/DCGM issues #159, #174)
+    "2024-04-02 12:54:06.828 ERROR [1264985:1264994] [[NvSwitch]] Not attached to NvSwitches. "
+    "Aborting [/workspaces/dcgm-rel_dcgm_3_1-postmerge/modules/nvswitch/"
+    "DcgmNvSwitchManager.cpp:967] [DcgmNs::DcgmNvSwitchManager::ReadNvSwitchStatusAllSwitches]",
+    "2024-05-24 10:22:29.245 ERROR [5231:5273] [[NvSwitch]] ReadNvSwitchStatusAllSwitches() "
+    "returned Object is in an undefined state [/workspaces/dcgm-rel_dcgm_2_2-postmerge/modules/"
+    "nvswitch/DcgmModuleNvSwitch.cpp:388] [DcgmNs::DcgmModuleNvSwitch::RunOnce]",
+    # the driver's banners and info lines around a fault (gpu-operator #492, pop-os/pop #3363)
+    "[83260.106441] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  510.108.03  Thu Oct 20 "
+    "05:10:45 UTC 2022",
+    "Apr 29 19:24:11 EVE kernel: NVRM: GPU at PCI:0000:01:00: GPU-ccdb674e-0f5b-c678-9099-"
+    "59940ccd0641",
+    "nvidia-nvlink: Nvlink Core is being initialized, major device number 509",
+    "nvidia: module verification failed: signature and/or required key missing - tainting kernel",
+    # the fabric manager and persistence daemon starting (NVIDIA/nvtrust #128,
+    # NVIDIA/nvidia-persistenced #2)
+    "Jan 05 14:45:26 TENCENT64 nv-fabricmanager[1120]: Connected to 1 node.",
+    'Jan 05 14:45:28 TENCENT64 nvidia-fabricmanager-start.sh[1049]: Started "Nvidia Fabric Manager"',
+    "May 31 05:33:40 kino1 nvidia-persistenced[19176]: Started (19176)",
+    "May 31 05:33:40 kino1 nvidia-persistenced[19176]: Verbose syslog connection opened",
+]
+
+
 (
     test_golden_line_yields_its_signal,
     test_only_application_lines_read_as_the_application,
@@ -608,3 +645,10 @@ def test_the_thread_timeout_is_no_python_exception() -> None:
         "f420db7018cc0 >= f420db7018cc0"
     )
     assert set(hits(line)) == {"nvrm.thread_timeout"}
+
+
+@pytest.mark.parametrize("line", HEALTHY)
+def test_healthy_lines_stay_unread(line: str) -> None:
+    """Banners, started services and a monitor's noise on nodes without NVSwitches are not
+    failures: no signature of this family reads them."""
+    assert_no_match("*", line, family_keys(FAMILY_FILE))
