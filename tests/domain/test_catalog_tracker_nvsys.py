@@ -188,6 +188,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nvrm.gsp_rpc_failed",
         {"status": "0x0000000f", "fn": "10"},
     ),
+    # the RPC dump after XID 79 and 119 (pop-os/pop issue #3363 quotes its start; the whole line
+    # rendered from kernel_gsp.c's format)
+    (
+        "Apr 29 19:24:11 EVE kernel: NVRM: GPU0 GSP RPC buffer contains function 78 "
+        "(DUMP_PROTOBUF_COMPONENT) and data 0x0000000000000000 0x0000000000000000.",
+        "nvrm.gsp_rpc_failed",
+        {"function": "78", "rpc": "DUMP_PROTOBUF_COMPONENT"},
+    ),
+    (
+        "[349507.516276] NVRM: GPU0 GSP RPC buffer contains function 76 (GSP_RM_CONTROL) and data "
+        "0x0000000090cc0301 0x000000000000000c.",
+        "nvrm.gsp_rpc_failed",
+        {"function": "76", "rpc": "GSP_RM_CONTROL"},
+    ),
     # negativo17/nvidia-driver issue #158 and MrMEEE/ironhide issue #141 (no GPU came up)
     (
         "kernel: NVRM: None of the NVIDIA devices were initialized.",
