@@ -56,6 +56,7 @@ BLAME: dict[str, Blame] = {
     "nvrm.vbios_copy_failed": Blame.HARDWARE,
     "nvrm.bad_register_read": Blame.HARDWARE,
     "nvrm.fsp_timeout": Blame.HARDWARE,
+    "nvrm.attach_failed": Blame.HARDWARE,
     "nvrm.gpu_claimed_by_other_driver": Blame.HARDWARE,
     "modprobe.nvidia_module_missing": Blame.HARDWARE,
     "modprobe.nvidia_insert_failed": Blame.HARDWARE,
@@ -201,6 +202,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "0x0000000090cc0301 0x000000000000000c.",
         "nvrm.gsp_rpc_failed",
         {"function": "76", "rpc": "GSP_RM_CONTROL"},
+    ),
+    # Cyridd/cmpunlocker issue #4 (after the GPU's link fell back and it dropped off the bus)
+    ("[   21.238204] NVRM: osInitNvMapping: *** Cannot attach gpu", "nvrm.attach_failed", {}),
+    (
+        "[   21.238209] NVRM: RmInitAdapter: osInitNvMapping failed, bailing out of RmInitAdapter",
+        "nvrm.attach_failed",
+        {},
     ),
     # negativo17/nvidia-driver issue #158 and MrMEEE/ironhide issue #141 (no GPU came up)
     (
@@ -647,7 +655,8 @@ def test_corroboration_stays_weak() -> None:
     """A crash dump notice, a memory-subsystem timeout or no GPU initialized follow the fault's
     own line (an XID, a refusal): never decisive alone."""
     for key in ("nvrm.crash_dump_created", "nvrm.memsys_error", "nvrm.no_device_initialized",
-                "nvrm.vbios_copy_failed", "nvrm.bad_register_read", "nvrm.fsp_timeout"):  # fmt: skip
+                "nvrm.vbios_copy_failed", "nvrm.bad_register_read", "nvrm.fsp_timeout",
+                "nvrm.attach_failed"):  # fmt: skip
         assert CATALOG.signatures[key].weight < 60, key
 
 
