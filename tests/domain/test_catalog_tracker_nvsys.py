@@ -456,6 +456,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "peermem.free_callback_invalid",
         {"module": "nv_mem", "what": "page_table"},
     ),
+    # kernel-open/nvidia-peermem/nvidia-peermem.c's current wording (rendered: peer_err adds
+    # "ERROR")
+    (
+        "nvidia-peermem nv_get_p2p_free_callback:144 ERROR nv_get_p2p_free_callback -- invalid "
+        "page_table",
+        "peermem.free_callback_invalid",
+        {"module": "nvidia-peermem", "what": "page_table"},
+    ),
     # HeyMeco/Rockchip-pcie-devices issue #2 (an RTX 3090 behind an RK3588, kernel 6.8 wording)
     (
         "[    2.831120] pci 0000:01:00.0: BAR 1 [mem size 0x10000000 64bit pref]: failed to assign",
