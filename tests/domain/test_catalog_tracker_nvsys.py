@@ -65,6 +65,8 @@ BLAME: dict[str, Blame] = {
     "hostengine.start_failed": Blame.HARDWARE,
     "nvswitch.version_mismatch": Blame.HARDWARE,
     "fabricmanager.start_failed": Blame.HARDWARE,
+    "fabricmanager.gpu_nvl_nonfatal": Blame.HARDWARE,
+    "fabricmanager.trunk_port_failure": Blame.SYMPTOM,
     "persistenced.start_failed": Blame.HARDWARE,
     "peermem.free_callback_invalid": Blame.SYMPTOM,
     "pci.bar_assign_failed": Blame.SYMPTOM,
@@ -386,6 +388,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "fabricmanager.start_failed",
         {},
     ),
+    # a GB200 NVL72 fabric-analysis tool's sample of the switch tray's fabric manager log, found
+    # through the code index
+    (
+        "[Jul 19 2025 18:34:55] [ERROR] [tid 192] Fabric Manager detected GPU NVL Non Fatal error "
+        "on :",
+        "fabricmanager.gpu_nvl_nonfatal",
+        {},
+    ),
+    (
+        "[Jul 19 2025 18:34:57] [WARNING] [tid 134] Trunk port failure detected for switch GUID "
+        "0xb0cf0e0300e42e00 and switch chassis sn 1825124190179, slot 7 port number 61 port GUID "
+        "0xb0cf0e0300e42e00 cage 7.",
+        "fabricmanager.trunk_port_failure",
+        {"switch": "0xb0cf0e0300e42e00", "slot": "7", "port": "61"},
+    ),
     # NVIDIA/ansible-role-nvidia-driver issue #3 (a fresh CentOS 7 render node)
     ("Failed to start NVIDIA Persistence Daemon.", "persistenced.start_failed", {}),
     (
@@ -584,6 +601,11 @@ NEGATIVE: list[tuple[str, str]] = [
     # (NVIDIA/gpu-monitoring-tools #54)
     ("hostengine.start_failed", "Started host engine version 3.3.5 using port number: 5555"),
     ("hostengine.start_failed", "Host engine successfully terminated."),
+    # the fatal twin is signatures-bmc.toml's, not the non-fatal entry's
+    (
+        "fabricmanager.gpu_nvl_nonfatal",
+        "[Oct 13 2025 18:14:38] [ERROR] [tid 202] Fabric Manager detected GPU NVL Fatal error on :",
+    ),
     # other tools' crash dumps
     ("nvrm.crash_dump_created", "kernel: GPU crash dump saved to /sys/class/drm/card0/error"),
     # a passed assertion-free RM line and an unrelated timeout
