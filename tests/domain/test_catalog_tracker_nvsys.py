@@ -57,6 +57,7 @@ BLAME: dict[str, Blame] = {
     "nvrm.bad_register_read": Blame.HARDWARE,
     "nvrm.fsp_timeout": Blame.HARDWARE,
     "nvrm.attach_failed": Blame.HARDWARE,
+    "nvrm.nvlink_rxdet_failed": Blame.HARDWARE,
     "nvrm.gpu_claimed_by_other_driver": Blame.HARDWARE,
     "modprobe.nvidia_module_missing": Blame.HARDWARE,
     "modprobe.nvidia_insert_failed": Blame.HARDWARE,
@@ -210,6 +211,19 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     (
         "[   21.238209] NVRM: RmInitAdapter: osInitNvMapping failed, bailing out of RmInitAdapter",
         "nvrm.attach_failed",
+        {},
+    ),
+    # leptonai/gpud pull request #1271 (an H100 node whose NVLinks did not come up)
+    (
+        "Jul 09 10:42:47 pool0-0082 kernel: NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting "
+        "peer0's postRxDetLinkMask failed!",
+        "nvrm.nvlink_rxdet_failed",
+        {},
+    ),
+    # kernel_nvlink.c's own line (rendered)
+    (
+        "NVRM: knvlinkUpdatePostRxDetectLinkMask_IMPL: Failed to update Rx Detect Link mask!",
+        "nvrm.nvlink_rxdet_failed",
         {},
     ),
     # negativo17/nvidia-driver issue #158 and MrMEEE/ironhide issue #141 (no GPU came up)
@@ -686,7 +700,7 @@ def test_corroboration_stays_weak() -> None:
     own line (an XID, a refusal): never decisive alone."""
     for key in ("nvrm.crash_dump_created", "nvrm.memsys_error", "nvrm.no_device_initialized",
                 "nvrm.vbios_copy_failed", "nvrm.bad_register_read", "nvrm.fsp_timeout",
-                "nvrm.attach_failed"):  # fmt: skip
+                "nvrm.attach_failed", "nvrm.nvlink_rxdet_failed"):  # fmt: skip
         assert CATALOG.signatures[key].weight < 60, key
 
 
