@@ -40,6 +40,8 @@ NAMESPACES = frozenset(
         "installer",
         "hostengine",
         "nvswitch",
+        "dkms",
+        "drivercontainer",
     }
 )
 
@@ -63,6 +65,8 @@ BLAME: dict[str, Blame] = {
     "modprobe.nvidia_insert_failed": Blame.HARDWARE,
     "kmod.nvidia_symbol_mismatch": Blame.HARDWARE,
     "installer.module_load_failed": Blame.HARDWARE,
+    "dkms.nvidia_build_failed": Blame.HARDWARE,
+    "drivercontainer.unload_failed": Blame.SYMPTOM,
     "hostengine.start_failed": Blame.HARDWARE,
     "nvswitch.version_mismatch": Blame.HARDWARE,
     "fabricmanager.start_failed": Blame.HARDWARE,
@@ -78,7 +82,8 @@ NODE_SETUP = ("nvrm.gpu_unsupported", "nvrm.bar_invalid", "fabricmanager.start_f
               "persistenced.start_failed", "nvrm.gpu_claimed_by_other_driver",
               "modprobe.nvidia_module_missing", "modprobe.nvidia_insert_failed",
               "kmod.nvidia_symbol_mismatch", "installer.module_load_failed",
-              "hostengine.start_failed", "nvswitch.version_mismatch")  # fmt: skip
+              "hostengine.start_failed", "nvswitch.version_mismatch",
+              "dkms.nvidia_build_failed")  # fmt: skip
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
@@ -346,6 +351,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "[78175.093316] nvidia_fs: Unknown symbol nvidia_p2p_dma_unmap_pages (err -2)",
         "kmod.nvidia_symbol_mismatch",
         {"module": "nvidia_fs"},
+    ),
+    # korvahannu/arch-nvidia-drivers-installation-guide issue #37 (a kernel upgrade)
+    (
+        "Consult /var/lib/dkms/nvidia/470.256.02/build/make.log for more information.",
+        "dkms.nvidia_build_failed",
+        {"module": "nvidia", "version": "470.256.02"},
+    ),
+    # NVIDIA/gpu-operator issue #163 (the driver container on a node with a host driver loaded)
+    (
+        "Could not unload NVIDIA driver kernel modules, driver is in use",
+        "drivercontainer.unload_failed",
+        {},
     ),
     # NVIDIA/gpu-driver-container issue #44 (the GPU operator's driver container, Secure Boot)
     (
@@ -620,6 +637,17 @@ NEGATIVE: list[tuple[str, str]] = [
         "fabricmanager.gpu_nvl_nonfatal",
         "[Oct 13 2025 18:14:38] [ERROR] [tid 202] Fabric Manager detected GPU NVL Fatal error on :",
     ),
+    # another module's DKMS build, and the generic first line
+    (
+        "dkms.nvidia_build_failed",
+        "Consult /var/lib/dkms/v4l2loopback/0.12.7/build/make.log for more information.",
+    ),
+    (
+        "dkms.nvidia_build_failed",
+        "Error! Bad return status for module build on kernel: 6.14.4-arch1-2 (x86_64)",
+    ),
+    # the driver container unloading cleanly
+    ("drivercontainer.unload_failed", "Unloading NVIDIA driver kernel modules..."),
     # other tools' crash dumps
     ("nvrm.crash_dump_created", "kernel: GPU crash dump saved to /sys/class/drm/card0/error"),
     # a passed assertion-free RM line and an unrelated timeout
