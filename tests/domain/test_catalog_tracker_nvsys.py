@@ -119,7 +119,24 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nvrm.gpu_unsupported",
         {},
     ),
-    # kernel-open/nvidia/nv.c print_unsupported as a journal joins its lines (rendered)
+    (
+        "             NVRM: nvidia.ko because it does not include the required GPU",
+        "nvrm.gpu_unsupported",
+        {},
+    ),
+    # the header lines alone: Bumblebee-Project/Bumblebee issue #810 (367.57),
+    # MrMEEE/ironhide issue #141 (280.13, "installed" on the header)
+    (
+        "[   73.757880] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:13b0)",
+        "nvrm.gpu_unsupported",
+        {"header_pci": "0000:01:00.0", "header_pci_id": "10de:13b0"},
+    ),
+    (
+        "[  666.185557] NVRM: The NVIDIA GPU 0000:04:00.0 (PCI ID: 10de:0a76) installed",
+        "nvrm.gpu_unsupported",
+        {"header_pci_id": "10de:0a76"},
+    ),
+    # osapi.c's print_unsupported as a journal joins its lines (rendered)
     (
         "NVRM: The NVIDIA GPU 0000:3b:00.0 (PCI ID: 10de:20b0) installed in this system is not "
         "supported by the NVIDIA 470.57 driver release.",
@@ -539,12 +556,13 @@ NEGATIVE: list[tuple[str, str]] = [
         "NVRM: Persistence mode is deprecated and will be removed in a future release. Please use "
         "nvidia-persistenced instead.",
     ),
-    # the header line alone is shared with the fallen-off-the-bus notice
+    # the fallen-off-the-bus notice's lines (Witko/nvidia-xrun issue #151): no PCI ID on its
+    # header, and "has fallen off" after "installed in this system"
+    ("nvrm.gpu_unsupported", "[  103.648845] NVRM: The NVIDIA GPU 0000:01:00.0"),
     (
         "nvrm.gpu_unsupported",
-        "[   73.757880] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:13b0)",
+        "               NVRM: (PCI ID: 10de:1c8c) installed in this system has",
     ),
-    ("nvrm.gpu_unsupported", "NVRM: installed in this system has"),
     # the fabric manager starting and running (NVIDIA/nvtrust issue #128)
     (
         "fabricmanager.start_failed",
