@@ -75,6 +75,7 @@ BLAME: dict[str, Blame] = {
     "persistenced.start_failed": Blame.HARDWARE,
     "peermem.free_callback_invalid": Blame.SYMPTOM,
     "pci.bar_assign_failed": Blame.SYMPTOM,
+    "pci.nvidia_probe_failed": Blame.HARDWARE,
 }
 
 SYMPTOMS = tuple(key for key, blame in BLAME.items() if blame is Blame.SYMPTOM)
@@ -83,7 +84,7 @@ NODE_SETUP = ("nvrm.gpu_unsupported", "nvrm.bar_invalid", "fabricmanager.start_f
               "modprobe.nvidia_module_missing", "modprobe.nvidia_insert_failed",
               "kmod.nvidia_symbol_mismatch", "installer.module_load_failed",
               "hostengine.start_failed", "nvswitch.version_mismatch",
-              "dkms.nvidia_build_failed")  # fmt: skip
+              "dkms.nvidia_build_failed", "pci.nvidia_probe_failed")  # fmt: skip
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
@@ -146,6 +147,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # a dmesg after XID 79 found through the code index (an eGPU that fell off the bus)
     (
         "[  239.061398] NVRM: A GPU crash dump has been created. If possible, please run",
+        "nvrm.crash_dump_created",
+        {},
+    ),
+    (
+        "               NVRM: nvidia-bug-report.sh as root to collect this data before",
         "nvrm.crash_dump_created",
         {},
     ),
@@ -529,6 +535,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "peermem.free_callback_invalid",
         {"module": "nvidia-peermem", "what": "page_table"},
     ),
+    # MrMEEE/ironhide issue #141 and negativo17/nvidia-driver issue #158 (the kernel's probe
+    # failure after the refusal, older and 6.x wording)
+    (
+        "[  666.186334] nvidia: probe of 0000:04:00.0 failed with error -1",
+        "pci.nvidia_probe_failed",
+        {"bdf": "0000:04:00.0", "error": "-1"},
+    ),
+    (
+        "kernel: nvidia 0000:09:00.0: probe with driver nvidia failed with error -1",
+        "pci.nvidia_probe_failed",
+        {"bdf_new": "0000:09:00.0", "error_new": "-1"},
+    ),
     # HeyMeco/Rockchip-pcie-devices issue #2 (an RTX 3090 behind an RK3588, kernel 6.8 wording)
     (
         "[    2.831120] pci 0000:01:00.0: BAR 1 [mem size 0x10000000 64bit pref]: failed to assign",
@@ -666,6 +684,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # the driver container unloading cleanly
     ("drivercontainer.unload_failed", "Unloading NVIDIA driver kernel modules..."),
+    # another driver's probe failure (gdev issue #19: nouveau on an unsupported chipset)
+    (
+        "pci.nvidia_probe_failed",
+        "[  709.381456] nouveau: probe of 0000:01:00.0 failed with error -22",
+    ),
     # other tools' crash dumps
     ("nvrm.crash_dump_created", "kernel: GPU crash dump saved to /sys/class/drm/card0/error"),
     # a passed assertion-free RM line and an unrelated timeout
