@@ -180,12 +180,24 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nvrm.memsys_error",
         {},
     ),
+    (
+        "[   84.300482] NVRM: GPU6 _kgspCheckIfMemsysError: Unexpected error when checking for "
+        "memory subsystem error: 0x72 ",
+        "nvrm.memsys_error",
+        {"status": "0x72"},
+    ),
     # ublue-os/bazzite issue #4449 (around GSP heartbeat timeouts)
     (
         "Mar 21 21:42:01 kernel: NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: 0 @ "
         "kernel_gsp.c:1446",
         "nvrm.assertion_failed",
         {"where": "kernel_gsp.c:1446"},
+    ),
+    (
+        "Mar 21 21:42:01 kernel: NVRM: GPU0 _kgspProcessRpcEvent: Attempted to process RPC event "
+        "from GPU0: 0x101a (PFM_REQ_HNDLR_STATE_SYNC_CALLBACK) during bootup without API lock",
+        "nvrm.gsp_rpc_failed",
+        {"boot_event": "0x101a"},
     ),
     # NVIDIA/open-gpu-kernel-modules issue #1045 (after XID 119 and 154 on an RTX 5080)
     (
