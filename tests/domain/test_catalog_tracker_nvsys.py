@@ -614,6 +614,16 @@ NEGATIVE: list[tuple[str, str]] = [
         "fabricmanager.start_failed",
         'nvidia-fabricmanager-start.sh[1049]: Started "Nvidia Fabric Manager"',
     ),
+    # a unit stopped on purpose (systemd's SIGTERM on stop is a clean exit)
+    (
+        "fabricmanager.start_failed",
+        "systemd[1]: nvidia-fabricmanager.service: Main process exited, code=killed, "
+        "status=15/TERM",
+    ),
+    (
+        "persistenced.start_failed",
+        "systemd[1]: nvidia-persistenced.service: Main process exited, code=killed, status=15/TERM",
+    ),
     # the persistence daemon registering a device and stopping cleanly (nvidia-persistenced #2)
     (
         "persistenced.start_failed",
