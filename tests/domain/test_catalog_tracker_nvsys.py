@@ -681,6 +681,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "modprobe.nvidia_module_missing",
         "modprobe: FATAL: Module fake_nvidia_driver not found in directory /lib/modules/5.15.0-142-generic",
     ),
+    # nvidia-peermem on a node without an InfiniBand stack: GPUDirect RDMA only
+    (
+        "modprobe.nvidia_insert_failed",
+        "modprobe: ERROR: could not insert 'nvidia_peermem': Invalid argument",
+    ),
+    ("modprobe.nvidia_module_missing", "modprobe: FATAL: Module nvidia-peermem not found."),
     # nouveau loading on a node without an NVIDIA driver is not a refusal
     (
         "nvrm.gpu_claimed_by_other_driver",
