@@ -513,6 +513,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ("Err: Failed to start DCGM Server: -7", "hostengine.start_failed", {"code": "-7"}),
     # NVIDIA/gpu-monitoring-tools issue #54 (the DCGM exporter's wrapper in a pod)
     ("Failed to start host engine server", "hostengine.start_failed", {}),
+    # NVIDIA/dcgm-exporter issue #27 (the host engine's log when NVML could not start)
+    (
+        "2021-11-23 00:15:20.507 ERROR [76:76] Cannot initialize the hostengine: Error: Failed to "
+        "initialize NVML [/workspaces/dcgm-rel_dcgm_2_3-postmerge/dcgmlib/src/"
+        "DcgmHostEngineHandler.cpp:3647] [DcgmHostEngineHandler::Init]",
+        "hostengine.start_failed",
+        {"reason": "Error: Failed to initialize NVML"},
+    ),
     # systemd's text for the unit (rendered)
     (
         "systemd[1]: nvidia-dcgm.service: Main process exited, code=exited, status=255/EXCEPTION",
