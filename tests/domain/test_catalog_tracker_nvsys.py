@@ -757,6 +757,10 @@ HEALTHY: list[str] = [
     'Jan 05 14:45:28 TENCENT64 nvidia-fabricmanager-start.sh[1049]: Started "Nvidia Fabric Manager"',
     "May 31 05:33:40 kino1 nvidia-persistenced[19176]: Started (19176)",
     "May 31 05:33:40 kino1 nvidia-persistenced[19176]: Verbose syslog connection opened",
+    # the fabric manager's multicast bookkeeping (leptonai/gpud's fabric manager test log)
+    "[Feb 25 2025 13:59:45] [INFO] [tid 1808] multicast group 0 is freed.",
+    "[Feb 25 2025 14:01:18] [INFO] [tid 1808] successfully setup multicast team for request id "
+    "8331980469606044544.",
 ]
 
 
