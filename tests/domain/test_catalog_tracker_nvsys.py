@@ -144,6 +144,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nvrm.gpu_unsupported",
         {"pci": "0000:3b:00.0", "pci_id": "10de:20b0", "version": "470.57"},
     ),
+    # akash-network/support issue #209 (a provider node after XID 79)
+    (
+        "[Fri Apr  5 21:29:39 2024] NVRM: A GPU crash dump has been created. If possible, please "
+        "run",
+        "nvrm.crash_dump_created",
+        {},
+    ),
+    (
+        "                           NVRM: nvidia-bug-report.sh as root to collect this data before",
+        "nvrm.crash_dump_created",
+        {},
+    ),
     # a dmesg after XID 79 found through the code index (an eGPU that fell off the bus)
     (
         "[  239.061398] NVRM: A GPU crash dump has been created. If possible, please run",
@@ -198,6 +210,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "from GPU0: 0x101a (PFM_REQ_HNDLR_STATE_SYNC_CALLBACK) during bootup without API lock",
         "nvrm.gsp_rpc_failed",
         {"boot_event": "0x101a"},
+    ),
+    # kubernetes-sigs/dra-driver-nvidia-gpu issue #982 (a GB200 node scanned for bad GPUs)
+    (
+        "[   32.840884] NVRM: nvAssertFailedNoLog: Assertion failed: 0 @ kernel_gsp.c:1476",
+        "nvrm.assertion_failed",
+        {"where": "kernel_gsp.c:1476"},
     ),
     # NVIDIA/open-gpu-kernel-modules issue #1045 (after XID 119 and 154 on an RTX 5080)
     (
