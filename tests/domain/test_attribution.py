@@ -667,6 +667,24 @@ def test_thin_evidence_stays_unknown() -> None:
     assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ())
 
 
+def test_an_unknown_says_which_weak_signals_it_set_aside() -> None:
+    """Below its threshold a signal decides nothing, but the verdict names it, strongest first,
+    so that a person sees what was weighed: not 'no signal' when there was one."""
+    weak = [
+        f("cuda.unknown_error", "n2", Blame.HARDWARE, 45, 98, source=Source.LOGS),
+        f("cuda.unknown_error", "n2", Blame.HARDWARE, 45, 99, source=Source.LOGS, line=7),
+        f("awssdk.curl_transfer_failed", "n1", Blame.TRANSIENT, 45, 97, source=Source.LOGS),
+    ]
+    v = attribute(job(), weak, healthy_activity(), RULES)
+    assert (v.cause, v.suspect_nodes, v.strength) == (Cause.UNKNOWN, (), 0)
+    assert v.summary.startswith(
+        "no signal strong enough to decide: awssdk.curl_transfer_failed on n1 (transient 45), "
+        "cuda.unknown_error on n2 (hardware 45); a node is named at hardware 60"
+    )
+    assert {e.signal for e in v.evidence} >= {"cuda.unknown_error", "awssdk.curl_transfer_failed"}
+    assert attribute(job(), [], [], RULES).summary == "no recognised failure signal in the window"
+
+
 # --- The job's history ------------------------------------------------------------------------
 
 

@@ -274,7 +274,31 @@ def _decide(
                 f"fault: {outlier_reason(outliers)}"
             )
         return _verdict(Cause.TRANSIENT, (), [*outliers, *hang.findings], symptoms, why)
+    weak = _weak(seen)
+    if weak:
+        shown = ", ".join(f"{f.signal} on {f.node} ({f.blame.value} {f.weight})" for f in weak)
+        why = (
+            f"no signal strong enough to decide: {shown}; a node is named at hardware "
+            f"{HARDWARE_THRESHOLD}, a retry at transient {TRANSIENT_THRESHOLD}, a stop at "
+            f"application {APPLICATION_THRESHOLD}"
+        )
+        return _verdict(Cause.UNKNOWN, (), [], [*weak, *symptoms], why)
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
+
+
+def _weak(seen: Sequence[Finding]) -> list[Finding]:
+    """The strongest findings that blamed something but below its threshold: one per signal and
+    node, at most three, so that an `unknown` says what it weighed and set aside."""
+    blamed = (Blame.HARDWARE, Blame.TRANSIENT, Blame.APPLICATION)
+    ranked = sorted(
+        (f for f in seen if f.blame in blamed and f.weight > 0),
+        key=lambda f: (-f.weight, f.at.timestamp() if f.at else 0.0, f.node, f.line),
+    )
+    out: list[Finding] = []
+    for f in ranked:
+        if all((f.signal, f.node) != (g.signal, g.node) for g in out):
+            out.append(f)
+    return out[:3]
 
 
 @dataclass(frozen=True, slots=True)
