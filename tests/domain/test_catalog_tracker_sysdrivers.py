@@ -1,0 +1,425 @@
+"""Golden lines from the seventh sweep, over the node's non-NVIDIA kernel drivers and platform
+firmware as a GPU node's system log prints them: Ethernet NIC drivers (link down, Tx hangs,
+adapter resets, a NIC gone from PCIe), bonding, libata's error handler, SCSI sense data, MegaRAID
+and mpt3sas controller faults, md RAID member and array failures, APEI/GHES record sections,
+Intel EDAC's MCE banner, and the BMC's SEL in ipmitool's CSV, as a bare row and as ipmievd logs it.
+
+Each line is cited beside it (as the user pasted it, prefixes kept) and goes through the scanner's
+own matcher. These lines are noisy in real fleets, so none of them names a node alone unless the
+hardware said it failed (an uncorrected GHES section, an asserted IERR or memory UE in the SEL);
+healthy look-alikes (link up, an empty SATA port, Deasserted events, EDAC's banner) must not match.
+"""
+
+from __future__ import annotations
+
+from autorecover.domain.records import Blame
+from domain.golden import CATALOG, family_contract, golden_line_checks, hits
+
+FAMILY_FILE = "signatures-sysdrivers.toml"
+NAMESPACES = frozenset({"eth", "bond", "ata", "scsi", "raid", "ghes", "edac", "sel"})
+
+BLAME: dict[str, Blame] = {
+    "eth.link_down": Blame.HARDWARE,
+    "eth.tx_hang": Blame.HARDWARE,
+    "eth.adapter_reset": Blame.SYMPTOM,
+    "eth.pcie_link_lost": Blame.HARDWARE,
+    "bond.slave_down": Blame.HARDWARE,
+    "bond.no_active": Blame.HARDWARE,
+    "ata.link_error": Blame.HARDWARE,
+    "ata.device_disabled": Blame.HARDWARE,
+    "ata.media_error": Blame.HARDWARE,
+    "scsi.sense_error": Blame.HARDWARE,
+    "scsi.command_failed": Blame.SYMPTOM,
+    "scsi.megaraid_fw_fault": Blame.HARDWARE,
+    "scsi.mpt_fault": Blame.HARDWARE,
+    "raid.disk_failure": Blame.HARDWARE,
+    "raid.array_failed": Blame.HARDWARE,
+    "ghes.error_type": Blame.HARDWARE,
+    "ghes.section": Blame.INFO,
+    "edac.mce_memory_error": Blame.INFO,
+    "sel.critical": Blame.HARDWARE,
+    "sel.pci_error": Blame.HARDWARE,
+    "sel.environment": Blame.HARDWARE,
+}
+
+# (line, signal, captures the line must yield)
+GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # ntop/PF_RING issue #293 (an ixgbe port of a bypass NIC flapping)
+    (
+        "Nov 17 13:16:56 superserver kernel: [11314.655315] ixgbe 0000:08:00.0 eth11: NIC Link is "
+        "Down",
+        "eth.link_down",
+        {"driver": "ixgbe", "pci": "0000:08:00.0", "iface": "eth11"},
+    ),
+    # PartialVolume/shredos.x86_64 issue #212 (an e1000e port going down every few seconds)
+    (
+        "[28432.122502] e1000e 0000:00:1f.6 eth0: NIC Link is Down",
+        "eth.link_down",
+        {"driver": "e1000e", "iface": "eth0"},
+    ),
+    # ustclug/discussions issue #86 (a mirror server's NIC flapping; the older wording)
+    (
+        "[Sun Dec 25 20:12:49 2016] e1000e: eth1 NIC Link is Down",
+        "eth.link_down",
+        {"old_driver": "e1000e", "old_iface": "eth1"},
+    ),
+    # Avnu/OpenAvnu issue #210 (igb hanging, connections dropped)
+    (
+        "May  6 19:49:17 workstation kernel: [  126.166894] igb 0000:09:00.0: Detected Tx Unit Hang",
+        "eth.tx_hang",
+        {"driver": "igb", "pci": "0000:09:00.0", "unit": "Tx"},
+    ),
+    # intel/ethernet-linux-ixgbe issue #21 (an 82599ES under iperf3)
+    (
+        "[   57.585951] ixgbe 0000:01:00.0 eth2: Detected Tx Unit Hang",
+        "eth.tx_hang",
+        {"driver": "ixgbe", "iface": "eth2"},
+    ),
+    # istoreos/istoreos issue #1463 (an i225-V dropping off the network)
+    (
+        "[284188.749115] igc 0000:02:00.0 eth1: Detected Tx Unit Hang",
+        "eth.tx_hang",
+        {"driver": "igc"},
+    ),
+    # gislab-npo/gislab issue #407 and coolsnowwolf/lede issue #5854 (e1000e's wording)
+    (
+        "[ 9327.470501] e1000e 0000:00:19.0 eth0: Detected Hardware Unit Hang:",
+        "eth.tx_hang",
+        {"driver": "e1000e", "unit": "Hardware"},
+    ),
+    (
+        "Tue Dec  1 17:07:50 2020 kern.err kernel: [ 1023.724378] e1000e 0000:00:19.0 eth0: Detected "
+        "Hardware Unit Hang:",
+        "eth.tx_hang",
+        {"iface": "eth0"},
+    ),
+    # siderolabs/talos issue #8935 (Talos's kernel log prefix)
+    (
+        "kern:     err: [2024-06-29T10:52:39.030745602Z]: e1000e 0000:00:1f.6 eno1: Detected Hardware "
+        "Unit Hang:",
+        "eth.tx_hang",
+        {"iface": "eno1"},
+    ),
+    # an ice report on a netdev thread (the recovery after a tx_timeout)
+    (
+        "[ +0.000012] ice 0000:b1:00.0 ens801f0np0: tx_timeout recovery level 1, txqueue 14",
+        "eth.tx_hang",
+        {"driver": "ice", "level": "1", "queue": "14"},
+    ),
+    # rendered from ixgbe_main.c ixgbe_clean_tx_irq (a homelab incident log quotes the same)
+    (
+        "ixgbe 0000:01:00.1 enp1s0f1: tx hang 1 detected on queue 3, resetting adapter",
+        "eth.tx_hang",
+        {"hang_queue": "3"},
+    ),
+    # a qemu-devel thread (e1000e after a NETDEV WATCHDOG timeout)
+    (
+        "[   19.982491] e1000e 0000:01:00.0 eth1: Reset adapter unexpectedly",
+        "eth.adapter_reset",
+        {"driver": "e1000e", "unexpected": " unexpectedly"},
+    ),
+    # coolsnowwolf/lede issue #9867 (an 82576 port resetting), the older ixgbe prefix
+    ("igb 0000:01:00.0 eth0: Reset adapter", "eth.adapter_reset", {"driver": "igb"}),
+    ("ixgbe 0000:04:00.0: eth0: Reset adapter", "eth.adapter_reset", {"iface": "eth0"}),
+    # pcengines/apu2-documentation issue #174 (an igb port lost its PCIe link)
+    (
+        "Apr 20 21:44:24 sfo-router kernel: [127576.922378] igb 0000:02:00.0 enp2s0: PCIe link lost",
+        "eth.pcie_link_lost",
+        {"driver": "igb", "iface": "enp2s0"},
+    ),
+    # a netdev report (an i40e port of bond0 lost after an XDP ring disable timeout)
+    (
+        "[  336.603619] bond0: (slave eth1): link status definitely down, disabling slave",
+        "bond.slave_down",
+        {"bond": "bond0", "slave": "eth1"},
+    ),
+    # Red Hat solution 977393 and heidsoft/devops issue #105 (the older wording)
+    (
+        "bonding: bond0: link status definitely down for interface eth0, disabling it",
+        "bond.slave_down",
+        {"old_bond": "bond0", "old_slave": "eth0"},
+    ),
+    # a netdev report (bond1 after its only member went down)
+    (
+        "Jan 10 10:54:17 pytest-11.local [57253.352950] bond1: now running without any active "
+        "interface!",
+        "bond.no_active",
+        {"bond": "bond1"},
+    ),
+    # FastVPSEestiOu/storage-system-monitoring issue #4 (a queued write timing out)
+    (
+        "[6411193.033913] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x6 frozen",
+        "ata.link_error",
+        {"port": "ata1.00", "frozen": " frozen"},
+    ),
+    ("[6411193.034110] ata1: hard resetting link", "ata.link_error", {"port": "ata1"}),
+    # openzfs/zfs issue #4876 (IDENTIFY failing after the reset)
+    (
+        "[ 1610.995762] ata4.00: failed to IDENTIFY (I/O error, err_mask=0x5)",
+        "ata.link_error",
+        {"port": "ata4.00"},
+    ),
+    ("[ 1610.996026] ata4.00: revalidation failed (errno=-5)", "ata.link_error", {}),
+    # ocaml/infrastructure issue #58 (a failed SSD)
+    (
+        "[1889515.216388] ata2.00: irq_stat 0x08000000, interface fatal error",
+        "ata.link_error",
+        {"port": "ata2.00"},
+    ),
+    ("[1889514.593008] ata2.00: error: { UNC }", "ata.media_error", {"device": "ata2.00"}),
+    # a public RAID5 recovery note (airytail wiki: the disk given up on, then failed by md)
+    ("[837950.972026] ata5: COMRESET failed (errno=-16)", "ata.link_error", {"port": "ata5"}),
+    ("[838001.048076] ata5: reset failed, giving up", "ata.device_disabled", {"port": "ata5"}),
+    ("[838001.048107] ata5.00: disabled", "ata.device_disabled", {"device": "ata5.00"}),
+    # openebs/openebs issue #1433 (a worker's disk with unrecovered read errors)
+    (
+        "Apr 16 07:07:38 -worker-02 kernel: [33713.714314] sd 3:0:0:0: [sdb] tag#3 Sense Key : "
+        "Medium Error [current] ",
+        "scsi.sense_error",
+        {"device": "sdb", "key": "Medium Error"},
+    ),
+    (
+        "Apr 16 07:07:38 -worker-02 kernel: [33713.714293] sd 3:0:0:0: [sdb] tag#3 FAILED Result: "
+        "hostbyte=DID_OK driverbyte=DRIVER_SENSE",
+        "scsi.command_failed",
+        {"device": "sdb", "driverbyte": "DRIVER_SENSE"},
+    ),
+    # a public mdadm disk-replacement post (blog.yucas.mx: older kernels print the key alone)
+    ("[ 8347.731190] Sense Key : Medium Error [current] [descriptor]", "scsi.sense_error", {}),
+    # eLvErDe/hwraid issue #136 (a MegaRAID 3916 faulting under megacli queries)
+    (
+        "[ 1661.722829] megaraid_sas 0000:18:00.0: FW in FAULT state Fault code:0x10000 "
+        "subcode:0x0 func:megasas_wait_for_outstanding_fusion",
+        "scsi.megaraid_fw_fault",
+        {"pci": "0000:18:00.0", "code": "0x10000"},
+    ),
+    # a linux-scsi thread (the controller never became ready)
+    (
+        "[  570.269780] megaraid_sas 0000:01:00.0: FW in FAULT state, Fault code:0x10000 "
+        "subcode:0x0 func:megasas_transition_to_ready",
+        "scsi.megaraid_fw_fault",
+        {"code": "0x10000"},
+    ),
+    # a public storage troubleshooting note (huataihuang cloud-atlas: mpt2sas faulting repeatedly)
+    (
+        "Feb 14 10:53:28 host1.example kernel: : mpt2sas0: fault_state(0x5841)!",
+        "scsi.mpt_fault",
+        {"ioc": "mpt2sas0", "code": "0x5841"},
+    ),
+    # an arm64 report on linux-scsi (the fault before an external abort)
+    (
+        "[  225.514159] mpt3sas_cm0: fault_state(0x5854)!",
+        "scsi.mpt_fault",
+        {"ioc": "mpt3sas_cm0", "code": "0x5854"},
+    ),
+    # 1000001101000/Debian_on_Buffalo issue #161 (a NAS disk failing out of md2, then the array)
+    (
+        "[19732.877363] md/raid:md2: Disk failure on sdb6, disabling device.",
+        "raid.disk_failure",
+        {"level": "raid", "array": "md2", "device": "sdb6"},
+    ),
+    (
+        "[19732.883399] md/raid:md2: Cannot continue operation (2/4 failed).",
+        "raid.array_failed",
+        {"array": "md2", "failed": "2", "total": "4"},
+    ),
+    (
+        "[19733.957349] sd 0:1:0:0: [sdb] tag#5 Sense Key : Medium Error [current]",
+        "scsi.sense_error",
+        {"device": "sdb"},
+    ),
+    # a course exercise's dmesg (raid1 member failed by hand: the same text)
+    (
+        "[ 4163.968369] md/raid1:md0: Disk failure on sdb1, disabling device.",
+        "raid.disk_failure",
+        {"level": "raid1", "array": "md0", "device": "sdb1"},
+    ),
+    # ovro-lwa/lwa-issues issue #117 (a GPU server's recoverable PCIe error record, an NVMe)
+    (
+        "[11219.196576] {1}[Hardware Error]:  Error 0, type: recoverable",
+        "ghes.error_type",
+        {"index": "0", "type": "recoverable"},
+    ),
+    (
+        "[11219.196591] {1}[Hardware Error]:   section_type: PCIe error",
+        "ghes.section",
+        {"section": "PCIe error"},
+    ),
+    (
+        "[11219.196715] EDAC skx MC3: HANDLING MCE MEMORY ERROR",
+        "edac.mce_memory_error",
+        {"driver": "skx", "mc": "3"},
+    ),
+    # an LKML report on an AMD server (a fatal record before the fatal-error panic)
+    (" {1}[Hardware Error]:  Error 0, type: fatal", "ghes.error_type", {"type": "fatal"}),
+    # radiasoft/devops issue #134 (sbridge, beside a corrected scrubbing error)
+    (
+        "Feb 23 03:28:16 kernel: EDAC sbridge MC1: HANDLING MCE MEMORY ERROR",
+        "edac.mce_memory_error",
+        {"driver": "sbridge", "mc": "1"},
+    ),
+    # rendered from ipmitool's CSV output (lib/ipmi_sel.c with -c; the event of open-power/op-build
+    # issue #607's checkstop)
+    (
+        "89,08/31/2016,06:20:30,Processor #0xc9,IERR,Asserted",
+        "sel.critical",
+        {"sensor": "Processor #0xc9", "event": "IERR"},
+    ),
+    (
+        "3c,12/14/2022,23:15:02,Memory #0x88,Uncorrectable ECC,Asserted",
+        "sel.critical",
+        {"sensor": "Memory #0x88", "event": "Uncorrectable ECC"},
+    ),
+    # rendered from ipmievd's log_event ("%s sensor %s %s %s")
+    (
+        "Processor sensor CPU1 Status IERR Asserted",
+        "sel.critical",
+        {"evd_sensor": "Processor", "evd_event": "IERR"},
+    ),
+    # the bare SEL rows the sweep's probe found unmatched (no id and date columns)
+    (
+        "Critical Interrupt #0x1b | PCI PERR | Asserted",
+        "sel.pci_error",
+        {"sensor": "Critical Interrupt #0x1b", "event": "PCI PERR"},
+    ),
+    ("Processor | IERR | Asserted", "sel.critical", {"sensor": "Processor", "event": "IERR"}),
+    (
+        "Power Supply #0x51 | Failure detected | Asserted",
+        "sel.environment",
+        {"sensor": "Power Supply #0x51", "event": "Failure detected"},
+    ),
+    # rendered from ipmievd's threshold form (ipmi_sel.h's "Lower Critical going low " keeps its
+    # trailing space, hence two before the direction)
+    (
+        "Fan sensor FAN1 Lower Critical going low  Asserted (Reading 0 < Threshold 300 RPM)",
+        "sel.environment",
+        {"evd_sensor": "Fan", "evd_event": "Lower Critical going low"},
+    ),
+    (
+        "Power Supply sensor PS2 Status - Failure detected Asserted",
+        "sel.environment",
+        {"evd_sensor": "Power Supply"},
+    ),
+]
+
+# (key, look-alike line it must not match)
+NEGATIVE: list[tuple[str, str]] = [
+    # link up, in each driver's wording
+    ("eth.link_down", "ixgbe 0000:08:00.0 eth11: NIC Link is Up 10 Gbps, Flow Control: RX"),
+    (
+        "eth.link_down",
+        "[ 1653.377085] igb 0000:02:00.1 enp2s0f1: igb: enp2s0f1 NIC Link is Up 100 Mbps Full "
+        "Duplex, Flow Control: RX/TX",
+    ),
+    ("eth.link_down", "bnxt_en 0000:3b:00.0 ens1f0np0: NIC Link is Up, 25000 Mbps full duplex"),
+    # the mlx5 driver's own link lines are the kernel family's
+    ("eth.link_down", "mlx5_core 0000:3b:00.1 eth1: Link down"),
+    # ixgbe's routine flush after a link loss is not a hang
+    (
+        "eth.tx_hang",
+        "[ 7095.293221] ixgbe 0000:01:00.0 enp1s0f0: initiating reset to clear Tx work after "
+        "link loss",
+    ),
+    ("eth.tx_hang", "i40e 0000:d8:00.1: VSI seid 391 XDP Tx ring 0 disable timeout"),
+    # an embedded MAC's reset is not one of these drivers'
+    ("eth.adapter_reset", "rk_gmac-dwmac fe1c0000.ethernet eth0: Reset adapter."),
+    ("bond.slave_down", "bond0: (slave eth1): link status definitely up, 40000 Mbps full duplex"),
+    ("bond.slave_down", "bond1: (slave swp2): Enslaving as a backup interface with a down link"),
+    ("bond.no_active", "bond0: active interface up!"),
+    # a healthy link, an empty port, EH finishing
+    ("ata.link_error", "ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)"),
+    (
+        "ata.link_error",
+        "Jun 14 10:05:53 bazzite kernel: ata1: SATA link down (SStatus 0 SControl 300)",
+    ),
+    ("ata.link_error", "[6411196.495349] ata1: EH complete"),
+    ("ata.device_disabled", "ata1.00: configured for UDMA/133"),
+    ("ata.media_error", "[    6.607327] ata1.00: error: { ABRT }"),
+    # sense keys that are not the disk's fault
+    (
+        "scsi.sense_error",
+        "[  611.175527] sd 0:0:0:0: [sda] tag#0 Sense Key : Aborted Command [current] ",
+    ),
+    ("scsi.sense_error", "sd 2:0:0:0: [sdb] Sense Key : Unit Attention [current] "),
+    # the transport's failures are storage.scsi_host_failed's
+    (
+        "scsi.command_failed",
+        "sd 4:0:0:0: [sdc] tag#1 FAILED Result: hostbyte=DID_BAD_TARGET driverbyte=DRIVER_OK",
+    ),
+    ("scsi.megaraid_fw_fault", "megaraid_sas 0000:18:00.0: FW now in Ready state"),
+    ("scsi.mpt_fault", "mpt3sas_cm0: diag reset: SUCCESS"),
+    ("raid.disk_failure", "md/raid:md0: read error corrected (8 sectors at 385878128 on sde1)"),
+    ("raid.disk_failure", "23:54:39,681 INFO kernel:md/raid1:md0: active with 2 out of 2 mirrors"),
+    # a corrected record
+    (
+        "ghes.error_type",
+        "Jun 27 20:05:29 server kernel: {10}[Hardware Error]:  Error 0, type: corrected",
+    ),
+    ("edac.mce_memory_error", "EDAC MC: Ver: 3.0.0"),
+    ("edac.mce_memory_error", "EDAC skx: ECC is disabled on imc 0"),
+    # Deasserted and non-critical SEL events
+    ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
+    ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
+    (
+        "sel.environment",
+        "Fan sensor FAN1 Lower Critical going low  Deasserted (Reading 1200 > Threshold 300 RPM)",
+    ),
+    (
+        "sel.environment",
+        "Temperature sensor CPU1 Temp Upper Non-critical going high Asserted (Reading 86 > "
+        "Threshold 85 degrees C)",
+    ),
+    # ipmitool's own table is signatures-bmc.toml's
+    ("sel.critical", "  89 | 08/31/2016 | 06:20:30 | Processor #0xc9 | IERR | Asserted"),
+    (
+        "sel.pci_error",
+        " 36   | 04/13/2025, 03:08:16 | BIOS             | Critical Interrupt                 | "
+        "PCI SERR - Asserted",
+    ),
+]
+
+
+(
+    test_golden_line_yields_its_signal,
+    test_only_application_lines_read_as_the_application,
+    test_negative_line,
+    test_blame,
+    test_every_entry_pinned_here_has_a_golden_line,
+) = golden_line_checks(GOLDEN, NEGATIVE, BLAME)
+
+(
+    test_family_keys_are_new_and_namespaced,
+    test_required_signature_and_blame,
+    test_every_family_signature_is_pinned,
+) = family_contract({FAMILY_FILE: NAMESPACES}, BLAME)
+
+
+def test_routine_noise_never_names_a_node() -> None:
+    """Link flaps, bond failovers, SATA resets, failed disks and controller faults are common
+    in healthy fleets (a management port, an unused port, `mdadm --fail`, a megacli query):
+    below the weight that names a node alone."""
+    for key in BLAME.keys() - {"ghes.error_type", "sel.critical"}:
+        assert CATALOG.signatures[key].weight < 60, key
+
+
+def test_the_hardware_said_it_failed() -> None:
+    """An uncorrected GHES section and an asserted IERR / memory UE in the SEL are the node's."""
+    for key in ("ghes.error_type", "sel.critical"):
+        sig = CATALOG.signatures[key]
+        assert sig.weight >= 60, key
+        assert sig.node_action.value == "inspect", key
+
+
+def test_consequences_decide_nothing() -> None:
+    """An adapter reset and a failed SCSI command restate a cause logged beside them."""
+    for key in ("eth.adapter_reset", "scsi.command_failed"):
+        sig = CATALOG.signatures[key]
+        assert sig.weight < 20, key
+        assert sig.node_action.value == "none", key
+
+
+def test_full_ipmitool_rows_stay_with_the_bmc_family() -> None:
+    """A row of ipmitool's `sel elist` table is read once, by signatures-bmc.toml."""
+    found = hits("  89 | 08/31/2016 | 06:20:30 | Processor #0xc9 | IERR | Asserted")
+    assert "bmc.processor_error" in found
+    assert not {k for k in found if k.startswith("sel.")}
