@@ -16,13 +16,14 @@ from autorecover.domain.records import Blame
 from domain.golden import CATALOG, family_contract, golden_line_checks, hits
 
 FAMILY_FILE = "signatures-sysdrivers.toml"
-NAMESPACES = frozenset({"eth", "bond", "ata", "scsi", "raid", "ghes", "edac", "sel"})
+NAMESPACES = frozenset({"eth", "bond", "ata", "scsi", "raid", "ghes", "mce", "edac", "sel"})
 
 BLAME: dict[str, Blame] = {
     "eth.link_down": Blame.HARDWARE,
     "eth.tx_hang": Blame.HARDWARE,
     "eth.adapter_reset": Blame.SYMPTOM,
     "eth.pcie_link_lost": Blame.HARDWARE,
+    "eth.mdd_event": Blame.SYMPTOM,
     "bond.slave_down": Blame.HARDWARE,
     "bond.no_active": Blame.HARDWARE,
     "ata.link_error": Blame.HARDWARE,
@@ -32,10 +33,13 @@ BLAME: dict[str, Blame] = {
     "scsi.command_failed": Blame.SYMPTOM,
     "scsi.megaraid_fw_fault": Blame.HARDWARE,
     "scsi.mpt_fault": Blame.HARDWARE,
+    "scsi.controller_offline": Blame.HARDWARE,
     "raid.disk_failure": Blame.HARDWARE,
     "raid.array_failed": Blame.HARDWARE,
     "ghes.error_type": Blame.HARDWARE,
     "ghes.section": Blame.INFO,
+    "mce.amd_uncorrected": Blame.HARDWARE,
+    "mce.amd_corrected": Blame.INFO,
     "edac.mce_memory_error": Blame.INFO,
     "sel.critical": Blame.HARDWARE,
     "sel.pci_error": Blame.HARDWARE,
@@ -300,6 +304,79 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "sel.environment",
         {"evd_sensor": "Power Supply"},
     ),
+    # a netdev report on bnx2x (the PHY unreachable, then the link down); a tg3 LOM on a
+    # netdev/regressions report ("Link is down" in tg3's own wording)
+    (
+        "[9251.911020] bnx2x 0000:03:00.0 ksdev0: NIC Link is Down",
+        "eth.link_down",
+        {"driver": "bnx2x", "iface": "ksdev0"},
+    ),
+    (
+        "[140077.602708] tg3 0000:01:00.0 eth0: Link is down",
+        "eth.link_down",
+        {"tg3_pci": "0000:01:00.0", "tg3_iface": "eth0"},
+    ),
+    # a netdev bnxt_en commit message quoting the driver after a NETDEV WATCHDOG timeout
+    (
+        "bnxt_en 0000:04:00.0 eth0: TX timeout detected, starting reset task!",
+        "eth.tx_hang",
+        {"driver": "bnxt_en", "iface": "eth0"},
+    ),
+    # a netdev report on i40e (Malicious Driver Detection resetting the PF)
+    (
+        "[  +0,000252] i40e 0000:60:00.0: TX driver issue detected, PF reset issued",
+        "eth.mdd_event",
+        {"driver": "i40e", "dir": "TX"},
+    ),
+    # rendered from ice_main.c ice_handle_mdd_event
+    (
+        "ice 0000:17:00.0: Malicious Driver Detection event 2 on TX queue 30 PF# 0 VF# 0",
+        "eth.mdd_event",
+        {"driver": "ice", "event": "2", "queue": "30"},
+    ),
+    # a ceph-users report (an HPE Smart Array locking up under its OSDs)
+    (
+        "2020-06-16T14:59:36.6272 warning kern kernel  [679648.874179] hpsa 0000:06:00.0: Controller "
+        "lockup detected: 0x0015002f after 30",
+        "scsi.controller_offline",
+        {"driver": "hpsa", "code": "0x0015002f"},
+    ),
+    # a linux-scsi report on smartpqi (a driver regression between 5.4 and 5.9)
+    (
+        "kernel: smartpqi 0000:89:00.0: controller is offline: status code 0x6100c",
+        "scsi.controller_offline",
+        {"driver": "smartpqi", "status": "0x6100c"},
+    ),
+    # BurntSushi/ripgrep issue #2896 (an AM5 desktop hanging; the fatal MCE in the journal)
+    (
+        "Sep 18 20:41:10 archlinux kernel: [Hardware Error]: System Fatal error.",
+        "mce.amd_uncorrected",
+        {"status": "System Fatal error"},
+    ),
+    (
+        "Sep 18 20:41:10 archlinux kernel: [Hardware Error]: CPU:2 (19:21:0) "
+        "MC5_STATUS[-|UE|MiscV|AddrV|PCC|TCC|SyndV|-|-|-]: 0xbea0000001000108",
+        "mce.amd_uncorrected",
+        {"cpu": "2", "bank": "5"},
+    ),
+    # rendered from mce_amd.c decode_error_status
+    (
+        "mce: [Hardware Error]: Uncorrected, software restartable error.",
+        "mce.amd_uncorrected",
+        {"status": "Uncorrected, software restartable error"},
+    ),
+    # oracle/oracle-linux issue #166 (HPE's firmware-first corrected errors on EPYC Milan)
+    (
+        "[Hardware Error]: CPU:0 (17:31:0) MC255_STATUS[-|CE|-|-|AddrV|-|-|-]",
+        "mce.amd_corrected",
+        {"cpu": "0", "bank": "255"},
+    ),
+    # mchehab/rasdaemon issue #121 (a corrected DRAM ECC error after tightened timings)
+    (
+        "[Hardware Error]: Corrected error, no action required.",
+        "mce.amd_corrected",
+        {"status": "Corrected error, no action required"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -357,6 +434,15 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("edac.mce_memory_error", "EDAC MC: Ver: 3.0.0"),
     ("edac.mce_memory_error", "EDAC skx: ECC is disabled on imc 0"),
+    (
+        "eth.link_down",
+        "[140081.391091] tg3 0000:01:00.0 eth0: Link is up at 1000 Mbps, full duplex",
+    ),
+    ("eth.mdd_event", "i40e 0000:60:00.0: cleared PE_CRITERR"),
+    ("scsi.controller_offline", "smartpqi 0000:23:00.0: Microsemi Smart Family Controller found"),
+    ("mce.amd_uncorrected", "[ 0.600116] [Hardware Error]: Error Addr: 0x01ffffffc100201c"),
+    ("mce.amd_uncorrected", "[Hardware Error]: CPU:0 (17:31:0) MC255_STATUS[-|CE|-|-|AddrV|-|-|-]"),
+    ("mce.amd_corrected", "[Hardware Error]: System Fatal error."),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
@@ -394,17 +480,22 @@ NEGATIVE: list[tuple[str, str]] = [
 ) = family_contract({FAMILY_FILE: NAMESPACES}, BLAME)
 
 
+# The hardware said it failed: an uncorrected GHES section, an uncorrected AMD machine check, an
+# asserted IERR or memory UE in the SEL.
+DECISIVE = frozenset({"ghes.error_type", "mce.amd_uncorrected", "sel.critical"})
+
+
 def test_routine_noise_never_names_a_node() -> None:
     """Link flaps, bond failovers, SATA resets, failed disks and controller faults are common
     in healthy fleets (a management port, an unused port, `mdadm --fail`, a megacli query):
     below the weight that names a node alone."""
-    for key in BLAME.keys() - {"ghes.error_type", "sel.critical"}:
+    for key in BLAME.keys() - DECISIVE:
         assert CATALOG.signatures[key].weight < 60, key
 
 
 def test_the_hardware_said_it_failed() -> None:
-    """An uncorrected GHES section and an asserted IERR / memory UE in the SEL are the node's."""
-    for key in ("ghes.error_type", "sel.critical"):
+    """An uncorrected GHES section or AMD machine check, an asserted IERR or memory UE: the node's."""
+    for key in DECISIVE:
         sig = CATALOG.signatures[key]
         assert sig.weight >= 60, key
         assert sig.node_action.value == "inspect", key
@@ -412,7 +503,7 @@ def test_the_hardware_said_it_failed() -> None:
 
 def test_consequences_decide_nothing() -> None:
     """An adapter reset and a failed SCSI command restate a cause logged beside them."""
-    for key in ("eth.adapter_reset", "scsi.command_failed"):
+    for key in ("eth.adapter_reset", "eth.mdd_event", "scsi.command_failed"):
         sig = CATALOG.signatures[key]
         assert sig.weight < 20, key
         assert sig.node_action.value == "none", key
