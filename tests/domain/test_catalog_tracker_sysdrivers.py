@@ -16,7 +16,9 @@ from autorecover.domain.records import Blame
 from domain.golden import CATALOG, family_contract, golden_line_checks, hits
 
 FAMILY_FILE = "signatures-sysdrivers.toml"
-NAMESPACES = frozenset({"eth", "bond", "ata", "scsi", "raid", "ghes", "mce", "edac", "sel"})
+NAMESPACES = frozenset(
+    {"eth", "bond", "ata", "scsi", "raid", "ghes", "mce", "edac", "thermal", "sel"}
+)
 
 BLAME: dict[str, Blame] = {
     "eth.link_down": Blame.HARDWARE,
@@ -38,6 +40,8 @@ BLAME: dict[str, Blame] = {
     "raid.array_failed": Blame.HARDWARE,
     "ghes.error_type": Blame.HARDWARE,
     "ghes.section": Blame.INFO,
+    "ghes.bert_uncorrected": Blame.HARDWARE,
+    "thermal.critical_shutdown": Blame.HARDWARE,
     "mce.amd_uncorrected": Blame.HARDWARE,
     "mce.amd_corrected": Blame.INFO,
     "edac.mce_memory_error": Blame.INFO,
@@ -377,6 +381,28 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "mce.amd_corrected",
         {"status": "Corrected error, no action required"},
     ),
+    # a linux-acpi patch by Punit Agrawal (2020-05: BERT replaying a fatal record at boot)
+    ("    [Hardware Error]: event severity: fatal", "ghes.bert_uncorrected", {"severity": "fatal"}),
+    ("    [Hardware Error]:  Error 0, type: fatal", "ghes.error_type", {"type": "fatal"}),
+    # an AMD server's boot log (BERT replaying a processor error of the crash before)
+    (
+        "[Mon Jul 13 21:29:30 2026] [Hardware Error]:   section_type: IA32/X64 processor error",
+        "ghes.section",
+        {"section": "IA32/X64 processor error"},
+    ),
+    # a Linux Mint forum thread (a thermal zone shutting the machine down at every boot)
+    (
+        "Jan  3 11:19:54 Mirkwood kernel: [   42.487785] thermal thermal_zone4: critical temperature "
+        "reached (128 C), shutting down",
+        "thermal.critical_shutdown",
+        {"zone": "4", "temp": "128"},
+    ),
+    # rendered from thermal_core.c on newer kernels (the zone's type, no reading)
+    (
+        "thermal thermal_zone0: acpitz: critical temperature reached, shutting down",
+        "thermal.critical_shutdown",
+        {"zone": "0", "type": "acpitz"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -443,6 +469,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ("mce.amd_uncorrected", "[ 0.600116] [Hardware Error]: Error Addr: 0x01ffffffc100201c"),
     ("mce.amd_uncorrected", "[Hardware Error]: CPU:0 (17:31:0) MC255_STATUS[-|CE|-|-|AddrV|-|-|-]"),
     ("mce.amd_corrected", "[Hardware Error]: System Fatal error."),
+    # GHES's own severity line is ghes.uncorrected's; corrected records are not uncorrected
+    ("ghes.bert_uncorrected", "{1}[Hardware Error]: event severity: fatal"),
+    ("ghes.bert_uncorrected", "[Hardware Error]: event severity: corrected"),
+    ("thermal.critical_shutdown", "thermal thermal_zone0: failed to read out thermal zone (-61)"),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
@@ -480,9 +510,11 @@ NEGATIVE: list[tuple[str, str]] = [
 ) = family_contract({FAMILY_FILE: NAMESPACES}, BLAME)
 
 
-# The hardware said it failed: an uncorrected GHES section, an uncorrected AMD machine check, an
-# asserted IERR or memory UE in the SEL.
-DECISIVE = frozenset({"ghes.error_type", "mce.amd_uncorrected", "sel.critical"})
+# The hardware said it failed: an uncorrected GHES or BERT record, an uncorrected AMD machine
+# check, an asserted IERR or memory UE in the SEL.
+DECISIVE = frozenset(
+    {"ghes.error_type", "ghes.bert_uncorrected", "mce.amd_uncorrected", "sel.critical"}
+)
 
 
 def test_routine_noise_never_names_a_node() -> None:
