@@ -35,6 +35,7 @@ BLAME: dict[str, Blame] = {
     "scsi.command_failed": Blame.SYMPTOM,
     "scsi.megaraid_fw_fault": Blame.HARDWARE,
     "scsi.mpt_fault": Blame.HARDWARE,
+    "scsi.megaraid_event": Blame.HARDWARE,
     "scsi.controller_offline": Blame.HARDWARE,
     "raid.disk_failure": Blame.HARDWARE,
     "raid.array_failed": Blame.HARDWARE,
@@ -403,6 +404,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "thermal.critical_shutdown",
         {"zone": "0", "type": "acpitz"},
     ),
+    # a linux-bcache thread (a MegaRAID enclosure PHY going bad under bcache)
+    (
+        "megaraid_sas 0000:02:00.0: 1512 (595831198s/0x0004/CRIT) - Enclosure PD 20(c None/p1) phy "
+        "bad for slot 7",
+        "scsi.megaraid_event",
+        {"class": "CRIT", "event": "Enclosure PD 20(c None/p1) phy bad for slot 7"},
+    ),
+    # rendered from megasas_decode_evt (a FATAL-class event, the boot-relative time form)
+    (
+        "megaraid_sas 0000:02:00.0: 251 (boot + 25s/0x0001/FATAL) - Controller encountered a fatal "
+        "error and was reset",
+        "scsi.megaraid_event",
+        {"class": "FATAL", "seq": "251"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -473,6 +488,14 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ghes.bert_uncorrected", "{1}[Hardware Error]: event severity: fatal"),
     ("ghes.bert_uncorrected", "[Hardware Error]: event severity: corrected"),
     ("thermal.critical_shutdown", "thermal thermal_zone0: failed to read out thermal zone (-61)"),
+    (
+        "scsi.megaraid_event",
+        "megaraid_sas 0000:02:00.0: 97 (652363830s/0x0002/WARN) - Predictive failure: PD 03(e0x20/s3)",
+    ),
+    (
+        "scsi.megaraid_event",
+        "megaraid_sas 0000:02:00.0: 98 (652363830s/0x0002/info) - Rebuild complete on PD 03(e0x20/s3)",
+    ),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
