@@ -26,6 +26,7 @@ BLAME: dict[str, Blame] = {
     "eth.adapter_reset": Blame.SYMPTOM,
     "eth.pcie_link_lost": Blame.HARDWARE,
     "eth.mdd_event": Blame.SYMPTOM,
+    "eth.nic_firmware_fault": Blame.HARDWARE,
     "bond.slave_down": Blame.HARDWARE,
     "bond.no_active": Blame.HARDWARE,
     "ata.link_error": Blame.HARDWARE,
@@ -418,6 +419,17 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "scsi.megaraid_event",
         {"class": "FATAL", "seq": "251"},
     ),
+    # rendered from bnxt.c bnxt_fw_exception and bnxt_try_recover_fw
+    (
+        "bnxt_en 0000:3b:00.0 ens1f0np0: Detected firmware fatal condition, initiating reset",
+        "eth.nic_firmware_fault",
+        {"pci": "0000:3b:00.0", "iface": "ens1f0np0"},
+    ),
+    (
+        "bnxt_en 0000:3b:00.0: Firmware not responding, status: 0x80000000",
+        "eth.nic_firmware_fault",
+        {"status": "0x80000000"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -496,6 +508,7 @@ NEGATIVE: list[tuple[str, str]] = [
         "scsi.megaraid_event",
         "megaraid_sas 0000:02:00.0: 98 (652363830s/0x0002/info) - Rebuild complete on PD 03(e0x20/s3)",
     ),
+    ("eth.nic_firmware_fault", "bnxt_en 0000:3b:00.0 p1p1: Firmware reset request successful."),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
