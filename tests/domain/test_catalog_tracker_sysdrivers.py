@@ -430,6 +430,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "eth.nic_firmware_fault",
         {"status": "0x80000000"},
     ),
+    # a netdev report on an I225 (the link lost while probing) and a debian-user thread
+    (
+        "[    1.571098] igc 0000:70:00.0 (unnamed net_device) (uninitialized): PCIe link lost, device "
+        "now detached",
+        "eth.pcie_link_lost",
+        {"driver": "igc", "pci": "0000:70:00.0"},
+    ),
+    (
+        "Okt 06 05:44:20 Zwerg kernel: igc 0000:0a:00.0 eno1: PCIe link lost, device now detached",
+        "eth.pcie_link_lost",
+        {"iface": "eno1"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
