@@ -17,7 +17,7 @@ from domain.golden import CATALOG, family_contract, golden_line_checks, hits
 
 FAMILY_FILE = "signatures-sysdrivers.toml"
 NAMESPACES = frozenset(
-    {"eth", "bond", "ata", "scsi", "raid", "ghes", "mce", "edac", "thermal", "sel"}
+    {"eth", "bond", "ata", "scsi", "raid", "ghes", "mce", "edac", "thermal", "smart", "sel"}
 )
 
 BLAME: dict[str, Blame] = {
@@ -44,6 +44,7 @@ BLAME: dict[str, Blame] = {
     "ghes.section": Blame.INFO,
     "ghes.bert_uncorrected": Blame.HARDWARE,
     "thermal.critical_shutdown": Blame.HARDWARE,
+    "smart.health_failed": Blame.HARDWARE,
     "mce.amd_uncorrected": Blame.HARDWARE,
     "mce.amd_corrected": Blame.INFO,
     "edac.mce_memory_error": Blame.INFO,
@@ -442,6 +443,34 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "eth.pcie_link_lost",
         {"iface": "eno1"},
     ),
+    # openstreetmap/operations issues #579 and #158 (smartd's mail on an HP Smart Array and a
+    # MegaRAID disk; both disks were replaced)
+    (
+        "Device: /dev/sg1 [cciss_disk_02] [SCSI], SMART Failure: HARDWARE IMPENDING FAILURE GENERAL "
+        "HARD DRIVE FAILURE",
+        "smart.health_failed",
+        {"device": "/dev/sg1"},
+    ),
+    (
+        "Device: /dev/sg2 [megaraid_disk_29], SMART Failure: HARDWARE IMPENDING FAILURE GENERAL HARD "
+        "DRIVE FAILURE",
+        "smart.health_failed",
+        {"device": "/dev/sg2"},
+    ),
+    # a German admin blog's syslog (two NVMe drives' reliability warning)
+    (
+        "Sep  8 00:15:11 helsinki smartd[2313]: Device: /dev/nvme0, Critical Warning (0x04): "
+        "Reliability",
+        "smart.health_failed",
+        {"device": "/dev/nvme0", "warning": "0x04", "flags": "Reliability"},
+    ),
+    # rendered from smartd.cpp (an ATA disk failing its SMART status)
+    (
+        "Jun 20 10:23:48 host smartd[1234]: Device: /dev/sdb [SAT], FAILED SMART self-check. BACK UP "
+        "DATA NOW!",
+        "smart.health_failed",
+        {"device": "/dev/sdb"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -521,6 +550,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "megaraid_sas 0000:02:00.0: 98 (652363830s/0x0002/info) - Rebuild complete on PD 03(e0x20/s3)",
     ),
     ("eth.nic_firmware_fault", "bnxt_en 0000:3b:00.0 p1p1: Firmware reset request successful."),
+    (
+        "smart.health_failed",
+        "smartd[1234]: Device: /dev/sda [SAT], SMART Usage Attribute: 194 Temperature_Celsius "
+        "changed from 64 to 65",
+    ),
+    ("smart.health_failed", "smartd[1234]: Device: /dev/sda [SAT], opened"),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
