@@ -17,7 +17,7 @@ from domain.golden import CATALOG, family_contract, golden_line_checks, hits
 
 FAMILY_FILE = "signatures-sysdrivers.toml"
 NAMESPACES = frozenset(
-    {"eth", "bond", "ata", "scsi", "raid", "ghes", "mce", "edac", "thermal", "smart", "sel"}
+    {"eth", "bond", "ata", "scsi", "raid", "ghes", "mce", "edac", "thermal", "smart", "omsa", "sel"}
 )
 
 BLAME: dict[str, Blame] = {
@@ -45,6 +45,7 @@ BLAME: dict[str, Blame] = {
     "ghes.bert_uncorrected": Blame.HARDWARE,
     "thermal.critical_shutdown": Blame.HARDWARE,
     "smart.health_failed": Blame.HARDWARE,
+    "omsa.hardware_failure": Blame.HARDWARE,
     "mce.amd_uncorrected": Blame.HARDWARE,
     "mce.amd_corrected": Blame.INFO,
     "edac.mce_memory_error": Blame.INFO,
@@ -471,6 +472,15 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "smart.health_failed",
         {"device": "/dev/sdb"},
     ),
+    # lausser/check_logfiles t/ (a Dell server's OMSA syslog: a failed power supply)
+    (
+        "gateway1 Server Administrator: Instrumentation Service EventID: 1354  Power supply detected "
+        "a failure  Sensor location: PS 2 Status   Chassis location: Main System Chassis  Previous "
+        "state was: Unknown  Power Supply type: AC  Power Supply state: Presence detected, Failure "
+        "detected, AC lost",
+        "omsa.hardware_failure",
+        {"event_id": "1354", "event": "Power supply detected a failure"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -556,6 +566,17 @@ NEGATIVE: list[tuple[str, str]] = [
         "changed from 64 to 65",
     ),
     ("smart.health_failed", "smartd[1234]: Device: /dev/sda [SAT], opened"),
+    # OMSA's warning and normal-state events (lausser/check_logfiles t/)
+    (
+        "omsa.hardware_failure",
+        "gateway1 Server Administrator: Instrumentation Service EventID: 1053  Temperature sensor "
+        "detected a warning value  Sensor location: BMC Ambient Temp",
+    ),
+    (
+        "omsa.hardware_failure",
+        "gateway1 Server Administrator: Instrumentation Service EventID: 1001  Server Administrator "
+        "startup complete",
+    ),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
