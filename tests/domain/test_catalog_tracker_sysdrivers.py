@@ -27,6 +27,8 @@ BLAME: dict[str, Blame] = {
     "eth.pcie_link_lost": Blame.HARDWARE,
     "eth.mdd_event": Blame.SYMPTOM,
     "eth.nic_firmware_fault": Blame.HARDWARE,
+    "eth.ena_device_reset": Blame.HARDWARE,
+    "eth.ena_tx_missing": Blame.SYMPTOM,
     "bond.slave_down": Blame.HARDWARE,
     "bond.no_active": Blame.HARDWARE,
     "ata.link_error": Blame.HARDWARE,
@@ -481,6 +483,26 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "omsa.hardware_failure",
         {"event_id": "1354", "event": "Power supply detected a failure"},
     ),
+    # the ENA driver's README in amzn/amzn-drivers (its reset procedure)
+    (
+        "[18509.800135] ena 0000:00:07.0 eth1: Keep alive watchdog timeout.",
+        "eth.ena_device_reset",
+        {"pci": "0000:00:07.0", "iface": "eth1"},
+    ),
+    # rendered from ena_netdev.c check_for_missing_completions
+    (
+        "ena 0000:00:05.0 eth0: The number of lost tx completions is above the threshold (129 > "
+        "128). Reset the device",
+        "eth.ena_device_reset",
+        {"lost": "129", "threshold": "128"},
+    ),
+    # amzn/amzn-drivers issue #134 (an instance whose ENA kept restarting)
+    (
+        "Jul 14 10:10:21 myserver.hostname kernel: ena 0000:00:05.0 eth0: Found a Tx that wasn't "
+        "completed on time, qid 2, index 961.",
+        "eth.ena_tx_missing",
+        {"qid": "2", "index": "961"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -577,6 +599,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "gateway1 Server Administrator: Instrumentation Service EventID: 1001  Server Administrator "
         "startup complete",
     ),
+    ("eth.ena_device_reset", "[18509.815244] ena 0000:00:07.0 eth1: Trigger reset is on"),
+    ("eth.ena_device_reset", "ena 0000:00:05.0: Device reset completed successfully"),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
@@ -639,7 +663,7 @@ def test_the_hardware_said_it_failed() -> None:
 
 def test_consequences_decide_nothing() -> None:
     """An adapter reset and a failed SCSI command restate a cause logged beside them."""
-    for key in ("eth.adapter_reset", "eth.mdd_event", "scsi.command_failed"):
+    for key in ("eth.adapter_reset", "eth.mdd_event", "eth.ena_tx_missing", "scsi.command_failed"):
         sig = CATALOG.signatures[key]
         assert sig.weight < 20, key
         assert sig.node_action.value == "none", key
