@@ -503,6 +503,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "eth.ena_tx_missing",
         {"qid": "2", "index": "961"},
     ),
+    # the sweep brief's probe rows without a direction column
+    ("Processor | IERR", "sel.critical", {"sensor": "Processor", "event": "IERR"}),
+    ("Power Supply | Failure detected", "sel.environment", {"sensor": "Power Supply"}),
+    (
+        "Fan | Lower Critical going low",
+        "sel.environment",
+        {"sensor": "Fan", "event": "Lower Critical going low"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -601,6 +609,9 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("eth.ena_device_reset", "[18509.815244] ena 0000:00:07.0 eth1: Trigger reset is on"),
     ("eth.ena_device_reset", "ena 0000:00:05.0: Device reset completed successfully"),
+    ("sel.critical", "Processor | IERR | Deasserted"),
+    ("sel.critical", "Processor | Presence detected"),
+    ("sel.environment", "Fan | Lower Non-critical going low"),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
