@@ -29,8 +29,9 @@ BLAME: dict[str, Blame] = {
     "eth.nic_firmware_fault": Blame.HARDWARE,
     "eth.ena_device_reset": Blame.HARDWARE,
     "eth.ena_tx_missing": Blame.SYMPTOM,
-    "bond.slave_down": Blame.HARDWARE,
+    "bond.slave_down": Blame.SYMPTOM,
     "bond.no_active": Blame.HARDWARE,
+    "ata.link_reset": Blame.INFO,
     "ata.link_error": Blame.HARDWARE,
     "ata.device_disabled": Blame.HARDWARE,
     "ata.media_error": Blame.HARDWARE,
@@ -163,10 +164,10 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # FastVPSEestiOu/storage-system-monitoring issue #4 (a queued write timing out)
     (
         "[6411193.033913] ata1.00: exception Emask 0x0 SAct 0x1 SErr 0x0 action 0x6 frozen",
-        "ata.link_error",
+        "ata.link_reset",
         {"port": "ata1.00", "frozen": " frozen"},
     ),
-    ("[6411193.034110] ata1: hard resetting link", "ata.link_error", {"port": "ata1"}),
+    ("[6411193.034110] ata1: hard resetting link", "ata.link_reset", {"port": "ata1"}),
     # openzfs/zfs issue #4876 (IDENTIFY failing after the reset)
     (
         "[ 1610.995762] ata4.00: failed to IDENTIFY (I/O error, err_mask=0x5)",
@@ -538,12 +539,13 @@ NEGATIVE: list[tuple[str, str]] = [
     ("bond.slave_down", "bond1: (slave swp2): Enslaving as a backup interface with a down link"),
     ("bond.no_active", "bond0: active interface up!"),
     # a healthy link, an empty port, EH finishing
-    ("ata.link_error", "ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)"),
+    ("ata.link_reset", "ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)"),
+    ("ata.link_error", "[6411193.034110] ata1: hard resetting link"),
     (
-        "ata.link_error",
+        "ata.link_reset",
         "Jun 14 10:05:53 bazzite kernel: ata1: SATA link down (SStatus 0 SControl 300)",
     ),
-    ("ata.link_error", "[6411196.495349] ata1: EH complete"),
+    ("ata.link_reset", "[6411196.495349] ata1: EH complete"),
     ("ata.device_disabled", "ata1.00: configured for UDMA/133"),
     ("ata.media_error", "[    6.607327] ata1.00: error: { ABRT }"),
     # sense keys that are not the disk's fault
@@ -673,8 +675,15 @@ def test_the_hardware_said_it_failed() -> None:
 
 
 def test_consequences_decide_nothing() -> None:
-    """An adapter reset and a failed SCSI command restate a cause logged beside them."""
-    for key in ("eth.adapter_reset", "eth.mdd_event", "eth.ena_tx_missing", "scsi.command_failed"):
+    """An adapter reset, an MDD reset, a late ENA completion, a bond member disabled and a failed
+    SCSI command restate a cause logged beside them."""
+    for key in (
+        "eth.adapter_reset",
+        "eth.mdd_event",
+        "eth.ena_tx_missing",
+        "bond.slave_down",
+        "scsi.command_failed",
+    ):
         sig = CATALOG.signatures[key]
         assert sig.weight < 20, key
         assert sig.node_action.value == "none", key
@@ -685,3 +694,25 @@ def test_full_ipmitool_rows_stay_with_the_bmc_family() -> None:
     found = hits("  89 | 08/31/2016 | 06:20:30 | Processor #0xc9 | IERR | Asserted")
     assert "bmc.processor_error" in found
     assert not {k for k in found if k.startswith("sel.")}
+
+
+def test_one_nic_episode_does_not_name_the_node() -> None:
+    """A Tx hang with its watchdog timeout, the reset's link down and the bond's restatement are
+    one event: the node's hardware score stays below the threshold (the bond line is a symptom)."""
+    lines = [
+        "NETDEV WATCHDOG: eth2 (ixgbe): transmit queue 3 timed out",
+        "ixgbe 0000:01:00.0 eth2: Detected Tx Unit Hang",
+        "ixgbe 0000:01:00.0 eth2: NIC Link is Down",
+        "bond0: (slave eth2): link status definitely down, disabling slave",
+        "ixgbe 0000:01:00.0 eth2: Reset adapter",
+        "ata1: hard resetting link",
+    ]
+    hardware: dict[str, int] = {}
+    for line in lines:
+        for key in hits(line):
+            sig = CATALOG.signatures[key]
+            if sig.blame is Blame.HARDWARE:
+                hardware[key] = sig.weight
+    # attribution's node score: the strongest hardware signal, +5 for each further distinct one
+    score = max(hardware.values()) + 5 * (len(hardware) - 1)
+    assert score < 60, hardware
