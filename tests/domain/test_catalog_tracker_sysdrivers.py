@@ -34,8 +34,8 @@ BLAME: dict[str, Blame] = {
     "ata.link_reset": Blame.INFO,
     "ata.link_error": Blame.HARDWARE,
     "ata.device_disabled": Blame.HARDWARE,
-    "ata.media_error": Blame.HARDWARE,
-    "scsi.sense_error": Blame.HARDWARE,
+    "ata.media_error": Blame.SYMPTOM,
+    "scsi.sense_error": Blame.SYMPTOM,
     "scsi.command_failed": Blame.SYMPTOM,
     "scsi.megaraid_fw_fault": Blame.HARDWARE,
     "scsi.mpt_fault": Blame.HARDWARE,
@@ -696,6 +696,37 @@ def test_full_ipmitool_rows_stay_with_the_bmc_family() -> None:
     assert not {k for k in found if k.startswith("sel.")}
 
 
+def _score(lines: list[str]) -> tuple[int, dict[str, int]]:
+    """attribution's node score for these lines: the strongest hardware signal, +5 for each
+    further distinct one."""
+    hardware: dict[str, int] = {}
+    for line in lines:
+        for key in hits(line):
+            sig = CATALOG.signatures[key]
+            if sig.blame is Blame.HARDWARE:
+                hardware[key] = sig.weight
+    if not hardware:
+        return 0, hardware
+    return max(hardware.values()) + 5 * (len(hardware) - 1), hardware
+
+
+def test_one_bad_sector_does_not_name_the_node() -> None:
+    """ocaml/infrastructure issue #58: one unreadable sector, reported by libata, the SCSI layer
+    and the block layer, is one hardware signal (the block layer's), below the threshold."""
+    score, hardware = _score(
+        [
+            "[1889514.592624] ata2.00: exception Emask 0x0 SAct 0x5c50001f SErr 0x0 action 0x0",
+            "[1889514.593008] ata2.00: error: { UNC }",
+            "[1889514.599865] sd 1:0:0:0: [sdb] tag#22 FAILED Result: hostbyte=DID_OK "
+            "driverbyte=DRIVER_OK cmd_age=0s",
+            "[1889514.599873] sd 1:0:0:0: [sdb] tag#22 Sense Key : Medium Error [current] ",
+            "[1889514.599888] blk_update_request: I/O error, dev sdb, sector 93827644 op 0x0:(READ) "
+            "flags 0x80700 phys_seg 5 prio class 0",
+        ]
+    )
+    assert score < 60, hardware
+
+
 def test_one_nic_episode_does_not_name_the_node() -> None:
     """A Tx hang with its watchdog timeout, the reset's link down and the bond's restatement are
     one event: the node's hardware score stays below the threshold (the bond line is a symptom)."""
@@ -707,12 +738,5 @@ def test_one_nic_episode_does_not_name_the_node() -> None:
         "ixgbe 0000:01:00.0 eth2: Reset adapter",
         "ata1: hard resetting link",
     ]
-    hardware: dict[str, int] = {}
-    for line in lines:
-        for key in hits(line):
-            sig = CATALOG.signatures[key]
-            if sig.blame is Blame.HARDWARE:
-                hardware[key] = sig.weight
-    # attribution's node score: the strongest hardware signal, +5 for each further distinct one
-    score = max(hardware.values()) + 5 * (len(hardware) - 1)
+    score, hardware = _score(lines)
     assert score < 60, hardware
