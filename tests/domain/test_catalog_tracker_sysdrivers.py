@@ -32,7 +32,7 @@ BLAME: dict[str, Blame] = {
     "bond.slave_down": Blame.SYMPTOM,
     "bond.no_active": Blame.HARDWARE,
     "ata.link_reset": Blame.INFO,
-    "ata.link_error": Blame.HARDWARE,
+    "ata.link_error": Blame.SYMPTOM,
     "ata.device_disabled": Blame.HARDWARE,
     "ata.media_error": Blame.SYMPTOM,
     "scsi.sense_error": Blame.SYMPTOM,
@@ -41,7 +41,7 @@ BLAME: dict[str, Blame] = {
     "scsi.mpt_fault": Blame.HARDWARE,
     "scsi.megaraid_event": Blame.HARDWARE,
     "scsi.controller_offline": Blame.HARDWARE,
-    "raid.disk_failure": Blame.HARDWARE,
+    "raid.disk_failure": Blame.SYMPTOM,
     "raid.array_failed": Blame.HARDWARE,
     "ghes.error_type": Blame.HARDWARE,
     "ghes.section": Blame.INFO,
@@ -722,6 +722,23 @@ def test_one_bad_sector_does_not_name_the_node() -> None:
             "[1889514.599873] sd 1:0:0:0: [sdb] tag#22 Sense Key : Medium Error [current] ",
             "[1889514.599888] blk_update_request: I/O error, dev sdb, sector 93827644 op 0x0:(READ) "
             "flags 0x80700 phys_seg 5 prio class 0",
+        ]
+    )
+    assert score < 60, hardware
+
+
+def test_one_dead_disk_does_not_name_the_node_alone() -> None:
+    """A public RAID5 recovery note (airytail wiki): COMRESET failures, libata giving up, the block
+    layer's I/O errors and md failing the member are one dead disk: below the threshold until the
+    job's own I/O errors corroborate it."""
+    score, hardware = _score(
+        [
+            "[837950.972026] ata5: COMRESET failed (errno=-16)",
+            "[838001.048076] ata5: reset failed, giving up",
+            "[838001.048107] ata5.00: disabled",
+            "[838001.050950] blk_update_request: I/O error, dev sdc, sector 522330112 op 0x1:(WRITE) "
+            "flags 0x0 phys_seg 1 prio class 0",
+            "md/raid:md1: Disk failure on sdc, disabling device.",
         ]
     )
     assert score < 60, hardware
