@@ -269,7 +269,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "edac.mce_memory_error",
         {"driver": "skx", "mc": "3"},
     ),
-    # an LKML report on an AMD server (a fatal record before the fatal-error panic)
+    # a kernel mailing-list report (a fatal PCIe record from a root port, then an oops)
     (" {1}[Hardware Error]:  Error 0, type: fatal", "ghes.error_type", {"type": "fatal"}),
     # radiasoft/devops issue #134 (sbridge, beside a corrected scrubbing error)
     (
@@ -395,7 +395,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # a linux-acpi patch by Punit Agrawal (2020-05: BERT replaying a fatal record at boot)
     ("    [Hardware Error]: event severity: fatal", "ghes.bert_uncorrected", {"severity": "fatal"}),
     ("    [Hardware Error]:  Error 0, type: fatal", "ghes.error_type", {"type": "fatal"}),
-    # an AMD server's boot log (BERT replaying a processor error of the crash before)
+    # a public postmortem's boot log (BERT replaying a processor error of the crash before)
     (
         "[Mon Jul 13 21:29:30 2026] [Hardware Error]:   section_type: IA32/X64 processor error",
         "ghes.section",
