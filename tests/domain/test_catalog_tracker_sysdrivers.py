@@ -21,7 +21,21 @@ from domain.golden import CATALOG, family_contract, golden_line_checks, hits
 
 FAMILY_FILE = "signatures-sysdrivers.toml"
 NAMESPACES = frozenset(
-    {"eth", "bond", "ata", "scsi", "raid", "ghes", "mce", "edac", "thermal", "smart", "omsa", "sel"}
+    {
+        "eth",
+        "bond",
+        "ata",
+        "scsi",
+        "raid",
+        "ghes",
+        "mce",
+        "ras",
+        "edac",
+        "thermal",
+        "smart",
+        "omsa",
+        "sel",
+    }
 )
 
 BLAME: dict[str, Blame] = {
@@ -55,6 +69,8 @@ BLAME: dict[str, Blame] = {
     "omsa.hardware_failure": Blame.HARDWARE,
     "mce.amd_uncorrected": Blame.HARDWARE,
     "mce.amd_corrected": Blame.INFO,
+    "ras.uncorrected": Blame.HARDWARE,
+    "ras.corrected": Blame.INFO,
     "edac.mce_memory_error": Blame.INFO,
     "sel.critical": Blame.HARDWARE,
     "sel.pci_error": Blame.HARDWARE,
@@ -516,6 +532,29 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "sel.environment",
         {"sensor": "Fan", "event": "Lower Critical going low"},
     ),
+    # mchehab/rasdaemon pull request #209 (its trace log with event levels)
+    (
+        " <...>-1367638 [026] d.H.     0.024825 mc_event [CRIT] 2025-03-28 13:28:48 +0800 1 "
+        "Uncorrected error: multi-bit ECC on unknown memory (mc: 0 address: 0xe53218400 grain: 0 "
+        "APEI location: node:0 card:2 module:0 rank:0 bank_group:4 bank_address:0 row:25906 "
+        "column:64 chip_id:0 status(0x0000000000000400): Storage error in DRAM memory)",
+        "ras.uncorrected",
+        {"count": "1", "kind": "Uncorrected"},
+    ),
+    # NixOS/infra pull request #523 (`ras-mc-ctl --errors` on an AMD host)
+    (
+        "1 2024-12-19 03:52:38 +0000 error: Corrected error, no action required., CPU 2, bank "
+        "Unified Memory Controller (bank=17), mcg mcgstatus=0, mci CECC, memory_channel=0,csrow=1",
+        "ras.corrected",
+        {"status": "Corrected error, no action required", "cpu": "2"},
+    ),
+    # rendered from rasdaemon's ras-mc-handler.c (a corrected event in its trace log)
+    (
+        "<...>-1234 [000] .... 0.000001 mc_event 2023-12-17 12:00:00 +0000 1 Corrected error: "
+        "memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0",
+        "ras.corrected",
+        {"kind": "Corrected"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -618,6 +657,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ("sel.critical", "Processor | IERR | Deasserted"),
     ("sel.critical", "Processor | Presence detected"),
     ("sel.environment", "Fan | Lower Non-critical going low"),
+    ("ras.uncorrected", "rasdaemon: Recording mc_event events"),
+    ("ras.corrected", "rasdaemon: Recording mc_event events"),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
@@ -658,7 +699,13 @@ NEGATIVE: list[tuple[str, str]] = [
 # The hardware said it failed: an uncorrected GHES or BERT record, an uncorrected AMD machine
 # check, an asserted IERR or memory UE in the SEL.
 DECISIVE = frozenset(
-    {"ghes.error_type", "ghes.bert_uncorrected", "mce.amd_uncorrected", "sel.critical"}
+    {
+        "ghes.error_type",
+        "ghes.bert_uncorrected",
+        "mce.amd_uncorrected",
+        "ras.uncorrected",
+        "sel.critical",
+    }
 )
 
 
