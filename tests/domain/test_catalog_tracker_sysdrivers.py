@@ -2,16 +2,17 @@
 firmware as a GPU node's system log prints them: Ethernet NIC drivers (link down, Tx hangs,
 adapter resets, NIC firmware faults, a NIC gone from PCIe, AWS ENA resets), bonding, libata's
 error handler, SCSI sense data, MegaRAID / mpt3sas / hpsa / smartpqi controller faults, md RAID
-member and array failures, APEI records (GHES sections, BERT), AMD's machine-check decoder, Intel
-EDAC's MCE banner, thermal shutdowns, smartd, Dell OpenManage, and the BMC's SEL in ipmitool's CSV,
-as a bare row and as ipmievd logs it.
+member and array failures, APEI records (GHES sections, BERT), AMD's machine-check decoder,
+rasdaemon, Intel EDAC's MCE banner, thermal shutdowns, smartd, Dell OpenManage, and the BMC's SEL in
+ipmitool's CSV, as a bare row and as ipmievd logs it.
 
 Each line is cited beside it (as the user pasted it, prefixes kept) and goes through the scanner's
 own matcher. These lines are noisy in real fleets, so none of them names a node alone unless the
-hardware said it failed (an uncorrected APEI record or AMD machine check, an asserted IERR or
-memory UE in the SEL); lines that restate one episode another layer reports (a bond member, an ATA
+hardware said it failed (an uncorrected APEI record, AMD machine check or rasdaemon record, an
+asserted IERR or memory UE in the SEL); lines that restate one episode another layer reports (a bond member, an ATA
 UNC, a SCSI sense, md failing a member) are symptoms, so one episode stays below the threshold.
-Healthy look-alikes (link up, an empty SATA port, Deasserted events, EDAC's banner) must not match.
+Healthy look-alikes (link up, an empty SATA port, Deasserted events, EDAC's version banner) must
+not match.
 """
 
 from __future__ import annotations
