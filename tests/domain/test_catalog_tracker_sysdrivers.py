@@ -556,6 +556,17 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ras.corrected",
         {"kind": "Corrected"},
     ),
+    # public reports of an LSI HBA gone (after an unknown NMI; an mpt2sas repeating every second)
+    (
+        "[1513141.839140] mpt3sas_cm0: SAS host is non-operational !!!!",
+        "scsi.controller_offline",
+        {"ioc": "mpt3sas_cm0"},
+    ),
+    (
+        "[  317.001498] mpt2sas_cm0: SAS host is non-operational !!!!",
+        "scsi.controller_offline",
+        {"ioc": "mpt2sas_cm0"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
