@@ -56,6 +56,8 @@ BLAME: dict[str, Blame] = {
     "ata.media_error": Blame.SYMPTOM,
     "scsi.sense_error": Blame.SYMPTOM,
     "scsi.command_failed": Blame.SYMPTOM,
+    "scsi.device_offlined": Blame.HARDWARE,
+    "scsi.io_rejected": Blame.SYMPTOM,
     "scsi.megaraid_fw_fault": Blame.HARDWARE,
     "scsi.mpt_fault": Blame.HARDWARE,
     "scsi.megaraid_event": Blame.HARDWARE,
@@ -567,6 +569,25 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "scsi.controller_offline",
         {"ioc": "mpt2sas_cm0"},
     ),
+    # public forum logs (a disk the SCSI error handler gave up on; an aacraid host's older form)
+    (
+        "Jan  6 17:17:58 caspar kernel: [  599.056482] sd 2:0:0:0: Device offlined - not ready "
+        "after error recovery",
+        "scsi.device_offlined",
+        {"hctl": "2:0:0:0"},
+    ),
+    (
+        "Sep 28 16:06:12 kasparov kernel: scsi: Device offlined - not ready after error recovery: "
+        "host 1 channel 0 id 0 lun 0",
+        "scsi.device_offlined",
+        {},
+    ),
+    # 1000001101000/Debian_on_Buffalo issue #161
+    (
+        "[19732.853494] sd 0:1:0:0: rejecting I/O to offline device",
+        "scsi.io_rejected",
+        {"hctl": "0:1:0:0"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -746,6 +767,7 @@ def test_consequences_decide_nothing() -> None:
         "eth.ena_tx_missing",
         "bond.slave_down",
         "scsi.command_failed",
+        "scsi.io_rejected",
     ):
         sig = CATALOG.signatures[key]
         assert sig.weight < 20, key
