@@ -692,6 +692,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ("sel.environment", "Fan | Lower Non-critical going low"),
     ("ras.uncorrected", "rasdaemon: Recording mc_event events"),
     ("ras.corrected", "rasdaemon: Recording mc_event events"),
+    ("scsi.device_offlined", "sd 2:0:0:0: [sdb] Attached SCSI removable disk"),
+    ("scsi.io_rejected", "sd 0:1:0:0: [sdb] Synchronizing SCSI cache"),
+    ("scsi.controller_offline", "[   20.179842] mpt2sas_cm0: port enable: SUCCESS"),
+    ("ghes.error_type", "{8}[Hardware Error]:  Error 0, type: corrected"),
     # Deasserted and non-critical SEL events
     ("sel.critical", "3d,12/14/2022,23:15:09,Memory #0x88,Uncorrectable ECC,Deasserted"),
     ("sel.pci_error", "Critical Interrupt #0x1b | PCI SERR | Deasserted"),
