@@ -1,0 +1,613 @@
+"""Golden lines from sweep 7 of issue 14 over the tooling and control planes around a job: kubectl
+and the Kubernetes API server (etcd behind it, admission webhooks in front), the Docker CLI and its
+daemon, package managers at job start (apt, yum/dnf, git-lfs), gcloud creating TPUs, Slurm's client
+commands talking to slurmctld and slurmdbd, and the network errors of Node.js and Go programs.
+
+Each line is real, cited beside it (one rendered from its format, said so), and goes through the
+scanner's own matcher. The blame is pinned to what the line alone says: an overloaded control
+plane, a resolver that failed, a mirror's 5xx or a zone out of capacity is transient; a connection
+that only failed is a symptom of weight 20-30 (the transient audit's rule); a package that does not
+exist, a webhook's denial, a missing kubeconfig or a spent LFS quota is the job's own setup. None
+of these names a node. Look-alikes (healthy output, the neighbouring entries' lines) must not match.
+"""
+
+from __future__ import annotations
+
+from autorecover.domain.records import Blame
+from domain.golden import (
+    CATALOG,
+    assert_no_node_action,
+    family_contract,
+    family_keys,
+    golden_line_checks,
+)
+
+FAMILY_FILE = "signatures-ctlplane.toml"
+NAMESPACES = frozenset(
+    {
+        "kubeapi",
+        "etcd",
+        "webhook",
+        "gcloud",
+        "dockerd",
+        "apt",
+        "yum",
+        "gitlfs",
+        "slurmcli",
+        "nodejs",
+        "gonet",
+    }
+)
+
+BLAME: dict[str, Blame] = {
+    # the control plane or an outside service failed: retry, never a node
+    "kubeapi.server_unavailable": Blame.TRANSIENT,
+    "etcd.request_failed": Blame.TRANSIENT,
+    "webhook.call_failed": Blame.TRANSIENT,
+    "gcloud.tpu_no_capacity": Blame.TRANSIENT,
+    "apt.resolve_temporary": Blame.TRANSIENT,
+    "apt.mirror_http_error": Blame.TRANSIENT,
+    "gitlfs.server_error": Blame.TRANSIENT,
+    "slurmcli.controller_timeout": Blame.TRANSIENT,
+    "gonet.resolver_failed": Blame.TRANSIENT,
+    # a connection or a lookup that only failed: setup and outage read the same
+    "kubeapi.unreachable": Blame.SYMPTOM,
+    "dockerd.daemon_unreachable": Blame.SYMPTOM,
+    "apt.resolve_unknown": Blame.SYMPTOM,
+    "apt.mirror_connect_failed": Blame.SYMPTOM,
+    "apt.fetch_restatement": Blame.SYMPTOM,
+    "yum.repo_unreachable": Blame.SYMPTOM,
+    "slurmcli.slurmd_timeout": Blame.SYMPTOM,
+    "slurmcli.dbd_unreachable": Blame.SYMPTOM,
+    "nodejs.connect_failed": Blame.SYMPTOM,
+    # the job's own setup: a retry fails the same way
+    "webhook.denied": Blame.APPLICATION,
+    "kubeapi.no_kubeconfig": Blame.APPLICATION,
+    "dockerd.socket_permission_denied": Blame.APPLICATION,
+    "apt.package_file_gone": Blame.APPLICATION,
+    "apt.package_not_found": Blame.APPLICATION,
+    "yum.package_not_found": Blame.APPLICATION,
+    "gitlfs.over_quota": Blame.APPLICATION,
+}
+
+(
+    test_family_keys_are_new_and_namespaced,
+    test_required_signature_and_blame,
+    test_every_family_signature_is_pinned,
+) = family_contract({FAMILY_FILE: NAMESPACES}, BLAME)
+
+# (line, signal, captures the line must yield)
+GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # --- Kubernetes API server, etcd, admission webhooks ---
+    # XenitAB/azad-kube-proxy issue #206 (kubectl through a proxy answering 503)
+    (
+        "Error from server (ServiceUnavailable): the server is currently unable to handle the "
+        "request (get pods)",
+        "kubeapi.server_unavailable",
+        {"reason": "ServiceUnavailable"},
+    ),
+    # vitobotta/hetzner-k3s issue #83 (k3s not serving yet)
+    (
+        "Error from server (ServiceUnavailable): the server is currently unable to handle the "
+        "request",
+        "kubeapi.server_unavailable",
+        {"reason": "ServiceUnavailable"},
+    ),
+    # kubernetes/test-infra issue #16081 (the metrics.k8s.io aggregated API down)
+    (
+        "Error from server (ServiceUnavailable): the server is currently unable to handle the "
+        "request (get nodes.metrics.k8s.io)",
+        "kubeapi.server_unavailable",
+        {"reason": "ServiceUnavailable"},
+    ),
+    # tektoncd/pipeline issue #3317 (kubectl apply -v9; klog's F-line)
+    (
+        "F1001 16:08:37.827839   14169 helpers.go:115] Error from server (Timeout): error when "
+        "applying patch:",
+        "kubeapi.server_unavailable",
+        {"reason": "Timeout"},
+    ),
+    # etcd-io/etcd issue #12468 (a single-member etcd under load)
+    (
+        "Nov 11 18:52:40 haproxy-etcd etcd[2044]: got unexpected response error (etcdserver: "
+        "request timed out)",
+        "etcd.request_failed",
+        {"error": "request timed out"},
+    ),
+    # etcd-io/etcd issue #1583
+    (
+        "2014/11/03 13:59:07 etcdserver: publish error: etcdserver: request timed out",
+        "etcd.request_failed",
+        {"error": "request timed out"},
+    ),
+    # etcd-io/etcd issue #2818 (etcd2 under systemd)
+    (
+        "May 12 20:12:44 wwserver194.alphalocal.com etcd2[1627]: 2015/05/12 20:12:44 etcdhttp: "
+        "unexpected error: etcdserver: request timed out",
+        "etcd.request_failed",
+        {"error": "request timed out"},
+    ),
+    # etcd-io/etcd issue #5936 (its title)
+    (
+        "etcdhttp: etcdserver: request timed out, possibly due to previous leader failure",
+        "etcd.request_failed",
+        {"error": "request timed out, possibly due to previous leader failure"},
+    ),
+    # kyverno/kyverno issue #2869 (GKE; a firewall rule for the webhook's port)
+    (
+        "Error from server (InternalError): Internal error occurred: failed calling webhook "
+        '"validate.kyverno.svc-fail": Post "https://kyverno-svc.kyverno.svc:443/validate?'
+        'timeout=10s": context deadline exceeded',
+        "webhook.call_failed",
+        {"webhook": "validate.kyverno.svc-fail"},
+    ),
+    # zq2599/blog_demos issue #108 (cert-manager's webhook during make deploy)
+    (
+        'Error from server (InternalError): error when creating "STDIN": Internal error '
+        'occurred: failed calling webhook "webhook.cert-manager.io": Post https://cert-manager-'
+        "webhook.cert-manager.svc:443/validate?timeout=10s: context deadline exceeded",
+        "webhook.call_failed",
+        {"webhook": "webhook.cert-manager.io"},
+    ),
+    # chaos-mesh/chaos-mesh issue #2898
+    (
+        'Error from server (InternalError): error when creating "cpu.yaml": Internal error '
+        'occurred: failed calling webhook "mstresschaos.kb.io": Post "https://chaos-mesh-'
+        "controller-manager.chaos-testing.svc:443/mutate-chaos-mesh-org-v1alpha1-stresschaos?"
+        'timeout=5s": context deadline exceeded.',
+        "webhook.call_failed",
+        {"webhook": "mstresschaos.kb.io"},
+    ),
+    # projectcalico/calico issue #3809 (the API server's own E-line)
+    (
+        "E0719 17:46:09.471986       1 dispatcher.go:169] failed calling webhook "
+        '"couchbase-operator-admission.default.svc": Post https://couchbase-operator-admission.'
+        "default.svc:443/couchbaseclusters/mutate?timeout=30s: context deadline exceeded",
+        "webhook.call_failed",
+        {"webhook": "couchbase-operator-admission.default.svc"},
+    ),
+    # helm/helm issue #9453 (a webhook denying every pod)
+    (
+        'Error from server: admission webhook "com.site.admission-webhook" denied the request: '
+        "Not Allowed",
+        "webhook.denied",
+        {"webhook": "com.site.admission-webhook"},
+    ),
+    # kelseyhightower/grafeas-tutorial issue #8 (an image-signature webhook)
+    (
+        'Error from server: error when creating "pods/echod.yaml": admission webhook '
+        '"image-signature.hightowerlabs.com" denied the request without explanation',
+        "webhook.denied",
+        {"webhook": "image-signature.hightowerlabs.com"},
+    ),
+    # chzbrgr71/container-hackfest issue #13 (AKS)
+    (
+        "Unable to connect to the server: dial tcp 52.183.119.19:443: i/o timeout",
+        "kubeapi.unreachable",
+        {"cause": "dial tcp 52.183.119.19:443: i/o timeout"},
+    ),
+    # kubernetes/kops issue #1526 (an admin-access CIDR that left the client out)
+    (
+        "Unable to connect to the server: dial tcp IP:443: i/o timeout",
+        "kubeapi.unreachable",
+        {"cause": "dial tcp IP:443: i/o timeout"},
+    ),
+    # kubernetes/kubectl issue #720
+    (
+        "Unable to connect to the server: net/http: TLS handshake timeout",
+        "kubeapi.unreachable",
+        {"cause": "net/http: TLS handshake timeout"},
+    ),
+    # kubernetes/kubernetes issue #21115 (the cluster had been deleted)
+    (
+        "error: couldn't read version from server: Get https://107.178.212.121/api: dial tcp "
+        "107.178.212.121:443: i/o timeout",
+        "kubeapi.unreachable",
+        {},
+    ),
+    # kubernetes/website issue #19461 (the API server not running)
+    (
+        "The connection to the server 10.190.67.31:6443 was refused - did you specify the right "
+        "host or port?",
+        "kubeapi.unreachable",
+        {"server": "10.190.67.31:6443"},
+    ),
+    # kubernetes/website issue #12075 (kubectl with no kubeconfig)
+    (
+        "The connection to the server localhost:8080 was refused - did you specify the right "
+        "host or port?",
+        "kubeapi.no_kubeconfig",
+        {},
+    ),
+    # --- cloud CLIs ---
+    # thevasudevgupta/gsoc-wav2vec2 issue #11
+    (
+        "ERROR: (gcloud.compute.tpus.execution-groups.create) There is no more capacity in the "
+        'zone "europe-west4-a"; you can try in another zone where Cloud TPU Nodes are offered '
+        "(see https://cloud.google.com/tpu/docs/regions) [EID: 0xba393c906974e61]",
+        "gcloud.tpu_no_capacity",
+        {"zone": "europe-west4-a"},
+    ),
+    # hashicorp/terraform-provider-google issue #21243 (Cloud TPU's error code 8)
+    (
+        "        Error: Error waiting to create Vm: Error waiting for Creating Vm: Error code 8, "
+        'message: There is no more capacity in the zone "us-central1-c"; you can try in another '
+        "zone where Cloud TPU Nodes are offered (see https://cloud.google.com/tpu/docs/regions) "
+        "[EID: 0x9f48947a7d57c8d]",
+        "gcloud.tpu_no_capacity",
+        {"zone": "us-central1-c"},
+    ),
+    # --- Docker daemon ---
+    # moby/moby issue #32658
+    (
+        "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker "
+        "daemon running?",
+        "dockerd.daemon_unreachable",
+        {"host": "unix:///var/run/docker.sock"},
+    ),
+    # docker/docs issue #11246 (its title)
+    (
+        "Server: ERROR: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is "
+        "the docker daemon running?",
+        "dockerd.daemon_unreachable",
+        {"host": "unix:///var/run/docker.sock"},
+    ),
+    # docker/docs issue #12793
+    (
+        "docker: Got permission denied while trying to connect to the Docker daemon socket at "
+        "unix:///var/run/docker.sock: Post http://%2Fvar%2Frun%2Fdocker.sock/v1.40/containers/"
+        "create: dial unix /var/run/docker.sock: connect: permission denied.",
+        "dockerd.socket_permission_denied",
+        {"socket": "unix:///var/run/docker.sock"},
+    ),
+    # actions/actions-runner-controller issue #2538 (a runner pod's socket)
+    (
+        "Got permission denied while trying to connect to the Docker daemon socket at "
+        'unix:///run/docker/docker.sock: Get "http://%2Frun%2Fdocker%2Fdocker.sock/v1.24/'
+        'containers/json": dial unix /run/docker/docker.sock: connect: permission denied',
+        "dockerd.socket_permission_denied",
+        {"socket": "unix:///run/docker/docker.sock"},
+    ),
+    # --- apt ---
+    # mikeizbicki/cmc-csci143 issue #626 (the Err: line's reason)
+    (
+        "  Temporary failure resolving 'archive.ubuntu.com'",
+        "apt.resolve_temporary",
+        {"host": "archive.ubuntu.com"},
+    ),
+    # giantbranch/pwn_deploy_chroot issue #1 (on GCE)
+    (
+        "E: Failed to fetch http://security.ubuntu.com/ubuntu/pool/main/p/perl/libperl5.22_"
+        "5.22.1-9ubuntu0.5_amd64.deb  Temporary failure resolving "
+        "'asia-east1.gce.archive.ubuntu.com'",
+        "apt.resolve_temporary",
+        {"host": "asia-east1.gce.archive.ubuntu.com"},
+    ),
+    # webanck/docker-wine-steam issue #3 (a build container without DNS)
+    (
+        "W: Failed to fetch http://archive.ubuntu.com/ubuntu/dists/trusty/Release.gpg  Could "
+        "not resolve 'archive.ubuntu.com'",
+        "apt.resolve_unknown",
+        {"host": "archive.ubuntu.com"},
+    ),
+    # pop-os/popsicle issue #174
+    (
+        "E: Failed to fetch http://us.archive.ubuntu.com/ubuntu/pool/main/u/util-linux/mount_"
+        "2.36.1-8ubuntu2.2_amd64.deb  Connection failed [IP: 91.189.91.38 80]",
+        "apt.mirror_connect_failed",
+        {"reason": "Connection failed", "ip": "91.189.91.38", "port": "80"},
+    ),
+    # ntop/ntopng issue #7250 (a Raspbian mirror)
+    (
+        "E: Failed to fetch http://raspbian.mirror.net.in/raspbian/raspbian/pool/main/s/sudo/"
+        "sudo_1.9.5p2-3+deb11u1_armhf.deb  Connection failed [IP: 103.195.68.3 80]",
+        "apt.mirror_connect_failed",
+        {"reason": "Connection failed", "ip": "103.195.68.3", "port": "80"},
+    ),
+    # microsoft/WSL issue #2914 (the Err: line's reason; an antivirus's firewall)
+    (
+        "  Connection failed [IP: 91.189.88.162 80]",
+        "apt.mirror_connect_failed",
+        {"reason": "Connection failed", "ip": "91.189.88.162", "port": "80"},
+    ),
+    # km4ack/pi-build issue #89 (an IPv6 mirror)
+    (
+        "  Connection failed [IP: 2605:5800:1:1::7 80]",
+        "apt.mirror_connect_failed",
+        {"ip": "2605:5800:1:1::7", "port": "80"},
+    ),
+    # rendered from apt's http method format ("<status>  <reason> [IP: <addr> <port>]"); no
+    # attributable public line found for a 5xx
+    (
+        "E: Failed to fetch http://archive.ubuntu.com/ubuntu/pool/main/r/rdma-core/libibverbs-"
+        "dev_39.0-1_amd64.deb  503  Service Unavailable [IP: 91.189.91.38 80]",
+        "apt.mirror_http_error",
+        {"status": "503", "ip": "91.189.91.38", "port": "80"},
+    ),
+    # sassoftware/viya4-deployment issue #44 (a stale package index in a docker build)
+    (
+        "E: Failed to fetch http://security.ubuntu.com/ubuntu/pool/main/c/curl/libcurl3-gnutls_"
+        "7.68.0-1ubuntu2.2_amd64.deb  404  Not Found [IP: 91.189.88.152 80]",
+        "apt.package_file_gone",
+        {"ip": "91.189.88.152", "port": "80"},
+    ),
+    # kivy/buildozer pull request #1107 (one space between the status and the reason)
+    (
+        "E: Failed to fetch http://security.ubuntu.com/ubuntu/pool/main/f/file/libmagic-mgc_"
+        "5.32-2ubuntu0.3_amd64.deb 404 Not Found [IP: 91.189.88.142 80]",
+        "apt.package_file_gone",
+        {"ip": "91.189.88.142", "port": "80"},
+    ),
+    # google/clusterfuzz pull request #1929 (CUDA packages before their repository)
+    ("E: Unable to locate package cuda-10-1", "apt.package_not_found", {"package": "cuda-10-1"}),
+    # Lancelot39/Causal-Copilot issue #49
+    (
+        "E: Unable to locate package cuda-toolkit-dev",
+        "apt.package_not_found",
+        {"package": "cuda-toolkit-dev"},
+    ),
+    # ntop/ntopng issue #7250
+    (
+        "E: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?",
+        "apt.fetch_restatement",
+        {},
+    ),
+    # --- yum / dnf ---
+    # devopshydclub/vprofile-project issue #213 (CentOS 7's retired mirrorlist)
+    (
+        "Could not retrieve mirrorlist http://mirrorlist.centos.org/?release=7&arch=x86_64&repo="
+        "os&infra=stock error was",
+        "yum.repo_unreachable",
+        {"url": "http://mirrorlist.centos.org/?release=7&arch=x86_64&repo=os&infra=stock"},
+    ),
+    # wazuh/wazuh-qa issue #5575
+    (
+        "Cannot find a valid baseurl for repo: centos-sclo-rh/x86_64",
+        "yum.repo_unreachable",
+        {"repo": "centos-sclo-rh/x86_64"},
+    ),
+    # conda/conda issue #5481 (yum on CentOS 6 behind timing-out mirrors)
+    (
+        "Error: Cannot retrieve repository metadata (repomd.xml) for repository: base. Please "
+        "verify its path and try again",
+        "yum.repo_unreachable",
+        {"repomd_repo": "base"},
+    ),
+    # furlongm/patchman issue #548 (the repository host timing out)
+    (
+        "Error: Failed to download metadata for repo 'openbytes': Cannot download repomd.xml: "
+        "Cannot download repodata/repomd.xml: All mirrors were tried",
+        "yum.repo_unreachable",
+        {"metadata_repo": "openbytes"},
+    ),
+    # openshift/jenkins issue #1774 (its title)
+    ("Unable to find a match: file", "yum.package_not_found", {"package": "file"}),
+    # --- git-lfs ---
+    # git-lfs/git-lfs issue #4919 (a push answered 503; the URL printed through a format bug)
+    (
+        "Fatal error: Server error &{%!!(string=https) %!!(string=) %!!(*url.Userinfo=<nil>) "
+        "%!!(string=[the remote server URL]) %!!(string=/storage/lfs/207381/objects/deca65f30949"
+        "43a1af148cf64fd6c0deb503219d12de0e172b7f948d07a8e6a8) %!!(string=) %!!(bool=false) "
+        "%!!(string=) %!!(string=) %!!(string=)}s(MISSING) from HTTP 503",
+        "gitlfs.server_error",
+        {"status": "503"},
+    ),
+    # rendered from git-lfs lfshttp/errors.go defaultError (500: "Server error: %s") behind
+    # tq/api.go's "batch response: " (git-lfs/git-lfs issue #1858 is titled with it)
+    (
+        "batch response: Fatal error: Server error: https://github.com/org/repo.git/info/lfs/"
+        "objects/batch",
+        "gitlfs.server_error",
+        {"batch_error": "Server error"},
+    ),
+    # cBioPortal/datahub issue #1990
+    (
+        "batch response: This repository is over its data quota. Account responsible for LFS "
+        "bandwidth should purchase more data packs to restore access.",
+        "gitlfs.over_quota",
+        {},
+    ),
+    # --- Slurm client commands ---
+    # ReactionMechanismGenerator/ARC issue #394 (squeue while the cluster struggled)
+    (
+        "squeue: error: slurm_receive_msg: Socket timed out on send/recv operation, ",
+        "slurmcli.controller_timeout",
+        {"command": "squeue", "reason": "Socket timed out on send/recv operation"},
+    ),
+    # awslabs/awsome-distributed-ai pull request #452 (scontrol reconfigure)
+    (
+        "slurm_reconfigure error: Socket timed out on send/recv operation",
+        "slurmcli.controller_timeout",
+        {"call": "reconfigure", "call_reason": "Socket timed out on send/recv operation"},
+    ),
+    # aws/aws-parallelcluster issue #4179 (a step launch over hundreds of nodes)
+    (
+        "srun: error: slurm_receive_msgs: [[ip-172-31-230-255.ec2.internal]:6818] failed: Socket "
+        "timed out on send/recv operation",
+        "slurmcli.slurmd_timeout",
+        {"host": "ip-172-31-230-255.ec2.internal", "port": "6818"},
+    ),
+    # giovtorres/slurm-docker-cluster issue #33 (slurmdbd not up yet)
+    (
+        "sacctmgr: error: slurm_persist_conn_open_without_init: failed to open persistent "
+        "connection to slurmdbd:6819: Connection timed out",
+        "slurmcli.dbd_unreachable",
+        {"host": "slurmdbd", "port": "6819", "reason": "Connection timed out"},
+    ),
+    (
+        "sacctmgr: error: slurmdbd: Sending PersistInit msg: Connection timed out",
+        "slurmcli.dbd_unreachable",
+        {"init_reason": "Connection timed out"},
+    ),
+    (
+        "sacctmgr: error: Problem talking to the database: Connection timed out",
+        "slurmcli.dbd_unreachable",
+        {"db_reason": "Connection timed out"},
+    ),
+    # aws-samples/aws-parallelcluster-hpc-quickstart issue #119 (the database host refusing)
+    (
+        "STDERR: sacctmgr: error: slurm_persist_conn_open_without_init: failed to open persistent "
+        "connection to host:ip-172-25-7-120:6819: Connection refused",
+        "slurmcli.dbd_unreachable",
+        {"host": "ip-172-25-7-120", "port": "6819", "reason": "Connection refused"},
+    ),
+    # --- Node.js and Go ---
+    # nodejs/node issue #31469
+    (
+        "{ Error: connect ETIMEDOUT 13.110.0.73:443",
+        "nodejs.connect_failed",
+        {"code": "ETIMEDOUT", "address": "13.110.0.73:443"},
+    ),
+    # npm/npm issue #15889
+    (
+        "npm ERR! network connect ETIMEDOUT 151.101.64.162:80",
+        "nodejs.connect_failed",
+        {"code": "ETIMEDOUT", "address": "151.101.64.162:80"},
+    ),
+    # npm/npm issue #14509
+    (
+        "676 silly fetchPackageMetaData Error: connect ETIMEDOUT 151.101.8.162:443",
+        "nodejs.connect_failed",
+        {"code": "ETIMEDOUT", "address": "151.101.8.162:443"},
+    ),
+    # docker-archive-public/docker.kitematic issue #4117 (a pull through Docker Desktop's DNS)
+    (
+        "Error response from daemon: Get https://registry-1.docker.io/v2/: dial tcp: lookup "
+        "registry-1.docker.io on 192.168.65.1:53: server misbehaving",
+        "gonet.resolver_failed",
+        {"host": "registry-1.docker.io", "resolver": "192.168.65.1:53"},
+    ),
+    # gophish/gophish issue #672
+    (
+        "dial tcp: lookup mailserver.fred3riksberg.dk on 192.168.0.20:53: server misbehaving",
+        "gonet.resolver_failed",
+        {"host": "mailserver.fred3riksberg.dk", "resolver": "192.168.0.20:53"},
+    ),
+    # coaidev/coai issue #363 (Docker's embedded DNS failing now and then)
+    (
+        "[WARNING] - [2025-04-10 22:24:48] - [connection] failed to connect to mysql server: "
+        "mysql_3ic5CC (message: dial tcp: lookup mysql_3ic5CC on 127.0.0.53:53: server "
+        "misbehaving), will retry in 5 seconds",
+        "gonet.resolver_failed",
+        {"host": "mysql_3ic5CC", "resolver": "127.0.0.53:53"},
+    ),
+    # Windscribe/Desktop-App issue #199 (the resolver not answering)
+    (
+        "dial tcp4: lookup site.com on 127.0.0.1:53: server misbehaving",
+        "gonet.resolver_failed",
+        {"host": "site.com", "resolver": "127.0.0.1:53"},
+    ),
+]
+
+# (signal, line that must not be read as it)
+NEGATIVE: list[tuple[str, str]] = [
+    # kubectl's answers that are not the control plane's load
+    ("kubeapi.server_unavailable", 'Error from server (NotFound): jobs.batch "train" not found'),
+    # etcd's start-up banner (etcd-io/etcd issue #2276)
+    ("etcd.request_failed", "2015/02/10 19:28:50 etcdserver: name = 042859A6"),
+    ("etcd.request_failed", "2015/02/10 19:28:50 etcdserver: heartbeat = 100ms"),
+    # the fail-open warning let the request through (projectcalico/calico issue #3809)
+    (
+        "webhook.call_failed",
+        "W0719 17:46:09.471959       1 dispatcher.go:168] Failed calling webhook, failing open "
+        'couchbase-operator-admission.default.svc: failed calling webhook "couchbase-operator-'
+        'admission.default.svc": Post https://couchbase-operator-admission.default.svc:443/'
+        "couchbaseclusters/mutate?timeout=30s: context deadline exceeded",
+    ),
+    # a webhook configuration being created (zq2599/blog_demos issue #108)
+    (
+        "webhook.denied",
+        "validatingwebhookconfiguration.admissionregistration.k8s.io/tomcatweb-validating-"
+        "webhook-configuration created",
+    ),
+    ("kubeapi.unreachable", "Kubernetes control plane is running at https://10.0.0.1:6443"),
+    # the missing kubeconfig is its own entry, the refused address its neighbour's
+    (
+        "kubeapi.unreachable",
+        "The connection to the server localhost:8080 was refused - did you specify the right "
+        "host or port?",
+    ),
+    (
+        "kubeapi.no_kubeconfig",
+        "The connection to the server 10.190.67.31:6443 was refused - did you specify the right "
+        "host or port?",
+    ),
+    # a reservation that is full or absent is not a zone out of stock (skypilot issue #4579)
+    (
+        "gcloud.tpu_no_capacity",
+        "W 01-16 17:42:36 instance_utils.py:112] Got return code 8 in us-central1-a: "
+        "'Insufficient reserved capacity. Contact customer support to increase your "
+        "reservation. [EID: 0x7adf6d58c08b0aa4]'",
+    ),
+    # a build talking to a healthy daemon (OpenBMB/XAgent issue #7)
+    ("dockerd.daemon_unreachable", "Sending build context to Docker daemon  59.82MB"),
+    # glibc's EAI_AGAIN text is service.dns_failure's
+    ("apt.resolve_temporary", "socket.gaierror: [Errno -3] Temporary failure in name resolution"),
+    # apt's healthy progress lines
+    (
+        "apt.mirror_connect_failed",
+        "Get:1 http://archive.ubuntu.com/ubuntu xenial InRelease [247 kB]",
+    ),
+    ("apt.mirror_http_error", "Hit:4 http://archive.ubuntu.com/ubuntu noble InRelease"),
+    ("apt.package_file_gone", "Ign:1 http://archive.ubuntu.com/ubuntu noble InRelease"),
+    ("apt.package_not_found", "Reading package lists... Done"),
+    ("apt.fetch_restatement", "Fetched 64.3 MB in 7min 18s (147 kB/s)"),
+    ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
+    ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
+    # git-lfs progress, and the quota refusal is not the server's outage
+    ("gitlfs.server_error", "Downloading LFS objects: 100% (12/12), 1.2 GB | 30 MB/s"),
+    (
+        "gitlfs.server_error",
+        "batch response: This repository is over its data quota. Account responsible for LFS "
+        "bandwidth should purchase more data packs to restore access.",
+    ),
+    ("gitlfs.over_quota", "Uploading LFS objects: 100% (3/3), 40 MB | 5.1 MB/s, done."),
+    # slurm_load_* is slurm.controller_unreachable's, not counted twice
+    (
+        "slurmcli.controller_timeout",
+        "slurm_load_jobs error: Socket timed out on send/recv operation",
+    ),
+    ("slurmcli.controller_timeout", "squeue: error: Invalid user: nobody"),
+    (
+        "slurmcli.slurmd_timeout",
+        "srun: Job 1234 step creation temporarily disabled, retrying (Requested nodes are busy)",
+    ),
+    ("slurmcli.dbd_unreachable", "sacctmgr: Adding Cluster(s)"),
+    ("nodejs.connect_failed", "Server listening on http://0.0.0.0:3000"),
+    ("nodejs.connect_failed", "Error: read ECONNRESET"),
+    # a name that does not exist is service.dns_unknown_host's
+    ("gonet.resolver_failed", "dial tcp: lookup registry-1.docker.io: no such host"),
+]
+
+(
+    test_golden_line_yields_its_signal,
+    test_only_application_lines_read_as_the_application,
+    test_negative_line,
+    test_blame,
+    test_every_entry_pinned_here_has_a_golden_line,
+) = golden_line_checks(GOLDEN, NEGATIVE, BLAME)
+
+
+def test_no_entry_names_or_acts_on_a_node() -> None:
+    """The control plane, a mirror or a cloud's stock is never the job's node."""
+    assert_no_node_action(family_keys(FAMILY_FILE))
+    for key in family_keys(FAMILY_FILE):
+        assert CATALOG.signatures[key].blame is not Blame.HARDWARE, key
+
+
+def test_a_connection_that_only_failed_is_a_weak_symptom() -> None:
+    """Setup and outage read the same in a failed connect: 20-30 (the transient audit's rule),
+    and a daemon that is not running or a restatement weaker still."""
+    for key in ("kubeapi.unreachable", "apt.resolve_unknown", "apt.mirror_connect_failed",
+                "yum.repo_unreachable", "slurmcli.slurmd_timeout", "slurmcli.dbd_unreachable",
+                "nodejs.connect_failed"):  # fmt: skip
+        assert 20 <= CATALOG.signatures[key].weight <= 30, key
+    for key in ("dockerd.daemon_unreachable", "apt.fetch_restatement"):
+        assert CATALOG.signatures[key].weight < 20, key
+
+
+def test_an_overloaded_control_plane_is_a_retry() -> None:
+    """An answer that says the service failed is transient at 45-60, below a decisive verdict."""
+    for key, pinned in BLAME.items():
+        if pinned is Blame.TRANSIENT:
+            assert 45 <= CATALOG.signatures[key].weight <= 60, key
