@@ -49,6 +49,7 @@ BLAME: dict[str, Blame] = {
     "apt.mirror_http_error": Blame.TRANSIENT,
     "gitlfs.server_error": Blame.TRANSIENT,
     "slurmcli.controller_timeout": Blame.TRANSIENT,
+    "apt.dpkg_lock_held": Blame.TRANSIENT,
     "gonet.resolver_failed": Blame.TRANSIENT,
     # a connection or a lookup that only failed: setup and outage read the same
     "kubeapi.unreachable": Blame.SYMPTOM,
@@ -56,6 +57,7 @@ BLAME: dict[str, Blame] = {
     "apt.resolve_unknown": Blame.SYMPTOM,
     "apt.mirror_connect_failed": Blame.SYMPTOM,
     "apt.fetch_restatement": Blame.SYMPTOM,
+    "apt.clock_behind": Blame.SYMPTOM,
     "yum.repo_unreachable": Blame.SYMPTOM,
     "slurmcli.slurmd_timeout": Blame.SYMPTOM,
     "slurmcli.dbd_unreachable": Blame.SYMPTOM,
@@ -68,6 +70,11 @@ BLAME: dict[str, Blame] = {
     "apt.package_not_found": Blame.APPLICATION,
     "yum.package_not_found": Blame.APPLICATION,
     "gitlfs.over_quota": Blame.APPLICATION,
+    "kubeapi.unauthorized": Blame.APPLICATION,
+    "kubeapi.rbac_forbidden": Blame.APPLICATION,
+    "dockerd.registry_unauthorized": Blame.APPLICATION,
+    "apt.release_file_missing": Blame.APPLICATION,
+    "apt.gpg_key_missing": Blame.APPLICATION,
 }
 
 (
@@ -219,6 +226,45 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "kubeapi.no_kubeconfig",
         {},
     ),
+    # canonical/microk8s issue #1626 (a token the cluster did not accept)
+    (
+        "error: You must be logged in to the server (Unauthorized)",
+        "kubeapi.unauthorized",
+        {"reason": "Unauthorized"},
+    ),
+    # infrahq/infra issue #1181 (the newer wording)
+    (
+        "error: You must be logged in to the server (the server has asked for the client to "
+        "provide credentials)",
+        "kubeapi.unauthorized",
+        {"reason": "the server has asked for the client to provide credentials"},
+    ),
+    # nais/naiserator issue #172 (a deploy service account without the role)
+    (
+        'Error from server (Forbidden): error when creating "./nais/nais-dev-deploy.yaml": '
+        'services is forbidden: User "system:serviceaccount:default:serviceuser-teamdagpenger" '
+        'cannot create resource "services" in API group "" in the namespace "default"',
+        "kubeapi.rbac_forbidden",
+        {
+            "user": "system:serviceaccount:default:serviceuser-teamdagpenger",
+            "verb": "create",
+            "resource": "services",
+        },
+    ),
+    # kubernetes/kubernetes issue #122554
+    (
+        'Error from server (Forbidden): namespaces is forbidden: User "minio-operator" cannot '
+        'create resource "namespaces" in API group "" at the cluster scope',
+        "kubeapi.rbac_forbidden",
+        {"user": "minio-operator", "verb": "create", "resource": "namespaces"},
+    ),
+    # kubernetes/kubernetes issue #127720 (kubectl -v9's Status object, quotes escaped)
+    (
+        '  "message": "nodes is forbidden: User \\"system:serviceaccount:default:test\\" '
+        'cannot list resource \\"nodes\\" in API group \\"\\" at the cluster scope",',
+        "kubeapi.rbac_forbidden",
+        {"user": "system:serviceaccount:default:test", "verb": "list", "resource": "nodes"},
+    ),
     # --- cloud CLIs ---
     # thevasudevgupta/gsoc-wav2vec2 issue #11
     (
@@ -267,6 +313,26 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         'containers/json": dial unix /run/docker/docker.sock: connect: permission denied',
         "dockerd.socket_permission_denied",
         {"socket": "unix:///run/docker/docker.sock"},
+    ),
+    # NVlabs/BundleSDF issue #1 (an image on nvcr.io that was not public)
+    (
+        "Error response from daemon: unauthorized: authentication required",
+        "dockerd.registry_unauthorized",
+        {"detail": "authentication required"},
+    ),
+    # NVlabs/imaginaire issue #3 (a misspelt NGC org in FROM, printed bare by docker build)
+    (
+        "unauthorized: authentication required",
+        "dockerd.registry_unauthorized",
+        {"detail": "authentication required"},
+    ),
+    # NVlabs/alpasim issue #44 (an internal image)
+    (
+        "Error response from daemon: Head 'https://nvcr.io/v2/nvidian/alpamayo/nre/manifests/"
+        '25.7.9-dc9a8043\': denied: {"errors": [{"code": "DENIED", "message": '
+        '"Access Denied"}]}',
+        "dockerd.registry_unauthorized",
+        {},
     ),
     # --- apt ---
     # mikeizbicki/cmc-csci143 issue #626 (the Err: line's reason)
@@ -351,6 +417,53 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "E: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?",
         "apt.fetch_restatement",
         {},
+    ),
+    # Lab41/PySEAL issue #30 (an end-of-life Ubuntu release)
+    (
+        "E: The repository 'http://archive.ubuntu.com/ubuntu artful Release' does not have a "
+        "Release file.",
+        "apt.release_file_missing",
+        {"repo": "http://archive.ubuntu.com/ubuntu artful Release"},
+    ),
+    # docker/docs issue #10741 (older apt warns)
+    (
+        "W: The repository 'https://apt.dockerproject.org/repo ubuntu-xenial Release' does not "
+        "have a Release file.",
+        "apt.release_file_missing",
+        {"repo": "https://apt.dockerproject.org/repo ubuntu-xenial Release"},
+    ),
+    # acbull/pyHGT issue #58 (NVIDIA's CUDA repository key rotation)
+    (
+        "GPG error: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu1804/x86_64  "
+        "InRelease: The following signatures couldn't be verified because the public key is not "
+        "available: NO_PUBKEY A4B469963BF863CC",
+        "apt.gpg_key_missing",
+        {"key": "A4B469963BF863CC"},
+    ),
+    # ZANSIN-sec/ZANSIN issue #62 (the clock 17 days behind, through Ansible)
+    (
+        "E:Release file for http://security.ubuntu.com/ubuntu/dists/jammy-security/InRelease is "
+        "not valid yet (invalid for another 17d 11h 5min 38s). Updates for this repository will "
+        "not be applied.",
+        "apt.clock_behind",
+        {
+            "url": "http://security.ubuntu.com/ubuntu/dists/jammy-security/InRelease",
+            "delta": "17d 11h 5min 38s",
+        },
+    ),
+    # servo/ci-runners issue #57 (unattended-upgrades at boot)
+    (
+        "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 2448 "
+        "(unattended-upgr)",
+        "apt.dpkg_lock_held",
+        {"lock": "/var/lib/dpkg/lock-frontend", "pid": "2448", "holder": "unattended-upgr"},
+    ),
+    # QuickBox/QB issue #185 (older apt's wording)
+    (
+        "E: Could not get lock /var/lib/dpkg/lock-frontend - open (11: Resource temporarily "
+        "unavailable)",
+        "apt.dpkg_lock_held",
+        {"lock": "/var/lib/dpkg/lock-frontend"},
     ),
     # --- yum / dnf ---
     # devopshydclub/vprofile-project issue #213 (CentOS 7's retired mirrorlist)
@@ -552,6 +665,25 @@ NEGATIVE: list[tuple[str, str]] = [
     ("apt.package_file_gone", "Ign:1 http://archive.ubuntu.com/ubuntu noble InRelease"),
     ("apt.package_not_found", "Reading package lists... Done"),
     ("apt.fetch_restatement", "Fetched 64.3 MB in 7min 18s (147 kB/s)"),
+    ("kubeapi.unauthorized", "Kubernetes control plane is running at https://10.0.0.1:6443"),
+    # a namespace being deleted forbids new objects: not RBAC (kubeflow/community-distribution #2353)
+    (
+        "kubeapi.rbac_forbidden",
+        'Error from server (Forbidden): error when creating "STDIN": serviceaccounts "eventing-'
+        'controller" is forbidden: unable to create new content in namespace knative-eventing '
+        "because it is being terminated",
+    ),
+    # a missing image is registry.image_not_found's, not a refused login
+    (
+        "dockerd.registry_unauthorized",
+        "Error response from daemon: pull access denied for nvidia/cuda-fake, repository does not "
+        "exist or may require 'docker login': denied: requested access to the resource is denied",
+    ),
+    ("dockerd.registry_unauthorized", "Login Succeeded"),
+    ("apt.release_file_missing", "Get:2 http://archive.ubuntu.com/ubuntu jammy-updates InRelease"),
+    ("apt.gpg_key_missing", "gpg: key A4B469963BF863CC: public key imported"),
+    ("apt.clock_behind", "Get:1 http://kali.download/kali kali-rolling InRelease [30.5 kB]"),
+    ("apt.dpkg_lock_held", "Waiting for cache lock"),
     ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
     ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
     # git-lfs progress, and the quota refusal is not the server's outage
