@@ -36,6 +36,7 @@ NAMESPACES = frozenset(
         "slurmcli",
         "nodejs",
         "gonet",
+        "azcli",
     }
 )
 
@@ -75,6 +76,9 @@ BLAME: dict[str, Blame] = {
     "dockerd.registry_unauthorized": Blame.APPLICATION,
     "apt.release_file_missing": Blame.APPLICATION,
     "apt.gpg_key_missing": Blame.APPLICATION,
+    "kubeapi.kind_not_installed": Blame.APPLICATION,
+    "azcli.not_logged_in": Blame.APPLICATION,
+    "gcloud.no_active_account": Blame.APPLICATION,
 }
 
 (
@@ -265,7 +269,51 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "kubeapi.rbac_forbidden",
         {"user": "system:serviceaccount:default:test", "verb": "list", "resource": "nodes"},
     ),
+    # kubeflow/kubeflow issue #4571 (the TFJob CRD not deployed)
+    (
+        'error: unable to recognize "test.yaml": no matches for kind "TFJob" in version '
+        '"kubeflow.org/v1"',
+        "kubeapi.kind_not_installed",
+        {"kind": "TFJob", "version": "kubeflow.org/v1"},
+    ),
+    # kubeflow/katib issue #1228 (the trial controller's event)
+    (
+        'Failed to reconcile: no matches for kind "TFJob" in version "kubeflow.org/v1"',
+        "kubeapi.kind_not_installed",
+        {"kind": "TFJob", "version": "kubeflow.org/v1"},
+    ),
+    # aliyun/ack-set-context issue #1 (helm against a cluster with no public endpoint)
+    (
+        'Error: Kubernetes cluster unreachable: Get "https://192.168.0.224:6443/version?'
+        'timeout=32s": dial tcp 192.168.0.224:6443: i/o timeout',
+        "kubeapi.unreachable",
+        {
+            "helm_cause": 'Get "https://192.168.0.224:6443/version?timeout=32s": dial tcp '
+            "192.168.0.224:6443: i/o timeout"
+        },
+    ),
+    # cilium/cilium issue #18806 (helm with no kubeconfig)
+    (
+        'Error: Kubernetes cluster unreachable: Get "http://localhost:8080/version?timeout=32s": '
+        "dial tcp [::1]:8080: connect: connection refused",
+        "kubeapi.no_kubeconfig",
+        {},
+    ),
     # --- cloud CLIs ---
+    # Azure/azure-cli issue #23750 (az webapp up before az login)
+    ("ERROR: Please run 'az login' to setup account.", "azcli.not_logged_in", {}),
+    # jacksegal/google-compute-snapshot issue #33
+    (
+        "ERROR: (gcloud.compute.disks.list) You do not currently have an active account selected.",
+        "gcloud.no_active_account",
+        {"command": "compute.disks.list"},
+    ),
+    # akka/akka-core issue #30623 (a CI job whose secrets were missing)
+    (
+        "ERROR: (gcloud.config.set) You do not currently have an active account selected.",
+        "gcloud.no_active_account",
+        {"command": "config.set"},
+    ),
     # thevasudevgupta/gsoc-wav2vec2 issue #11
     (
         "ERROR: (gcloud.compute.tpus.execution-groups.create) There is no more capacity in the "
@@ -684,6 +732,9 @@ NEGATIVE: list[tuple[str, str]] = [
     ("apt.gpg_key_missing", "gpg: key A4B469963BF863CC: public key imported"),
     ("apt.clock_behind", "Get:1 http://kali.download/kali kali-rolling InRelease [30.5 kB]"),
     ("apt.dpkg_lock_held", "Waiting for cache lock"),
+    ("kubeapi.kind_not_installed", "pytorchjob.kubeflow.org/train created"),
+    ("azcli.not_logged_in", "az login --identity"),
+    ("gcloud.no_active_account", "Your active configuration is: [default]"),
     ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
     ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
     # git-lfs progress, and the quota refusal is not the server's outage
