@@ -79,6 +79,8 @@ BLAME: dict[str, Blame] = {
     "kubeapi.kind_not_installed": Blame.APPLICATION,
     "azcli.not_logged_in": Blame.APPLICATION,
     "gcloud.no_active_account": Blame.APPLICATION,
+    "gitlfs.object_missing": Blame.APPLICATION,
+    "gitlfs.fetch_restatement": Blame.SYMPTOM,
 }
 
 (
@@ -568,6 +570,40 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "gitlfs.over_quota",
         {},
     ),
+    # git-lfs/git-lfs issue #2752 (the remote renamed)
+    (
+        "Error downloading object: Assets/Plugins/PS4/libfmodL_stub.a (7ac611e): Smudge error: "
+        "Error downloading Assets/Plugins/PS4/libfmodL_stub.a (7ac611ee2a2f2d8f992c892fd7e2a9be"
+        "49768d7c945ae154883ca1e7bd6c3d6e): [7ac611ee2a2f2d8f992c892fd7e2a9be49768d7c945ae15488"
+        "3ca1e7bd6c3d6e] Object does not exist on the server or you don't have permissions to "
+        "access it: [404] Object does not exist on the server or you don't have permissions to "
+        "access it",
+        "gitlfs.object_missing",
+        {},
+    ),
+    # git-lfs/git-lfs issue #4036 (an enterprise server's batch endpoint answering 404)
+    (
+        "Error downloading object: 01_Supporting_Process/05_Presentation/UseCases/SaFu_UseCase"
+        "Overview.pptx (b8fd4bc): Smudge error: Error downloading 01_Supporting_Process/05_"
+        "Presentation/UseCases/SaFu_UseCaseOverview.pptx (b8fd4bc6280de16642d6955237194c3701d98d0"
+        "fdb366b3bf42737779fba8ba8): batch response: Repository or object not found: "
+        "http://github.conti.de/_lfs/ADAS/SaFu/objects/batch",
+        "gitlfs.object_missing",
+        {"batch_url": "http://github.conti.de/_lfs/ADAS/SaFu/objects/batch"},
+    ),
+    # chrundle/biprop issue #4 (after the quota refusal)
+    (
+        "Failed to fetch some objects from 'https://github.com/chrundle/biprop.git/info/lfs'",
+        "gitlfs.fetch_restatement",
+        {"url": "https://github.com/chrundle/biprop.git/info/lfs"},
+    ),
+    # wx-chevalier/Awesome-Books-Notes issue #8 (older lower-case wording)
+    (
+        "error: failed to fetch some objects from 'https://github.com/wx-chevalier/Awesome-CS-"
+        "Books-and-Digests.git/info/lfs'",
+        "gitlfs.fetch_restatement",
+        {"url": "https://github.com/wx-chevalier/Awesome-CS-Books-and-Digests.git/info/lfs"},
+    ),
     # --- Slurm client commands ---
     # ReactionMechanismGenerator/ARC issue #394 (squeue while the cluster struggled)
     (
@@ -580,6 +616,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "slurm_reconfigure error: Socket timed out on send/recv operation",
         "slurmcli.controller_timeout",
         {"call": "reconfigure", "call_reason": "Socket timed out on send/recv operation"},
+    ),
+    # the retry message sbatch prints while slurmctld does not answer, as quoted in a public
+    # job runner's retry code (find_string); format from Slurm src/api/allocate.c
+    (
+        "sbatch: error: Slurm controller not responding, sleeping and retrying.",
+        "slurmcli.controller_timeout",
+        {"retry_command": "sbatch"},
     ),
     # aws/aws-parallelcluster issue #4179 (a step launch over hundreds of nodes)
     (
@@ -735,6 +778,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ("kubeapi.kind_not_installed", "pytorchjob.kubeflow.org/train created"),
     ("azcli.not_logged_in", "az login --identity"),
     ("gcloud.no_active_account", "Your active configuration is: [default]"),
+    ("gitlfs.object_missing", "Downloading public/hana-tweet.png (32 KB)"),
+    ("gitlfs.fetch_restatement", "Fetching reference refs/heads/main"),
     ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
     ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
     # git-lfs progress, and the quota refusal is not the server's outage
@@ -785,7 +830,7 @@ def test_a_connection_that_only_failed_is_a_weak_symptom() -> None:
                 "yum.repo_unreachable", "slurmcli.slurmd_timeout", "slurmcli.dbd_unreachable",
                 "nodejs.connect_failed"):  # fmt: skip
         assert 20 <= CATALOG.signatures[key].weight <= 30, key
-    for key in ("dockerd.daemon_unreachable", "apt.fetch_restatement"):
+    for key in ("dockerd.daemon_unreachable", "apt.fetch_restatement", "gitlfs.fetch_restatement"):
         assert CATALOG.signatures[key].weight < 20, key
 
 
