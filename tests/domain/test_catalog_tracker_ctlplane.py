@@ -81,6 +81,8 @@ BLAME: dict[str, Blame] = {
     "gcloud.no_active_account": Blame.APPLICATION,
     "gitlfs.object_missing": Blame.APPLICATION,
     "gitlfs.fetch_restatement": Blame.SYMPTOM,
+    "kubeapi.kubelet_unreachable": Blame.SYMPTOM,
+    "kubeapi.certificate_expired": Blame.SYMPTOM,
 }
 
 (
@@ -299,6 +301,46 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         'Error: Kubernetes cluster unreachable: Get "http://localhost:8080/version?timeout=32s": '
         "dial tcp [::1]:8080: connect: connection refused",
         "kubeapi.no_kubeconfig",
+        {},
+    ),
+    # kubernetes/kubernetes issue #107186 (kubectl exec; OpenStack security groups)
+    (
+        "Error from server: error dialing backend: dial tcp 10.0.3.123:10250: i/o timeout",
+        "kubeapi.kubelet_unreachable",
+        {"kubelet": "10.0.3.123", "cause": "i/o timeout"},
+    ),
+    # kubernetes/kubernetes issue #62511
+    (
+        "Error from server: error dialing backend: dial tcp 192.168.1.14:10250: getsockopt: no "
+        "route to host",
+        "kubeapi.kubelet_unreachable",
+        {"kubelet": "192.168.1.14", "cause": "getsockopt: no route to host"},
+    ),
+    # kubernetes/kubernetes issue #102139 (kubectl logs -f)
+    (
+        'Error from server: Get "https://192.168.1.109:10250/containerLogs/default/crm-dev-fe-'
+        '55b9cd7c86-zlzkd/crm-dev-fe?follow=true": dial tcp 192.168.1.109:10250: i/o timeout',
+        "kubeapi.kubelet_unreachable",
+        {"kubelet": "192.168.1.109", "cause": "i/o timeout"},
+    ),
+    # kubernetes/website issue #19638
+    (
+        "Error from server: error dialing backend: dial tcp XX.XX.XX.XX:10250: connect: "
+        "connection refused",
+        "kubeapi.kubelet_unreachable",
+        {"kubelet": "XX.XX.XX.XX", "cause": "connect: connection refused"},
+    ),
+    # canonical/microk8s issue #2638
+    (
+        "Unable to connect to the server: x509: certificate has expired or is not yet valid",
+        "kubeapi.certificate_expired",
+        {},
+    ),
+    # rootsongjc/kubernetes-vagrant-centos-cluster issue #112 (Go's newer wording)
+    (
+        "Unable to connect to the server: x509: certificate has expired or is not yet valid: "
+        "current time 2023-01-09T22:08:46+08:00 is after 2023-01-09T09:34:00Z",
+        "kubeapi.certificate_expired",
         {},
     ),
     # --- cloud CLIs ---
@@ -780,6 +822,15 @@ NEGATIVE: list[tuple[str, str]] = [
     ("gcloud.no_active_account", "Your active configuration is: [default]"),
     ("gitlfs.object_missing", "Downloading public/hana-tweet.png (32 KB)"),
     ("gitlfs.fetch_restatement", "Fetching reference refs/heads/main"),
+    # the node's address without the kubelet's port is another failure
+    (
+        "kubeapi.kubelet_unreachable",
+        "Unable to connect to the server: dial tcp 52.183.119.19:443: i/o timeout",
+    ),
+    (
+        "kubeapi.certificate_expired",
+        "Unable to connect to the server: x509: certificate signed by unknown authority",
+    ),
     ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
     ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
     # git-lfs progress, and the quota refusal is not the server's outage
