@@ -37,6 +37,7 @@ NAMESPACES = frozenset(
         "nodejs",
         "gonet",
         "azcli",
+        "containerd",
     }
 )
 
@@ -51,6 +52,7 @@ BLAME: dict[str, Blame] = {
     "gitlfs.server_error": Blame.TRANSIENT,
     "slurmcli.controller_timeout": Blame.TRANSIENT,
     "apt.dpkg_lock_held": Blame.TRANSIENT,
+    "containerd.pull_timeout": Blame.TRANSIENT,
     "gonet.resolver_failed": Blame.TRANSIENT,
     # a connection or a lookup that only failed: setup and outage read the same
     "kubeapi.unreachable": Blame.SYMPTOM,
@@ -425,6 +427,42 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         '"Access Denied"}]}',
         "dockerd.registry_unauthorized",
         {},
+    ),
+    # inclavare-containers/inclavare-containers issue #1293 (a proxy)
+    (
+        'time="2021-08-19T12:58:41Z" level=fatal msg="running container: creating container '
+        "failed: rpc error: code = Unknown desc = failed to pull and unpack image "
+        '\\"docker.io/inclavarecontainers/occlum-hello-world:scratch\\": failed to resolve '
+        'reference \\"docker.io/inclavarecontainers/occlum-hello-world:scratch\\": failed to do '
+        'request: Head \\"https://registry-1.docker.io/v2/inclavarecontainers/occlum-hello-world/'
+        'manifests/scratch\\": net/http: TLS handshake timeout"',
+        "containerd.pull_timeout",
+        {
+            "image": "docker.io/inclavarecontainers/occlum-hello-world:scratch",
+            "cause": "net/http: TLS handshake timeout",
+        },
+    ),
+    # rancher/rke2 issue #6211 (Docker Hub's CDN unreachable without a mirror)
+    (
+        "ERRO[0039] Error encountered while importing /var/lib/rancher/rke2/agent/images/cloud-"
+        "controller-manager-image.txt: failed to pull images from /var/lib/rancher/rke2/agent/"
+        "images/cloud-controller-manager-image.txt: rpc error: code = DeadlineExceeded desc = "
+        'failed to pull and unpack image "docker.io/rancher/rke2-cloud-provider:v1.29.3-'
+        'build20240412": failed to copy: httpReadSeeker: failed open: failed to do request: Get '
+        '"https://production.cloudflare.docker.com/registry-v2/docker/registry/v2/blobs/sha256/35/'
+        'data": dial tcp 108.160.169.46:443: i/o timeout',
+        "containerd.pull_timeout",
+        {"image": "docker.io/rancher/rke2-cloud-provider:v1.29.3-build20240412"},
+    ),
+    # kubernetes/kubernetes issue #131521 (containerd's CRI giving up on a stalled pull)
+    (
+        'level=error msg="cancel pulling image private_registery.mydomain/csg/idrac_to_kafka:'
+        '20250429T0012 because of no progress in 1m0s"',
+        "containerd.pull_timeout",
+        {
+            "stalled_image": "private_registery.mydomain/csg/idrac_to_kafka:20250429T0012",
+            "after": "1m0s",
+        },
     ),
     # --- apt ---
     # mikeizbicki/cmc-csci143 issue #626 (the Err: line's reason)
@@ -830,6 +868,14 @@ NEGATIVE: list[tuple[str, str]] = [
     (
         "kubeapi.certificate_expired",
         "Unable to connect to the server: x509: certificate signed by unknown authority",
+    ),
+    # a proxy answering 400 is not a stalled registry (ciiiii/cloudflare-docker-proxy issue #98)
+    (
+        "containerd.pull_timeout",
+        'E0102 21:10:37.610356   13696 remote_image.go:180] "PullImage from image service failed" '
+        'err="rpc error: code = Unknown desc = failed to pull and unpack image \\"docker.io/'
+        'library/nginx:latest\\": failed to copy: httpReadSeeker: failed open: unexpected status '
+        'code https://docker.example/v2/library/nginx/blobs/sha256:566e: 400 Bad Request"',
     ),
     ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
     ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
