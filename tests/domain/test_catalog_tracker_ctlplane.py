@@ -38,6 +38,7 @@ NAMESPACES = frozenset(
         "gonet",
         "azcli",
         "containerd",
+        "awscli",
     }
 )
 
@@ -82,6 +83,8 @@ BLAME: dict[str, Blame] = {
     "azcli.not_logged_in": Blame.APPLICATION,
     "gcloud.no_active_account": Blame.APPLICATION,
     "gitlfs.object_missing": Blame.APPLICATION,
+    "awscli.credentials_refused": Blame.APPLICATION,
+    "gonet.x509_unknown_authority": Blame.APPLICATION,
     "gitlfs.fetch_restatement": Blame.SYMPTOM,
     "kubeapi.kubelet_unreachable": Blame.SYMPTOM,
     "kubeapi.certificate_expired": Blame.SYMPTOM,
@@ -376,6 +379,27 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "[EID: 0x9f48947a7d57c8d]",
         "gcloud.tpu_no_capacity",
         {"zone": "us-central1-c"},
+    ),
+    # barnybug/cli53 issue #278 (wrong credentials through aws-sdk-go)
+    (
+        "Error: InvalidClientTokenId: The security token included in the request is invalid.",
+        "awscli.credentials_refused",
+        {"sdk_code": "InvalidClientTokenId"},
+    ),
+    # QT-DevOps/DevOpsIssues issue #451 (Terraform's AWS provider)
+    (
+        "* provider.aws: error validating provider credentials: error calling sts:"
+        "GetCallerIdentity: InvalidClientTokenId: The security token included in the request is "
+        "invalid.",
+        "awscli.credentials_refused",
+        {"sdk_code": "InvalidClientTokenId"},
+    ),
+    # rendered from botocore's ClientError format with EC2's UnauthorizedOperation code
+    (
+        "An error occurred (UnauthorizedOperation) when calling the RunInstances operation: You "
+        "are not authorized to perform this operation.",
+        "awscli.credentials_refused",
+        {"code": "UnauthorizedOperation", "operation": "RunInstances"},
     ),
     # --- Docker daemon ---
     # moby/moby issue #32658
@@ -754,6 +778,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nodejs.connect_failed",
         {"code": "ETIMEDOUT", "address": "151.101.8.162:443"},
     ),
+    # docker-library/hello-world issue #86 (a corporate proxy)
+    (
+        "Error response from daemon: Get https://registry-1.docker.io/v2/: x509: certificate "
+        "signed by unknown authority",
+        "gonet.x509_unknown_authority",
+        {},
+    ),
+    # docker/docs issue #15142
+    (
+        'docker: Error response from daemon: Get "https://registry-1.docker.io/v2/": x509: '
+        "certificate signed by unknown authority.",
+        "gonet.x509_unknown_authority",
+        {},
+    ),
     # docker-archive-public/docker.kitematic issue #4117 (a pull through Docker Desktop's DNS)
     (
         "Error response from daemon: Get https://registry-1.docker.io/v2/: dial tcp: lookup "
@@ -876,6 +914,15 @@ NEGATIVE: list[tuple[str, str]] = [
         'err="rpc error: code = Unknown desc = failed to pull and unpack image \\"docker.io/'
         'library/nginx:latest\\": failed to copy: httpReadSeeker: failed open: unexpected status '
         'code https://docker.example/v2/library/nginx/blobs/sha256:566e: 400 Bad Request"',
+    ),
+    (
+        "awscli.credentials_refused",
+        "An error occurred (ThrottlingException) when calling the "
+        "DescribeInstances operation (reached max retries: 4): Rate exceeded",
+    ),
+    (
+        "gonet.x509_unknown_authority",
+        "Unable to connect to the server: x509: certificate has expired or is not yet valid",
     ),
     ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
     ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
