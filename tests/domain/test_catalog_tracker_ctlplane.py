@@ -84,6 +84,7 @@ BLAME: dict[str, Blame] = {
     "gcloud.no_active_account": Blame.APPLICATION,
     "gitlfs.object_missing": Blame.APPLICATION,
     "awscli.credentials_refused": Blame.APPLICATION,
+    "gcloud.quota_limit_exceeded": Blame.APPLICATION,
     "gonet.x509_unknown_authority": Blame.APPLICATION,
     "gitlfs.fetch_restatement": Blame.SYMPTOM,
     "kubeapi.kubelet_unreachable": Blame.SYMPTOM,
@@ -400,6 +401,19 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "are not authorized to perform this operation.",
         "awscli.credentials_refused",
         {"code": "UnauthorizedOperation", "operation": "RunInstances"},
+    ),
+    # marin-community/marin pull request #1612 (a TPU v6e preemptible quota of 0 in a region)
+    (
+        "googleapiclient.errors.HttpError: <HttpError 429 when requesting https://tpu.googleapis."
+        "com/v2alpha1/projects/hai-gcp-models/locations/us-east5-b/nodes?nodeId=ray-marin-us-"
+        "east5-worker-0531b81a-tpu&alt=json returned \"Quota limit 'TPUV6EPreemptiblePerProject"
+        "PerRegionForTPUAPI' has been exceeded. Limit: 0 in region us-east5.\">",
+        "gcloud.quota_limit_exceeded",
+        {
+            "quota": "TPUV6EPreemptiblePerProjectPerRegionForTPUAPI",
+            "limit": "0",
+            "scope": "region us-east5",
+        },
     ),
     # --- Docker daemon ---
     # moby/moby issue #32658
@@ -924,6 +938,7 @@ NEGATIVE: list[tuple[str, str]] = [
         "gonet.x509_unknown_authority",
         "Unable to connect to the server: x509: certificate has expired or is not yet valid",
     ),
+    ("gcloud.quota_limit_exceeded", "Quota 'GPUS_ALL_REGIONS' exceeded.  Limit: 0.0 globally."),
     ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
     ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
     # git-lfs progress, and the quota refusal is not the server's outage
