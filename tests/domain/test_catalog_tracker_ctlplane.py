@@ -39,6 +39,7 @@ NAMESPACES = frozenset(
         "azcli",
         "containerd",
         "awscli",
+        "helm",
     }
 )
 
@@ -85,6 +86,8 @@ BLAME: dict[str, Blame] = {
     "gitlfs.object_missing": Blame.APPLICATION,
     "awscli.credentials_refused": Blame.APPLICATION,
     "gcloud.quota_limit_exceeded": Blame.APPLICATION,
+    "helm.repo_index_missing": Blame.APPLICATION,
+    "helm.repo_unreachable": Blame.SYMPTOM,
     "gonet.x509_unknown_authority": Blame.APPLICATION,
     "gitlfs.fetch_restatement": Blame.SYMPTOM,
     "kubeapi.kubelet_unreachable": Blame.SYMPTOM,
@@ -348,6 +351,46 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "current time 2023-01-09T22:08:46+08:00 is after 2023-01-09T09:34:00Z",
         "kubeapi.certificate_expired",
         {},
+    ),
+    # freifunkMUC/wg-access-server-chart issue #8 (no index.yaml published)
+    (
+        'Error: looks like "https://freifunkMUC.github.io/wg-access-server-chart/" is not a valid '
+        "chart repository or cannot be reached: failed to fetch https://freifunkMUC.github.io/wg-"
+        "access-server-chart/index.yaml : 404 Not Found",
+        "helm.repo_index_missing",
+        {"url": "https://freifunkMUC.github.io/wg-access-server-chart/index.yaml"},
+    ),
+    # ariga/atlas issue #3591 (an OCI registry used as a classic repository)
+    (
+        'Error: looks like "oci://ghcr.io/ariga/charts/atlas-operator" is not a valid chart '
+        "repository or cannot be reached: ghcr.io/ariga/charts/atlas-operator/index.yaml@: not found",
+        "helm.repo_index_missing",
+        {"oci_index": "ghcr.io/ariga/charts/atlas-operator/index.yaml"},
+    ),
+    # rowanruseler/helm-charts issue #78 (a trailing slash; the host did not resolve)
+    (
+        'Error: looks like "https://helm.runix.net/" is not a valid chart repository or cannot be '
+        "reached: Get https://helm.runix.net/index.yaml: dial tcp: lookup helm.runix.net on "
+        "127.0.0.53:53: no such host",
+        "helm.repo_unreachable",
+        {"repo": "https://helm.runix.net/"},
+    ),
+    # acryldata/datahub-helm issue #172 (no resolver in the environment)
+    (
+        'Error: looks like "https://helm.datahubproject.io/" is not a valid chart repository or '
+        'cannot be reached: Get "https://helm.datahubproject.io/index.yaml": dial tcp: lookup '
+        "helm.datahubproject.io on [::1]:53: read udp [::1]:35408->[::1]:53: read: connection "
+        "refused",
+        "helm.repo_unreachable",
+        {"repo": "https://helm.datahubproject.io/"},
+    ),
+    # helm/helm issue #1332 (an index that did not parse)
+    (
+        'Error: Looks like "http://storage.googleapis.com/orangesys-charts" is not a valid chart '
+        "repository or cannot be reached: error unmarshaling JSON: json: cannot unmarshal string "
+        "into Go value of type repo.IndexFile",
+        "helm.repo_unreachable",
+        {"repo": "http://storage.googleapis.com/orangesys-charts"},
     ),
     # --- cloud CLIs ---
     # Azure/azure-cli issue #23750 (az webapp up before az login)
@@ -939,6 +982,14 @@ NEGATIVE: list[tuple[str, str]] = [
         "Unable to connect to the server: x509: certificate has expired or is not yet valid",
     ),
     ("gcloud.quota_limit_exceeded", "Quota 'GPUS_ALL_REGIONS' exceeded.  Limit: 0.0 globally."),
+    # the missing index is helm.repo_index_missing's, not the weaker symptom's
+    (
+        "helm.repo_unreachable",
+        'Error: looks like "https://sgl-project.github.io/ome" is not a valid chart repository or '
+        "cannot be reached: failed to fetch https://sgl-project.github.io/ome/index.yaml : 404 "
+        "Not Found",
+    ),
+    ("helm.repo_index_missing", '"bitnami" has been added to your repositories'),
     ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
     ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
     # git-lfs progress, and the quota refusal is not the server's outage
