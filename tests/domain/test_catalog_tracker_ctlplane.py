@@ -88,6 +88,7 @@ BLAME: dict[str, Blame] = {
     "gcloud.quota_limit_exceeded": Blame.APPLICATION,
     "helm.repo_index_missing": Blame.APPLICATION,
     "helm.repo_unreachable": Blame.SYMPTOM,
+    "dockerd.registry_eof": Blame.SYMPTOM,
     "gonet.x509_unknown_authority": Blame.APPLICATION,
     "gitlfs.fetch_restatement": Blame.SYMPTOM,
     "kubeapi.kubelet_unreachable": Blame.SYMPTOM,
@@ -545,6 +546,32 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
             "after": "1m0s",
         },
     ),
+    # docker/hub-feedback issue #2082 (a Docker Hub incident)
+    (
+        "Error response from daemon: Get https://registry-1.docker.io/v2/: EOF",
+        "dockerd.registry_eof",
+        {"cause": "EOF"},
+    ),
+    # docker/for-mac issue #6528
+    (
+        'docker: Error response from daemon: Get "https://registry-1.docker.io/v2/": EOF.',
+        "dockerd.registry_eof",
+        {"cause": "EOF"},
+    ),
+    # distribution/distribution issue #2972 (the daemon's proxy configured wrong)
+    (
+        "Error response from daemon: Get https://registry-1.docker.io/v2/: unexpected EOF",
+        "dockerd.registry_eof",
+        {"cause": "unexpected EOF"},
+    ),
+    # docker/for-win issue #5868 (a home router cutting the token request)
+    (
+        "Error response from daemon: Get https://registry-1.docker.io/v2/library/hello-world/"
+        "manifests/latest: Get https://auth.docker.io/token?scope=repository%3Alibrary%2Fhello-"
+        "world%3Apull&service=registry.docker.io: unexpected EOF",
+        "dockerd.registry_eof",
+        {"cause": "unexpected EOF"},
+    ),
     # --- apt ---
     # mikeizbicki/cmc-csci143 issue #626 (the Err: line's reason)
     (
@@ -990,6 +1017,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "Not Found",
     ),
     ("helm.repo_index_missing", '"bitnami" has been added to your repositories'),
+    # a timeout is registry.pull_timeout's
+    (
+        "dockerd.registry_eof",
+        "Error response from daemon: Get https://registry-1.docker.io/v2/: net/http: request "
+        "canceled while waiting for connection (Client.Timeout exceeded while awaiting headers)",
+    ),
     ("yum.repo_unreachable", "Loading mirror speeds from cached hostfile"),
     ("yum.package_not_found", "Package git-2.39.3-1.el8_8.x86_64 is already installed."),
     # git-lfs progress, and the quota refusal is not the server's outage
@@ -1038,7 +1071,7 @@ def test_a_connection_that_only_failed_is_a_weak_symptom() -> None:
     and a daemon that is not running or a restatement weaker still."""
     for key in ("kubeapi.unreachable", "apt.resolve_unknown", "apt.mirror_connect_failed",
                 "yum.repo_unreachable", "slurmcli.slurmd_timeout", "slurmcli.dbd_unreachable",
-                "nodejs.connect_failed"):  # fmt: skip
+                "nodejs.connect_failed", "dockerd.registry_eof", "helm.repo_unreachable"):  # fmt: skip
         assert 20 <= CATALOG.signatures[key].weight <= 30, key
     for key in ("dockerd.daemon_unreachable", "apt.fetch_restatement", "gitlfs.fetch_restatement"):
         assert CATALOG.signatures[key].weight < 20, key
