@@ -483,7 +483,8 @@ def test_a_connection_that_only_failed_is_a_weak_symptom() -> None:
                 "yum.repo_unreachable", "slurmcli.slurmd_timeout", "slurmcli.dbd_unreachable",
                 "nodejs.connect_failed", "dockerd.registry_eof", "helm.repo_unreachable"):  # fmt: skip
         assert 20 <= CATALOG.signatures[key].weight <= 30, key
-    for key in ("dockerd.daemon_unreachable", "apt.fetch_restatement", "gitlfs.fetch_restatement"):
+    for key in ("dockerd.daemon_unreachable", "apt.fetch_restatement", "gitlfs.fetch_restatement",
+                "kubeapi.wait_timed_out"):  # fmt: skip
         assert CATALOG.signatures[key].weight < 20, key
 
 

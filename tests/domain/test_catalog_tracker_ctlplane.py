@@ -24,6 +24,7 @@ BLAME: dict[str, Blame] = {
     "containerd.pull_timeout": Blame.TRANSIENT,
     "kubeapi.unreachable": Blame.SYMPTOM,
     "dockerd.daemon_unreachable": Blame.SYMPTOM,
+    "kubeapi.wait_timed_out": Blame.SYMPTOM,
     "webhook.denied": Blame.APPLICATION,
     "kubeapi.no_kubeconfig": Blame.APPLICATION,
     "dockerd.socket_permission_denied": Blame.APPLICATION,
@@ -334,6 +335,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "helm.repo_unreachable",
         {"repo": "http://storage.googleapis.com/orangesys-charts"},
     ),
+    # shieldworks/aegis issue #330 (a CI harness waiting for a SPIRE pod)
+    (
+        "error: timed out waiting for the condition on pods/spire-agent-9vncl",
+        "kubeapi.wait_timed_out",
+        {"object": "pods/spire-agent-9vncl"},
+    ),
+    # kubernetes/kubectl issue #1414 (a custom resource's Ready condition)
+    (
+        "error: timed out waiting for the condition on cephclusters/my-cluster",
+        "kubeapi.wait_timed_out",
+        {"object": "cephclusters/my-cluster"},
+    ),
     # --- cloud CLIs ---
     # Azure/azure-cli issue #23750 (az webapp up before az login)
     ("ERROR: Please run 'az login' to setup account.", "azcli.not_logged_in", {}),
@@ -517,6 +530,8 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 
 # (signal, line that must not be read as it)
 NEGATIVE: list[tuple[str, str]] = [
+    # the condition met (conbench/conbench issue #881)
+    ("kubeapi.wait_timed_out", "pod/prometheus-k8s-0 condition met"),
     # kubectl's answers that are not the control plane's load
     ("kubeapi.server_unavailable", 'Error from server (NotFound): jobs.batch "train" not found'),
     # etcd's start-up banner (etcd-io/etcd issue #2276)
