@@ -219,7 +219,7 @@ def test_catalog_coverage_counts_each_family_through_the_scanner(
     assert "Not matched:\n- demo `a.c`: %s" in out
 
 
-def test_every_cuda_error_reads_alike_whatever_program_carries_it() -> None:
+def test_every_cuda_and_nccl_error_reads_alike_whatever_program_carries_it() -> None:
     coverage = _load("catalog_coverage")
     from autorecover.domain.catalog import builtin_catalog
     from autorecover.parsing.scanning import Scanner
@@ -234,6 +234,7 @@ def test_every_cuda_error_reads_alike_whatever_program_carries_it() -> None:
     # The NGC entrypoint upper-cases the first letter; the device fault still reads as one.
     ngc = {row.line: row.carried for row in rows if row.line.startswith("   [[ ")}
     assert ngc["   [[ System not yet initialized (error 802) ]]"].value == "hardware"
+    assert {row.carrier.family for row in rows} == {"cuda", "nccl"}
 
 
 def test_catalog_coverage_reports_a_carrier_that_reads_a_text_otherwise(
