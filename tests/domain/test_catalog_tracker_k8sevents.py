@@ -26,6 +26,8 @@ BLAME: dict[str, Blame] = {
     "k8sevent.pod_not_found": Blame.SYMPTOM,
     "k8sevent.exec_container_not_found": Blame.SYMPTOM,
     "pytorchjob.exited_with_code": Blame.SYMPTOM,
+    "kueue.flavor_unassignable": Blame.SYMPTOM,
+    "kuberay.submission_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -194,6 +196,32 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "pytorchjob.exited_with_code",
         {"namespace": "kubeflow", "pod": "pytorch-simple-worker-0", "code": "1"},
     ),
+    # a kubernetes-sigs/kueue issue thread of April 2024 (the kueue-admission Pending event)
+    (
+        "  Normal  Pending  116s (x25 over 116s)  kueue-admission  couldn't assign flavors to pod "
+        "set main: insufficient unused quota for cpu in flavor default-flavor, 3 more needed",
+        "kueue.flavor_unassignable",
+        {"podset": "main", "reason": "insufficient unused quota", "resource": "cpu"},
+    ),
+    # a public SageMaker HyperPod task-governance walkthrough (a PyTorchJob's Workload)
+    (
+        "    Message:               couldn't assign flavors to pod set worker: borrowing limit for "
+        "nvidia.com/gpu in flavor ml.g5.8xlarge exceeded",
+        "kueue.flavor_unassignable",
+        {
+            "podset": "worker",
+            "reason": "borrowing limit",
+            "resource": "nvidia.com/gpu",
+            "flavor": "ml.g5.8xlarge",
+        },
+    ),
+    # ray-project/kuberay issue #2314 (a RayJob's status after its submitter Job failed)
+    (
+        "  message: 'Job submission has failed. Reason: BackoffLimitExceeded. Message: Job",
+        "kuberay.submission_failed",
+        {"reason": "BackoffLimitExceeded"},
+    ),
+    ("  reason: SubmissionFailed", "kuberay.submission_failed", {}),
 ]
 
 # (key, look-alike line it must not match)
@@ -238,6 +266,16 @@ NEGATIVE: list[tuple[str, str]] = [
         'expected=1, running=1, succeeded=0, failed=0, Replicas=1"',
     ),
     ("pytorchjob.exited_with_code", "fusermount exited with code 1"),
+    # Kueue admitting the workload (a healthy event); KubeRay's other reasons are other stories
+    (
+        "kueue.flavor_unassignable",
+        "  Normal  QuotaReserved  5s  kueue-admission  Quota reserved in ClusterQueue cluster-queue",
+    ),
+    ("kuberay.submission_failed", "  reason: AppFailed"),
+    (
+        "kuberay.submission_failed",
+        "Job submission server address: http://sample-cluster-head-svc:8265",
+    ),
 ]
 
 
@@ -253,7 +291,10 @@ NEGATIVE: list[tuple[str, str]] = [
 def test_restatements_decide_nothing() -> None:
     """Back-offs, lost containers, kills and vanished pods say that a container ended, not why."""
     for key, sig in CATALOG.signatures.items():
-        if key.startswith(("k8sevent.", "pytorchjob.")) and sig.blame is Blame.SYMPTOM:
+        if (
+            key.startswith(("k8sevent.", "pytorchjob.", "kueue.", "kuberay."))
+            and sig.blame is Blame.SYMPTOM
+        ):
             assert sig.weight <= 10, key
             assert sig.node_action.value == "none", key
 
