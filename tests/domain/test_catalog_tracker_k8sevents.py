@@ -31,6 +31,7 @@ BLAME: dict[str, Blame] = {
     "jobset.restarting": Blame.SYMPTOM,
     "jobset.job_creation_failed": Blame.SYMPTOM,
     "k8sevent.admission_out_of_device": Blame.SYMPTOM,
+    "kai.unschedulable": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -256,6 +257,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {"resource": "nvidia.com/gpu"},
     ),
     ("Reason:       OutOfnvidia.com/gpu", "k8sevent.admission_out_of_device", {}),
+    # kai-scheduler/KAI-Scheduler issues #621 and #612 (a pending pod's events)
+    (
+        "  Warning  Unschedulable      2m11s (x599 over 12m)  kai-scheduler  Unable to schedule pod",
+        "kai.unschedulable",
+        {},
+    ),
+    ("Unschedulable Unable to schedule pod", "kai.unschedulable", {}),
 ]
 
 # (key, look-alike line it must not match)
@@ -312,6 +320,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "Normal   SuccessfulCreate   jobset/max-restarts   created job max-restarts-worker-0",
     ),
     ("jobset.job_creation_failed", 'deployment "x" creation failed with error: y'),
+    # KAI placing the pod
+    (
+        "kai.unschedulable",
+        "  Normal   Scheduled  10s  kai-scheduler  Successfully assigned kaitest/cpu-only-pod to "
+        "kind-worker",
+    ),
     # a CPU or memory shortfall is not an accelerator's
     (
         "k8sevent.admission_out_of_device",
