@@ -33,6 +33,11 @@ BLAME: dict[str, Blame] = {
     "tpu.hal_register_failed": Blame.SYMPTOM,
     "tpu.master_unreachable": Blame.SYMPTOM,
     "tpu.estimator_error_recorded": Blame.SYMPTOM,
+    "tpu.bad_hardware_status": Blame.HARDWARE,
+    "neuroncoll.ofi_init_failed": Blame.APPLICATION,
+    "neuroncoll.bootstrap_timeout": Blame.SYMPTOM,
+    "neuroncoll.bootstrap_failed": Blame.SYMPTOM,
+    "neuroncoll.accept_fd_limit": Blame.APPLICATION,
 }
 
 # (line, signal, captures the line must yield)
@@ -169,6 +174,55 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
 ]
 
+GOLDEN += [
+    # zihangdai/xlnet issue #90 (SQuAD fine-tuning on a TPU)
+    (
+        "I0629 20:17:54.098071 140019624834816 error_handling.py:70] Error recorded from outfeed: "
+        "Bad hardware status: 0x1",
+        "tpu.bad_hardware_status",
+        {"status": "0x1"},
+    ),
+    (
+        "I0629 20:17:54.098071 140019624834816 error_handling.py:70] Error recorded from outfeed: "
+        "Bad hardware status: 0x1",
+        "tpu.estimator_error_recorded",
+        {"thread": "outfeed"},
+    ),
+    # aws-neuron/aws-neuron-sdk issue #851 (optimum-neuron T5 on a trn1 without EFA for the job)
+    (
+        "2024-May-21 16:14:20.0020 58091:58701 [0] init.cc:137 CCOM WARN OFI plugin initNet() "
+        "failed is EFA enabled?",
+        "neuroncoll.ofi_init_failed",
+        {},
+    ),
+    (
+        "2024-May-21 16:16:20.0121 58091:58701 [0] include/socket.h:541 CCOM WARN Timeout waiting "
+        "for RX (waited 120 sec) - retrying, [bootstrapInit, rank: 0/8/-1]",
+        "neuroncoll.bootstrap_timeout",
+        {"what": "RX", "waited": "120"},
+    ),
+    (
+        "2024-May-21 16:16:20.0229 58091:59050 [-1] bootstrap.cc:95 CCOM WARN Timeout waiting for "
+        "incoming connection (waited 120 sec), [CommInitRankDev/-4]",
+        "neuroncoll.bootstrap_timeout",
+        {"what": "incoming connection", "waited": "120"},
+    ),
+    # aws-neuron/aws-neuron-sdk issue #713 (--nproc_per_node=32)
+    (
+        "2023-Aug-01 16:12:43.0204 332066:332438 [21] bootstrap.cc:106 CCOM WARN Call to accept "
+        "failed : Too many open files",
+        "neuroncoll.accept_fd_limit",
+        {},
+    ),
+    (
+        " 332066:332438 ERROR   ENC:ncclBootstrapRecv                       [nec_dev 20] "
+        "bootstrapSend failed",
+        "neuroncoll.bootstrap_failed",
+        {},
+    ),
+    ("failed neuronBootstrapRecv request to NCCL", "neuroncoll.bootstrap_failed", {}),
+]
+
 # (key, look-alike line it must not match)
 NEGATIVE: list[tuple[str, str]] = [
     # a healthy neuron-rtd start and the runtime's debug bring-up (aws-neuron-sdk #89, #1018)
@@ -217,6 +271,15 @@ NEGATIVE: list[tuple[str, str]] = [
         "(grpc://10.240.1.2:8470) for TPU system metadata.",
     ),
     ("tpu.estimator_error_recorded", "INFO:tensorflow:training_loop marked as finished"),
+    ("tpu.bad_hardware_status", "TPU hardware status: OK"),
+    # the collectives' healthy start and their plugin found (aws-neuron-sdk #1018, #851)
+    (
+        "neuroncoll.ofi_init_failed",
+        "2024-Oct-21 20:16:04.967106  7838:7838   INFO   ENC:check_version                    "
+        "       Using CCOM 2.22.26.0-",
+    ),
+    ("neuroncoll.bootstrap_timeout", "CCOM WARN Timeout set to 120 sec for bootstrap"),
+    ("neuroncoll.accept_fd_limit", "CCOM WARN Call to accept failed : Connection reset by peer"),
 ]
 
 
@@ -232,14 +295,21 @@ NEGATIVE: list[tuple[str, str]] = [
 def test_restatements_stay_below_the_collective_weight() -> None:
     """Bring-up and teardown restatements on one node are not collective complaints."""
     for key, sig in CATALOG.signatures.items():
-        if key in BLAME and sig.blame is Blame.SYMPTOM:
+        if key in BLAME and sig.blame is Blame.SYMPTOM and key != "neuroncoll.bootstrap_timeout":
             assert sig.weight < COLLECTIVE, key
             assert sig.node_action.value == "none", key
 
 
 def test_no_device_line_here_names_a_node_alone() -> None:
     """A firmware timeout or a failed bring-up also follows a wrong install: inspect, never decide."""
-    for key in ("neuron.hal_timeout", "habana.hw_init_failed"):
+    for key in ("neuron.hal_timeout", "habana.hw_init_failed", "tpu.bad_hardware_status"):
         sig = CATALOG.signatures[key]
         assert 0 < sig.weight < STRONG, key
         assert sig.node_action.value == "inspect", key
+
+
+def test_a_bootstrap_timeout_is_a_collective_complaint() -> None:
+    """A rank still waiting for its peers speaks about them, like NCCL's bootstrap timeouts."""
+    sig = CATALOG.signatures["neuroncoll.bootstrap_timeout"]
+    assert sig.weight >= COLLECTIVE
+    assert sig.node_action.value == "none"
