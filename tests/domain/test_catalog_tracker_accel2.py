@@ -38,6 +38,8 @@ BLAME: dict[str, Blame] = {
     "neuroncoll.bootstrap_timeout": Blame.SYMPTOM,
     "neuroncoll.bootstrap_failed": Blame.SYMPTOM,
     "neuroncoll.accept_fd_limit": Blame.APPLICATION,
+    "tpu.worker_addresses_mismatch": Blame.APPLICATION,
+    "tpu.topology_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -221,6 +223,20 @@ GOLDEN += [
         {},
     ),
     ("failed neuronBootstrapRecv request to NCCL", "neuroncoll.bootstrap_failed", {}),
+    # huggingface/transformers issue #28204 and Lightning-AI/pytorch-lightning issue #20244
+    (
+        "RuntimeError: Bad StatusOr access: UNKNOWN: TPU initialization failed: Invalid "
+        "--2a886c8_slice_builder_worker_addresses specified. Expected 4 worker addresses, got 1.",
+        "tpu.worker_addresses_mismatch",
+        {"expected": "4", "got": "1"},
+    ),
+    # marin-community/marin issue #3737 (a v4-8 job before any model code)
+    (
+        "RuntimeError: Unable to initialize backend 'tpu': INTERNAL: Failed to get global TPU "
+        "topology.",
+        "tpu.topology_failed",
+        {},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -272,6 +288,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("tpu.estimator_error_recorded", "INFO:tensorflow:training_loop marked as finished"),
     ("tpu.bad_hardware_status", "TPU hardware status: OK"),
+    ("tpu.topology_failed", "Got global TPU topology: 2x2x1"),
+    (
+        "tpu.worker_addresses_mismatch",
+        "--2a886c8_slice_builder_worker_addresses=10.130.0.91,10.130.0.92",
+    ),
     # the collectives' healthy start and their plugin found (aws-neuron-sdk #1018, #851)
     (
         "neuroncoll.ofi_init_failed",
