@@ -683,6 +683,9 @@ def test_an_unknown_says_which_weak_signals_it_set_aside() -> None:
     )
     assert {e.signal for e in v.evidence} >= {"cuda.unknown_error", "awssdk.curl_transfer_failed"}
     assert attribute(job(), [], [], RULES).summary == "no recognised failure signal in the window"
+    # a symptom or an info line is not a weak cause
+    noise = [f("process.terminated", "n1", Blame.SYMPTOM, 5, 98, source=Source.LOGS)]
+    assert "strong enough" not in attribute(job(), noise, healthy_activity(), RULES).summary
 
 
 # --- The job's history ------------------------------------------------------------------------

@@ -287,11 +287,16 @@ def _decide(
 
 
 def _weak(seen: Sequence[Finding]) -> list[Finding]:
-    """The strongest findings that blamed something but below its threshold: one per signal and
-    node, at most three, so that an `unknown` says what it weighed and set aside."""
-    blamed = (Blame.HARDWARE, Blame.TRANSIENT, Blame.APPLICATION)
+    """The strongest findings that blamed something but stayed below its threshold: one per
+    signal and node, at most three, so that an `unknown` says what it weighed and set aside (a
+    strong finding another rule set aside is not 'weak' and is not listed)."""
+    below = {
+        Blame.HARDWARE: HARDWARE_THRESHOLD,
+        Blame.TRANSIENT: TRANSIENT_THRESHOLD,
+        Blame.APPLICATION: APPLICATION_THRESHOLD,
+    }
     ranked = sorted(
-        (f for f in seen if f.blame in blamed and f.weight > 0),
+        (f for f in seen if 0 < f.weight < below.get(f.blame, 0)),
         key=lambda f: (-f.weight, f.at.timestamp() if f.at else 0.0, f.node, f.line),
     )
     out: list[Finding] = []
