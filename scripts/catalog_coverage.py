@@ -30,6 +30,7 @@ import tomllib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from autorecover.domain.catalog import build_catalog, builtin_documents, parse_document
 from autorecover.domain.records import Blame
@@ -79,45 +80,45 @@ class Tally:
     decided: int = 0  # matched by a signature that is not `info`
 
 
-def load(directory: Path) -> list[Text]:
-    """Every emitter text of every family file in `directory`."""
+def _families(directory: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Each family file in `directory`: its family name and its TOML document."""
     out = []
     for path in sorted(directory.glob("*.toml")):
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        family = str(doc.get("family", path.stem))
-        for row in doc.get("text", []):
-            out.append(
-                Text(
-                    family,
-                    str(row["source"]),
-                    str(row["format"]),
-                    str(row["text"]),
-                    row.get("message"),
-                    row.get("code"),
-                    row.get("name"),
-                    row.get("alias"),
-                )
-            )
+        out.append((str(doc.get("family", path.stem)), doc))
     return out
+
+
+def load(directory: Path) -> list[Text]:
+    """Every emitter text of every family file in `directory`."""
+    return [
+        Text(
+            family,
+            str(row["source"]),
+            str(row["format"]),
+            str(row["text"]),
+            row.get("message"),
+            row.get("code"),
+            row.get("name"),
+            row.get("alias"),
+        )
+        for family, doc in _families(directory)
+        for row in doc.get("text", [])
+    ]
 
 
 def load_carriers(directory: Path) -> list[Carrier]:
     """Every carrier of every family file in `directory`."""
-    out = []
-    for path in sorted(directory.glob("*.toml")):
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        family = str(doc.get("family", path.stem))
-        for row in doc.get("carrier", []):
-            codes = row.get("codes")
-            out.append(
-                Carrier(
-                    family,
-                    str(row["source"]),
-                    str(row["format"]),
-                    None if codes is None else frozenset(int(c) for c in codes),
-                )
-            )
-    return out
+    return [
+        Carrier(
+            family,
+            str(row["source"]),
+            str(row["format"]),
+            None if row.get("codes") is None else frozenset(int(c) for c in row["codes"]),
+        )
+        for family, doc in _families(directory)
+        for row in doc.get("carrier", [])
+    ]
 
 
 def reading(scanner: Scanner, line: str) -> Blame | None:
