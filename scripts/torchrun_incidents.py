@@ -41,7 +41,7 @@ GLOO_TIMEOUT_S = 20  # init_process_group(timeout=...) in the training script
 JOIN_TIMEOUT_S = 20  # --rdzv-conf join_timeout=...
 RUN_DEADLINE_S = 150  # after this the "scheduler" ends whatever still runs
 HANG_COLLECT_S = 690  # how long a hung job runs before its bundle is taken
-ENGINE_HANG_FLOOR = timedelta(minutes=10)  # attribution.HANG_FLOOR: no hang is called sooner
+ENGINE_HANG_FLOOR = timedelta(minutes=10)  # stalls.HANG_FLOOR: no hang is called sooner
 STEP_LINE = r"\] step {step} \|"
 # How each node's torchrun is launched: the committed bundles use `tee` (c10d rendezvous, output
 # teed with rank prefixes, no restarts); the others check that verdicts do not hang on that choice.

@@ -10,7 +10,8 @@ The reasoning, in order:
    node at once names no node; the node missing from a cascade, or whose host went silent,
    is a suspect when a second, independent line agrees.
 4. Hardware: a node with strong hardware evidence is a suspect, unless an application error
-   came clearly first. A hang whose progress stopped on one node first names that node.
+   came clearly first. A hang whose progress stopped on one node first names that node
+   (`stalls.py`); the scheduler's own final state counts as a line (`states.py`).
 5. Otherwise the application, if one of its own errors is there (not the traceback of its
    node's own timeout); otherwise a transient cause (preemption, eviction, a collective
    timeout with no hardware behind it; `unknown` when it came before the job got going,
@@ -61,15 +62,14 @@ from autorecover.domain.shape import (
     stopped_first,
     straggler,
 )
+from autorecover.domain.stalls import stalled
+from autorecover.domain.states import state_findings
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
 APPLICATION_THRESHOLD = 50
 TRANSIENT_THRESHOLD = 50
 # An application error this much earlier than the first hardware line came first.
 APP_BEFORE_HW = timedelta(minutes=2)
-HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
-HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
-HANG_GAPS = 3  # ... nor than this many gaps between a log's progress lines (every N steps)
 MAX_EVIDENCE = 8
 REASON_TEXT = 200  # characters of a telemetry error record's text quoted in a summary
 NVRX_NO_REQUEUE_EXIT = 93
@@ -159,14 +159,14 @@ def _decide(
 ) -> Verdict:
     findings = forwarded(findings, job)
     seen = first_fatal(in_context(job, findings, xid_rules, trained=trained(activity)))
-    seen.extend(_state_findings(job))
+    seen.extend(state_findings(job))
     seen.extend(named_failures(seen, job))
     seen.extend(blamed_peers(findings, seen, job))
     seen.extend(collective_desync(seen))
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
     app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
     seen.extend(stopped_first(job, seen, activity, app))
-    hang = _hang(job, activity) if job.running else None
+    hang = stalled(job, activity) if job.running else None
     raised = standing(seen, activity) if job.running else []  # the library's own hang records
     transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
 
@@ -395,104 +395,6 @@ def _suspects(hw: dict[str, _Scored], app: list[Finding]) -> list[str]:
     if app and not hw_times and len({f.node for f in app}) > 1:
         return []  # application errors everywhere outweigh an untimed hardware line
     return [s.node for s in strong]
-
-
-@dataclass(frozen=True, slots=True)
-class _Hang:
-    suspects: list[str]
-    findings: list[Finding]
-
-
-def _hang(job: JobRecord, activity: Sequence[Activity]) -> _Hang | None:
-    """A running job whose progress stopped; the node that stopped first, if one did."""
-    last: dict[str, datetime] = {}
-    intervals: list[float] = []
-    gaps: list[float] = []  # between a log's progress lines
-    spoke: set[str] = set()  # nodes whose job log has lines, stamped or not
-    for a in activity:
-        if a.source is not Source.LOGS or not a.present:
-            continue
-        if a.lines:
-            spoke.add(a.node)
-        at = a.last_progress_at or a.last_at
-        if at is not None:
-            last[a.node] = max(at, last.get(a.node, at))
-        if a.median_step_interval_s:
-            intervals.append(a.median_step_interval_s)
-        if a.median_progress_gap_s:
-            gaps.append(a.median_progress_gap_s)
-    if not last:
-        return None
-    typical = max(intervals) if intervals else 0.0
-    threshold = max(
-        HANG_FLOOR,
-        timedelta(seconds=HANG_INTERVALS * typical),
-        timedelta(seconds=HANG_GAPS * max(gaps, default=0.0)),
-    )
-    newest = max(last.values())
-    if job.collected - newest < threshold:
-        return None  # still making progress somewhere recently
-    oldest = min(last.values())
-    suspects: list[str] = []
-    findings: list[Finding] = []
-    if newest - oldest >= threshold / 4 and newest - oldest >= timedelta(minutes=1):
-        suspects = sorted(n for n, at in last.items() if newest - at >= threshold / 4)
-        if len(suspects) * 2 > len(last):
-            suspects = []  # most nodes stopped early: no single culprit
-    # A node that said nothing (no log, an empty one) is silent since the start; one whose
-    # lines carry no time (a pasted snippet, NCCL's unstamped lines) is not: when it stopped
-    # is unknown, and an unknown is no evidence against it.
-    silent = [n for n in job.nodes if n not in last and n not in spoke]
-    for node in silent if len(silent) * 2 < len(job.nodes) else []:
-        suspects.append(node)
-    for node in suspects:
-        at = last.get(node)
-        findings.append(
-            Finding(
-                signal="job.progress_stopped",
-                node=node,
-                source=Source.LOGS,
-                line=0,
-                text=f"no progress from {node} since {at.isoformat() if at else 'the start'}",
-                blame=Blame.HARDWARE,
-                weight=60,
-                at=at,
-            )
-        )
-    return _Hang(suspects=suspects, findings=findings)
-
-
-_STATE_SIGNALS: dict[str, tuple[str, Blame, int]] = {
-    "PREEMPTED": ("slurm.preempted", Blame.TRANSIENT, 90),
-    "TIMEOUT": ("slurm.time_limit", Blame.TRANSIENT, 80),
-    "OUT_OF_MEMORY": ("slurm.oom_kill", Blame.APPLICATION, 75),
-    "NODE_FAIL": ("slurm.node_fail", Blame.SYMPTOM, 60),
-    "OOMKilled": ("k8s.oomkilled", Blame.APPLICATION, 75),
-    "Evicted": ("k8s.evicted", Blame.TRANSIENT, 70),
-    "DisruptionTarget": ("k8s.disruption_target", Blame.TRANSIENT, 70),
-    "Preempted": ("k8s.preempted", Blame.TRANSIENT, 80),
-    "NodeShutdown": ("k8s.node_shutdown", Blame.TRANSIENT, 70),
-}
-
-
-def _state_findings(job: JobRecord) -> list[Finding]:
-    """The scheduler's own final word, as a finding from `job.json`."""
-    hit = _STATE_SIGNALS.get(job.state)
-    if hit is None:
-        return []
-    signal, blame, weight = hit
-    return [
-        Finding(
-            signal=signal,
-            node=min(job.nodes, default=""),  # any node: the job's word; not the list's order
-            source=Source.JOB,
-            line=job.state_line,
-            text=f'"state": "{job.state}"',
-            blame=blame,
-            weight=weight,
-            at=job.ended,
-        )
-    ]
 
 
 def _by_signal(findings: Iterable[Finding], signal: str) -> list[Finding]:

@@ -1,0 +1,87 @@
+"""Stalls: a running job whose progress stopped, and the node that stopped first, if one did.
+
+Read from each node's job-log activity (`Activity`, which the scanner and the job watcher
+fill): the newest progress line anywhere, compared with how long the job's steps and its logged
+progress usually take. A job is called hung only when every node has been quiet for longer
+than `HANG_FLOOR`, than `HANG_INTERVALS` typical step intervals and than `HANG_GAPS` gaps
+between its progress lines; a node whose progress stopped a quarter of that before the newest
+one's, or that never spoke while most did, is a suspect (a hardware finding,
+`job.progress_stopped`). `attribution.py` decides what a stall means beside the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from autorecover.domain.records import Activity, Blame, Finding, JobRecord, Source
+
+HANG_FLOOR = timedelta(minutes=10)  # never call a hang sooner than this
+HANG_INTERVALS = 20  # ... nor sooner than this many typical step intervals
+HANG_GAPS = 3  # ... nor than this many gaps between a log's progress lines (every N steps)
+
+
+@dataclass(frozen=True, slots=True)
+class Stall:
+    suspects: list[str]
+    findings: list[Finding]
+
+
+def stalled(job: JobRecord, activity: Sequence[Activity]) -> Stall | None:
+    """A running job whose progress stopped; the node that stopped first, if one did."""
+    last: dict[str, datetime] = {}
+    intervals: list[float] = []
+    gaps: list[float] = []  # between a log's progress lines
+    spoke: set[str] = set()  # nodes whose job log has lines, stamped or not
+    for a in activity:
+        if a.source is not Source.LOGS or not a.present:
+            continue
+        if a.lines:
+            spoke.add(a.node)
+        at = a.last_progress_at or a.last_at
+        if at is not None:
+            last[a.node] = max(at, last.get(a.node, at))
+        if a.median_step_interval_s:
+            intervals.append(a.median_step_interval_s)
+        if a.median_progress_gap_s:
+            gaps.append(a.median_progress_gap_s)
+    if not last:
+        return None
+    typical = max(intervals) if intervals else 0.0
+    threshold = max(
+        HANG_FLOOR,
+        timedelta(seconds=HANG_INTERVALS * typical),
+        timedelta(seconds=HANG_GAPS * max(gaps, default=0.0)),
+    )
+    newest = max(last.values())
+    if job.collected - newest < threshold:
+        return None  # still making progress somewhere recently
+    oldest = min(last.values())
+    suspects: list[str] = []
+    findings: list[Finding] = []
+    if newest - oldest >= threshold / 4 and newest - oldest >= timedelta(minutes=1):
+        suspects = sorted(n for n, at in last.items() if newest - at >= threshold / 4)
+        if len(suspects) * 2 > len(last):
+            suspects = []  # most nodes stopped early: no single culprit
+    # A node that said nothing (no log, an empty one) is silent since the start; one whose
+    # lines carry no time (a pasted snippet, NCCL's unstamped lines) is not: when it stopped
+    # is unknown, and an unknown is no evidence against it.
+    silent = [n for n in job.nodes if n not in last and n not in spoke]
+    for node in silent if len(silent) * 2 < len(job.nodes) else []:
+        suspects.append(node)
+    for node in suspects:
+        at = last.get(node)
+        findings.append(
+            Finding(
+                signal="job.progress_stopped",
+                node=node,
+                source=Source.LOGS,
+                line=0,
+                text=f"no progress from {node} since {at.isoformat() if at else 'the start'}",
+                blame=Blame.HARDWARE,
+                weight=60,
+                at=at,
+            )
+        )
+    return Stall(suspects=suspects, findings=findings)
