@@ -905,6 +905,13 @@ NEGATIVE: list[tuple[str, str]] = [
         "/opt/pytorch/pytorch/c10/cuda/CUDAException.cpp:43 (most recent call first):",
     ),
     ("python.exception", "UserWarning: TypedStorage is deprecated."),
+    # kubelet's Go error chain (cisco-open/martian-bank-demo issue #50, a FailedKillPod event)
+    (
+        "python.exception",
+        'kubelet  error killing pod: failed to "KillPodSandbox" for "a33e88fb" with '
+        'KillPodSandboxError: "rpc error: code = Unknown desc = networkPlugin cni failed to '
+        "teardown pod",
+    ),
     ("slurm.task_exit", "srun: error: nid002888: tasks 0-57,59-63: Terminated"),
     ("slurm.task_terminated", "srun: error: taurusi2031: tasks 10-11: Exited with exit code 1"),
     ("kernel.xid", "NVRM: GPU at PCI:0000:66:00: GPU-12345678-1234-5678-9abc-def012345678"),
