@@ -425,7 +425,9 @@ def _hardware_reason(suspects: list[str], hw: dict[str, _Scored], symptoms: list
 def _application_reason(app: list[Finding], job: JobRecord) -> str:
     top = max(app, key=lambda f: (f.weight, -(f.at.timestamp() if f.at else 0)))
     nodes = sorted({f.node for f in app})
-    spread = "every node" if set(nodes) >= set(job.nodes) else ", ".join(nodes)
+    spread = ", ".join(nodes)
+    if len(job.nodes) > 1 and set(nodes) >= set(job.nodes):
+        spread = "every node"
     timed = [f for f in app if f.at is not None]
     first = min(timed, key=lambda f: (f.at, f.line)) if timed else top
     if len(nodes) > 1 and first.at is not None:
