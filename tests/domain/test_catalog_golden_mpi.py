@@ -265,6 +265,11 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "[ip-172-31-77-112:61444] *** Process received signal ***",
         {"host": "ip-172-31-77-112"},
     ),
+    (  # deepspeedai/DeepSpeed issue #2693: a Docker container's host name starts with a digit
+        "ucx.caught_signal",
+        "[c664db21f8dd:90422:0:95362] Caught signal 7 (Bus error: nonexistent physical address)",
+        {"via": "c664db21f8dd", "number": "7", "signal": "Bus error"},
+    ),
 ]
 
 
@@ -274,6 +279,8 @@ def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> Non
 
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a clock in brackets is no host:pid prefix
+    ("ucx.caught_signal", "[12:34:56] Caught signal 11 (Segmentation fault)"),
     # a signal number in a launcher's own summary is not OPAL's crash report
     ("ompi.signal_report", "[node1:01234] Signal: handler installed for SIGSEGV"),
     # a registration refused for another reason (GPU memory without peer memory) is no memlock
