@@ -19,7 +19,7 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-containers.toml"
-NAMESPACES = frozenset({"oci", "registry", "cri", "apptainer"})
+NAMESPACES = frozenset({"oci", "registry", "cri", "apptainer", "buildkit"})
 
 BLAME: dict[str, Blame] = {
     "oci.runtime_create_failed": Blame.SYMPTOM,
@@ -27,6 +27,10 @@ BLAME: dict[str, Blame] = {
     "oci.exec_permission_denied": Blame.APPLICATION,
     "oci.exec_format_error": Blame.APPLICATION,
     "oci.image_store_full": Blame.HARDWARE,
+    "oci.network_pools_exhausted": Blame.HARDWARE,
+    "buildkit.connection_lost": Blame.TRANSIENT,
+    "buildkit.context_missing": Blame.APPLICATION,
+    "buildkit.step_failed": Blame.SYMPTOM,
     "registry.pull_timeout": Blame.TRANSIENT,
     "registry.image_not_found": Blame.APPLICATION,
     "cri.request_stuck": Blame.SYMPTOM,
@@ -140,6 +144,23 @@ GOLDEN: Golden = [
      "apptainer.build_no_space", {}),
     # apptainer/singularity issue #6356
     ("INFO:    Could not find any nv files on this host!", "apptainer.no_nv_files", {}),
+    # pytorch/helion pull request #3018 (a CI host's container initialisation)
+    ("all predefined address pools have been fully subnetted", "oci.network_pools_exhausted", {}),
+    # microsoft/vscode-remote-release issue #8005; docker/buildx issue #2380
+    ("ERROR: failed to solve: Unavailable: error reading from server: EOF",
+     "buildkit.connection_lost", {}),
+    ("ERROR: failed to receive status: rpc error: code = Unavailable desc = error reading from "
+     "server: EOF", "buildkit.connection_lost", {}),
+    # nickpending/mcp-recon issue #1; tolyo/open-outcry issue #2
+    ("ERROR: failed to solve: failed to compute cache key: failed to calculate checksum of ref "
+     '96f8e948-8d3e-4051-998a-f354ef0fde2f::nz4ef33ak2rv2mpfwwvt8w2a1: "/go.sum": not found',
+     "buildkit.context_missing", {"path": "/go.sum"}),
+    ("failed to solve: failed to compute cache key: failed to calculate checksum of ref "
+     'moby::cyg61taxcu8c9skxxzv7qtf6i: "/.docker": not found', "buildkit.context_missing",
+     {"path": "/.docker"}),
+    # moby/buildkit's Dockerfile frontend, a failed RUN step (rendered from its format)
+    ('ERROR: failed to solve: process "/bin/sh -c pip install -r requirements.txt" did not '
+     "complete successfully: exit code: 1", "buildkit.step_failed", {"code": "1"}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -157,6 +178,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ("registry.image_not_found", "Writing manifest to image destination"),
     ("cri.request_stuck", "I0304 kubelet: Created container sandbox for pod train-0"),
     ("apptainer.build_no_space", "INFO:    Creating SIF file..."),
+    # a build's own successful steps and a gRPC status that is not the daemon going away
+    ("buildkit.connection_lost", "ERROR: failed to solve: DeadlineExceeded: context deadline "
+     "exceeded"),
+    ("buildkit.step_failed", "#8 DONE 12.3s"),
+    ("oci.network_pools_exhausted", "Creating network \"train_default\" with the default driver"),
     ("apptainer.bind_destination_missing", "WARNING: By using --writable, Apptainer can't create "
      "/storage destination automatically without overlay or underlay"),
 ]  # fmt: skip
@@ -181,13 +207,15 @@ def test_the_wrapper_gives_way_to_its_reason() -> None:
     assert "python.exception" not in found_
 
 
-def test_image_store_full_is_the_only_node_reading() -> None:
-    """Only the node's full image store may name a node in this family, and only with inspect."""
+def test_only_the_nodes_own_stores_name_it() -> None:
+    """Only the node's full image store or its exhausted network pools may name a node in this
+    family, and only with inspect."""
     from domain.golden import CATALOG
 
     for key, blame in BLAME.items():
         sig = CATALOG.signatures[key]
         if blame is Blame.HARDWARE:
-            assert key == "oci.image_store_full" and sig.node_action.value == "inspect"
+            assert key in {"oci.image_store_full", "oci.network_pools_exhausted"}
+            assert sig.node_action.value == "inspect"
         else:
             assert sig.node_action.value == "none", key
