@@ -90,6 +90,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # right when scored fresh): 123 of the earlier 209 plus 1 of the new 5 is 124/214.
 # Still 0.57 after the c32 batch (10 bundles from threads not cited before, 2 held out, 0/2
 # right when scored fresh): 124/216.
+# Still 0.57 after the c33 batch (10 bundles from threads not cited before, 5 held out, 2/5
+# right when scored fresh): 126/221; 127/221 once the twelfth session's catalog read Docker's
+# exhausted address pools and BuildKit (entries written from emitters' sources, not from misses).
 HELDOUT_FLOOR_ACCURACY = 0.57
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -102,7 +105,9 @@ HELDOUT_FLOOR_ACCURACY = 0.57
 # 0.52 since the tenth session's cascade rule put one more held-out hardware bundle right: 23/44.
 # 0.48 since the c31 batch (its three held-out hardware bundles scored 0/3 fresh): 23/47.
 # 0.47 since the c32 batch (its one held-out hardware bundle scored 0/1 fresh): 23/48.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.47
+# 0.48 after the c33 batch (its two held-out hardware bundles scored 0/2 fresh: 23/50) and the
+# twelfth session's Docker address-pool entry, which put one earlier held-out bundle right: 24/50.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.48
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -404,6 +409,11 @@ KNOWN_MISSES: dict[str, str] = {
         "RCCL's 'unhandled cuda error' at communicator set-up on a one-node job is a symptom "
         "(15) with nothing behind it (unknown, requeued as transient would be); the passing "
         "rerun is the thread's"
+    ),
+    "tr-h200-ci-runners-residual-vram-set-device-oom": (
+        "'CUDA error: out of memory' at the job's first CUDA call (set_device) reads as the "
+        "job's own memory use (application); that other processes on the shared runners held "
+        "the memory, and main failed the same way, is the thread's"
     ),
 }
 
