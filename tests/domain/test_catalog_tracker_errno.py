@@ -8,8 +8,8 @@ emitter's format say so) and goes through the scanner's own matcher. Blame is pi
 errno means in a training job: a per-process limit (EMFILE, received 0 items of ancdata) is the
 job's; host ENOMEM is the job's but weak; a missing or busy device, a lost link, a refused or
 reset connection, a lock the file system refuses are symptoms. Before this family none of the
-43 errno lines here had a specific reading (20 fell to the generic Python entry, the
-application's, 23 to nothing); after it all 43 do. Look-alikes must not match: healthy limit
+46 errno lines here had a specific reading (21 fell to the generic Python entry, the
+application's, 25 to nothing); after it all 46 do. Look-alikes must not match: healthy limit
 lines, and lines more specific entries own.
 """
 
@@ -32,6 +32,7 @@ FAMILY_BLAME: dict[str, Blame] = {
     "errno.host_memory": Blame.APPLICATION,
     "errno.try_again": Blame.SYMPTOM,
     "errno.address_unavailable": Blame.APPLICATION,
+    "errno.value_overflow": Blame.APPLICATION,
     "errno.device_unavailable": Blame.SYMPTOM,
     "errno.protocol_error": Blame.SYMPTOM,
     "errno.bad_address": Blame.SYMPTOM,
@@ -97,6 +98,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "OSError: [Errno 99] error while attempting to bind on address ('30.30.40.40', 8080): "
         "cannot assign requested address",
         "errno.address_unavailable",
+        {},
+    ),
+    # ticarpi/jwt_tool issue #113, borgbackup/borg issue #3211 (Python), v3l0c1r4pt0r/xSDM issue #5
+    # (C on a 32-bit build)
+    ("OSError: [Errno 75] Value too large for defined data type", "errno.value_overflow", {}),
+    (
+        "/mnt/windows/ProgramData/Microsoft/Windows Defender/Scans/mpcache-DF082AE069A0F1C782CB59D6"
+        "90F64B31F33CB9A0.bin.VE0: read: [Errno 75] Value too large for defined data type",
+        "errno.value_overflow",
+        {},
+    ),
+    (
+        "/home/gabriele/Downloads/01.sdc: Value too large for defined data type",
+        "errno.value_overflow",
         {},
     ),
     # black-forest-labs/flux issue #47 and zai-org/CogVideo issue #455 (safetensors' mmap on Ceph)
@@ -288,7 +303,7 @@ def test_the_job_own_limits_and_the_weak_readings() -> None:
     """EMFILE is decisive (a retry fails the same way); host ENOMEM and a foreign address are
     the job's but below a decisive weight; the symptoms weigh little alone."""
     assert CATALOG.signatures["errno.fd_limit"].weight > 50
-    for key in ("errno.host_memory", "errno.address_unavailable"):
+    for key in ("errno.host_memory", "errno.address_unavailable", "errno.value_overflow"):
         assert 30 <= CATALOG.signatures[key].weight < 50, key
     for key, blame in FAMILY_BLAME.items():
         if blame is Blame.SYMPTOM:
