@@ -13,6 +13,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -28,7 +29,7 @@ def _load(name: str) -> ModuleType:
     return module
 
 
-def _errno_rows() -> list:  # type: ignore[type-arg]
+def _errno_rows() -> list[Any]:
     coverage = _load("catalog_coverage")
     from autorecover.domain.catalog import builtin_catalog
     from autorecover.parsing.scanning import Scanner

@@ -306,8 +306,8 @@ def test_the_job_own_limits_and_the_weak_readings() -> None:
     for key in ("errno.host_memory", "errno.address_unavailable", "errno.value_overflow"):
         assert 30 <= CATALOG.signatures[key].weight < 50, key
     for key, blame in FAMILY_BLAME.items():
-        if blame is Blame.SYMPTOM:
-            assert CATALOG.signatures[key].weight <= 30, key
+        if blame is Blame.SYMPTOM:  # a symptom's weight (docs/attribution.md section 5)
+            assert 20 <= CATALOG.signatures[key].weight <= 30, key
 
 
 def test_carried_lines_read_as_the_storage_and_network_families_do() -> None:
