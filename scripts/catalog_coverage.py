@@ -12,7 +12,8 @@ wording (an old PyTorch's "cuda runtime error (N) : TEXT", NCCL's "Cuda failure 
 container's "[[ TEXT (error N) ]]"). A text is carried when its `source` ends in "<code> <name>"
 and its `format` is a literal prefix before `%s`, or when it gives `message`, `code` and `name`
 (and perhaps `alias`, another spelling of the name). It is rendered through each carrier of its
-family: `{text}`, `{Text}` (first letter upper-cased), `{short}` (without NCCL's later
+family: `{text}`, `{Text}` (first letter upper-cased), `{lower}` (first letter lower-cased, as
+Go and libuv spell strerror texts), `{short}` (without NCCL's later
 " (run with ...)" advice), `{code}`, `{name}`, `{alias}`; a carrier's `codes` limits it to the
 errors it can meet. The second table counts the renderings that read as the family's own line
 does: the same blame from the strongest specific entry. `--missing` lists those that do not.
@@ -159,6 +160,7 @@ def carried(texts: list[Text], carriers: list[Carrier], scanner: Scanner) -> lis
             line = c.format.format(
                 text=message,
                 Text=message[:1].upper() + message[1:],
+                lower=message[:1].lower() + message[1:],
                 short=_SHORT.split(message, maxsplit=1)[0],
                 code=code,
                 name=name,
