@@ -50,6 +50,7 @@ BLAME: dict[str, Blame] = {
     "ompibtl.openib_memlock": Blame.APPLICATION,
     "ompibtl.hcoll_init_failed": Blame.INFO,
     "imex.memory_export_failed": Blame.TRANSIENT,
+    "imex.fabric_alloc_refused": Blame.APPLICATION,
 }
 
 # Consequences of a fault named elsewhere, or a fallback: weak, no action on the node.
@@ -143,6 +144,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "were created",
         "ucc.setup_error",
         {},
+    ),
+    # openucx/ucx issue #10055 (two containers on one host without a shared IPC namespace)
+    (
+        "[1723681687.718064] [ai-worker02:1225 :0]     tl_shm_team.c:617  TL_SHM ERROR Child "
+        "failed to attach to shmseg, errno: Invalid argument",
+        "ucc.setup_error",
+        {"errno": "Invalid argument"},
+    ),
+    # openucx/ucc issue #1041 (TL_CUDA on a DGX-1; the ranks had set up different TLs)
+    (
+        "[1730117228.178968] [dgx1v-loki-23:3000 :0]   tl_cuda_cache.c:231  UCC  ERROR ipc-cache: "
+        "failed to open ipc mem handle. addr:0x7f65a8000000 len:16777216 err:201",
+        "ucc.transport_error",
+        {"cuda_err": "201"},
     ),
     # a project's notes on an Open MPI 4.1.7 job with UCC (found through the code index; ranks
     # of two groups in different collectives)
@@ -328,6 +343,16 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "imex.memory_export_failed",
         {"node_id": "0"},
     ),
+    # NVIDIA/nvbandwidth issue #39 (H200s without an IMEX channel; the file and line at the end
+    # rendered) and issue #46 (RTX 4090 nodes without NVLink)
+    (
+        "[CUDA_ERROR_NOT_PERMITTED] operation not permitted in expression cuMemCreate(&handle, "
+        "roundedUpAllocationSize, &prop, 0 ) on tensorflow-benchmarks-worker-0, rank = 0 in "
+        "MultinodeMemoryAllocationUnicast::MultinodeMemoryAllocationUnicast(size_t, int)() : "
+        "/workspace/nvbandwidth/multinode_memcpy.cpp:70",
+        "imex.fabric_alloc_refused",
+        {"host": "tensorflow-benchmarks-worker-0", "rank": "0"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -391,6 +416,15 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ompibtl.openib_memlock", "The OpenFabrics (openib) BTL failed to initialize while trying to"),
     # the banner's own explanation of the MCA parameter (help-mpi-btl-openib.txt)
     ("ompibtl.openib_retry_exceeded", "btl_openib_ib_retry_count - The number of times the sender"),
+    # nvbandwidth's other CUDA failures (NVIDIA/nvbandwidth issue #44, IMEX running) are not a
+    # refused fabric allocation
+    (
+        "imex.fabric_alloc_refused",
+        "[CUDA_ERROR_INVALID_VALUE] invalid argument in expression cuMemSetAccess((CUdeviceptr) "
+        "buffer, roundedUpAllocationSize, &desc, 1 ) on gpub200-nom6ae0518, rank = 8 in "
+        "MultinodeMemoryAllocationUnicast::MultinodeMemoryAllocationUnicast(size_t, int)() : "
+        "/home/code/external/nvbandwidth/multinode_memcpy.cpp:76",
+    ),
     # a routine IMEX daemon line (invented look-alike)
     ("imex.memory_export_failed", "[Mar 17 2026 10:00:00] [INFO] [tid 41] Connection established"),
 ]
