@@ -28,7 +28,9 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-hpcx.toml"
-NAMESPACES = frozenset({"sharp", "hcoll", "ucc", "cufile", "mvapich", "ompibtl", "imex"})
+NAMESPACES = frozenset(
+    {"sharp", "hcoll", "ucc", "cufile", "mvapich", "ompibtl", "imex", "libfabric"}
+)
 
 BLAME: dict[str, Blame] = {
     "sharp.daemon_unreachable": Blame.SYMPTOM,
@@ -51,6 +53,8 @@ BLAME: dict[str, Blame] = {
     "ompibtl.hcoll_init_failed": Blame.INFO,
     "imex.memory_export_failed": Blame.TRANSIENT,
     "imex.fabric_alloc_refused": Blame.APPLICATION,
+    "libfabric.psm3_nic_unavailable": Blame.SYMPTOM,
+    "libfabric.psm3_cq_no_memory": Blame.APPLICATION,
 }
 
 # Consequences of a fault named elsewhere, or a fallback: weak, no action on the node.
@@ -353,6 +357,30 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "imex.fabric_alloc_refused",
         {"host": "tensorflow-benchmarks-worker-0", "rank": "0"},
     ),
+    # --- libfabric's PSM3 provider ---
+    # cran/batchtools revdep notes on a cluster login node (found through the code index)
+    (
+        "dev3:pid2802163: PSM3 can't open nic unit: 0 (err=23)",
+        "libfabric.psm3_nic_unavailable",
+        {"unit": "0", "err": "23"},
+    ),
+    (
+        "dev3:pid2802163.R: Unable to initialize verbs NIC /sys/class/infiniband/mlx5_0 (unit 0:0)",
+        "libfabric.psm3_nic_unavailable",
+        {"nic": "/sys/class/infiniband/mlx5_0"},
+    ),
+    (
+        "dev3:pid2802163.R: Unable to create send CQ of size 5080 on mlx5_0: Cannot allocate memory",
+        "libfabric.psm3_cq_no_memory",
+        {"queue": "send", "device": "mlx5_0"},
+    ),
+    # uxlfoundation/oneDAL pull request #3741 (a CI VM with an Azure MANA NIC)
+    (
+        "[1787147912.586073501] runnervm76f27:rank0.svd_fast_distributed_mpi: Unable to initialize "
+        "verbs NIC /sys/class/infiniband/mana_0 (unit 0:0)",
+        "libfabric.psm3_nic_unavailable",
+        {"nic": "/sys/class/infiniband/mana_0"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -425,6 +453,14 @@ NEGATIVE: list[tuple[str, str]] = [
         "MultinodeMemoryAllocationUnicast::MultinodeMemoryAllocationUnicast(size_t, int)() : "
         "/home/code/external/nvbandwidth/multinode_memcpy.cpp:76",
     ),
+    # PSM3's affinity note on a NIC without a NUMA cpu set (a Slurm tutorial, found through the
+    # code index)
+    (
+        "libfabric.psm3_nic_unavailable",
+        "rocky-linux810-slurm-controller-node:pid31626.a.out: Failed to get enp1s0 (unit 0) cpu set",
+    ),
+    # UCX's own CQ failure is ucx.memlock_limit's
+    ("libfabric.psm3_cq_no_memory", "ibv_create_cq(cqe=4096) failed: Cannot allocate memory"),
     # a routine IMEX daemon line (invented look-alike)
     ("imex.memory_export_failed", "[Mar 17 2026 10:00:00] [INFO] [tid 41] Connection established"),
 ]
