@@ -59,6 +59,7 @@ BLAME: dict[str, Blame] = {
 
 # Consequences of a fault named elsewhere, or a fallback: weak, no action on the node.
 SYMPTOMS = frozenset(key for key, blame in BLAME.items() if blame is Blame.SYMPTOM)
+CRASH_REPORTS = frozenset({"mvapich.signal_caught"})
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
@@ -513,8 +514,17 @@ def test_restatements_decide_nothing() -> None:
     """Completion errors, transport failures and fallbacks restate a fault seen elsewhere (or
     none): weak alone, no action on the node they were printed on."""
     assert_no_node_action(SYMPTOMS)
-    for key in SYMPTOMS:
+    for key in SYMPTOMS - CRASH_REPORTS:
         assert CATALOG.signatures[key].weight <= 40, key
+
+
+def test_a_ranks_crash_report_weighs_like_the_other_handlers() -> None:
+    """MVAPICH2's signal handler is a rank's own crash, like Open MPI's and UCX's reports."""
+    from autorecover.domain.shape import LOCAL_CRASHES
+
+    for key in CRASH_REPORTS:
+        assert key in LOCAL_CRASHES
+        assert CATALOG.signatures[key].weight == CATALOG.signatures["ompi.signal_report"].weight
 
 
 def test_fallbacks_are_information() -> None:
