@@ -29,7 +29,10 @@ from domain.golden import (
 
 FAMILY_FILE = "signatures-dataload.toml"
 NAMESPACES = frozenset(
-    {"torchload", "zipfile", "dataloader", "datasets", "streaming", "dali", "tfckpt", "arrow"}
+    {
+        *("torchload", "pickle", "zipfile", "dataloader", "datasets", "streaming", "dali"),
+        *("tfckpt", "orbax", "arrow"),
+    }
 )
 
 BLAME: dict[str, Blame] = {
@@ -40,6 +43,9 @@ BLAME: dict[str, Blame] = {
     "torchload.weights_only_rejected": Blame.APPLICATION,
     "torchload.cuda_device_unavailable": Blame.SYMPTOM,
     "torchload.zip_format_unsupported": Blame.APPLICATION,
+    "torchload.legacy_truncated": Blame.APPLICATION,
+    "pickle.class_not_found": Blame.APPLICATION,
+    "pickle.unpicklable": Blame.APPLICATION,
     "zipfile.bad_zip": Blame.APPLICATION,
     "dataloader.timeout": Blame.SYMPTOM,
     "dataloader.pin_memory_exited": Blame.SYMPTOM,
@@ -58,6 +64,8 @@ BLAME: dict[str, Blame] = {
     "dali.pipeline_failed": Blame.SYMPTOM,
     "tfckpt.not_a_table": Blame.APPLICATION,
     "tfckpt.restore_mismatch": Blame.APPLICATION,
+    "orbax.incomplete_checkpoint": Blame.SYMPTOM,
+    "orbax.tmp_dir_exists": Blame.APPLICATION,
     "arrow.capacity_exceeded": Blame.APPLICATION,
 }
 
@@ -390,6 +398,65 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "tfckpt.restore_mismatch",
         {},
     ),
+    # google/mannequinchallenge issue #17; ESanchezLozano/Action-Units-Heatmaps issue #7
+    (
+        "RuntimeError: unexpected EOF, expected 109330 more bytes. The file might be corrupted.",
+        "torchload.legacy_truncated",
+        {"bytes": "109330"},
+    ),
+    # yxlijun/DSFD.pytorch issue #2 (an older PyTorch's wording)
+    ("RuntimeError: unexpected EOF. The file might be corrupted", "torchload.legacy_truncated", {}),
+    # Tandon-A/emotic issue #15
+    (
+        "AttributeError: Can't get attribute 'Emotic' on <module '__main__' from 'main.py'>",
+        "pickle.class_not_found",
+        {"attr": "Emotic", "module": "__main__"},
+    ),
+    # yhjo09/AdaTarget issue #5 (loaded from an interactive session)
+    (
+        "AttributeError: Can't get attribute 'LocNet' on <module '__main__' (built-in)>",
+        "pickle.class_not_found",
+        {"attr": "LocNet"},
+    ),
+    # taoyang1122/MutualNet issue #5 (a lambda in the dataset, workers spawned on Windows)
+    (
+        "AttributeError: Can't pickle local object 'get_cifar.<locals>.<lambda>'",
+        "pickle.unpicklable",
+        {"object": "get_cifar.<locals>.<lambda>"},
+    ),
+    # SACLabs/TransWorldNG issue #4; pytorch/pytorch issue #51836 (the older wording)
+    (
+        "TypeError: cannot pickle '_thread.lock' object",
+        "pickle.unpicklable",
+        {"type": "_thread.lock"},
+    ),
+    (
+        "TypeError: can't pickle _thread.lock objects",
+        "pickle.unpicklable",
+        {"type": "_thread.lock"},
+    ),
+    # facebookresearch/pytorchvideo issue #21 (num_workers=8 in a notebook)
+    (
+        "TypeError: cannot pickle 'torch._C.Generator' object",
+        "pickle.unpicklable",
+        {"type": "torch._C.Generator"},
+    ),
+    # AI-Hypercomputer/maxtext pull request #5260 (a slice lost while step 1820 was written)
+    (
+        "ValueError: Found incomplete checkpoint at .../checkpoints/1820",
+        "orbax.incomplete_checkpoint",
+        {"path": ".../checkpoints/1820"},
+    ),
+    # Physical-Intelligence/openpi issue #566
+    (
+        "FileExistsError: [Errno 17] File exists: '/home/lyx/openpi/checkpoints/"
+        "cobot_put_pen_into_cantainer/cobot_putpen_chw/30000.orbax-checkpoint-tmp-0'",
+        "orbax.tmp_dir_exists",
+        {
+            "path": "/home/lyx/openpi/checkpoints/cobot_put_pen_into_cantainer/cobot_putpen_chw/"
+            "30000.orbax-checkpoint-tmp-0"
+        },
+    ),
     # Eventual-Inc/Daft issue #3049 (writing Parquet)
     (
         "pyarrow.lib.ArrowCapacityError: array cannot contain more than 2147483646 bytes, have "
@@ -505,6 +572,15 @@ NEGATIVE: list[tuple[str, str]] = [
         "arrow.capacity_exceeded",
         "pyarrow.lib.ArrowInvalid: Column 1 named text expected length 10 but got length 9",
     ),
+    # a healthy prose mention and a healthy orbax save
+    ("pickle.unpicklable", "I don't pickle objects here"),
+    ("pickle.class_not_found", "AttributeError: 'RACNN' object has no attribute '__echo_apn'"),
+    ("torchload.legacy_truncated", "EOFError: Ran out of input"),
+    (
+        "orbax.tmp_dir_exists",
+        "Starting CheckpointManager Save Finalize thread=save_finalize",
+    ),
+    ("orbax.incomplete_checkpoint", "Finished restoring checkpoint from /ckpt/1800."),
 ]
 
 # Progress bars and routine loading lines the family must leave alone.
