@@ -57,6 +57,7 @@ BLAME: dict[str, Blame] = {
     "datasets.verification_failed": Blame.APPLICATION,
     "datasets.disk_space_check": Blame.APPLICATION,
     "datasets.data_files_not_found": Blame.APPLICATION,
+    "datasets.cache_fs_unsupported": Blame.APPLICATION,
     "streaming.local_dir_reused": Blame.SYMPTOM,
     "streaming.index_wait_timeout": Blame.SYMPTOM,
     "streaming.index_corrupt": Blame.APPLICATION,
@@ -67,6 +68,7 @@ BLAME: dict[str, Blame] = {
     "orbax.incomplete_checkpoint": Blame.SYMPTOM,
     "orbax.tmp_dir_exists": Blame.APPLICATION,
     "arrow.capacity_exceeded": Blame.APPLICATION,
+    "arrow.json_invalid": Blame.APPLICATION,
 }
 
 (
@@ -457,6 +459,31 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
             "30000.orbax-checkpoint-tmp-0"
         },
     ),
+    # huggingface/datasets issue #6352; modal-labs/doppel-bot issue #7
+    (
+        "NotImplementedError: Loading a dataset cached in a LocalFileSystem is not supported.",
+        "datasets.cache_fs_unsupported",
+        {"fs": "LocalFileSystem"},
+    ),
+    # huggingface/datasets issue #6315 (the maintainers' own report)
+    (
+        "E   pyarrow.lib.ArrowInvalid: JSON parse error: Invalid value. in row 0",
+        "arrow.json_invalid",
+        {"reason": "Invalid value. in row 0"},
+    ),
+    # ShishirPatil/gorilla issue #371
+    (
+        "pyarrow.lib.ArrowInvalid: JSON parse error: Column(/execution_result/[]) changed from "
+        "number to string in row 13",
+        "arrow.json_invalid",
+        {"reason": "Column(/execution_result/[]) changed from number to string in row 13"},
+    ),
+    # huggingface/datasets issue #369
+    (
+        "pyarrow.lib.ArrowInvalid: straddling object straddles two block boundaries",
+        "arrow.json_invalid",
+        {},
+    ),
     # Eventual-Inc/Daft issue #3049 (writing Parquet)
     (
         "pyarrow.lib.ArrowCapacityError: array cannot contain more than 2147483646 bytes, have "
@@ -581,6 +608,15 @@ NEGATIVE: list[tuple[str, str]] = [
         "Starting CheckpointManager Save Finalize thread=save_finalize",
     ),
     ("orbax.incomplete_checkpoint", "Finished restoring checkpoint from /ckpt/1800."),
+    (
+        "datasets.cache_fs_unsupported",
+        "Found cached dataset csv (file:///home/ubuntu/.cache/"
+        "huggingface/datasets/csv/default-bbf0a8365d693d2c/0.0.0/eea64c71ca8b46dd)",
+    ),
+    (
+        "arrow.json_invalid",
+        "pyarrow.lib.ArrowInvalid: Column 1 named text expected length 10 but got length 9",
+    ),
 ]
 
 # Progress bars and routine loading lines the family must leave alone.
