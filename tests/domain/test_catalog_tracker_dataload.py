@@ -31,7 +31,7 @@ FAMILY_FILE = "signatures-dataload.toml"
 NAMESPACES = frozenset(
     {
         *("torchload", "pickle", "zipfile", "dataloader", "datasets", "streaming", "dali"),
-        *("tfckpt", "orbax", "arrow"),
+        *("deepspeed", "tfckpt", "orbax", "arrow"),
     }
 )
 
@@ -46,6 +46,7 @@ BLAME: dict[str, Blame] = {
     "torchload.legacy_truncated": Blame.APPLICATION,
     "pickle.class_not_found": Blame.APPLICATION,
     "pickle.unpicklable": Blame.APPLICATION,
+    "deepspeed.checkpoint_shard_missing": Blame.APPLICATION,
     "zipfile.bad_zip": Blame.APPLICATION,
     "dataloader.timeout": Blame.SYMPTOM,
     "dataloader.pin_memory_exited": Blame.SYMPTOM,
@@ -165,6 +166,23 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "torch.jit.load()?)",
         "torchload.zip_format_unsupported",
         {},
+    ),
+    # HuangLK/transpeeder issue #28
+    (
+        "[Errno 2] No such file or directory: 'llama_13b_pp/global_step001/"
+        "zero_pp_rank_0_mp_rank_03_optim_states.pt'",
+        "deepspeed.checkpoint_shard_missing",
+        {"shard": "zero_pp_rank_0_mp_rank_03_optim_states"},
+    ),
+    # rendered from DeepSpeed's model-state checkpoint name (no public line found)
+    (
+        "FileNotFoundError: [Errno 2] No such file or directory: "
+        "'/ckpt/global_step500/mp_rank_00_model_states.pt'",
+        "deepspeed.checkpoint_shard_missing",
+        {
+            "shard": "mp_rank_00_model_states",
+            "path": "/ckpt/global_step500/mp_rank_00_model_states.pt",
+        },
     ),
     # NVIDIA/earth2studio issue #217 (a checkpoint package); MedMNIST/MedMNIST issue #39 (np.load)
     (
@@ -616,6 +634,12 @@ NEGATIVE: list[tuple[str, str]] = [
     (
         "arrow.json_invalid",
         "pyarrow.lib.ArrowInvalid: Column 1 named text expected length 10 but got length 9",
+    ),
+    # DeepSpeed saving a shard is not a missing one
+    (
+        "deepspeed.checkpoint_shard_missing",
+        "[INFO] [engine.py:3591:_save_zero_checkpoint] zero checkpoint saved "
+        "/ckpt/global_step500/zero_pp_rank_0_mp_rank_00_optim_states.pt",
     ),
 ]
 
