@@ -38,6 +38,11 @@ BLAME: dict[str, Blame] = {
     "lmdeploy.turbomind_assertion": Blame.APPLICATION,
     "lmdeploy.turbomind_unsupported": Blame.APPLICATION,
     "trl.vllm_server_unreachable": Blame.SYMPTOM,
+    "sglang.warmup_failed": Blame.SYMPTOM,
+    "sglang.memory_unbalanced": Blame.APPLICATION,
+    "trtllm.executor_failed": Blame.SYMPTOM,
+    "nvdynamo.etcd_unreachable": Blame.SYMPTOM,
+    "nvdynamo.no_instances": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -264,6 +269,43 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "trl.vllm_server_unreachable",
         {},
     ),
+    # sgl-project/sglang issues #2193 and #2468 (the warm-up request failing)
+    (
+        "[2024-11-26 14:25:58] Initialization failed. warmup error: Traceback (most recent call "
+        "last):",
+        "sglang.warmup_failed",
+        {},
+    ),
+    (
+        "[2024-12-13 01:47:34] Initialization failed. warmup error: Traceback (most recent call "
+        "last):",
+        "sglang.warmup_failed",
+        {},
+    ),
+    # sgl-project/sglang issue #4233 (title) and #1533
+    (
+        "ValueError: The memory capacity is unbalanced. Some GPUs may be occupied by other "
+        "processes.",
+        "sglang.memory_unbalanced",
+        {},
+    ),
+    # NVIDIA/TensorRT-LLM issues #7706 and #8308 (trtllm-serve's proxy)
+    ("RuntimeError: Executor worker returned error", "trtllm.executor_failed", {}),
+    # apache/beam pull request #36966 (a Dynamo vLLM worker's panic)
+    (
+        "called `Result::unwrap()` on an `Err` value: BuildError(Unable to create lease. Check "
+        "etcd server status at http://localhost:2379",
+        "nvdynamo.etcd_unreachable",
+        {},
+    ),
+    # ai-dynamo/dynamo issue #1280 (title: the frontend without a worker)
+    (
+        "2025-05-30T00:35:01.153Z ERROR chat_completions: dynamo_llm::http::service::openai: "
+        "Internal server error: Failed to generate completions: no instances found for endpoint "
+        '"instances"',
+        "nvdynamo.no_instances",
+        {},
+    ),
 ]
 
 # (key, look-alike line it must not match)
@@ -342,7 +384,7 @@ FAMILY = frozenset(BLAME)
 ) = family_contract(
     {
         "signatures-serving.toml": frozenset(
-            {"vllm", "sglang", "tgi", "tritonserver", "lmdeploy", "trl"}
+            {"vllm", "sglang", "tgi", "tritonserver", "lmdeploy", "trl", "trtllm", "nvdynamo"}
         )
     },
     BLAME,
@@ -367,6 +409,20 @@ def test_restatements_stay_below_the_collective_weight() -> None:
     for key, blame in BLAME.items():
         if blame is Blame.SYMPTOM:
             assert CATALOG.signatures[key].weight < COLLECTIVE, key
+
+
+def test_an_executor_failure_leaves_its_carried_error_to_its_own_entry() -> None:
+    """TensorRT-LLM prints the worker's error on the same line: the NCCL entry still reads it
+    (NVIDIA/TensorRT-LLM issue #9263), and the relay adds only who stopped."""
+    found = hits(
+        "[11/18/2025-09:33:30] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: "
+        "[TensorRT-LLM][ERROR] Assertion failed: Failed, NCCL error "
+        "../tensorrt_llm/runtime/ncclCommunicator.cpp:90 'invalid usage (run with "
+        "NCCL_DEBUG=WARN for details)'"
+    )
+    assert found["trtllm.executor_failed"] == {"rank": "0"}
+    assert "nccl.invalid_usage" in found
+    assert "trtllm.assertion_failed" not in found
 
 
 def test_configuration_refusals_are_the_application_s() -> None:
