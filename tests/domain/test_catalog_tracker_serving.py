@@ -43,6 +43,8 @@ BLAME: dict[str, Blame] = {
     "trtllm.executor_failed": Blame.SYMPTOM,
     "nvdynamo.etcd_unreachable": Blame.SYMPTOM,
     "nvdynamo.no_instances": Blame.SYMPTOM,
+    "vllm.model_weights_missing": Blame.APPLICATION,
+    "tgi.server_method_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -88,6 +90,28 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # vllm-project/vllm issue #6668 (title)
     ("ChildProcessError: worker died", "vllm.process_exception", {}),
+    # vllm-project/vllm issue #11994 (V0's API server after its engine process exited)
+    (
+        "RuntimeError: Engine process failed to start. See stack trace for the root cause.",
+        "vllm.process_exception",
+        {},
+    ),
+    # vllm-project/vllm issues #4333 (through Ray workers) and #3329
+    (
+        "(RayWorkerVllm pid=1842765) ERROR 04-24 09:33:04 ray_utils.py:44] RuntimeError: Cannot "
+        "find any model weights with 'meta-llama/CodeLlama-7b-Instruct-hf'",
+        "vllm.model_weights_missing",
+        {"model": "meta-llama/CodeLlama-7b-Instruct-hf"},
+    ),
+    (
+        "RuntimeError: Cannot find any model weights with `/home/huggingface_models/"
+        "models--lmsys--vicuna-13b-v1.5/snapshots/3deb0106f72a3a433f0c6ea0cb978bdf14bcd3a6`",
+        "vllm.model_weights_missing",
+        {
+            "model": "/home/huggingface_models/models--lmsys--vicuna-13b-v1.5/snapshots/"
+            "3deb0106f72a3a433f0c6ea0cb978bdf14bcd3a6"
+        },
+    ),
     # modelscope/ms-swift issue #7933 (a GRPO rollout engine's second DP rank)
     (
         "ERROR 01-29 08:37:48 [core_client.py:564] Engine core proc EngineCore_DP1 died "
@@ -210,6 +234,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # huggingface/text-generation-inference issue #2280 (a request crashing a shard)
     ("Error: ShardFailed", "tgi.shard_failed", {}),
+    # huggingface/text-generation-inference issue #2823 (Qwen2-VL's warmup) and
+    # TrelisResearch/one-click-llms issue #5 (DBRX)
+    (
+        "2024-12-11T10:04:03.877415Z ERROR text_generation_launcher: Method Warmup encountered an "
+        "error.",
+        "tgi.server_method_failed",
+        {"method": "Warmup"},
+    ),
+    (
+        "2024-03-30T14:16:55.617195Z ERROR text_generation_launcher: Method Warmup encountered an "
+        "error.",
+        "tgi.server_method_failed",
+        {"method": "Warmup"},
+    ),
     # huggingface/text-generation-inference issue #1795 (the router's panic)
     (
         "2024-04-23T08:26:48.209311Z ERROR text_generation_launcher: Webserver Crashed",
@@ -432,6 +470,7 @@ def test_configuration_refusals_are_the_application_s() -> None:
         "vllm.max_model_len_invalid",
         "sglang.mem_fraction_too_small",
         "tgi.prefill_memory",
+        "vllm.model_weights_missing",
         "lmdeploy.turbomind_unsupported",
     ):
         assert 60 <= CATALOG.signatures[key].weight <= 70, key
