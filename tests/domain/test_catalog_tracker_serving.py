@@ -45,6 +45,8 @@ BLAME: dict[str, Blame] = {
     "nvdynamo.no_instances": Blame.SYMPTOM,
     "vllm.model_weights_missing": Blame.APPLICATION,
     "tgi.server_method_failed": Blame.SYMPTOM,
+    "vllm.quantization_mismatch": Blame.APPLICATION,
+    "lmdeploy.engine_loop_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -111,6 +113,28 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
             "model": "/home/huggingface_models/models--lmsys--vicuna-13b-v1.5/snapshots/"
             "3deb0106f72a3a433f0c6ea0cb978bdf14bcd3a6"
         },
+    ),
+    # LMCache/LMCache issue #411 (V0's client after the engine loop died)
+    (
+        "ERROR 03-17 08:02:04 serving_chat.py:596] vllm.engine.multiprocessing.MQEngineDeadError: "
+        "Engine loop is not running. Inspect the stacktrace to find the original error: "
+        "AssertionError('Error in model execution (input dumped to "
+        "/tmp/err_execute_model_input_20250317-080027.pkl): ').",
+        "vllm.process_exception",
+        {},
+    ),
+    # vllm-project/vllm issues #5842 (title) and #3331 (the earlier wording)
+    (
+        "ValueError: Quantization method specified in the model config (gptq) does not match the "
+        "quantization method specified in the `quantization` argument (gptq_marlin).",
+        "vllm.quantization_mismatch",
+        {"config": "gptq", "argument": "gptq_marlin"},
+    ),
+    (
+        "ValueError: Quantization method specified in the model config (marlin) does not match "
+        "the quantization method specified in the quantization argument (gptq).",
+        "vllm.quantization_mismatch",
+        {"config": "marlin", "argument": "gptq"},
     ),
     # modelscope/ms-swift issue #7933 (a GRPO rollout engine's second DP rank)
     (
@@ -294,6 +318,9 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "lmdeploy.turbomind_unsupported",
         {"feature": "fp32"},
     ),
+    # InternLM/lmdeploy issues #3459 and #1290 (titles)
+    ("ERROR - engine.py:781 - Task <EngineMainLoop> failed", "lmdeploy.engine_loop_failed", {}),
+    ("ERROR - Engine main loop stopped.", "lmdeploy.engine_loop_failed", {}),
     # huggingface/open-r1 issue #543 (GRPO waiting for `trl vllm-serve`)
     (
         "2025-03-26 05:53:13 - INFO - trl.extras.vllm_client - Server is not up yet. Retrying in "
@@ -400,6 +427,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ("tritonserver.model_load_failed", "Warning: failed to load 'libfoo.so', using fallback"),
     # TRL's client once the server answers
     ("*", "2025-03-26 05:55:01 - INFO - trl.extras.vllm_client - Server is up!"),
+    # another program's engine loop ending normally
+    ("lmdeploy.engine_loop_failed", "2024-01-01 10:00:00 INFO Engine main loop stopped"),
     # another tool's retry loop
     ("trl.vllm_server_unreachable", "Server is not up yet. Retrying in 1 second"),
 ]
