@@ -47,6 +47,7 @@ BLAME: dict[str, Blame] = {
     "tgi.server_method_failed": Blame.SYMPTOM,
     "vllm.quantization_mismatch": Blame.APPLICATION,
     "lmdeploy.engine_loop_failed": Blame.SYMPTOM,
+    "tritonserver.python_stub_unhealthy": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -135,6 +136,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "the quantization method specified in the quantization argument (gptq).",
         "vllm.quantization_mismatch",
         {"config": "marlin", "argument": "gptq"},
+    ),
+    # vllm-project/vllm issue #19668 and kvcache-ai/Mooncake issue #1458 (V1's input dump after
+    # execute_model raised)
+    (
+        "ERROR 06-15 13:57:57 [dump_input.py:79] Dumping scheduler output for model execution:",
+        "vllm.process_exception",
+        {},
+    ),
+    (
+        "ERROR 01-29 10:27:47 [dump_input.py:69] Dumping input data for V1 LLM engine "
+        "(v0.1.dev10025+gb76a25511.d20260106) with config: "
+        "model='/home/manas/MiniMax-M2.1-26.1.RC2', speculative_config=None",
+        "vllm.process_exception",
+        {},
     ),
     # modelscope/ms-swift issue #7933 (a GRPO rollout engine's second DP rank)
     (
@@ -304,6 +319,25 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "error: creating server: Internal - failed to load all models",
         "tritonserver.startup_failed",
         {},
+    ),
+    # triton-inference-server/server issues #6480 and #3678, triton-inference-server/pytriton
+    # issue #37 (title)
+    (
+        "E1025 09:40:38.075506 9121 python_be.cc:2066] Stub process is unhealthy and it will be "
+        "restarted.",
+        "tritonserver.python_stub_unhealthy",
+        {},
+    ),
+    (
+        "tritonclient.utils.InferenceServerException: [StatusCode.INTERNAL] Failed to process the "
+        "request(s) for model instance 'damage_0', message: Stub process is not healthy.",
+        "tritonserver.python_stub_unhealthy",
+        {},
+    ),
+    (
+        "Stub process 'REGIS_0' is not healthy",
+        "tritonserver.python_stub_unhealthy",
+        {"instance": "REGIS_0"},
     ),
     # InternLM/lmdeploy issue #3455 (--tp 2 on Windows)
     (
