@@ -53,10 +53,12 @@ BLAME: dict[str, Blame] = {
     "kuberay.deadline_exceeded": Blame.SYMPTOM,
     "kuberay.job_status_unreachable": Blame.SYMPTOM,
     "kuberay.invalid_spec": Blame.APPLICATION,
+    "kuberay.entrypoint_failed": Blame.SYMPTOM,
     "mpijob.workers_evicted": Blame.TRANSIENT,
     "mpijob.failed": Blame.SYMPTOM,
     "trainjob.backoff_limit": Blame.SYMPTOM,
     "trainjob.active_deadline": Blame.SYMPTOM,
+    "trainjob.replica_error": Blame.SYMPTOM,
     "jobset.failure_policy_action": Blame.SYMPTOM,
     "kai.quota_refused": Blame.SYMPTOM,
     "kai.consolidation_evicted": Blame.TRANSIENT,
@@ -239,6 +241,26 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "kuberay.deadline_exceeded",
         {"deadline": "preRunningDeadlineSeconds"},
     ),
+    # rendered from rayjob_controller.go (a restarted head that forgot the job)
+    (
+        "  message: Submitter completed but Ray job not found in RayCluster.",
+        "kuberay.head_pod_lost",
+        {},
+    ),
+    # ray-project/ray issue #40768 (the job manager's status message, relayed into the RayJob)
+    (
+        "Job entrypoint command failed with exit code -11, last available logs (truncated to "
+        "20,000 chars):",
+        "kuberay.entrypoint_failed",
+        {"code": "-11"},
+    ),
+    # rendered from ray's job_supervisor.py (the same failure in the supervisor's log)
+    (
+        "2025-09-01 03:14:31,512\tERROR job_supervisor.py:196 -- Job entrypoint command failed "
+        "with exit code 1",
+        "kuberay.entrypoint_failed",
+        {"code": "1"},
+    ),
     # --- MPI Operator ---
     # kubeflow/mpi-operator issue #647 (one of eight workers evicted)
     ("    message: 1/8 workers are evicted", "mpijob.workers_evicted", {"evicted": "1"}),
@@ -270,6 +292,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # rendered from kubeflow/trainer pkg/constants (TrainJob's own deadline)
     ("    message: TrainJob exceeded its active deadline", "trainjob.active_deadline", {}),
+    # kubeflow/trainer issue #2008 (the training-operator's Error event for a replica)
+    (
+        "1.708507856644096e+09\tDEBUG\tevents\tError pod pytorch-simple-worker-0 container "
+        'pytorch exitCode: 1 terminated message: \t{"type": "Warning", "object": '
+        '{"kind":"PyTorchJob","namespace":"kubeflow","name":"pytorch-simple"}, "reason": "Error"}',
+        "trainjob.replica_error",
+        {"pod": "pytorch-simple-worker-0", "container": "pytorch", "code": "1"},
+    ),
     # --- JobSet ---
     # kubernetes-sigs/jobset issue #1219 (the RestartJobSet rule's message)
     (
@@ -439,6 +469,13 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("kuberay.head_pod_lost", "    message: RayCluster Pods are being provisioned for first time"),
     ("kuberay.job_status_unreachable", "  jobDeploymentStatus: Running"),
+    # a Ray job that succeeded; a replica that is still running
+    ("kuberay.entrypoint_failed", "Job 'raysubmit_73nQ2jgcpZATWrNN' succeeded"),
+    (
+        "trainjob.replica_error",
+        'time="2024-02-21T09:31:59Z" level=info msg="PyTorchJob=pytorch-simple, ReplicaType=Master '
+        'expected=1, running=1, succeeded=0, failed=0, Replicas=1"',
+    ),
     # the MPI Operator's healthy conditions
     ("mpijob.failed", "    message: MPIJob default/tensorflow-mnist is running."),
     ("mpijob.workers_evicted", "    message: MPIJob default/tensorflow-mnist is created."),
