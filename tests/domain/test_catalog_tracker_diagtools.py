@@ -35,6 +35,9 @@ BLAME: dict[str, Blame] = {
     "ibstat.port_not_active": Blame.SYMPTOM,
     "ibdiag.port_error_counter": Blame.HARDWARE,
     "lspci.link_width_downgraded": Blame.HARDWARE,
+    "mlxlink.port_not_up": Blame.HARDWARE,
+    "mlxlink.recommendation": Blame.HARDWARE,
+    "smi.table_uncorrectable_ecc": Blame.HARDWARE,
     "smi.uncorrectable_ecc_count": Blame.HARDWARE,
     "smi.uncorrectable_memory_retired": Blame.HARDWARE,
     "smi.sram_threshold_exceeded": Blame.HARDWARE,
@@ -45,8 +48,8 @@ BLAME: dict[str, Blame] = {
 }
 
 NAMESPACES = frozenset(
-    {"gpuburn", "memtest", "nccltests", "ibstat", "ibdiag", "lspci", "smi", "megatronrerun", "nhc",
-     "slurm"}
+    {"gpuburn", "memtest", "nccltests", "ibstat", "ibdiag", "lspci", "mlxlink", "smi", "megatronrerun",
+     "nhc", "slurm"}
 )  # fmt: skip
 
 (
@@ -178,6 +181,32 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "\t\tLnkSta:\tSpeed 16GT/s (ok), Width x8 (downgraded)",
         "lspci.link_width_downgraded",
         {"width": "8"},
+    ),
+    # Mellanox/mstflint mlxlink_commander.cpp, the Operational Info and Troubleshooting Info
+    # tables (rendered)
+    ("State                           : Polling", "mlxlink.port_not_up", {"state": "Polling"}),
+    ("State                           : Disable", "mlxlink.port_not_up", {"state": "Disable"}),
+    (
+        "Recommendation                  : Cable is unplugged",
+        "mlxlink.recommendation",
+        {"recommendation": "Cable is unplugged"},
+    ),
+    # nvidia-smi's table, the Volatile Uncorr. ECC column (rendered)
+    (
+        "|   3  NVIDIA A100-SXM4-80GB          On  | 00000000:47:00.0 Off |                   12 |",
+        "smi.table_uncorrectable_ecc",
+        {"gpu": "3", "count": "12"},
+    ),
+    (
+        "|   0  Tesla V100S-PCI...  Off  | 00000000:00:07.0 Off |                    2 |",
+        "smi.table_uncorrectable_ecc",
+        {"gpu": "0", "count": "2"},
+    ),
+    # leptonai/gpud pull request #80 (a GPU whose rows await a reset to be remapped)
+    (
+        "        Uncorrectable Error               : 4",
+        "smi.uncorrectable_memory_retired",
+        {"count": "4"},
     ),
     # nvidia-smi -q, ECC Errors and Remapped Rows / Retired Pages fields (rendered)
     (
@@ -327,6 +356,24 @@ NEGATIVE: list[tuple[str, str]] = [
     ("lspci.link_width_downgraded", "    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)"),
     ("lspci.link_width_downgraded", "LnkSta: Speed 16GT/s, Width x16"),
     ("lspci.link_width_downgraded", "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM L1"),
+    # sonic-net/SONiC issue #265 and MrBr-github/lshca issue #11: a healthy link
+    ("mlxlink.port_not_up", "State                           : Active"),
+    ("mlxlink.port_not_up", "Physical state                  : LinkUp"),
+    ("mlxlink.recommendation", "Recommendation                  : No issue was observed"),
+    ("mlxlink.recommendation", "Recommendation: lower the learning rate"),
+    # wilicc/gpu-burn issue #141 (an H100 NVL with no error), a GPU without ECC
+    (
+        "smi.table_uncorrectable_ecc",
+        "|   0  NVIDIA H100 NVL                On  |   00000000:33:00.0 Off |                    0 |",
+    ),
+    (
+        "smi.table_uncorrectable_ecc",
+        "|   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0  On |                  Off |",
+    ),
+    (
+        "smi.table_uncorrectable_ecc",
+        "| N/A   50C    P0   219W / 250W |   4617MiB / 32510MiB |    100%      Default |",
+    ),
     # nvidia-smi -q on a healthy GPU
     ("smi.uncorrectable_ecc_count", "            DRAM Uncorrectable                : 0"),
     ("smi.uncorrectable_ecc_count", "            SRAM Uncorrectable Parity     : 0"),
