@@ -264,7 +264,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nhc.drain_reason",
         {"reason": "Watchdog timer unable to terminate hung NHC process 16263."},
     ),
-    # a Slurm node dump with an NHC service check's drain reason (public Slurm/NHC notes)
+    # an scontrol show node dump kept as a test fixture by vantage-agent (vantage_agent.helpers)
     (
         "        Reason=NHC: check_ps_service:  Service sshd (process sshd) owned by root not "
         "running [root@2024-08-20T16:32:47]",
