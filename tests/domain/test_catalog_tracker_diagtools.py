@@ -119,6 +119,10 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # DDNStorage/LustrePerfMon issue #27 (ibstat, mlx5_2 down and disabled)
     ("\t\tState: Down", "ibstat.port_not_active", {"state": "Down"}),
+    # leptonai/gpud pull requests #99 (mlx5_8, Disabled) and #482 (mlx5_10, Polling; pasted with
+    # spaces for tabs)
+    ("\t\tState: Down", "ibstat.port_not_active", {"state": "Down"}),
+    ("        State: Down", "ibstat.port_not_active", {"state": "Down"}),
     # infiniband-diags ibstat.c, a port up without a subnet manager (rendered)
     ("\t\tState: Initializing", "ibstat.port_not_active", {"state": "Initializing"}),
     # the ibv_devinfo spelling the sweep's probe found, and devinfo.c's PORT_INIT (rendered)
@@ -128,6 +132,9 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {"devinfo": "PORT_DOWN (1)"},
     ),
     ("\t\t\tstate:\t\t\tPORT_INIT (2)", "ibstat.port_not_active", {"init": "PORT_INIT (2)"}),
+    # infiniband-diags ibstatus (the port's sysfs state), rendered
+    ("        state:           1: DOWN", "ibstat.port_not_active", {"ibstatus": "1: DOWN"}),
+    ("\tstate:\t\t 2: INIT", "ibstat.port_not_active", {"ibstatus": "2: INIT"}),
     # tuananh0788/Exadata issue #2 (ibportstate on a switch's ports)
     (
         "LinkState:.......................Down",
@@ -175,6 +182,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "\t\tLnkSta:\tSpeed 5GT/s (downgraded), Width x1 (downgraded)",
         "lspci.link_width_downgraded",
         {"width": "1"},
+    ),
+    # HeyMeco/Rockchip-pcie-devices issue #6 (a PLX switch card trained at x4)
+    (
+        "                LnkSta: Speed 8GT/s, Width x4 (downgraded)",
+        "lspci.link_width_downgraded",
+        {"width": "4"},
     ),
     # pciutils ls-caps.c, a GPU trained at x8 (rendered)
     (
@@ -341,6 +354,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ibstat.port_not_active", "\t\tState: Active"),
     ("ibstat.port_not_active", "\t\tPhysical state: LinkUp"),
     ("ibstat.port_not_active", "\t\t\tstate:\t\t\tPORT_ACTIVE (4)"),
+    # NVIDIA/nccl issue #1866 (ibstatus on healthy RoCE ports), leptonai/gpud pull request #752
+    ("ibstat.port_not_active", "        state:           4: ACTIVE"),
+    ("ibstat.port_not_active", "        phys state:      5: LinkUp"),
+    ("ibstat.port_not_active", "\t\tState: Active"),
     ("ibstat.port_not_active", "LinkState:.......................Active"),
     ("ibstat.port_not_active", "PhysLinkState:...................LinkUp"),
     ("ibstat.port_not_active", "Power State: Down for maintenance window"),
@@ -355,6 +372,17 @@ NEGATIVE: list[tuple[str, str]] = [
     # janhq/jan issue #183 (an idle GPU at Gen1, full width) and ilya-zlobintsev/LACT issue #334
     ("lspci.link_width_downgraded", "    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)"),
     ("lspci.link_width_downgraded", "LnkSta: Speed 16GT/s, Width x16"),
+    # ROCm/tensorflow-upstream issue #92 and Xilinx/SLASH pull request #55: speed only
+    ("lspci.link_width_downgraded", "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x1 (ok)"),
+    (
+        "lspci.link_width_downgraded",
+        "                LnkSta: Speed 8GT/s (downgraded), Width x8 (ok)",
+    ),
+    # MrChromebox/firmware issue #585: a root port with nothing behind it
+    (
+        "lspci.link_width_downgraded",
+        "                LnkSta: Speed 2.5GT/s (downgraded), Width x0 (downgraded)",
+    ),
     ("lspci.link_width_downgraded", "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM L1"),
     # sonic-net/SONiC issue #265 and MrBr-github/lshca issue #11: a healthy link
     ("mlxlink.port_not_up", "State                           : Active"),
