@@ -388,6 +388,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("mlxlink.port_not_up", "State                           : Active"),
     ("mlxlink.port_not_up", "Physical state                  : LinkUp"),
     ("mlxlink.recommendation", "Recommendation                  : No issue was observed"),
+    ("mlxlink.recommendation", "Recommendation                  : No issue observed"),
     ("mlxlink.recommendation", "Recommendation: lower the learning rate"),
     # wilicc/gpu-burn issue #141 (an H100 NVL with no error), a GPU without ECC
     (
