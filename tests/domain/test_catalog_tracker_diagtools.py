@@ -29,6 +29,7 @@ FAMILY = family_keys(FILE)
 BLAME: dict[str, Blame] = {
     "gpuburn.compute_errors": Blame.HARDWARE,
     "memtest.mismatch": Blame.HARDWARE,
+    "memtest.memtestg80_errors": Blame.HARDWARE,
     "nccltests.out_of_bounds": Blame.SYMPTOM,
     "nccltests.bandwidth_below_minimum": Blame.SYMPTOM,
     "nccltests.wrong_elements": Blame.SYMPTOM,
@@ -92,6 +93,23 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "in last run",
         "memtest.mismatch",
         {"repeat_errors": "3"},
+    ),
+    # ihaque/memtestG80's per-test and per-iteration lines, rendered (the public pastes show
+    # zeros or the tool's own overflow)
+    (
+        "\tMoving Inversions (ones and zeros): 3 errors (256 ms)",
+        "memtest.memtestg80_errors",
+        {"test": "Moving Inversions (ones and zeros)", "errors": "3"},
+    ),
+    (
+        "        Logic (shared-memory, 4 iterations): 17 errors (0 ms)",
+        "memtest.memtestg80_errors",
+        {"test": "Logic (shared-memory, 4 iterations)", "errors": "17"},
+    ),
+    (
+        "Test iteration 4 (GPU 1, 4000 MiB): 12 errors so far",
+        "memtest.memtestg80_errors",
+        {"gpu": "1", "so_far": "12"},
     ),
     # NVIDIA/nccl-tests issue #8 (nv_peer_mem on two clusters) and #131 (two GPUs behind a PHB,
     # an older build without the "#")
@@ -319,6 +337,18 @@ NEGATIVE: list[tuple[str, str]] = [
         "memtest.mismatch",
         "[12/03/2026 10:15:02][gpu-a07][3]:ERROR: CUDA error: out of memory, line 160, file "
         "cuda_memtest.cpp",
+    ),
+    # ihaque/memtestG80 issue #7 (a clean run) and #3 (the 32-bit overflow above 4 GiB)
+    ("memtest.memtestg80_errors", "Test iteration 1 (GPU 0, 16400 MiB): 0 errors so far"),
+    ("memtest.memtestg80_errors", "\tMoving Inversions (ones and zeros): 0 errors (256 ms)"),
+    ("memtest.memtestg80_errors", "\tMemtest86 Walking 8-bit: 0 errors (2049 ms)"),
+    (
+        "memtest.memtestg80_errors",
+        "        Moving Inversions (ones and zeros): 4294967295 errors (16 ms)",
+    ),
+    (
+        "memtest.memtestg80_errors",
+        "        Memtest86 Walking zeros (32-bit): 4294967264 errors (0 ms)",
     ),
     # NVIDIA/nccl issue #1706: a clean run's summary
     ("nccltests.out_of_bounds", "# Out of bounds values : 0 OK"),
