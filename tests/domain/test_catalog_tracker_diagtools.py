@@ -43,6 +43,7 @@ BLAME: dict[str, Blame] = {
     "smi.uncorrectable_memory_retired": Blame.HARDWARE,
     "smi.sram_threshold_exceeded": Blame.HARDWARE,
     "megatronrerun.unexpected_result_tensor": Blame.SYMPTOM,
+    "megatronrerun.state_notice": Blame.INFO,
     "nhc.drain_reason_hw": Blame.HARDWARE,
     "nhc.drain_reason": Blame.SYMPTOM,
     "slurm.health_check_failed": Blame.SYMPTOM,
@@ -275,6 +276,25 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "megatronrerun.unexpected_result_tensor",
         {"rank": "0"},
     ),
+    # megatron/core/rerun_state_machine.py, the state machine's notices (rendered)
+    (
+        "WARNING:megatron.core.rerun_state_machine:Exiting now. A checkpoint at the last "
+        "iteration is being saved if further examination is needed",
+        "megatronrerun.state_notice",
+        {},
+    ),
+    (
+        "WARNING:megatron.core.rerun_state_machine:Need to restart job from the same checkpoint "
+        "because it was scheduled on the same node/GPU",
+        "megatronrerun.state_notice",
+        {},
+    ),
+    (
+        "WARNING:megatron.core.rerun_state_machine:Continuing normal execution because failed "
+        "validation was not fatal",
+        "megatronrerun.state_notice",
+        {},
+    ),
     # NVIDIA/deepops pull request #660 (the drain reason for a wrong GPU count)
     (
         "NHC: Check check_nv_gpu_count 2 returned 1",
@@ -450,6 +470,12 @@ NEGATIVE: list[tuple[str, str]] = [
     (
         "megatronrerun.unexpected_result_tensor",
         "WARNING:megatron.core.rerun_state_machine:Result validation enabled",
+    ),
+    # megatron.rerun_exit's own notice
+    (
+        "megatronrerun.state_notice",
+        "WARNING:megatron.core.rerun_state_machine:Exiting now. Please resume the job from the "
+        "same checkpoint to rerun the last iteration and establish a diagnostic",
     ),
     # NHC passing, and NHC's hardware checks are not the non-hardware entry's
     ("nhc.drain_reason_hw", "SUCCESS:  nhc:  Health check passed:  check_gpu_count"),
