@@ -35,6 +35,7 @@ BLAME: dict[str, Blame] = {
     "nccltests.wrong_elements": Blame.SYMPTOM,
     "ibstat.port_not_active": Blame.SYMPTOM,
     "ibdiag.port_error_counter": Blame.HARDWARE,
+    "ibdiag.link_below_capability": Blame.SYMPTOM,
     "lspci.link_width_downgraded": Blame.HARDWARE,
     "mlxlink.port_not_up": Blame.HARDWARE,
     "mlxlink.recommendation": Blame.HARDWARE,
@@ -195,6 +196,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "[PortXmitWait == 4294967295]",
         "ibdiag.port_error_counter",
         {"counter": "LinkDownedCounter", "count": "8"},
+    ),
+    # infiniband-diags iblinkinfo.c / ibdiag_common.c get_max_msg, rendered: a link one lane
+    # wide, and one slower than both ends support
+    (
+        "          12    1[  ] ==( 1X      53.125 Gbps Active/  LinkUp)==>     210   17[  ] "
+        '"gpu-a07 mlx5_0" (Could be 4X )',
+        "ibdiag.link_below_capability",
+        {"width": "4X"},
+    ),
+    (
+        "          12    1[  ] ==( 4X      25.78125 Gbps Active/  LinkUp)==>     210   17[  ] "
+        '"gpu-a07 mlx5_0" ( Could be 53.125 Gbps)',
+        "ibdiag.link_below_capability",
+        {"speed_only": "53.125 Gbps"},
     ),
     # geerlingguy/raspberry-pi-pcie-devices issue #480 (a Quadro RTX 8000 on a one-lane slot)
     (
@@ -419,6 +434,16 @@ NEGATIVE: list[tuple[str, str]] = [
         "ibdiag.port_error_counter",
         "   GUID 0x7cfe900300179b31 port 1: [VL15Dropped == 14] [PortXmitWait == 4294967295]",
     ),
+    # iblinkinfo's healthy links and a switch's unplugged port (rendered from iblinkinfo.c)
+    (
+        "ibdiag.link_below_capability",
+        "           4    1[  ] ==( 4X 10.0 Gbps Active/  LinkUp)==>       3   18[  ] "
+        '"MF0;ib0-is5200-a2-bip-m:IS5200/L07/U1" ( )',
+    ),
+    (
+        "ibdiag.link_below_capability",
+        '          13   14[  ] ==(                Down/ Polling)==>             [  ] "" ( )',
+    ),
     # janhq/jan issue #183 (an idle GPU at Gen1, full width) and ilya-zlobintsev/LACT issue #334
     ("lspci.link_width_downgraded", "    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)"),
     ("lspci.link_width_downgraded", "LnkSta: Speed 16GT/s, Width x16"),
@@ -530,7 +555,8 @@ def test_fabric_wide_and_health_check_symptoms_act_on_no_node() -> None:
     """A collective test's wrong values span every rank and a health check's failure says nothing
     of its cause: symptoms that act on no node."""
     for key in ("nccltests.out_of_bounds", "nccltests.wrong_elements",
-                "nccltests.bandwidth_below_minimum", "ibstat.port_not_active",
+                "nccltests.bandwidth_below_minimum", "ibdiag.link_below_capability",
+                "ibstat.port_not_active",
                 "megatronrerun.unexpected_result_tensor", "nhc.drain_reason",
                 "slurm.health_check_failed"):  # fmt: skip
         sig = CATALOG.signatures[key]
