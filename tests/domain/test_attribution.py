@@ -775,8 +775,8 @@ def test_history_never_names_a_node_nor_overrides_hardware_or_the_scheduler() ->
 
 def test_the_outside_decisions_history_ignores_are_the_schedulers_transient_states() -> None:
     from autorecover.domain.catalog import builtin_catalog
+    from autorecover.domain.final_states import STATE_SIGNALS
     from autorecover.domain.history import OUTSIDE_DECISIONS
-    from autorecover.domain.states import STATE_SIGNALS
 
     transient = {k for k, blame, _ in STATE_SIGNALS.values() if blame is Blame.TRANSIENT}
     assert transient <= OUTSIDE_DECISIONS

@@ -11,7 +11,7 @@ The reasoning, in order:
    is a suspect when a second, independent line agrees.
 4. Hardware: a node with strong hardware evidence is a suspect, unless an application error
    came clearly first. A hang whose progress stopped on one node first names that node
-   (`stalls.py`); the scheduler's own final state counts as a line (`states.py`).
+   (`stalls.py`); the scheduler's own final state counts as a line (`final_states.py`).
 5. Otherwise the application, if one of its own errors is there (not the traceback of its
    node's own timeout); otherwise a transient cause (preemption, eviction, a collective
    timeout with no hardware behind it; `unknown` when it came before the job got going,
@@ -37,6 +37,7 @@ from autorecover.domain.context import in_context
 from autorecover.domain.desync import collective_desync
 from autorecover.domain.early import SETUP_WINDOW, before_it_ran, trained
 from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
+from autorecover.domain.final_states import state_findings
 from autorecover.domain.hangs import OUTLIERS, raised_reason, standing
 from autorecover.domain.history import Attempt, recall
 from autorecover.domain.records import (
@@ -63,7 +64,6 @@ from autorecover.domain.shape import (
     straggler,
 )
 from autorecover.domain.stalls import stalled
-from autorecover.domain.states import state_findings
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
 APPLICATION_THRESHOLD = 50
