@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -30,21 +29,16 @@ def _load(name: str) -> ModuleType:
     return module
 
 
-@cache
-def _scanner() -> Any:
+def _errno_rows() -> list[Any]:
+    coverage = _load("catalog_coverage")
     from autorecover.domain.catalog import builtin_catalog
     from autorecover.parsing.scanning import Scanner
 
-    return Scanner(builtin_catalog())
-
-
-@cache
-def _errno_rows() -> tuple[Any, ...]:
-    coverage = _load("catalog_coverage")
+    scanner = Scanner(builtin_catalog())
     rows = coverage.carried(
-        coverage.load(coverage.EMITTERS), coverage.load_carriers(coverage.EMITTERS), _scanner()
+        coverage.load(coverage.EMITTERS), coverage.load_carriers(coverage.EMITTERS), scanner
     )
-    return tuple(row for row in rows if row.carrier.family == "errno")
+    return [row for row in rows if row.carrier.family == "errno"]
 
 
 def test_every_errno_reads_alike_whatever_program_carries_it() -> None:
@@ -66,7 +60,10 @@ def test_the_carriers_read_the_limits_and_the_network_as_cpython_does() -> None:
 
 def test_healthy_limit_lines_stay_unmatched() -> None:
     coverage = _load("catalog_coverage")
-    scanner = _scanner()
+    from autorecover.domain.catalog import builtin_catalog
+    from autorecover.parsing.scanning import Scanner
+
+    scanner = Scanner(builtin_catalog())
     healthy = [
         t.text
         for t in coverage.load(coverage.EMITTERS)
