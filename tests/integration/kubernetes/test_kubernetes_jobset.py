@@ -82,7 +82,9 @@ def _submit(js: JobSetHarness, scheduler: str, **kwargs: Any) -> str:
 
 def _restarted_and_stepping(rig: Rig, js: JobSetHarness) -> dict[str, str]:
     """Run passes until restart 1's pods run; then its first pod reports a first step."""
-    placed = rig.until(lambda: js.running(restart=1), "restart 1's pods running")
+    placed = rig.until(
+        lambda: js.running(restart=1), "restart 1's pods running", context=js.describe
+    )
     first = sorted(placed)[0]
     rig.kube.step(first, placed[first], 11)
     return placed

@@ -71,7 +71,9 @@ def _submit(tj: TrainJobHarness, scheduler: str, **kwargs: object) -> str:
 
 
 def _restarted_and_stepping(rig: Rig, tj: TrainJobHarness) -> dict[str, str]:
-    placed = rig.until(lambda: tj.running(restart=1), "restart 1's pods running")
+    placed = rig.until(
+        lambda: tj.running(restart=1), "restart 1's pods running", context=tj.describe
+    )
     first = sorted(placed)[0]
     rig.kube.step(first, placed[first], 11)
     return placed

@@ -104,6 +104,29 @@ class JobSetHarness:
         return wait(lambda: self.running(name, restart, count),
                     f"{count} pods of restart {restart} running", timeout_s)  # fmt: skip
 
+    def describe(self, name: str = "train") -> str:
+        """The JobSet's suspend, restarts and conditions and each of its pods' restart, phase,
+        node and scheduling condition: for a failure message (what the scheduler did)."""
+        try:
+            jobset = self.jobset(name)
+        except ApiError as exc:
+            return f"JobSet {name}: {exc}"
+        status = jobset.get("status") or {}
+        conditions = [f"{c.get('type')}={c.get('status')} ({c.get('reason')})"
+                      for c in status.get("conditions") or []]  # fmt: skip
+        lines = [f"JobSet {name}: suspend={(jobset.get('spec') or {}).get('suspend')} "
+                 f"restarts={status.get('restarts', 0)} conditions={conditions}"]  # fmt: skip
+        for pod in self.pods(name):
+            meta, spec, state = pod["metadata"], pod.get("spec") or {}, pod.get("status") or {}
+            scheduled = [f"{c.get('status')} {c.get('reason') or ''} {c.get('message') or ''}"
+                         for c in state.get("conditions") or []
+                         if c.get("type") == "PodScheduled"]  # fmt: skip
+            restart = meta["labels"].get(RESTART_LABEL)
+            lines.append(f"pod {meta['name']} restart={restart} phase={state.get('phase')} "
+                         f"node={spec.get('nodeName')} scheduler={spec.get('schedulerName')} "
+                         f"scheduled={scheduled}")  # fmt: skip
+        return "\n".join(lines)
+
     def fail_all(self, pods: Iterable[str], exit_code: int = 1) -> None:
         """Every rank exits with this code at once (kwok's autorecover-pod-fail stage). A
         batch Job with `backoffLimit: 0` ends its other pods once one fails, so the pods are
@@ -180,3 +203,15 @@ class TrainJobHarness(JobSetHarness):
         """The TrainJob as the API has it now."""
         found = self.kube.client.get(TrainJob, name, namespace=self.namespace)
         return dict(found.to_dict())  # type: ignore[no-untyped-call]
+
+    def describe(self, name: str = "train") -> str:
+        """The TrainJob's suspend and conditions, then its JobSet's and pods' (`JobSetHarness`)."""
+        try:
+            trainjob = self.trainjob(name)
+        except ApiError as exc:
+            return f"TrainJob {name}: {exc}\n{super().describe(name)}"
+        conditions = [f"{c.get('type')}={c.get('status')} ({c.get('reason')})"
+                      for c in (trainjob.get("status") or {}).get("conditions") or []]  # fmt: skip
+        head = (f"TrainJob {name}: suspend={(trainjob.get('spec') or {}).get('suspend')} "
+                f"conditions={conditions}")  # fmt: skip
+        return f"{head}\n{super().describe(name)}"

@@ -94,9 +94,9 @@ class Rig:
                  tick_hardware=hardware)  # fmt: skip
 
     def until(self, check: Callable[[], T | None], what: str, timeout_s: float = 60.0,
-              *, hardware: bool = True) -> T:  # fmt: skip
+              *, hardware: bool = True, context: Callable[[], str] | None = None) -> T:  # fmt: skip
         """Run passes until `check()` gives something; fail after `timeout_s`, saying what
-        job recovery recorded."""
+        job recovery recorded (and what `context()` says: the cluster's side)."""
 
         def one() -> T | None:
             self.step(hardware=hardware)
@@ -105,7 +105,8 @@ class Rig:
         try:
             return wait(one, what, timeout_s)
         except AssertionError as exc:
-            raise AssertionError(f"{exc}\n{self.describe()}") from None
+            extra = f"\n{context()}" if context is not None else ""
+            raise AssertionError(f"{exc}\n{self.describe()}{extra}") from None
 
     def describe(self) -> str:
         """What job recovery recorded and what the scheduler shows: for a failure message."""
