@@ -93,6 +93,8 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # Still 0.57 after the c33 batch (10 bundles from threads not cited before, 5 held out, 2/5
 # right when scored fresh): 126/221; 127/221 once the twelfth session's catalog read Docker's
 # exhausted address pools and BuildKit (entries written from emitters' sources, not from misses).
+# Still 0.57 after the c34 batch (10 bundles from threads not cited before, 6 held out, 4/6
+# right when scored fresh): 130/227.
 HELDOUT_FLOOR_ACCURACY = 0.57
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -107,7 +109,8 @@ HELDOUT_FLOOR_ACCURACY = 0.57
 # 0.47 since the c32 batch (its one held-out hardware bundle scored 0/1 fresh): 23/48.
 # 0.48 after the c33 batch (its two held-out hardware bundles scored 0/2 fresh: 23/50) and the
 # twelfth session's Docker address-pool entry, which put one earlier held-out bundle right: 24/50.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.48
+# 0.47 since the c34 batch (its one held-out hardware bundle scored 0/1 fresh): 24/51.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.47
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -414,6 +417,17 @@ KNOWN_MISSES: dict[str, str] = {
         "'CUDA error: out of memory' at the job's first CUDA call (set_device) reads as the "
         "job's own memory use (application); that other processes on the shared runners held "
         "the memory, and main failed the same way, is the thread's"
+    ),
+    "hw-pytorch-ci-g5-runner-gpu-disappeared-no-cuda-gpus-available-nvidia-smi-no-devices": (
+        "'No CUDA GPUs are available' (application 55: most often the job's own device "
+        "selection) outweighs nvidia-smi's 'No devices were found' (hardware 40: a container "
+        "given no GPU prints it too) on a one-node job; that the EC2 runner's GPU had gone is "
+        "the maintainers' reading"
+    ),
+    "unknown-jz-a100-40-node-100b-hangs-after-iteration-1-no-error-cuda-launch-blocking-workaround": (
+        "a hang with progress stopping on every node at once and no error anywhere reads as a "
+        "stall to retry (transient); that the cause was never found, only worked around, is "
+        "the chronicle's"
     ),
 }
 

@@ -48,6 +48,10 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "workers.", "nvrx.no_restart_relayed", S),
         ("[default] Attribution recommended stopping the job; terminating workers and signalling "
          "the rest of the job.", "nvrx.attribution_stop", A),
+        # NVIDIA/nvidia-resiliency-ext issue #348 (hot spares started with --nnodes 4)
+        ("[default] ft_rendezvous_barrier.py:1458 [b300-n01] Maximum number of nodes (4) exceeded. "
+         "Active participant count would be 5 (joined=5, left=0). This is likely a configuration "
+         "error - please check max_nodes setting.", "nvrx.max_nodes_exceeded", A),
         # Megatron
         ("[rank2]: RuntimeError: Rank 2, node dcfai-xe9680-01, device 2, iteration -1: Unexpected "
          "result nan (message='found NaN in local grad norm for bucket #0 in backward pass before "
