@@ -399,10 +399,6 @@ KNOWN_MISSES: dict[str, str] = {
         "NCCL watchdog timeouts are the only failure lines (transient); the CI runners' full "
         "disks the thread found are not in the output"
     ),
-    "hw-b200-runner-cgroup-device-filter-no-devices-found": (
-        "nvidia-smi's 'No devices were found' alone on a one-node job (hardware 40, below the "
-        "threshold) names no node; that the runner's device filter hid its GPUs is the thread's"
-    ),
     "tr-beaker-b300-sft-replica-never-ready": (
         "Beaker's 'timed out after waiting 10m0s for synchronized replica start' is a platform's "
         "gang-start timeout the catalog does not know (no signal, unknown); that the replica "
@@ -417,12 +413,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'CUDA error: out of memory' at the job's first CUDA call (set_device) reads as the "
         "job's own memory use (application); that other processes on the shared runners held "
         "the memory, and main failed the same way, is the thread's"
-    ),
-    "hw-pytorch-ci-g5-runner-gpu-disappeared-no-cuda-gpus-available-nvidia-smi-no-devices": (
-        "'No CUDA GPUs are available' (application 55: most often the job's own device "
-        "selection) outweighs nvidia-smi's 'No devices were found' (hardware 40: a container "
-        "given no GPU prints it too) on a one-node job; that the EC2 runner's GPU had gone is "
-        "the maintainers' reading"
     ),
     "unknown-jz-a100-40-node-100b-hangs-after-iteration-1-no-error-cuda-launch-blocking-workaround": (
         "a hang with progress stopping on every node at once and no error anywhere reads as a "

@@ -150,7 +150,15 @@ def test_a_gpu_gone_from_the_bus_decides() -> None:
 
 
 def test_lines_that_may_be_software_stay_below_the_hardware_threshold() -> None:
-    """A GSP banner may be a driver bug, an empty listing a container given no GPU, error 802 a
-    fabric manager not started: alone they name no node; the XID or RmInitAdapter lines do."""
-    for key in ("nvrm.gsp_timeout", "nvml.no_devices_found", "cuda.runtime_system_not_ready"):
+    """A GSP banner may be a driver bug, error 802 a fabric manager not started: alone they name
+    no node; the XID or RmInitAdapter lines do."""
+    for key in ("nvrm.gsp_timeout", "cuda.runtime_system_not_ready"):
         assert 0 < CATALOG.signatures[key].weight < 60, key
+
+
+def test_nvidia_smi_finding_no_gpu_names_the_node() -> None:
+    """nvidia-smi ignores CUDA_VISIBLE_DEVICES: 'No devices were found' with the driver loaded is
+    the node's GPUs, driver or container device set-up (pytorch/pytorch #87890 and #167118), so
+    it reaches the weight that names a node; on every node at once the shape rule names none."""
+    sig = CATALOG.signatures["nvml.no_devices_found"]
+    assert (sig.blame, sig.weight) == (Blame.HARDWARE, 60)
