@@ -44,11 +44,13 @@ BLAME: dict[str, Blame] = {
     "kdump.vmcore_saved": Blame.SYMPTOM,
     "automount.mount_failed": Blame.SYMPTOM,
     "nslcd.ldap_unreachable": Blame.SYMPTOM,
+    "munge.credential_rejected": Blame.SYMPTOM,
+    "logind.shutdown_requested": Blame.TRANSIENT,
 }
 
 NAMESPACES = frozenset(
     {"systemd", "oomd", "journald", "netmgr", "networkd", "chrony", "ptp4l", "mcelog", "kdump",
-     "automount", "nslcd"}
+     "automount", "nslcd", "munge", "logind"}
 )  # fmt: skip
 
 (
@@ -346,6 +348,45 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nslcd.ldap_unreachable",
         {"uri": "ldap://ldap.cluster.local/", "error": "Can't contact LDAP server"},
     ),
+    # stackhpc/ansible-slurm-appliance issue #114 (slurmctld; the slurmd's clock behind),
+    # clustervision/trinity issue #424 (slurmd.log) and issue #759 (keys that differ)
+    (
+        "[2021-09-22T14:11:30.278] error: Munge decode failed: Expired credential",
+        "munge.credential_rejected",
+        {"reason": "Expired"},
+    ),
+    (
+        "2015-09-14T06:44:37.084] error: Munge decode failed: Expired credential",
+        "munge.credential_rejected",
+        {"reason": "Expired"},
+    ),
+    (
+        "May 24 07:06:46 login slurmctld[15918]: error: Munge decode failed: Invalid credential",
+        "munge.credential_rejected",
+        {"reason": "Invalid"},
+    ),
+    # a KubeVirt incident note, an EC2 post-mortem and an Arch user's journal (found through the
+    # code index); logind's reboot notice as reboot-cause tools' tests quote it
+    (
+        "Jan 27 15:45:49 vm02 systemd-logind[964]: Power key pressed.",
+        "logind.shutdown_requested",
+        {},
+    ),
+    (
+        "Apr 17 07:55:31 ip-10-0-0-10.ec2.internal systemd-logind[1407]: Power key pressed short.",
+        "logind.shutdown_requested",
+        {},
+    ),
+    (
+        "Jun 23 04:41:57 arch systemd-logind[587]: System is powering down.",
+        "logind.shutdown_requested",
+        {"action": "powering down"},
+    ),
+    (
+        "systemd-logind[1]: System is rebooting.",
+        "logind.shutdown_requested",
+        {"action": "rebooting"},
+    ),
 ]
 
 # (key, healthy or other look-alike line the key must not match)
@@ -422,6 +463,10 @@ NEGATIVE: list[tuple[str, str]] = [
     # nslcd's healthy start (a public install guide) and wrong credentials (rendered from
     # myldap.c: the site's configuration, left unread)
     ("nslcd.ldap_unreachable", "sept. 20 15:04:54 client nslcd[2676]: accepting connections"),
+    # munge's own test of a good credential (rendered from unmunge's output)
+    ("munge.credential_rejected", "STATUS:          Success (0)"),
+    # a userspace daemon's own message (found through the code index), not logind's
+    ("logind.shutdown_requested", "uconsole-powerd: power key pressed -> uconsole-sleep"),
     (
         "nslcd.ldap_unreachable",
         "nslcd[2676]: [8b4567] <passwd=\"alice\"> failed to bind to LDAP server "
