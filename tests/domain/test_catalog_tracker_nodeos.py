@@ -46,11 +46,12 @@ BLAME: dict[str, Blame] = {
     "nslcd.ldap_unreachable": Blame.SYMPTOM,
     "munge.credential_rejected": Blame.SYMPTOM,
     "logind.shutdown_requested": Blame.TRANSIENT,
+    "coredump.process_crashed": Blame.SYMPTOM,
 }
 
 NAMESPACES = frozenset(
     {"systemd", "oomd", "journald", "netmgr", "networkd", "chrony", "ptp4l", "mcelog", "kdump",
-     "automount", "nslcd", "munge", "logind"}
+     "automount", "nslcd", "munge", "logind", "coredump"}
 )  # fmt: skip
 
 (
@@ -387,6 +388,25 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "logind.shutdown_requested",
         {"action": "rebooting"},
     ),
+    # a ROCm user's, an Arch user's and an OpenShift node's journals (found through the code index)
+    (
+        "Jan 09 18:55:45 alexpc systemd-coredump[134090]: Process 91762 (python) of user 60105 "
+        "terminated abnormally with signal 6/ABRT, processing...",
+        "coredump.process_crashed",
+        {"comm": "python", "signal": "6/ABRT"},
+    ),
+    (
+        "Jun 29 19:28:18 archlinux systemd-coredump[173477]: Process 173372 (python) of user 1000 "
+        "terminated abnormally with signal 4/ILL",
+        "coredump.process_crashed",
+        {"pid": "173372", "signal": "4/ILL"},
+    ),
+    (
+        "May 14 03:49:07 crc-9ltqk-master-0 systemd-coredump[237790]: Process 236798 (mt-sigsegv) "
+        "of user 1000660000 dumped core.",
+        "coredump.process_crashed",
+        {"comm": "mt-sigsegv", "uid": "1000660000"},
+    ),
 ]
 
 # (key, healthy or other look-alike line the key must not match)
@@ -467,6 +487,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ("munge.credential_rejected", "STATUS:          Success (0)"),
     # a userspace daemon's own message (found through the code index), not logind's
     ("logind.shutdown_requested", "uconsole-powerd: power key pressed -> uconsole-sleep"),
+    # systemd/systemd's "Started Process Core Dump" (an OpenShift node's journal) is no crash
+    (
+        "coredump.process_crashed",
+        "May 14 03:49:06 crc-9ltqk-master-0 systemd[1]: Started Process Core Dump (PID 237789/UID 0).",
+    ),
     (
         "nslcd.ldap_unreachable",
         "nslcd[2676]: [8b4567] <passwd=\"alice\"> failed to bind to LDAP server "
@@ -536,6 +561,7 @@ def test_restatements_act_on_no_node_and_stay_below_a_collective_complaint() -> 
     at most: symptoms under the weight (20) at which a symptom reads as a collective complaint,
     acting on no node."""
     for key in ("systemd.node_service_killed", "systemd.watchdog_timeout",
+                "munge.credential_rejected", "coredump.process_crashed",
                 "journald.unclean_shutdown", "chrony.clock_stepped", "ptp4l.clock_jump",
                 "kdump.vmcore_saved"):  # fmt: skip
         sig = CATALOG.signatures[key]
