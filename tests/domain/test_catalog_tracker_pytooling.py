@@ -38,6 +38,12 @@ BLAME: dict[str, Blame] = {
     "pip.hash_mismatch": Blame.TRANSIENT,
     "pip.index_http_unavailable": Blame.TRANSIENT,
     "pip.uv_no_solution": Blame.APPLICATION,
+    "pip.requires_python": Blame.APPLICATION,
+    "pip.wheel_build_failed": Blame.APPLICATION,
+    "conda.download_failed": Blame.TRANSIENT,
+    "conda.shell_not_initialized": Blame.APPLICATION,
+    "git.repository_not_found": Blame.APPLICATION,
+    "tfhooks.check_numerics": Blame.APPLICATION,
     "conda.packages_not_found": Blame.APPLICATION,
     "conda.unsatisfiable": Blame.APPLICATION,
     "conda.environment_not_found": Blame.APPLICATION,
@@ -215,6 +221,46 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "pip.index_http_unavailable",
         {"status": "503"},
     ),
+    # astral-sh/uv issue #16784 and pytorch/vision issue #9470 (uv, the PyTorch index's hashes)
+    (
+        "  ╰─▶ Hash mismatch for `nvidia-nvtx-cu12==12.6.77`",
+        "pip.hash_mismatch",
+        {"package": "nvidia-nvtx-cu12==12.6.77"},
+    ),
+    (
+        "#39 12.61   ╰─▶ Hash mismatch for `torchvision==0.26.0+cu128`",
+        "pip.hash_mismatch",
+        {"package": "torchvision==0.26.0+cu128"},
+    ),
+    # darkdragn/party issue #30, IdentityPython/pysaml2 pull request #750
+    (
+        "ERROR: Package 'party' requires a different Python: 3.8.10 not in '>=3.9,<4.0'",
+        "pip.requires_python",
+        {"package": "party", "python": "3.8.10", "specifier": ">=3.9,<4.0"},
+    ),
+    (
+        "> ERROR: Package 'pysaml2' requires a different Python: 3.5.9 not in '~=3.6'",
+        "pip.requires_python",
+        {"specifier": "~=3.6"},
+    ),
+    # QwenLM/Qwen issue #10 (both lines), Dao-AILab/flash-attention issue #1503 (pip 24)
+    (
+        "  ERROR: Failed building wheel for flash-attn",
+        "pip.wheel_build_failed",
+        {"package": "flash-attn"},
+    ),
+    (
+        "ERROR: Could not build wheels for flash-attn, which is required to install "
+        "pyproject.toml-based projects",
+        "pip.wheel_build_failed",
+        {"packages": "flash-attn"},
+    ),
+    (
+        "ERROR: Failed to build installable wheels for some pyproject.toml based projects "
+        "(flash-attn)",
+        "pip.wheel_build_failed",
+        {"projects": "flash-attn"},
+    ),
     # astral-sh/uv issues #4303 and #10604 (Unicode), #2538 (ASCII), #12578 (a universal lock)
     ("  × No solution found when resolving dependencies:", "pip.uv_no_solution", {}),
     ("  x No solution found when resolving dependencies:", "pip.uv_no_solution", {}),
@@ -263,6 +309,27 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "conda.environment_not_found",
         {"path": "/home/fbranki/anaconda3/envs/orange3"},
     ),
+    # dptech-corp/Uni-Dock2 issue #1 (mamba's final error and libmamba's line before it)
+    (
+        " RuntimeError: Download error (28) Timeout was reached "
+        "[http://quetz.dp.tech:8088/get/baymax/noarch/repodata.json]",
+        "conda.download_failed",
+        {"code": "28", "url": "http://quetz.dp.tech:8088/get/baymax/noarch/repodata.json"},
+    ),
+    (
+        "Download error (28) Timeout was reached "
+        "[http://quetz.dp.tech:8088/get/baymax/noarch/repodata.json]",
+        "conda.download_failed",
+        {"error": "Timeout was reached"},
+    ),
+    # conda/conda issue #8536 (a Slurm job), conda/conda issue #14147
+    (
+        "CommandNotFoundError: Your shell has not been properly configured to use 'conda "
+        "activate'.",
+        "conda.shell_not_initialized",
+        {},
+    ),
+    ("CondaError: Run 'conda init' before 'conda activate'", "conda.shell_not_initialized", {}),
     # lutris/lutris issue #5658, haad/proxychains issue #7, DynamoRIO/drmemory issue #34 (glibc
     # before 2.23, no reason), dalance/procs issue #73
     (
@@ -358,6 +425,22 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {"batch": "1882"},
     ),
     ("Batch 6: Invalid loss, terminating training", "tfhooks.keras_invalid_loss", {"batch": "6"}),
+    # tensorflow/models issue #5516 (the Coordinator's report), dennybritz/chatbot-retrieval #10
+    (
+        "INFO:tensorflow:Error reported to Coordinator: <class "
+        "'tensorflow.python.framework.errors_impl.InvalidArgumentError'>, LossTensor is inf or "
+        "nan. : Tensor had NaN values",
+        "tfhooks.check_numerics",
+        {"values": "NaN"},
+    ),
+    (
+        "tensorflow.python.framework.errors.InvalidArgumentError: Loss is inf or nan : Tensor had "
+        "NaN values",
+        "tfhooks.check_numerics",
+        {},
+    ),
+    # eliotsykes/real-world-rails issue #205, puavo-org/puavo-os issue #778 (submodule clones)
+    ("ERROR: Repository not found.", "git.repository_not_found", {}),
     # everruler12/roam2github issue #9, mozilla-mobile/focus-android issue #6499, pre-commit-ci
     # issue #12 (a short SHA), archlinux/asp issue #6 (capitalised, older git)
     (
@@ -400,6 +483,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     (
         "send-pack: unexpected disconnect while reading sideband packet",
+        "git.transfer_interrupted",
+        {},
+    ),
+    # dail8859/NotepadNext issue #533 (the RPC failure before the disconnect)
+    (
+        "error: RPC failed; curl 16 Error in the HTTP2 framing layer",
         "git.transfer_interrupted",
         {},
     ),
@@ -452,6 +541,18 @@ NEGATIVE: list[tuple[str, str]] = [
         "conda.environment_not_found",
         "You can list all discoverable environments with `conda info --envs`.",
     ),
+    # dptech-corp/Uni-Dock2 issue #1: libmamba's per-attempt warning (a retry) stays unread
+    (
+        "conda.download_failed",
+        "warning  libmamba Download error (56) Failure when receiving data from the peer "
+        "[http://quetz.oss-cn-zhangjiakou.aliyuncs.com/prod/baymax/linux-64/"
+        "ambertools_stable-22.5-py310hf0f9f84_0.tar.bz2?OSSAccessKeyId=LTAI5tNzst8hYUUtk2XcEgyu",
+    ),
+    # pip's build progress (QwenLM/Qwen issue #10, Dao-AILab/flash-attention issue #875)
+    ("pip.wheel_build_failed", "  Running setup.py clean for flash-attn"),
+    ("pip.wheel_build_failed", "  Building wheel for flash_attn (setup.py) ... error"),
+    # git's hint after a repository error (eliotsykes/real-world-rails issue #205)
+    ("git.repository_not_found", "Please make sure you have the correct access rights"),
     # ld.so's real load failures belong to the glibc entries, not the preload warning
     (
         "ldso.preload_ignored",
