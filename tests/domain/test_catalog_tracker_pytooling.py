@@ -39,6 +39,7 @@ BLAME: dict[str, Blame] = {
     "pip.index_http_unavailable": Blame.TRANSIENT,
     "pip.uv_no_solution": Blame.APPLICATION,
     "pip.requires_python": Blame.APPLICATION,
+    "pip.requirements_unusable": Blame.APPLICATION,
     "pip.wheel_build_failed": Blame.APPLICATION,
     "conda.download_failed": Blame.TRANSIENT,
     "conda.shell_not_initialized": Blame.APPLICATION,
@@ -242,6 +243,38 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "> ERROR: Package 'pysaml2' requires a different Python: 3.5.9 not in '~=3.6'",
         "pip.requires_python",
         {"specifier": "~=3.6"},
+    ),
+    # fanjunkai1/DVD issue #1, bytesc/Django_Management_System_template issue #2 (a misspelt name)
+    (
+        "ERROR: Could not open requirements file: [Errno 2] No such file or directory: "
+        "'requirements.txt'",
+        "pip.requirements_unusable",
+        {"error": "[Errno 2] No such file or directory: 'requirements.txt'"},
+    ),
+    (
+        "ERROR: Could not open requirements file: [Errno 2] No such file or directory: "
+        "'requirement.txt'",
+        "pip.requirements_unusable",
+        {},
+    ),
+    # MzeroMiko/VMamba issue #32, victorbai2/TFpackageText issue #1, antgroup/LLMOPT pull
+    # request #8 (pip 24's parser message after the quote)
+    (
+        "ERROR: Invalid requirement: 'pytest chardet yacs termcolor' (from line 7 of "
+        "requirements.txt)",
+        "pip.requirements_unusable",
+        {"requirement": "'pytest chardet yacs termcolor'"},
+    ),
+    (
+        "ERROR: Invalid requirement: 'Package Version' (from line 1 of requirements.txt)",
+        "pip.requirements_unusable",
+        {"requirement": "'Package Version'"},
+    ),
+    (
+        "ERROR: Invalid requirement: 'pip install transformers==4.42.0': Expected end or "
+        "semicolon (after name and no valid version specifier)",
+        "pip.requirements_unusable",
+        {"requirement": "'pip install transformers==4.42.0'"},
     ),
     # QwenLM/Qwen issue #10 (both lines), Dao-AILab/flash-attention issue #1503 (pip 24)
     (
