@@ -35,6 +35,9 @@ BLAME: dict[str, Blame] = {
     "dask.connect_timeout": Blame.SYMPTOM,
     "dask.comm_closed": Blame.SYMPTOM,
     "dask.p2p_shuffle_failed": Blame.SYMPTOM,
+    "dask.no_worker": Blame.SYMPTOM,
+    "dask.no_valid_worker": Blame.APPLICATION,
+    "ucxpy.endpoint_error": Blame.SYMPTOM,
     "rmm.out_of_memory": Blame.APPLICATION,
     "spark.yarn_memory_limit_exceeded": Blame.APPLICATION,
     "spark.executor_node_lost": Blame.TRANSIENT,
@@ -46,9 +49,10 @@ BLAME: dict[str, Blame] = {
     "spark.jvm_out_of_memory": Blame.APPLICATION,
     "sparkrapids.split_retry_oom": Blame.APPLICATION,
     "sparkrapids.retry_oom": Blame.APPLICATION,
+    "ray.raylet_marked_dead_exit": Blame.SYMPTOM,
 }
 
-NAMESPACES = frozenset({"dask", "rmm", "spark", "sparkrapids"})
+NAMESPACES = frozenset({"dask", "ucxpy", "rmm", "spark", "sparkrapids", "ray"})
 
 (
     test_family_keys_are_new_and_namespaced,
@@ -201,6 +205,33 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "RuntimeError: P2P 3f8d1c2b9e7a4b60a1d2c3e4f5a6b7c8 failed during transfer phase",
         "dask.p2p_shuffle_failed",
         {"shuffle": "3f8d1c2b9e7a4b60a1d2c3e4f5a6b7c8", "phase": "transfer"},
+    ),
+    # dask/distributed scheduler.py NoWorkerError and NoValidWorkerError, rendered
+    (
+        "distributed.scheduler.NoWorkerError: Attempted to run task ('train-8f3a2c', 0) but timed "
+        "out after 10m 0s waiting without any running workers.",
+        "dask.no_worker",
+        {"task": "('train-8f3a2c', 0)", "timeout": "10m 0s"},
+    ),
+    (
+        "distributed.scheduler.NoValidWorkerError: Attempted to run task ('fit-gpu-5d1e', 3) but "
+        "timed out after 10m 0s waiting for a valid worker matching all restrictions.",
+        "dask.no_valid_worker",
+        {"task": "('fit-gpu-5d1e', 3)"},
+    ),
+    # rapidsai/dask-cuda issue #713 (UCX-Py at shutdown), dask/distributed issue #7000 (the
+    # endpoint callback, DEBUG)
+    (
+        "ucp.exceptions.UCXConnectionReset: Endpoint 0x7f5440fb3d00 error: Connection reset by "
+        "remote peer",
+        "ucxpy.endpoint_error",
+        {"exception": "ConnectionReset"},
+    ),
+    (
+        "[1662343841.790321] [gpu12.cluster:3241] UCXPY  DEBUG Error callback for endpoint "
+        "0x2b492843d3c8 called with status -6: Destination is unreachable",
+        "ucxpy.endpoint_error",
+        {"status": "-6", "text": "Destination is unreachable"},
     ),
     # rapidsai/rmm issue #1421, neka-nat/cupoch issue #98 (the pool's maximum), rapidsai/dask-cuda
     # issue #986 (the line as pasted, cut after the file), NVIDIA/cudf issue #6087 and rapidsai/rmm
@@ -406,6 +437,15 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "sparkrapids.retry_oom",
         {},
     ),
+    # ray-project/ray issue #28562 (a chaos test killing nodes)
+    (
+        "(raylet, ip=172.31.84.216) [2022-09-15 09:58:43,756 C 3288 3288] (raylet) "
+        "node_manager.cc:999: [Timeout] Exiting because this node manager has mistakenly been "
+        "marked as dead by the GCS: GCS didn't receive heartbeats from this node for 30000 ms. "
+        "This is likely because the machine or raylet has become overloaded.",
+        "ray.raylet_marked_dead_exit",
+        {"ms": "30000"},
+    ),
 ]
 
 # (key, line): healthy or other look-alikes the key must not read
@@ -476,6 +516,19 @@ NEGATIVE: list[tuple[str, str]] = [
     (
         "spark.jvm_out_of_memory",
         "java.lang.OutOfMemoryError: unable to create new native thread",
+    ),
+    # UCX-Py's healthy endpoint set-up and a batched comm closing at shutdown (rapidsai/dask-cuda
+    # issue #713)
+    (
+        "ucxpy.endpoint_error",
+        "distributed.batched - INFO - Batched Comm Closed <UCX (closed) Client->Scheduler "
+        "local=None remote=ucx://127.0.0.1:39119>",
+    ),
+    # Ray's GCS client retrying, which ray.gcs_connect_retry reads (ray-project/ray issue #36651)
+    (
+        "ray.raylet_marked_dead_exit",
+        "2023-06-14 23:53:52,845 ERROR utils.py:1391 -- Failed to connect to GCS. Please check "
+        "`gcs_server.out` for more details.",
     ),
     # the accelerator's OOM documentation heading and a healthy retry count (NVIDIA/spark-rapids
     # pull request #8076)
