@@ -47,6 +47,8 @@ BLAME: dict[str, Blame] = {
     "spark.shuffle_fetch_failed": Blame.SYMPTOM,
     "spark.task_memory_exhausted": Blame.APPLICATION,
     "spark.jvm_out_of_memory": Blame.APPLICATION,
+    "spark.driver_max_result_size": Blame.APPLICATION,
+    "spark.python_worker_crashed": Blame.SYMPTOM,
     "sparkrapids.split_retry_oom": Blame.APPLICATION,
     "sparkrapids.retry_oom": Blame.APPLICATION,
     "ray.raylet_marked_dead_exit": Blame.SYMPTOM,
@@ -408,6 +410,38 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "spark.jvm_out_of_memory",
         {"kind": "Java heap space"},
     ),
+    # NVIDIA/spark-rapids issue #1626, archivesunleashed/auk issue #150, fivetran/great_expectations
+    # issue #4267 (a reporter's wording without the parentheses)
+    (
+        "21/01/29 16:55:30 ERROR TaskSetManager: Total size of serialized results of 24771 tasks "
+        "(1053.8 MiB) is bigger than spark.driver.maxResultSize (1024.0 MiB)",
+        "spark.driver_max_result_size",
+        {"tasks": "24771", "size": "1053.8 MiB"},
+    ),
+    (
+        "org.apache.spark.SparkException: Job aborted due to stage failure: Total size of "
+        "serialized results of 2572 tasks (1062.8 MB) is bigger than spark.driver.maxResultSize "
+        "(1024.0 MB)",
+        "spark.driver_max_result_size",
+        {"tasks": "2572", "size": "1062.8 MB"},
+    ),
+    (
+        "`Job aborted due to stage failure: Total size of serialized results of 12 tasks (4.2 GiB) "
+        "is bigger than spark.driver.maxResultSize 4.0 GiB.`",
+        "spark.driver_max_result_size",
+        {"size": "4.2 GiB"},
+    ),
+    # uber/petastorm issue #288, TargetHolding/pyspark-cassandra issue #108
+    (
+        "Caused by: org.apache.spark.SparkException: Python worker exited unexpectedly (crashed)",
+        "spark.python_worker_crashed",
+        {},
+    ),
+    (
+        "16/07/25 14:54:23 ERROR PythonRunner: Python worker exited unexpectedly (crashed)",
+        "spark.python_worker_crashed",
+        {},
+    ),
     # NVIDIA/spark-rapids issues #11584 and #11603, #9208 (before the Gpu prefix), #8090 (23.04)
     (
         "Caused by: com.nvidia.spark.rapids.jni.GpuSplitAndRetryOOM: GPU OutOfMemory: could not "
@@ -435,7 +469,22 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "(10.28.9.113 executor 0): com.nvidia.spark.rapids.jni.RetryOOM: task should retry "
         "operation",
         "sparkrapids.retry_oom",
-        {},
+        {"exception": "RetryOOM"},
+    ),
+    # NVIDIA/spark-rapids issue #8240 (an uncaught split-and-retry in an aggregation) and #13445
+    # (the host memory limit)
+    (
+        "Caused by: org.apache.spark.SparkException: Job aborted due to stage failure: Task 142 in "
+        "stage 1089.0 failed 4 times, most recent failure: Lost task 142.3 in stage 1089.0 (TID "
+        "24175) (10.59.240.71 executor 0): com.nvidia.spark.rapids.jni.SplitAndRetryOOM: GPU "
+        "OutOfMemory",
+        "sparkrapids.retry_oom",
+        {"exception": "SplitAndRetryOOM", "device": "GPU"},
+    ),
+    (
+        "com.nvidia.spark.rapids.jni.CpuRetryOOM: CPU OutOfMemory",
+        "sparkrapids.retry_oom",
+        {"exception": "CpuRetryOOM", "device": "CPU"},
     ),
     # ray-project/ray issue #28562 (a chaos test killing nodes)
     (
@@ -529,6 +578,17 @@ NEGATIVE: list[tuple[str, str]] = [
         "ray.raylet_marked_dead_exit",
         "2023-06-14 23:53:52,845 ERROR utils.py:1391 -- Failed to connect to GCS. Please check "
         "`gcs_server.out` for more details.",
+    ),
+    # the accelerator's final split failure is split_retry_oom's (NVIDIA/spark-rapids issue #11584)
+    (
+        "sparkrapids.retry_oom",
+        "Caused by: com.nvidia.spark.rapids.jni.GpuSplitAndRetryOOM: GPU OutOfMemory: could not "
+        "split inputs and retry",
+    ),
+    # a driver setting quoted in advice, not a failure (archivesunleashed/auk issue #150)
+    (
+        "spark.driver_max_result_size",
+        "We need to set spark.driver.maxResultSize for our Apache Spark job",
     ),
     # the accelerator's OOM documentation heading and a healthy retry count (NVIDIA/spark-rapids
     # pull request #8076)
