@@ -467,6 +467,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "fabricmanager.start_failed",
         {"result": "exit-code"},
     ),
+    # systemd 219 (RHEL 7) writes "main process exited" in lower case and no comma before
+    # status (its format, as in GoogleCloudPlatform/cluster-toolkit #1600 and dun/munge #60),
+    # rendered for the NVIDIA units
+    (
+        "systemd[1]: nvidia-fabricmanager.service: main process exited, code=exited, "
+        "status=1/FAILURE",
+        "fabricmanager.start_failed",
+        {"status": "1/FAILURE"},
+    ),
+    (
+        "systemd[1]: nvidia-persistenced.service: control process exited, code=exited "
+        "status=1",
+        "persistenced.start_failed",
+        {},
+    ),
     (
         "systemd[1]: Failed to start NVIDIA fabric manager service.",
         "fabricmanager.start_failed",
