@@ -477,8 +477,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {"status": "1/FAILURE"},
     ),
     (
-        "systemd[1]: nvidia-persistenced.service: control process exited, code=exited "
-        "status=1",
+        "systemd[1]: nvidia-persistenced.service: control process exited, code=exited status=1",
         "persistenced.start_failed",
         {},
     ),
