@@ -42,6 +42,13 @@ RBAC_KINDS = ("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "Ro
 ENGINE = "ar-autorecover-engine"
 
 
+# The restart's gang is placed by the scheduler after the Trainer/JobSet controllers recreate
+# its Jobs; under KAI (PodGroup made by its pod-grouper, then a scheduling cycle) on a loaded
+# two-core CI machine the TrainJob case took over 60 s twice in CI (twelfth session), never in
+# isolation.
+RESTART_WAIT_S = 120.0
+
+
 @pytest.fixture(params=["kube-scheduler", "kai"])
 def scheduler(request: pytest.FixtureRequest, kube_cluster: KubeTestCluster) -> str:
     """The JobSet controller running, and KAI too for the KAI case."""
@@ -82,9 +89,8 @@ def _submit(js: JobSetHarness, scheduler: str, **kwargs: Any) -> str:
 
 def _restarted_and_stepping(rig: Rig, js: JobSetHarness) -> dict[str, str]:
     """Run passes until restart 1's pods run; then its first pod reports a first step."""
-    placed = rig.until(
-        lambda: js.running(restart=1), "restart 1's pods running", context=js.describe
-    )
+    placed = rig.until(lambda: js.running(restart=1), "restart 1's pods running",
+                       RESTART_WAIT_S, context=js.describe)  # fmt: skip
     first = sorted(placed)[0]
     rig.kube.step(first, placed[first], 11)
     return placed
