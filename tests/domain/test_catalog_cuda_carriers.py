@@ -82,6 +82,13 @@ GOLDEN = [
     ("2019-12-13 09:36:23.878841: E tensorflow/stream_executor/cuda/cuda_driver.cc:1204] could not "
      "retrieve CUDA device count: CUDA_ERROR_NOT_INITIALIZED: initialization error",
      "cuda.setup_either"),
+    # the CUDA library samples' CHECK_CUDA macro with a file name: szcompressor/cuSZ issue #43
+    ("CUDA API failed at src/cusz.cu:154 with error: initialization error (3)", "cuda.setup_either"),
+    # Numba's driver wrapper names the driver API's error ("[%d] Call to %s results in %s"):
+    # ContinuumIO/numbapro-examples issue #10, numba/numba issue #8638 (its title)
+    ("[3] Call to cuInit results in CUDA_ERROR_NOT_INITIALIZED:", "cuda.setup_either"),
+    ("CudaSupportError: Error at driver init: Call to cuInit results in CUDA_ERROR_UNKNOWN (999):",
+     "cuda.unknown_error"),
 ]  # fmt: skip
 
 # Look-alikes: the same common texts without a CUDA call or check before them, and a CUDA
