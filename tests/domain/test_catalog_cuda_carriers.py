@@ -89,6 +89,14 @@ GOLDEN = [
     ("[3] Call to cuInit results in CUDA_ERROR_NOT_INITIALIZED:", "cuda.setup_either"),
     ("CudaSupportError: Error at driver init: Call to cuInit results in CUDA_ERROR_UNKNOWN (999):",
      "cuda.unknown_error"),
+    # AMReX's CUDA checks (AMReX_GpuError.H), as PeleC prints them: Pele-Suite/PeleC issue #809
+    ("amrex::Abort::10::CUDA error 2 in file /nlsasfs/home/fdmod/srkumar/PeleC/Submodules/"
+     "PelePhysics/Submodules/amrex/Src/Base/AMReX_Arena.cpp line 193: out of memory !!!", "cuda.oom"),
+    ("amrex::Abort::4::GPU last error detected in file /nlsasfs/home/fdmod/srkumar/PeleC/Submodules/"
+     "PelePhysics/Submodules/amrex/Src/Base/AMReX_GpuLaunchFunctsG.H line 749: invalid device "
+     "function !!!", "cuda.invalid_usage"),
+    # SPECFEM's exit_on_cuda_error: SPECFEM/specfem3d issue #1344
+    ("CUDA error !!!!! <out of memory> !!!!! ", "cuda.oom"),
 ]  # fmt: skip
 
 # Look-alikes: the same common texts without a CUDA call or check before them, and a CUDA
