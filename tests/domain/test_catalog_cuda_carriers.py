@@ -21,6 +21,14 @@ import pytest
 from domain.golden import CATALOG, hits
 
 GOLDEN = [
+    # CuPy's own memory-pool wording: cupy/cupy issues #2537 (Chainer) and #7678 (a pool limit),
+    # #1912 (before cupy/cupy PR #2242)
+    ("Exception in main training loop: Out of memory allocating 25,600,000 bytes (allocated so "
+     "far: 3,635,267,072 bytes).", "cuda.oom"),
+    ("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 805,306,368 bytes (allocated "
+     "so far: 536,870,912 bytes, limit set to: 1,073,741,824 bytes).", "cuda.oom"),
+    ("cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 1073741824 bytes (total "
+     "12373894656 bytes)", "cuda.oom"),
     # ccsb-scripps/AutoDock-GPU issue #192 (a POWER9 cluster node; no colon after the call)
     ("cudaGetDeviceCount failed initialization error", "cuda.setup_either"),
     # apache/mxnet issues #17126 and #5340 (MXNet's pooled storage manager)
