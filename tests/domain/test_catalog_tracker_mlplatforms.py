@@ -41,8 +41,11 @@ BLAME: dict[str, Blame] = {
     "databricks.driver_lost": Blame.SYMPTOM,
     "skypilot.resources_unavailable": Blame.TRANSIENT,
     "skypilot.preempted_or_failed": Blame.TRANSIENT,
+    "skypilot.controller_failed": Blame.TRANSIENT,
     "dstack.interrupted_no_capacity": Blame.TRANSIENT,
     "dstack.no_capacity": Blame.TRANSIENT,
+    "dstack.container_exited": Blame.SYMPTOM,
+    "dstack.instance_unreachable": Blame.SYMPTOM,
     "determined.container_exited": Blame.SYMPTOM,
 }
 
@@ -247,6 +250,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "skypilot.preempted_or_failed",
         {},
     ),
+    # skypilot-org/skypilot issue #955 (the controller's log and the job's final status)
+    (
+        "(sky-b7d3-weichiang pid=120832) I 07-06 19:18:20 spot_state.py:189] Job failed due to "
+        "unexpected controller failure.",
+        "skypilot.controller_failed",
+        {},
+    ),
+    (
+        "I 07-06 19:18:36 spot_utils.py:234] Logs finished for job 17 (status: FAILED_CONTROLLER).",
+        "skypilot.controller_failed",
+        {},
+    ),
     # dstackai/dstack issues #1397 and #1738
     (
         "Run failed with error code INTERRUPTED_BY_NO_CAPACITY. Check CLI and server logs for "
@@ -271,6 +286,9 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "dstack.no_capacity",
         {},
     ),
+    # dstack JobTerminationReason as the CLI prints a termination reason (rendered)
+    ("Run failed with error code CONTAINER_EXITED_WITH_ERROR.", "dstack.container_exited", {}),
+    ("Run failed with error code INSTANCE_UNREACHABLE.", "dstack.instance_unreachable", {}),
     # determined-ai/determined issues #2275 and #2290
     (
         "[2021-04-28T01:55:38Z] e54b4385 || INFO: container failed with non-zero exit code: "
@@ -357,6 +375,7 @@ def test_restated_exits_weigh_least() -> None:
     """A replica's, a script's or a container's bare non-zero exit restates a failure printed
     above it: the lightest symptoms of the family."""
     for key in ("vertex.replica_exited", "azureml.user_process_exited",
-                "determined.container_exited", "sagemaker.user_script_failed"):  # fmt: skip
+                "determined.container_exited", "sagemaker.user_script_failed",
+                "dstack.container_exited"):  # fmt: skip
         sig = CATALOG.signatures[key]
         assert sig.blame is Blame.SYMPTOM and sig.weight <= 15, key
