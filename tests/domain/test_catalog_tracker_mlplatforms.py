@@ -35,6 +35,7 @@ BLAME: dict[str, Blame] = {
     "vertex.replica_exited": Blame.SYMPTOM,
     "vertex.resources_insufficient": Blame.TRANSIENT,
     "azureml.user_process_exited": Blame.SYMPTOM,
+    "azureml.runtime_container_failed": Blame.SYMPTOM,
     "databricks.cloud_reclaimed": Blame.TRANSIENT,
     "databricks.launch_failure": Blame.TRANSIENT,
     "databricks.launch_misconfigured": Blame.APPLICATION,
@@ -188,6 +189,19 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "azureml.user_process_exited",
         {},
     ),
+    # getindata/kedro-azureml issue #6 (the common runtime's ServiceError, two lines)
+    (
+        "OrchestrateJobError: Failed to execute command group with error Got CommonRuntimeJobError "
+        "from executing command: ",
+        "azureml.runtime_container_failed",
+        {},
+    ),
+    (
+        "Docker container `xxxxxxxx-execution-wrapper` failed with status code `1` due to response "
+        "error: ",
+        "azureml.runtime_container_failed",
+        {"container": "xxxxxxxx-execution-wrapper", "status": "1"},
+    ),
     # Databricks Clusters API termination_reason, rendered from the TerminationCode enum
     (
         '                "code": "SPOT_INSTANCE_TERMINATION",',
@@ -229,6 +243,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         'cause: driver state change (exit code: 137)"',
         "databricks.driver_lost",
         {"cause": 'driver state change (exit code: 137)"'},
+    ),
+    # databrickslabs/dbx issue #627 (its title)
+    (
+        "Run result unavailable: job failed with error message Failed to reach the driver",
+        "databricks.driver_lost",
+        {},
     ),
     # the sweep's probe; skypilot-org/skypilot issue #5600 (RunPod)
     (
@@ -376,6 +396,6 @@ def test_restated_exits_weigh_least() -> None:
     above it: the lightest symptoms of the family."""
     for key in ("vertex.replica_exited", "azureml.user_process_exited",
                 "determined.container_exited", "sagemaker.user_script_failed",
-                "dstack.container_exited"):  # fmt: skip
+                "dstack.container_exited", "azureml.runtime_container_failed"):  # fmt: skip
         sig = CATALOG.signatures[key]
         assert sig.blame is Blame.SYMPTOM and sig.weight <= 15, key
