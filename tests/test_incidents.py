@@ -94,7 +94,8 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # right when scored fresh): 126/221; 127/221 once the twelfth session's catalog read Docker's
 # exhausted address pools and BuildKit (entries written from emitters' sources, not from misses).
 # Still 0.57 after the c34 batch (10 bundles from threads not cited before, 6 held out, 4/6
-# right when scored fresh): 130/227.
+# right when scored fresh): 130/227. Still 0.57 after the c35 batch (10 bundles, 5 held out, 3/5
+# right when scored fresh): 135/232 with the thirteenth session's catalog.
 HELDOUT_FLOOR_ACCURACY = 0.57
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -418,6 +419,21 @@ KNOWN_MISSES: dict[str, str] = {
         "a hang with progress stopping on every node at once and no error anywhere reads as a "
         "stall to retry (transient); that the cause was never found, only worked around, is "
         "the chronicle's"
+    ),
+    "tr-jade-stale-process-holds-exclusive-gpu-devices-busy": (
+        "'all CUDA-capable devices are busy or unavailable' on a one-node job is the node's GPUs "
+        "or another process holding them in exclusive mode (hardware 50, below the threshold: "
+        "unknown); that a leftover process of an earlier job held it and a resubmission ran is "
+        "the site's"
+    ),
+    "unknown-openfold-p4d-stochastic-illegal-memory-access-rank118": (
+        "an illegal memory access on one rank reads as the job's kernel (application); that it "
+        "struck a random rank mid-epoch and was never explained is the thread's"
+    ),
+    "unknown-vllm-a100-ib-local-catastrophic-error-at-model-load": (
+        "NCCL's 'local catastrophic error' async event is the HCA's fatal device event "
+        "(IBV_EVENT_DEVICE_FATAL), which names its node; the thread was closed without a "
+        "diagnosis (unknown)"
     ),
 }
 
