@@ -152,6 +152,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "gpud.gpu_count_mismatch",
         {"found": "2", "expected": "8"},
     ),
+    # leptonai/gpud pull request #944 (the component's first, lspci-based form)
+    (
+        "\u2718 nvidia gpu count mismatch (lspci 8, expected 10)",
+        "gpud.gpu_count_mismatch",
+        {"counter": "lspci", "found": "8", "expected": "10"},
+    ),
     # gpud components/accelerator/nvidia/nvlink/evaluate_threshold.go, rendered
     (
         "nvlink threshold violated: require >=8 GPUs with all links active; got 7",
@@ -279,6 +285,13 @@ NEGATIVE: list[tuple[str, str]] = [
     # gpud's healthy states (rendered)
     ("gpud.row_remap_rma", "8 devices support remapped rows and found no issue"),
     ("gpud.gpu_count_mismatch", "nvidia gpu count matching thresholds (8)"),
+    # leptonai/gpud pull request #351 (an RTX 4090 without row remapping: the check's own failure)
+    (
+        "gpud.row_remap_rma",
+        "nvidia-smi GPU GPU 00000000:E1:00.0 failed to determine if it qualifies for RMA: invalid "
+        'remapping failure occurred value: "", GPU product name "NVIDIA GeForce RTX 4090" does not '
+        "support row remapping",
+    ),
     (
         "gpud.nvlink_threshold_violated",
         "nvlink threshold satisfied: require >=8 GPUs with all links active; got 8",
@@ -299,6 +312,11 @@ NEGATIVE: list[tuple[str, str]] = [
         "deviceplugin.device_unhealthy",
         "I0304 11:41:58.102113       1 health.go:177] XidCriticalError: Xid=94 on "
         "Device=GPU-d23d91a3; marking device as unhealthy.",
+    ),
+    # Project-HAMi/mock-device-plugin issue #14 (a mock plugin with no such device on the node)
+    (
+        "deviceplugin.device_unhealthy",
+        "I0109 07:18:25.574948       1 device.go:174] device NVIDIA is unhealthy on this node",
     ),
     # the validator's healthy progress (NVIDIA/gpu-operator issue #1687)
     (
