@@ -107,13 +107,15 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "kubelet.garbage_collection_failed",
         {},
     ),
-    # kubernetes pkg/controller/route, the condition row rendered
+    # kubernetes/kops issue #4918 (kubectl describe nodes of a 50-node cluster) and
+    # kubernetes/kubernetes issue #27347 (the condition's YAML on AWS)
     (
-        "  NetworkUnavailable   True    Mon, 01 Dec 2026 10:02:11 +0000   Mon, 01 Dec 2026 "
-        "10:02:11 +0000   NoRouteCreated               RouteController failed to create a route",
+        "  NetworkUnavailable   True    Wed, 18 Apr 2018 15:01:44 +0100   Wed, 18 Apr 2018 "
+        "15:01:44 +0100   NoRouteCreated               RouteController failed to create a route",
         "kubelet.network_unavailable",
         {},
     ),
+    ("      reason: NoRouteCreated", "kubelet.network_unavailable", {}),
     # node-problem-detector config/kernel-monitor.json, network-problem-monitor.json and
     # docker-monitor.json, the events rendered
     (
@@ -261,7 +263,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "  Normal   NodeHasSufficientMemory  3m46s (x7 over 3m52s)  kubelet     Node node1 status "
         "is now: NodeHasSufficientMemory",
     ),
-    # healthy condition rows and a DaemonSet pod's tolerations (rendered)
+    # kubernetes/minikube issue #6820's healthy DiskPressure row (rendered from its columns) and a
+    # DaemonSet pod's tolerations (rendered)
     (
         "kubelet.node_pressure",
         "  DiskPressure     False   Thu, 05 Mar 2020 20:32:46 -0800   Thu, 05 Mar 2020 20:26:07 "
@@ -271,10 +274,28 @@ NEGATIVE: list[tuple[str, str]] = [
         "kubelet.node_pressure",
         "                 node.kubernetes.io/disk-pressure:NoSchedule op=Exists",
     ),
+    # kubernetes/kops issue #4918 (the nodes whose route was created)
     (
         "kubelet.network_unavailable",
-        "  NetworkUnavailable   False   Mon, 01 Dec 2026 10:02:11 +0000   Mon, 01 Dec 2026 "
-        "10:02:11 +0000   RouteCreated                 RouteController created a route",
+        "  NetworkUnavailable   False   Wed, 18 Apr 2018 12:56:46 +0100   Wed, 18 Apr 2018 "
+        "12:56:46 +0100   RouteCreated                 RouteController created a route",
+    ),
+    # hetznercloud/hcloud-cloud-controller-manager issue #52 (the route controller at start-up)
+    (
+        "kubelet.network_unavailable",
+        "I0624 07:26:43.749754       1 route_controller.go:269] node kubeworker3 has no routes "
+        "assigned to it. NodeNetworkUnavailable will be set to true",
+    ),
+    # kubermatic/kubermatic issue #5025 (a healthy node's pressure conditions)
+    (
+        "kubelet.node_pressure",
+        "  MemoryPressure       False   Sun, 02 Feb 2020 00:19:25 +0100   Sun, 02 Feb 2020 00:12:04 "
+        "+0100   KubeletHasSufficientMemory   kubelet has sufficient memory available",
+    ),
+    (
+        "kubelet.node_pressure",
+        "  PIDPressure          False   Sun, 02 Feb 2020 00:19:25 +0100   Sun, 02 Feb 2020 00:12:04 "
+        "+0100   KubeletHasSufficientPID      kubelet has sufficient PID available",
     ),
     (
         "npd.xfs_shutdown",
