@@ -35,6 +35,8 @@ BLAME: dict[str, Blame] = {
     "openacc.data_not_present": Blame.APPLICATION,
     "openacc.failing_thread": Blame.SYMPTOM,
     "omptarget.target_failed": Blame.SYMPTOM,
+    "omptarget.present_not_mapped": Blame.APPLICATION,
+    "crayftn.library_error": Blame.APPLICATION,
     "gfortran.runtime_error": Blame.APPLICATION,
     "gfortran.signal": Blame.SYMPTOM,
     "forrtl.program_error": Blame.APPLICATION,
@@ -59,7 +61,7 @@ BLAME: dict[str, Blame] = {
 }
 
 NAMESPACES = frozenset(
-    {"openacc", "omptarget", "gfortran", "forrtl", "kokkos", "charm", "gromacs", "amber", "lammps",
+    {"openacc", "omptarget", "crayftn", "gfortran", "forrtl", "kokkos", "charm", "gromacs", "amber", "lammps",
      "openmm"}
 )  # fmt: skip
 
@@ -151,6 +153,41 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "omptarget.target_failed",
         {"error": "Failed to init globals on device 0"},
     ),
+    # OpenMP-Validation-and-Verification/OpenMP_VV pull request #848 (LLVM 21's "omptarget" prefix)
+    (
+        "omptarget error: Call to targetDataBegin failed, abort target.",
+        "omptarget.target_failed",
+        {"error": "Call to targetDataBegin failed"},
+    ),
+    (
+        "omptarget fatal error 1: failure of target construct while offloading is mandatory",
+        "omptarget.target_failed",
+        {"code": "1"},
+    ),
+    (
+        "omptarget message: device mapping required by 'present' map type modifier does not exist "
+        "for host address 0x00007ffe9ed6eda4 (4 bytes)",
+        "omptarget.present_not_mapped",
+        {"address": "0x00007ffe9ed6eda4"},
+    ),
+    (
+        "omptarget error: Call to getTargetPointer returned null pointer ('present' map type "
+        "modifier).",
+        "omptarget.present_not_mapped",
+        {},
+    ),
+    # OpenMP-Validation-and-Verification/OpenMP_VV pull request #703 (LLVM 17)
+    (
+        "Libomptarget message: device mapping required by 'present' map type modifier does not "
+        "exist for host address 0x000000011df198e0 (8000 bytes) ",
+        "omptarget.present_not_mapped",
+        {"address": "0x000000011df198e0"},
+    ),
+    # E3SM-Project/E3SM issue #5001 (under srun's rank prefix), ecmwf/atlas issue #361,
+    # HDFGroup/hdf5 issue #5283
+    ("6: lib-4412 : UNRECOVERABLE library error", "crayftn.library_error", {"code": "4412"}),
+    ("lib-4220 : UNRECOVERABLE library error ", "crayftn.library_error", {"code": "4220"}),
+    ("lib-4611 : UNRECOVERABLE library error ", "crayftn.library_error", {"code": "4611"}),
     # OpenFAST/openfast issue #133, ivan-pi/y12m issue #29, NOAA-GFDL/SIS2 issue #242
     (
         "Fortran runtime error: Index '7' of dimension 1 of array 'p%qp%mmm' above upper bound of 6",
@@ -343,6 +380,17 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("*", "Libomptarget error: LIBOMPTARGET_DEBUG=1 to display basic debug information."),
     ("*", "Libomptarget error: Run with"),
+    # OpenMP-Validation-and-Verification/OpenMP_VV pull request #848: the hint lines
+    (
+        "*",
+        "omptarget error: Source location information not present. Compile with -g or "
+        "-gline-tables-only.",
+    ),
+    # E3SM-Project/E3SM issue #5001: the message line after Cray's header (the header decides)
+    (
+        "*",
+        " 3:   An argument in the DEALLOCATE statement is a disassociated pointer, an",
+    ),
     # HongjianFang/DSurfTomo issue #17: gfortran's backtrace header
     ("*", "Error termination. Backtrace:"),
     # DOI-USGS/COAWST issue #17: forrtl's traceback header
