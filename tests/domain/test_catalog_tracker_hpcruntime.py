@@ -37,6 +37,8 @@ BLAME: dict[str, Blame] = {
     "omptarget.target_failed": Blame.SYMPTOM,
     "omptarget.present_not_mapped": Blame.APPLICATION,
     "crayftn.library_error": Blame.APPLICATION,
+    "crayftn.acc_not_present": Blame.APPLICATION,
+    "crayftn.acc_usm_unsupported": Blame.APPLICATION,
     "gfortran.runtime_error": Blame.APPLICATION,
     "gfortran.signal": Blame.SYMPTOM,
     "forrtl.program_error": Blame.APPLICATION,
@@ -188,6 +190,24 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ("6: lib-4412 : UNRECOVERABLE library error", "crayftn.library_error", {"code": "4412"}),
     ("lib-4220 : UNRECOVERABLE library error ", "crayftn.library_error", {"code": "4220"}),
     ("lib-4611 : UNRECOVERABLE library error ", "crayftn.library_error", {"code": "4611"}),
+    # CCE's libcrayacc present-table check, rendered as OLCF users quote it
+    (
+        "ACC: libcrayacc/acc_runtime.c:856 CRAY_ACC_ERROR - Variable not found in present table",
+        "crayftn.acc_not_present",
+        {},
+    ),
+    (
+        "ACC: find_in_present_table failed for 'length(:)' (0x4079c0-0x4079d8)",
+        "crayftn.acc_not_present",
+        {"name": "length(:)"},
+    ),
+    # csc-training/portable-gpu-programming (the OpenMP unified shared memory exercise)
+    (
+        "ACC: CRAY_ACC_ERROR - OpenMP program 'requires unified_shared_memory', but the current "
+        "device does not support unified shared memory",
+        "crayftn.acc_usm_unsupported",
+        {},
+    ),
     # OpenFAST/openfast issue #133, ivan-pi/y12m issue #29, NOAA-GFDL/SIS2 issue #242
     (
         "Fortran runtime error: Index '7' of dimension 1 of array 'p%qp%mmm' above upper bound of 6",
