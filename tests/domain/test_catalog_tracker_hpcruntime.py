@@ -52,6 +52,8 @@ BLAME: dict[str, Blame] = {
     "charm.namd_gpu_config": Blame.APPLICATION,
     "gromacs.domain_decomposition": Blame.APPLICATION,
     "gromacs.gpu_alloc_failed": Blame.APPLICATION,
+    "gromacs.system_unstable": Blame.APPLICATION,
+    "amber.small_box": Blame.APPLICATION,
     "gromacs.cuda_assert": Blame.SYMPTOM,
     "amber.gpu_out_of_memory": Blame.APPLICATION,
     "lammps.cuda_illegal_address": Blame.APPLICATION,
@@ -329,6 +331,22 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "run with one MPI rank",
         "gromacs.domain_decomposition",
         {},
+    ),
+    # OpenBioSim/biosimspace issue #446 (a protein FEP run)
+    (
+        "2 particles communicated to PME rank 4 are more than 2/3 times the cut-off out of the "
+        "domain decomposition cell of their charge group in dimension x.This usually means that "
+        "your system is not well equilibrated",
+        "gromacs.system_unstable",
+        {"particles": "2"},
+    ),
+    # PodewitzLab/PyConSolv issue #20 (pmemd.cuda's small-box refusal)
+    ("Error is:  Small box detected, with <= 2 cells in one or more", "amber.small_box", {}),
+    # Intel's list, rendered (an AVX-512 binary on an older node prints it)
+    (
+        "forrtl: severe (168): Program Exception - illegal instruction",
+        "forrtl.signal",
+        {"code": "168", "signal": "Program Exception - illegal instruction"},
     ),
     # the brief's probes (GROMACS's GPU buffer allocation and CUDA assertion)
     ("Fatal error: cudaMalloc of GPU memory failed", "gromacs.gpu_alloc_failed", {}),
