@@ -501,3 +501,12 @@ def test_only_the_unknown_cuda_error_acts_on_the_node() -> None:
     """Everything here is the job's or one process's; only error 999 asks to watch the node."""
     assert_no_node_action(FAMILY - {"openacc.cuda_unknown_error"})
     assert CATALOG.signatures["openacc.cuda_unknown_error"].weight < 60
+
+
+def test_the_fortran_runtimes_signal_reports_are_local_crashes() -> None:
+    """gfortran's and Intel Fortran's signal reports are one process's crash, weighed like Open
+    MPI's and UCX's handlers (`LOCAL_CRASHES`), not a complaint about a peer."""
+    from autorecover.domain.shape import LOCAL_CRASHES
+
+    for key in ("gfortran.signal", "forrtl.signal"):
+        assert key in LOCAL_CRASHES

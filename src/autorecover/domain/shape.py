@@ -83,6 +83,7 @@ LOCAL_CRASHES = frozenset({
     "process.failure_signal", "julia.signal", "go.fatal_signal",
     "ompi.signal_report",  # Open MPI's handler (opal/util/stacktrace.c), like UCX's
     "mvapich.signal_caught",  # MVAPICH2's error_sighandler, the same report
+    "gfortran.signal", "forrtl.signal",  # the Fortran runtimes' own signal reports
 })  # fmt: skip
 DERIVED_WEIGHT = 60
 # A weaker application error (an XID 13 on one GPU) this shortly before the first collective
