@@ -96,7 +96,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # Still 0.57 after the c34 batch (10 bundles from threads not cited before, 6 held out, 4/6
 # right when scored fresh): 130/227. Still 0.57 after the c35 batch (10 bundles, 5 held out, 3/5
 # right when scored fresh): 135/232 with the thirteenth session's catalog.
-HELDOUT_FLOOR_ACCURACY = 0.57
+# 0.56 since the c36 and c37 batches (18 bundles from Kubernetes/cloud and Slurm/HPC threads not
+# cited before, 10 held out, 0/3 and 2/7 right when scored fresh): 137/242.
+HELDOUT_FLOOR_ACCURACY = 0.56
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -434,6 +436,24 @@ KNOWN_MISSES: dict[str, str] = {
         "NCCL's 'local catastrophic error' async event is the HCA's fatal device event "
         "(IBV_EVENT_DEVICE_FATAL), which names its node; the thread was closed without a "
         "diagnosis (unknown)"
+    ),
+    "app-cw-gb200-hero-ep-completed-run-aborts-at-teardown-watchtasks-k8s": (
+        "one task aborting after the run finished, with only PJRT's 'WatchTasksAsync failed ... "
+        "UNAVAILABLE' (no entry: a peer's coordination service went away) reads as nothing; that "
+        "the job's teardown does not shut JAX down cleanly, on every run, is the thread's"
+    ),
+    "tr-cw-gb200-gang-retry-jax-different-incarnation-abort-k8s": (
+        "JAX's coordination service refusing a task of a different incarnation at start-up reads "
+        "as a set-up failure before any progress (unknown: retry once); that the scheduler's "
+        "retry overlapped the old pods, and a later attempt trained, is the thread's"
+    ),
+    "tr-cw-h100-gang-task0-pod-deleted-externally-siblings-sigterm-k8s": (
+        "one pod's exit 137 with no line of its own and SIGTERM on the others names no cause "
+        "(unknown); that the pod was deleted from outside the job is the thread's"
+    ),
+    "hw-frontier-scream-t-mid-out-of-range-one-node-frontier08656": (
+        "a climate model's physically impossible temperature on one node is the model's own "
+        "check (no entry); that the node computed wrong, and runs exclude it, is the issue's"
     ),
 }
 

@@ -30,6 +30,7 @@ REQUIRED: dict[str, Blame] = {
     "service.gcp_unavailable": Blame.TRANSIENT,
     "service.azure_request_failed": Blame.TRANSIENT,
     "service.internal_server_error": Blame.TRANSIENT,
+    "service.llm_api_unavailable": Blame.TRANSIENT,
     "service.rate_limited": Blame.TRANSIENT,
     "service.registry_rate_limited": Blame.TRANSIENT,
     "service.registry_unavailable": Blame.TRANSIENT,
@@ -128,6 +129,16 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "https://api-inference.huggingface.co/models/Qwen/Qwen2.5-Coder-32B-Instruct/v1/chat/"
         "completions (Request ID: BBblp7)",
         {},
+    ),
+    (  # agentscope-ai/QwenPaw issue #217 (the OpenAI SDK's 5xx)
+        "service.llm_api_unavailable",
+        "openai.InternalServerError: Error code: 502",
+        {"status": "502"},
+    ),
+    (  # langchain-ai/local-deep-researcher issue #94 (its title quotes the exception's repr)
+        "service.llm_api_unavailable",
+        "generate_query 时报错 InternalServerError('Error code: 502')",
+        {"status": "502"},
     ),
     (  # huggingface/huggingface_hub issue #1211
         "service.internal_server_error",
