@@ -46,8 +46,9 @@ from domain.golden import found
         ("openai.APIConnectionError: Connection error.", "python.exception_elsewhere",
          Blame.SYMPTOM),
         ("httpx.ReadTimeout: timed out", "python.exception_elsewhere", Blame.SYMPTOM),
-        ("anthropic.InternalServerError: Error code: 529", "python.exception_elsewhere",
-         Blame.SYMPTOM),
+        # the API clients' own 5xx/429 wording is the service's (signatures-services.toml)
+        ("anthropic.InternalServerError: Error code: 529", "service.llm_api_unavailable",
+         Blame.TRANSIENT),
         ("concurrent.futures.process.BrokenProcessPool: A process in the process pool was "
          "terminated abruptly while the future was running or pending.",
          "python.broken_process_pool", Blame.SYMPTOM),
