@@ -30,6 +30,8 @@ BLAME: dict[str, Blame] = {
     "jaxcoord.initialize_twice": Blame.APPLICATION,
     "jaxcoord.initialize_missing_config": Blame.APPLICATION,
     "jaxcoord.initialize_after_backend": Blame.APPLICATION,
+    "jaxcoord.unexpected_task": Blame.SYMPTOM,
+    "jaxcoord.registration_race": Blame.SYMPTOM,
 }
 
 NAMESPACES = frozenset({"jaxcoord", "pjrt", "libtpu", "orbax"})
@@ -86,6 +88,25 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "jaxcoord.initialize_after_backend",
         {},
     ),
+    # marin-community/marin's placement-collision postmortem (two gangs on the same hosts and
+    # coordinator port, mid-run)
+    (
+        "absl::Status: INVALID_ARGUMENT: Unexpected task registered with task_name=/job:/replica:0/task:7",
+        "jaxcoord.unexpected_task",
+        {"task": "/job:/replica:0/task:7"},
+    ),
+    (
+        "absl::Status: ALREADY_EXISTS: Aborted connect attempt as there is a request from a newer "
+        "incarnation",
+        "jaxcoord.registration_race",
+        {},
+    ),
+    # coordination_service.cc RegisterTask, older releases, rendered
+    (
+        "ABORTED: Duplicate task registration with task_name=/job:jax_worker/replica:0/task:1",
+        "jaxcoord.registration_race",
+        {"task": "/job:jax_worker/replica:0/task:1"},
+    ),
 ]
 
 # (key, a look-alike the key must not match)
@@ -132,7 +153,8 @@ def test_healthy_runtime_notices_match_nothing_of_the_family() -> None:
 def test_symptoms_are_light_and_act_on_no_node() -> None:
     """A lost watch and a caught SIGTERM say another task or the scheduler decided: weight at
     most 30, no node action."""
-    for key in ("pjrt.watch_tasks_failed", "jaxcoord.sigterm_caught"):
+    for key in ("pjrt.watch_tasks_failed", "jaxcoord.sigterm_caught", "jaxcoord.unexpected_task",
+                "jaxcoord.registration_race"):  # fmt: skip
         sig = CATALOG.signatures[key]
         assert sig.blame is Blame.SYMPTOM, key
         assert 5 <= sig.weight <= 30, key
