@@ -32,6 +32,8 @@ BLAME: dict[str, Blame] = {
     "jaxcoord.initialize_after_backend": Blame.APPLICATION,
     "jaxcoord.unexpected_task": Blame.SYMPTOM,
     "jaxcoord.registration_race": Blame.SYMPTOM,
+    "jaxcoord.local_topology_timeout": Blame.APPLICATION,
+    "jaxcoord.leader_restarted": Blame.SYMPTOM,
 }
 
 NAMESPACES = frozenset({"jaxcoord", "pjrt", "libtpu", "orbax"})
@@ -107,6 +109,27 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "jaxcoord.registration_race",
         {"task": "/job:jax_worker/replica:0/task:1"},
     ),
+    # a Perlmutter project's bug note (ranks each seeing one GPU, initialize without
+    # local_device_ids), the key as quoted there
+    (
+        "Getting local topologies failed: GetKeyValue() timed out with key: "
+        "cuda:local_topology/cuda/1",
+        "jaxcoord.local_topology_timeout",
+        {"key": "cuda:local_topology/cuda/1"},
+    ),
+    # coordination_service_agent.cc StartSendingHeartbeats, rendered (current and older text)
+    (
+        "ABORTED: Leader incarnation ID mismatch: the coordination  leader (usually slice 0 task 0) "
+        "has restarted. Check for earlier errors or any scheduler events (e.g. preemption, "
+        "eviction) to debug further.",
+        "jaxcoord.leader_restarted",
+        {},
+    ),
+    (
+        "ABORTED: Leader incarnation ID mismatch: the coordination leader has restarted.",
+        "jaxcoord.leader_restarted",
+        {},
+    ),
 ]
 
 # (key, a look-alike the key must not match)
@@ -119,6 +142,17 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # other programs' own SIGTERM handlers (a generic printf, not the XLA runtime's notifier)
     ("jaxcoord.sigterm_caught", "SIGTERM caught at 1733220902"),
+    # a key other than the topology exchange's (rendered): left to the generic entries
+    (
+        "jaxcoord.local_topology_timeout",
+        "DEADLINE_EXCEEDED: GetKeyValue() timed out with key: jax_device_count and duration: 2m",
+    ),
+    # the task's own incarnation, not the leader's: xla.task_not_connected reads it
+    (
+        "jaxcoord.leader_restarted",
+        "ABORTED: /job:jax_worker/replica:0/task:1 Heartbeat: Incarnation ID mismatch: expecting "
+        "1234 but got 5678.",
+    ),
     # the preemption sync manager's healthy notices (rendered)
     (
         "jaxcoord.sigterm_caught",
@@ -154,7 +188,7 @@ def test_symptoms_are_light_and_act_on_no_node() -> None:
     """A lost watch and a caught SIGTERM say another task or the scheduler decided: weight at
     most 30, no node action."""
     for key in ("pjrt.watch_tasks_failed", "jaxcoord.sigterm_caught", "jaxcoord.unexpected_task",
-                "jaxcoord.registration_race"):  # fmt: skip
+                "jaxcoord.registration_race", "jaxcoord.leader_restarted"):  # fmt: skip
         sig = CATALOG.signatures[key]
         assert sig.blame is Blame.SYMPTOM, key
         assert 5 <= sig.weight <= 30, key
