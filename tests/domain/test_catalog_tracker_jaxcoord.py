@@ -34,6 +34,8 @@ BLAME: dict[str, Blame] = {
     "jaxcoord.registration_race": Blame.SYMPTOM,
     "jaxcoord.local_topology_timeout": Blame.APPLICATION,
     "jaxcoord.leader_restarted": Blame.SYMPTOM,
+    "jaxcoord.task_set_error": Blame.SYMPTOM,
+    "jaxcoord.barrier_task_error": Blame.SYMPTOM,
 }
 
 NAMESPACES = frozenset({"jaxcoord", "pjrt", "libtpu", "orbax"})
@@ -130,6 +132,26 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "jaxcoord.leader_restarted",
         {},
     ),
+    # coordination_service.cc SetTaskError, rendered (the task, then its barriers)
+    (
+        "E1203 10:15:02.123456    1234 coordination_service.cc:1012] "
+        "/job:jax_worker/replica:0/task:3 has been set to ERROR in coordination service: "
+        "UNAVAILABLE: Task /job:jax_worker/replica:0/task:3 heartbeat timeout.",
+        "jaxcoord.task_set_error",
+        {"task": "/job:jax_worker/replica:0/task:3"},
+    ),
+    (
+        "INTERNAL: Barrier failed beacuse a task is in error. Barrier Id: multihost_broadcast_sync4, "
+        "Task: /job:jax_worker/replica:0/task:3",
+        "jaxcoord.barrier_task_error",
+        {"barrier": "multihost_broadcast_sync4", "task": "/job:jax_worker/replica:0/task:3"},
+    ),
+    (
+        "INTERNAL: Barrier failed from a task error. Barrier Id: PjRT_Client_Connect, "
+        "Task: /job:jax_worker/replica:0/task:3",
+        "jaxcoord.barrier_task_error",
+        {"old_barrier": "PjRT_Client_Connect", "old_task": "/job:jax_worker/replica:0/task:3"},
+    ),
 ]
 
 # (key, a look-alike the key must not match)
@@ -188,7 +210,8 @@ def test_symptoms_are_light_and_act_on_no_node() -> None:
     """A lost watch and a caught SIGTERM say another task or the scheduler decided: weight at
     most 30, no node action."""
     for key in ("pjrt.watch_tasks_failed", "jaxcoord.sigterm_caught", "jaxcoord.unexpected_task",
-                "jaxcoord.registration_race", "jaxcoord.leader_restarted"):  # fmt: skip
+                "jaxcoord.registration_race", "jaxcoord.leader_restarted",
+                "jaxcoord.task_set_error", "jaxcoord.barrier_task_error"):  # fmt: skip
         sig = CATALOG.signatures[key]
         assert sig.blame is Blame.SYMPTOM, key
         assert 5 <= sig.weight <= 30, key
