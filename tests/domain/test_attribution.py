@@ -195,6 +195,16 @@ def test_sigbus_in_several_processes_at_once_is_a_shared_mapping_the_jobs() -> N
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
 
 
+def test_one_sigbus_in_a_pod_is_its_shm_the_jobs() -> None:
+    """A container's /dev/shm is 64 MB unless the pod mounts a memory volume there: one process
+    dying of SIGBUS in a pod, with no memory error from the node's kernel, is the job's spec."""
+    pod = job(nodes=("n1",), scheduler="kubernetes")
+    v = attribute(pod, [sigbus("n1", 30)], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+    poisoned = [sigbus("n1", 30), f("kernel.memory_failure", "n1", Blame.HARDWARE, 55, 29.9)]
+    assert attribute(pod, poisoned, [], RULES).cause is not Cause.APPLICATION
+
+
 def test_one_sigbus_or_one_beside_a_memory_error_is_not_the_jobs() -> None:
     one = attribute(job(nodes=("n1",)), [sigbus("n1", 30)], [], RULES)
     assert one.cause is Cause.UNKNOWN

@@ -53,10 +53,16 @@ COMPLAINT_WEIGHT = 20  # a collective symptom (a lost peer, a timeout), as in sh
 # or to a page the kernel poisoned after a memory error (which it logs: "Memory failure: ...",
 # an MCE, EDAC or APEI line). Several processes of one node dying of it together, with no such
 # line from that node's kernel, touched a mapping they share (a /dev/shm too small or full, a
-# file truncated under them): the job's data or container configuration, not the node.
+# file truncated under them): the job's data or container configuration, not the node. In a
+# Kubernetes pod one such death is enough: a container's /dev/shm is the runtime's 64 MB
+# (Docker's and containerd's default) unless the pod mounts a memory-backed volume there, and
+# a process that outgrows it (DataLoader workers, NCCL's shm transport, a checkpoint staged in
+# shared memory) dies of SIGBUS (intelligent-machine-learning/dlrover PR #1046: a flash
+# checkpoint in a pod with the default /dev/shm).
 MEMORY_ERRORS = frozenset({"kernel.memory_failure", "mce.fatal", "edac.uncorrected",
                            "ghes.uncorrected"})  # fmt: skip
 SIGBUS_TOGETHER = timedelta(minutes=1)
+KUBERNETES = "kubernetes"  # a job's `scheduler` (job.json, the Kubernetes adapters' jobs)
 # How the crash entries name SIGBUS (`signal`, `fatal`: strsignal()'s text, the signal's name,
 # PaddlePaddle's POSIX description; `number`: 7).
 SIGBUS_NAMES = frozenset(
@@ -143,7 +149,7 @@ def in_context(
     }
     everywhere = _on_every_node(job, kept, DEVICE_OR_SOFTWARE_SIGNALS | VOLUME_SIGNALS)
     alone = _on_one_node_only(job, kept, NO_USABLE_GPU)
-    shared_mapping = _sigbus_together(kept)
+    shared_mapping = _sigbus_of_a_mapping(job, kept)
     out: list[Finding] = []
     for f in kept:
         number = xid_number(f)
@@ -156,7 +162,11 @@ def in_context(
                 note = "the only node of the job without a usable GPU"
                 f = _reread(f, Blame.HARDWARE, ONE_NODE_NO_GPU_WEIGHT, f.node_action, note)
             elif f.node in shared_mapping and _is_sigbus(f):
-                note = "SIGBUS in several processes at once, no memory error: a shared mapping"
+                note = (
+                    "SIGBUS in a pod, no memory error: its /dev/shm"
+                    if job.scheduler == KUBERNETES
+                    else "SIGBUS in several processes at once, no memory error: a shared mapping"
+                )
                 f = _reread(f, Blame.APPLICATION, 55, NodeAction.NONE, note)
             elif f.signal in LOOPBACK_PEERS and len(job.nodes) > 1 and not trained:
                 note = "a loopback address as the peer of a job spanning nodes: its configuration"
@@ -214,21 +224,27 @@ def _is_sigbus(f: Finding) -> bool:
     )
 
 
-def _sigbus_together(findings: Sequence[Finding]) -> set[str]:
-    """Nodes where at least two processes died of SIGBUS within a minute of each other and the
-    node's kernel logged no memory error. Two reports count as two processes only when the same
-    emitter made both: one process's death can be told twice (its own handler, then the shell
-    that started it)."""
+def _sigbus_of_a_mapping(job: JobRecord, findings: Sequence[Finding]) -> set[str]:
+    """Nodes whose SIGBUS deaths were a mapping's, not a poisoned page's: the node's kernel
+    logged no memory error, and either two processes died of it within a minute of each other
+    (they shared the mapping) or the job runs on Kubernetes (one is enough: a pod's /dev/shm is
+    64 MB unless its spec says otherwise). Two reports count as two processes only when the
+    same emitter made both: one process's death can be told twice (its own handler, then the
+    shell that started it)."""
     nodes: set[str] = set()
     by_report: dict[tuple[str, str], list[Finding]] = {}
     for f in findings:
         if _is_sigbus(f):
             by_report.setdefault((f.node, f.signal), []).append(f)
     for (node, _), crashes in by_report.items():
-        if len(crashes) < 2 or any(f.node == node and f.signal in MEMORY_ERRORS for f in findings):
+        if any(f.node == node and f.signal in MEMORY_ERRORS for f in findings):
+            continue
+        if job.scheduler == KUBERNETES:
+            nodes.add(node)
             continue
         times = sorted(f.at for f in crashes if f.at is not None)
-        if len(times) < len(crashes) or any(b - a <= SIGBUS_TOGETHER for a, b in pairwise(times)):
+        if len(crashes) >= 2 and (len(times) < len(crashes) or any(
+                b - a <= SIGBUS_TOGETHER for a, b in pairwise(times))):  # fmt: skip
             nodes.add(node)
     return nodes
 
