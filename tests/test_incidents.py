@@ -164,10 +164,6 @@ KNOWN_MISSES: dict[str, str] = {
         "Charm++'s 'Return value 46 from cudaStreamCreate' gives the CUDA error as a number "
         "only; the thread traced it to several processes sharing an exclusive-mode GPU"
     ),
-    "unknown-megatron-moe-allreduce-numel1-watchdog-timeout": (
-        "watchdog timeouts with no error behind them read as a transient cascade; the thread "
-        "never found the cause (unknown)"
-    ),
     "unknown-megatron-moe-two-thread-alltoall-watchdog-timeout": (
         "watchdog timeouts with no error behind them read as a transient cascade; the thread "
         "never found the cause (unknown)"
@@ -219,10 +215,6 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-deepspeed-cuda-unknown-error-on-two-servers": (
         "nvidia-smi losing a GPU on the failing node reads as that node's hardware; that the "
         "same happened on two servers is in the thread, not in the bundle"
-    ),
-    "unknown-grpo-allreduce-timeout-no-rank-error": (
-        "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
-        "the cause open (unknown)"
     ),
     "app-ci-cpu-job-unrequested-gpu-cuda-error-999-init": (
         "CUDA_ERROR_UNKNOWN (999) at initialisation is the driver's or the job's by its text; "
@@ -281,17 +273,9 @@ KNOWN_MISSES: dict[str, str] = {
         "an illegal memory access with no Xid reads as the job's own kernel (application); that "
         "the GPU went back to the vendor is in the thread, not in the lines"
     ),
-    "unknown-anysplat-allreduce-broadcast-watchdog-timeouts-unanswered": (
-        "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
-        "the cause open (unknown)"
-    ),
     "unknown-ms-swift-qwen25vl-video-decord-nframes-then-reduce-scatter-watchdog-two-nodes": (
         "a watchdog cascade after qwen-vl-utils' decord-to-torchvision fallback warning reads as "
         "transient (rule 6); the thread went stale with the cause open (unknown)"
-    ),
-    "unknown-internlm-stuck-different-status-among-gpus-allreduce-timeout-k8s": (
-        "a watchdog cascade with nothing behind it reads as transient (rule 6); the thread left "
-        "the cause open (unknown)"
     ),
     "unknown-maxtext-multihost-psm-filenotfound-from-time-to-time-k8s": (
         "a FileNotFoundError in the data loader reads as the application; that it comes 'from "
@@ -336,10 +320,6 @@ KNOWN_MISSES: dict[str, str] = {
     "app-particleflow-rank0-only-end-of-epoch-test-watchdog-frames-slurm": (
         "the lines are only the NCCL watchdog's timeout frames, which read as a hang; the "
         "rank-0-only end-of-epoch test that caused it is in the thread's prose and fix"
-    ),
-    "unknown-graphgpt-8x4090-end-of-epoch-allreduce-numel1-watchdog": (
-        "label unknown (the thread never found a cause) where the lines commit to a lone "
-        "watchdog timeout with clean kernel logs, which the engine reads as transient"
     ),
     # batch c25/c26 (2026-12-02, seventh session), scored before any rule changed for them
     "app-gke-a3mega-gvnic-takes-gpu-nic-slot-rxdm-7-of-8-gpus-k8s": (

@@ -96,6 +96,36 @@ def test_collective_timeout_alone_is_transient_and_names_nobody() -> None:
     assert (v.cause, v.suspect_nodes, v.action) == (Cause.TRANSIENT, (), Action.REQUEUE)
 
 
+def test_collective_timeouts_alone_on_one_host_are_unknown_and_requeued() -> None:
+    # No network between one host's ranks: a rank that never arrived or a GPU that hung.
+    fs = [
+        timeout("n1", 100),
+        f("c10d.nccl_async_teardown", "n1", Blame.SYMPTOM, 20, 100.1, source=Source.LOGS),
+    ]
+    v = attribute(job(nodes=("n1",)), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.UNKNOWN, (), Action.REQUEUE)
+    assert "one host" in v.summary
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        f("gloo.peer_closed", "n1", Blame.SYMPTOM, 25, 99, source=Source.LOGS),
+        f("nccl.remote_error", "n1", Blame.SYMPTOM, 25, 99, source=Source.LOGS),
+        f("ray.worker_died", "n1", Blame.SYMPTOM, 10, 99, source=Source.LOGS),
+    ],
+    ids=["peer-closed", "remote-error", "worker-lost"],
+)
+def test_one_hosts_timeouts_beside_a_lost_peer_stay_transient(other: Finding) -> None:
+    v = attribute(job(nodes=("n1",)), [timeout("n1", 100), other], [], RULES)
+    assert v.cause is Cause.TRANSIENT
+
+
+def test_one_hosts_timeouts_after_a_sigkill_stay_transient() -> None:
+    v = attribute(job(nodes=("n1",), exit_codes=(("n1", 137),)), [timeout("n1", 100)], [], RULES)
+    assert v.cause is Cause.TRANSIENT
+
+
 def test_application_error_that_came_first_beats_a_later_hardware_line() -> None:
     fs = [
         f("cuda.device_side_assert", "n1", Blame.APPLICATION, 85, 30, source=Source.LOGS),

@@ -15,9 +15,10 @@ The reasoning, in order:
 5. Otherwise the application, if one of its own errors is there (not the traceback of its
    node's own timeout); otherwise a transient cause (preemption, eviction, a collective
    timeout with no hardware behind it; `unknown` when it came before the job got going,
-   `early.py`). A running job whose ranks' telemetry library raised a
-   hang, with no progress since, hangs (`hangs.py`): transient, requeue, naming where the
-   stacks and the flight recorders place it. Otherwise unknown.
+   `early.py`, or when a one-host cascade is collective timeouts alone, `timeouts.py`). A
+   running job whose ranks' telemetry library raised a hang, with no progress since, hangs
+   (`hangs.py`): transient, requeue, naming where the stacks and the flight recorders place
+   it. Otherwise unknown.
 6. The job's earlier attempts (`history.py`) may turn a repeated failure into `application`.
 """
 
@@ -35,7 +36,7 @@ from autorecover.domain.clearing import (
 )
 from autorecover.domain.context import in_context
 from autorecover.domain.desync import collective_desync
-from autorecover.domain.early import SETUP_WINDOW, before_it_ran, trained
+from autorecover.domain.early import SETUP_WINDOW, before_it_ran, killed_or_lost, trained
 from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
 from autorecover.domain.final_states import state_findings
 from autorecover.domain.hangs import OUTLIERS, raised_reason, standing
@@ -64,6 +65,7 @@ from autorecover.domain.shape import (
     straggler,
 )
 from autorecover.domain.stalls import stalled
+from autorecover.domain.timeouts import only_waited_out
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
 APPLICATION_THRESHOLD = 50
@@ -254,12 +256,20 @@ def _decide(
             )
             return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
         quiet = missing_from_cascade(job, seen)
-        if quiet is not None:
-            why += (
-                f" (it started on {quiet}, the one node that did not complain, but nothing "
-                "else points at its hardware)"
+        started = (
+            f" (it started on {quiet}, the one node that did not complain, but nothing "
+            "else points at its hardware)"
+            if quiet is not None
+            else ""
+        )
+        if len(job.nodes) == 1 and only_waited_out(collective) and not killed_or_lost(job, seen):
+            why = (
+                "collectives timed out on one host and nothing else is wrong: no peer lost, no "
+                "process killed, no error; with no network between its ranks, a rank that never "
+                "arrived or a GPU that hung, and no line says which: retry once, a repeat stops it"
             )
-        return _verdict(Cause.TRANSIENT, (), [], symptoms, why)
+            return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
+        return _verdict(Cause.TRANSIENT, (), [], symptoms, why + started)
     if raised:
         ranks = {(f.node, f.rank) for f in outliers}
         own = [f for f in raised if (f.node, f.rank) in ranks] or raised

@@ -77,9 +77,14 @@ def before_it_ran(job: JobRecord, seen: Sequence[Finding], activity: Sequence[Ac
         return False
     if any(int(m.group(1)) > SETUP_COLLECTIVES for f in seen for m in SEQUENCE.finditer(f.text)):
         return False
+    return not killed_or_lost(job, seen)
+
+
+def killed_or_lost(job: JobRecord, seen: Sequence[Finding]) -> bool:
+    """True when a line or an exit status says a process was killed or a peer lost."""
     if any(code == KILLED_EXIT for _, code in job.exit_codes):
-        return False
-    return not any(_killed_or_lost(f) for f in seen)
+        return True
+    return any(_killed_or_lost(f) for f in seen)
 
 
 def _killed_or_lost(f: Finding) -> bool:

@@ -1,0 +1,45 @@
+"""A collective that only timed out on one host: the wait ran out, and nothing says why.
+
+A collective's timeout is the one error every rank prints whatever stopped it: a rank that
+never arrived (it was still loading data, evaluating on rank 0 alone, deadlocked on a thread,
+calling a different collective), a rank whose GPU hung, or a network that stalled.
+ProcessGroupNCCL's watchdog (`Watchdog caught collective operation timeout: WorkNCCL(...)`,
+then `To avoid data inconsistency, we are taking the entire process down`) and gloo's
+`Timed out waiting ... for recv operation` say only that the wait ran out.
+
+Across nodes, a cascade of these after the job had been running reads as transient
+(`attribution.py`): a fabric that stalled is the likeliest thing a retry gets past. Within one
+host there is no fabric: the ranks reach each other over NVLink, PCIe or shared memory, so the
+timeout is a rank that never arrived (the job's own) or a device that hung (the node's), and
+the lines alone do not say which. Calling that transient would claim a cause they do not show.
+
+So on a one-host job, a cascade made of these alone (no peer that closed its connection or
+was lost, no process killed, no hardware or application line) is `unknown`. It is still
+requeued once (the action `unknown` carries), and the job's history turns the same failure
+again into `application` (`history.py`), which stops it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from autorecover.domain.records import Finding
+
+# The complaints that say only that a collective's wait ran out (and the process taken down
+# for it), in PyTorch's words: ProcessGroupNCCL's watchdog and its teardown, and gloo's
+# send/recv timeout.
+WAITED_OUT = frozenset(
+    {
+        "nccl.watchdog_timeout",
+        "c10d.nccl_work_timeout",
+        "c10d.nccl_watchdog_failure",
+        "c10d.nccl_async_teardown",
+        "gloo.io_timeout",
+    }
+)
+
+
+def only_waited_out(complaints: Iterable[Finding]) -> bool:
+    """True when there are complaints and every one of them only says a collective timed out."""
+    signals = {f.signal for f in complaints}
+    return bool(signals) and signals <= WAITED_OUT
