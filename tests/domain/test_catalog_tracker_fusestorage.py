@@ -48,10 +48,23 @@ BLAME: dict[str, Blame] = {
     "s3fs.access_denied": Blame.APPLICATION,
     "goofys.bucket_access_denied": Blame.APPLICATION,
     "juicefs.not_formatted": Blame.APPLICATION,
+    "mountpoint.mount_refused": Blame.APPLICATION,
+    "alluxio.master_connection_lost": Blame.TRANSIENT,
 }
 
 NAMESPACES = frozenset(
-    {"gcsfuse", "csi", "blobfuse", "fuse", "rclone", "mountpoint", "s3fs", "goofys", "juicefs"}
+    {
+        "gcsfuse",
+        "csi",
+        "blobfuse",
+        "fuse",
+        "rclone",
+        "mountpoint",
+        "s3fs",
+        "goofys",
+        "juicefs",
+        "alluxio",
+    }
 )
 
 (
@@ -90,7 +103,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         'kkvps7frsz2cuxy58lha_original.jpg?alt=media&generation=1673924215857402": stream error: '
         "stream ID 9713; INTERNAL_ERROR; received from peer",
         "gcsfuse.gcs_server_error",
-        {"op": "ReadFile"},
+        {"read_op": "fh.reader.ReadAt"},
     ),
     # gcsfuse internal/fs/wrappers/error_mapping.go mapError "%s: %v, %v", rendered
     (
@@ -192,7 +205,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "blobfuse.auth_failed",
         {"config": "account name not provided"},
     ),
-    # Azure/azure-storage-fuse issue #1651 (no /dev/fuse in the container) and
+    # StatCan/aaw issue #1738 (the Azure Blob CSI driver's event carrying blobfuse2's output)
+    (
+        "Warning  FailedMount  37s (x10 over 4m53s)  kubelet       MountVolume.MountDevice failed "
+        'for volume "woody-biomass-detection-fdi-unclassified-wbd-eunc" : rpc error: code = '
+        "Internal desc = Mount failed with error: rpc error: code = Unknown desc = exit status 1 "
+        "*** blobfuse2: A new version [2.0.3] is available. Consider upgrading to latest version "
+        "for bug-fixes & new features. ***                           Error: failed to initialize "
+        "new pipeline [failed to authenticate credentials for azstorage] , output:",
+        "blobfuse.auth_failed",
+        {},
+    ),
+    # Azure/azure-storage-fuse issues #1651 and #602 (no /dev/fuse in the container) and
     # hackerschoice/segfault issue #112 (rclone's mount helper)
     ("fuse: device not found, try 'modprobe fuse' first", "fuse.device_missing", {}),
     (
@@ -262,6 +286,23 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "mountpoint.upload_limit",
         {"handles": "47"},
     ),
+    # mountpoint-s3-fs s3/config.rs's cause chain inside the Mountpoint CSI driver's FailedMount
+    # event, flattened onto one line as the event shows it (rendered)
+    (
+        'MountVolume.SetUp failed for volume "s3-pv" : rpc error: code = Internal desc = Could not '
+        'mount "train-data" at "/var/lib/kubelet/pods/0d5c/volumes/kubernetes.io~csi/s3-pv/mount":'
+        " Mount failed: Failed to start service output: Error: Failed to create S3 client Caused "
+        "by: 0: initial ListObjectsV2 failed for bucket train-data in region us-west-2 1: Client "
+        "error 2: Forbidden: Access Denied Error: Failed to create mount process",
+        "mountpoint.mount_refused",
+        {"bucket": "train-data", "region": "us-west-2", "reason": "Forbidden: Access Denied"},
+    ),
+    (
+        "Error: Failed to create S3 client Caused by: 0: initial ListObjectsV2 failed for bucket "
+        "train-data in region us-east-1 1: Client error 2: The bucket does not exist",
+        "mountpoint.mount_refused",
+        {"reason": "The bucket does not exist"},
+    ),
     # awslabs/mountpoint-s3 doc/TROUBLESHOOTING.md (Throttling Errors)
     (
         "request failed request_type=Default http_status=503 range=None duration=426.995805ms "
@@ -313,6 +354,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "Unauthorized",
         "goofys.bucket_access_denied",
         {"bucket": "mybucket", "reason": "401: 401 Unauthorized"},
+    ),
+    # Alluxio/alluxio issue #15017 (Alluxio FUSE on training nodes losing the master)
+    (
+        "alluxio.exception.status.UnavailableException: Failed after 1 attempts: "
+        "alluxio.exception.status.UnavailableException: Keepalive failed. The connection is "
+        "likely gone",
+        "alluxio.master_connection_lost",
+        {},
     ),
     # juicedata/juicefs issue #6146 (a metadata engine without the volume)
     (
@@ -369,6 +418,20 @@ NEGATIVE: list[tuple[str, str]] = [
         "mountpoint.request_throttled",
         "request finished request_type=Default http_status=200 range=None duration=12.5ms "
         "ttfb=Some(7.6ms) request_id=***",
+    ),
+    # awslabs/mountpoint-s3 doc/TROUBLESHOOTING.md: a DNS failure in the same chain (a path-style
+    # endpoint, not the bucket's configuration), flattened as the CSI event shows it
+    (
+        "mountpoint.mount_refused",
+        "Error: Failed to create S3 client Caused by: 0: initial ListObjectsV2 failed for bucket "
+        "my-bucket in region us-east-1 1: Client error 2: Unknown CRT error 3: CRT error 1059: "
+        "aws-c-io: AWS_IO_DNS_INVALID_NAME, Host name was invalid for dns resolution.",
+    ),
+    # Alluxio/alluxio issue #9020: the master unreachable at start (an authentication setting)
+    (
+        "alluxio.master_connection_lost",
+        "alluxio.exception.status.UnavailableException: Failed to connect to "
+        "FileSystemMasterClient @ alluxio-master/192.168.0.111:19998 after 44 attempts",
     ),
     # hackerschoice/segfault issue #112: rclone's closing line after fusermount's
     (
