@@ -98,7 +98,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # right when scored fresh): 135/232 with the thirteenth session's catalog.
 # 0.56 since the c36 and c37 batches (18 bundles from Kubernetes/cloud and Slurm/HPC threads not
 # cited before, 10 held out, 0/3 and 2/7 right when scored fresh): 137/242; 140/245 after the
-# c38 batch (3 held out, 2/3 fresh) and the one-SIGBUS-in-a-pod reading (+1).
+# c38 batch (3 held out, 2/3 fresh) and the one-SIGBUS-in-a-pod reading (+1). Still 0.56 after
+# the fourteenth session's one-host timeout rule (+1: 141/245) and the c39-c42 batches (34
+# bundles, 12 held out, 3/12 right when scored fresh): 144/257.
 HELDOUT_FLOOR_ACCURACY = 0.56
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -113,7 +115,8 @@ HELDOUT_FLOOR_ACCURACY = 0.56
 # 0.47 since the c32 batch (its one held-out hardware bundle scored 0/1 fresh): 23/48.
 # 0.48 after the c33 batch (its two held-out hardware bundles scored 0/2 fresh: 23/50) and the
 # twelfth session's Docker address-pool entry, which put one earlier held-out bundle right: 24/50.
-# 0.47 since the c34 batch (its one held-out hardware bundle scored 0/1 fresh): 24/51.
+# 0.47 since the c34 batch (its one held-out hardware bundle scored 0/1 fresh): 24/51. Still
+# 0.47 after the c39-c42 batches (four held-out hardware bundles, 2/4 fresh): 27/55.
 HELDOUT_FLOOR_HARDWARE_EXACT = 0.47
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
@@ -435,6 +438,45 @@ KNOWN_MISSES: dict[str, str] = {
     "hw-frontier-scream-t-mid-out-of-range-one-node-frontier08656": (
         "a climate model's physically impossible temperature on one node is the model's own "
         "check (no entry); that the node computed wrong, and runs exclude it, is the issue's"
+    ),
+    # the c39-c42 batches (fourteenth session), scored fresh before any rule changed: tune 10/22
+    # (pscom's wrong-opcode completion, libtpu's START_SESSION and NIXL's VRAM-as-host were read
+    # right after, from their emitters' sources)
+    "app-gaea-c6-ufs-sfs-2yr-segment-write-grid-comp-unknown-name-fb-rc101": (
+        "an ESMF write component's 'unknown name_FB' with rc=101 and MPI_Abort names no error an "
+        "entry reads; that the write grid component had a bug, fixed in a branch, is the thread's"
+    ),
+    "app-gke-kubeflow-keras-training-pod-evicted-node-low-on-memory": (
+        "a kubelet eviction for node memory pressure reads as transient (reschedule); that the "
+        "training's own memory use drove the node there is the maintainer's diagnosis"
+    ),
+    "hw-e3sm-pm-cpu-elm-surfrd-veg-weights-not-one-at-init-suspect-node": (
+        "a land model's check that weights sum to one failing at init is the model's own check "
+        "(no entry); that one node computed wrong is the issue's"
+    ),
+    "hw-e3sm-pm-cpu-sum-of-areas-not-4pi-at-init-one-suspect-node": (
+        "a grid check that the areas do not sum to 4*pi is the model's own check (no entry); that "
+        "a suspect node computed wrong is the issue's"
+    ),
+    "hw-nixl-ep-gb200-ib-ports-port-init-no-lid-mem-list-not-connected-slurm": (
+        "ibstat's ports in INIT or DOWN printed by a job are hardware 35 (a port may be unused); "
+        "that every port of the node never came up, so its ranks waited out the test, is CI triage"
+    ),
+    "hw-tpu-v6e-slice-failure-chip-driver-error-missed-health-check-k8s": (
+        "the session master's SLICE_FAILURE_CHIP_DRIVER_ERROR names a worker by its headless "
+        "service address, which no rule maps to a node; the guide's mapping to a host is the PR's"
+    ),
+    "tr-iris-rl-root-cpu-worker-request-timed-out-tpu-children-killed-parent-preempted": (
+        "a Marin/Iris scheduler's 'worker failed: Request timed out' and 'Parent task preempted' "
+        "have no entry; that the scheduler counts the lost CPU worker as a preemption is the log's"
+    ),
+    "tr-tpu-ci-agent-accepts-job-mid-provisioning-persist-disk-permission-denied": (
+        "mkdir's 'Permission denied' on a mount point reads as nothing decisive; that the agent "
+        "took the job before its disk was mounted, and the next job passed, is the PR's"
+    ),
+    "tr-tpu-v5p-vm-wedged-leftover-task-container-holds-iommu-group-no-accelerator": (
+        "'No accelerator found' reads as the job's exception; that a leftover container of an "
+        "earlier task held the TPU is the ops record's"
     ),
 }
 

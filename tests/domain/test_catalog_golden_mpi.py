@@ -74,6 +74,9 @@ REQUIRED: dict[str, Blame] = {
     "ucx.no_transport": Blame.APPLICATION,
     "ucx.caught_signal": Blame.SYMPTOM,
     "ucx.memlock_limit": Blame.APPLICATION,
+    "pscom.openib_completion_error": Blame.SYMPTOM,
+    "pscom.connection_failed": Blame.SYMPTOM,
+    "ucx.gpu_memory_seen_as_host": Blame.APPLICATION,
 }
 
 
@@ -83,7 +86,7 @@ REQUIRED: dict[str, Blame] = {
     test_every_family_signature_is_pinned,
 ) = family_contract(
     {
-        "signatures-mpi.toml": frozenset({"ompi", "pmix", "mpich", "horovod"}),
+        "signatures-mpi.toml": frozenset({"ompi", "pmix", "mpich", "horovod", "pscom"}),
         "signatures-ucx.toml": frozenset({"ucx"}),
     },
     REQUIRED,
@@ -110,6 +113,30 @@ def test_a_crash_ucx_reports_is_not_a_complaint_about_a_peer() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # rendered: ai-dynamo/nixl src/plugins/ucx/ucx_utils.cpp, the whole message
+        "ucx.gpu_memory_seen_as_host",
+        "E0412 10:02:11.331207 88412 ucx_utils.cpp:592] VRAM memory is detected as host by UCX."
+        " UCX is likely not configured with CUDA support. VRAM registration cannot proceed.",
+        {},
+    ),
+    (  # rendered: ParaStation/pscom lib/pscom4openib/psoib.c, its syslog copy
+        "pscom.openib_completion_error",
+        "Jun 21 14:02:11 jwc04n120 fesom.x[40211]: pscom4openib: ibv_poll_cq(): Infiniband"
+        " returned the wrong Opcode 5408",
+        {"opcode": "5408"},
+    ),
+    (  # rendered: ParaStation/pscom lib/pscom4openib/psoib.c, a send completed in error
+        "pscom.openib_completion_error",
+        "<PSP:r0000012:ib:Failed send request (status 12 : transport retry counter exceeded)."
+        " Connection broken!>",
+        {"status": "12", "text": "transport retry counter exceeded"},
+    ),
+    (  # FESOM/fesom2 issue #166 (the write side of the same connection)
+        "pscom.connection_failed",
+        "359: <PSP:r0000359:connection to (10.13.6.39,20811,0x168,r0000386)"
+        " (type:openib,state:wo) : write : Broken pipe>",
+        {"type": "openib", "op": "write", "error": "Broken pipe"},
+    ),
     (  # open-mpi/ompi issue #12607 (timestamped by the CI, node on the next line)
         "ompi.rank_aborted",
         "15:50:32   mpirun has exited due to process rank 1 with PID 0 on",
@@ -279,6 +306,16 @@ def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> Non
 
 
 NEGATIVE: list[tuple[str, str]] = [
+    # NIXL's warning alone is no failure: the transports may still be selected (rendered)
+    (
+        "ucx.gpu_memory_seen_as_host",
+        "W ucx_utils.cpp:631] 4 NVIDIA GPU(s) were detected, but UCX CUDA support was not found!",
+    ),
+    # pscom printing a connection's state in its debug output is no failure (rendered)
+    (
+        "pscom.connection_failed",
+        "<PSP:r0000003:connection to (10.13.6.39,20811,0x168,r0000386) (type:openib,state:open)>",
+    ),
     # a clock in brackets is no host:pid prefix
     ("ucx.caught_signal", "[12:34:56] Caught signal 11 (Segmentation fault)"),
     # a signal number in a launcher's own summary is not OPAL's crash report

@@ -42,6 +42,7 @@ BLAME: dict[str, Blame] = {
     # sweep H3 (issue 14): golden lines in test_catalog_tracker_xla_rocm.py, one here each
     "xla.tpu_session_failure": Blame.SYMPTOM,
     "xla.tpu_no_device": Blame.APPLICATION,
+    "xla.tpu_start_session_failed": Blame.TRANSIENT,
     "xla.stream_executor_bad_ordinal": Blame.APPLICATION,
     "xla.fatal_signal": Blame.SYMPTOM,
     # sweep L4 (issue 14)
@@ -278,6 +279,14 @@ GOLDEN += [
         "XlaRuntimeError: UNKNOWN: TPU initialization failed: No ba16c7433 device found.",
         "xla.tpu_no_device",
         {"reason": "ba16c7433 device found"},
+    ),
+    # vllm-project/tpu-inference#3448 (the JaxRuntimeError form of the same failure)
+    (
+        "(RayWorkerProc pid=4388) jax.errors.JaxRuntimeError: INTERNAL: TPU initialization "
+        "failed: GRPC_ERROR error message: START_SESSION failed. Contact GCE with UUID: "
+        "c41e07d2-9a3b-4f18-8d5e-2b7f61a0c9e4 if this is recurring. Max # of tries(=3) exhausted.",
+        "xla.tpu_start_session_failed",
+        {"uuid": "c41e07d2-9a3b-4f18-8d5e-2b7f61a0c9e4"},
     ),
     # jax-ml/jax#23452
     (
