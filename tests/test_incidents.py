@@ -286,9 +286,10 @@ KNOWN_MISSES: dict[str, str] = {
     ),
     # c19c (a fresh batch scored before any rule was changed for it)
     "hw-k8s-uncorrectable-ecc-gpu-cuda-oom-every-pod": (
-        "the only line is 'RuntimeError: CUDA error: out of memory' at the first allocation, "
-        "which reads as the job's OOM (application); the GPU's uncorrectable ECC error is in "
-        "nvidia-smi in the thread, not in the lines (no Xid, no device-plugin health event)"
+        "the only line is 'RuntimeError: CUDA error: out of memory' at the first allocation of a "
+        "one-node job: a GPU others fill or that cannot allocate, or the job's device choice "
+        "(unknown); the GPU's uncorrectable ECC error is in nvidia-smi in the thread, not in the "
+        "lines (no Xid, no device-plugin health event)"
     ),
     "hw-k8s-v100s-uncorrectable-ecc-cannot-allocate-memory": (
         "'cuda error: Cannot allocate memory' has no known emitter (an ENOMEM text in the "
@@ -397,9 +398,9 @@ KNOWN_MISSES: dict[str, str] = {
         "rerun is the thread's"
     ),
     "tr-h200-ci-runners-residual-vram-set-device-oom": (
-        "'CUDA error: out of memory' at the job's first CUDA call (set_device) reads as the "
-        "job's own memory use (application); that other processes on the shared runners held "
-        "the memory, and main failed the same way, is the thread's"
+        "'CUDA error: out of memory' at the job's first CUDA call (set_device) on one runner "
+        "leaves the GPU or the job open (unknown); that other processes on the shared runners "
+        "held the memory, and main failed the same way, is the thread's"
     ),
     "unknown-jz-a100-40-node-100b-hangs-after-iteration-1-no-error-cuda-launch-blocking-workaround": (
         "a hang with progress stopping on every node at once and no error anywhere reads as a "

@@ -182,6 +182,25 @@ def test_no_usable_gpu_on_two_nodes_or_a_single_node_job_names_nobody() -> None:
     assert attribute(job(nodes=("n1",)), one, [], RULES).suspect_nodes == ()
 
 
+def test_no_memory_for_a_cuda_call_on_only_one_node_names_it() -> None:
+    # PyTorch's "CUDA error: out of memory" at n2's first CUDA call (its context found the GPU
+    # full); the others started the same code and wait on n2's ranks.
+    fs = [f("cuda.call_oom", "n2", Blame.HARDWARE, 45, 1, source=Source.LOGS)]
+    fs.extend(timeout(n, 31) for n in NODES if n != "n2")
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
+def test_no_memory_for_a_cuda_call_everywhere_is_the_job_and_alone_is_open() -> None:
+    # every rank creating its context on one GPU fails on every node: the job's device choice
+    every = [f("cuda.call_oom", n, Blame.HARDWARE, 45, 1, source=Source.LOGS) for n in NODES]
+    assert attribute(job(), every, [], RULES).cause is Cause.APPLICATION
+    # one host: a GPU other processes fill, or the job's own choice, and no line says which
+    one = [f("cuda.call_oom", "n1", Blame.HARDWARE, 45, 1, source=Source.LOGS)]
+    v = attribute(job(nodes=("n1",)), one, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ())
+
+
 def test_a_loopback_peer_is_the_configuration_of_a_job_spanning_nodes() -> None:
     # gloo resolved a host name to 127.0.1.1 (/etc/hosts): every retry fails the same way
     loop = f("netconfig.loopback_peer", "n2", Blame.SYMPTOM, 30, 1, source=Source.LOGS)

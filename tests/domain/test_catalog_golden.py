@@ -732,10 +732,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "enqueue.cc:1556 NCCL WARN Cuda failure 700 'an illegal memory access was encountered'",
         {"code": "700"},
     ),
-    # MIC-DKFZ/nnUNet issue #593 (cudaErrorMemoryAllocation as PyTorch prints it)
-    ("cuda.oom", "RuntimeError: CUDA error: out of memory", {}),
+    # MIC-DKFZ/nnUNet issue #593 (cudaErrorMemoryAllocation as PyTorch prints it: a CUDA call,
+    # not the caching allocator)
+    ("cuda.call_oom", "RuntimeError: CUDA error: out of memory", {}),
     # bluer555/CR-GAN issue #8 (title)
-    ("cuda.oom", "RuntimeError: CUDA error:out of memory", {}),
+    ("cuda.call_oom", "RuntimeError: CUDA error:out of memory", {}),
+    # rendered: PyTorch >= 2.8 raises C10_CUDA_CHECK's errors as torch.AcceleratorError
+    ("cuda.call_oom", "torch.AcceleratorError: CUDA error: out of memory", {}),
     # pytorch/pytorch issue #10853 (the pre-1.0 THC wording)
     (
         "cuda.launch_timeout",

@@ -6,9 +6,9 @@ every node of a job is the application, XID 154 follows the driver's recovery-ac
 NVLink5 XIDs marked non-fatal in their own text decide nothing, and an ECC error the driver
 contained (XID 94, no 48/64/95/140) is the application's to retry, not the node's. A CUDA
 error that may be the device or the software (a launch timeout, no usable GPU) on every node
-of a job at once is the software; CUDA finding no usable GPU on one node of a multi-node job,
-and on no other, is that node's. A peer on a loopback address in a job spanning nodes is the
-job's network configuration.
+of a job at once is the software; CUDA finding no usable GPU (or, in PyTorch's words, no memory
+for a CUDA call) on one node of a multi-node job, and on no other, is that node's. A peer on a
+loopback address in a job spanning nodes is the job's network configuration.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ GRACE = timedelta(minutes=5)
 # every node of a multi-node job they are the job's (nodes do not fail together).
 DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "cuda.launch_timeout", "cuda.device_unavailable", "cuda.launch_failure", "cuda.unknown_error",
-    "cuda.library_execution_failed", "cuda.setup_either",
+    "cuda.library_execution_failed", "cuda.setup_either", "cuda.call_oom",
     # the same errors by code name, or in other runtimes' words (signatures-gpuusers.toml)
     "cuda.launch_failed_code", "ort.cuda_unknown_error", "torch.thc_cublas_failed",
     "tf.cuinit_failed",
@@ -46,6 +46,9 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
 # when one node of a multi-node job says it and the others do not: they started the same code
 # on GPUs that answered, which is the corroboration the text alone lacks.
 NO_USABLE_GPU = "cuda.device_unavailable"
+# PyTorch's "CUDA error: out of memory" from a CUDA call (the context, at the first one) is the
+# same story: a GPU whose memory other processes hold, or that cannot allocate, on that node.
+NO_GPU_MEMORY = "cuda.call_oom"
 ONE_NODE_NO_GPU_WEIGHT = 65
 COMPLAINT_WEIGHT = 20  # a collective symptom (a lost peer, a timeout), as in shape.py
 
@@ -148,7 +151,7 @@ def in_context(
         and not any(x in HARD_MEMORY_XIDS for x in xs)
     }
     everywhere = _on_every_node(job, kept, DEVICE_OR_SOFTWARE_SIGNALS | VOLUME_SIGNALS)
-    alone = _on_one_node_only(job, kept, NO_USABLE_GPU)
+    alone = {sig: _on_one_node_only(job, kept, sig) for sig in (NO_USABLE_GPU, NO_GPU_MEMORY)}
     shared_mapping = _sigbus_of_a_mapping(job, kept)
     out: list[Finding] = []
     for f in kept:
@@ -158,8 +161,12 @@ def in_context(
                 f = _reread(f, Blame.TRANSIENT, 60, NodeAction.NONE, "contained by the driver")
             elif f.signal in everywhere:
                 f = _reread(f, Blame.APPLICATION, 60, NodeAction.NONE, "on every node: the job's")
-            elif f.signal == NO_USABLE_GPU and f.node == alone and f.blame is Blame.HARDWARE:
-                note = "the only node of the job without a usable GPU"
+            elif f.signal in alone and f.node == alone[f.signal] and f.blame is Blame.HARDWARE:
+                note = (
+                    "the only node of the job without a usable GPU"
+                    if f.signal == NO_USABLE_GPU
+                    else "the only node of the job whose GPU had no memory for a CUDA call"
+                )
                 f = _reread(f, Blame.HARDWARE, ONE_NODE_NO_GPU_WEIGHT, f.node_action, note)
             elif f.node in shared_mapping and _is_sigbus(f):
                 note = (
