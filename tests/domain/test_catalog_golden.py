@@ -47,6 +47,7 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "ib.link_down": Blame.HARDWARE,
     "ib.port_event": Blame.HARDWARE,
     "nic.mlx5_fatal": Blame.HARDWARE,
+    "nic.mlx5_pci_channel_error": Blame.HARDWARE,
     "kernel.oom_kill": Blame.APPLICATION,
     "kernel.hung_task": Blame.SYMPTOM,
     # NCCL
@@ -206,6 +207,17 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "ib.port_event",  # NVSentinel NIC driver e2e case
         "kernel: [123.456794] mlx5_core 0000:5c:00.0: Port module event[error]: module 0, "
         "Cable error, High Temperature",
+        {},
+    ),
+    (  # linux-pci, "[PATCH] PCI/DPC: Extend DPC recovery timeout" (2025-07-07): the second port
+        "nic.mlx5_pci_channel_error",
+        "[ 83.442100] mlx5_core 0004:01:00.1: mlx5_pci_err_detected Device state = 2 health "
+        "sensors: 1 pci_status: 1. Enter, pci channel state = 2",
+        {"state": "2"},
+    ),
+    (  # the same thread: the health poll's report
+        "nic.mlx5_pci_channel_error",
+        "[ 82.395040] mlx5_core 0004:01:00.1: print_health:819:(pid 0): Fatal error detected",
         {},
     ),
     (
@@ -826,6 +838,17 @@ ASYNC_HINT = (
 
 # (signature key, line that must NOT match it).
 NEGATIVE: list[tuple[str, str]] = [
+    # a normal channel (a non-fatal error the driver carries on through), and the handler's exit
+    (  # rendered: mlx5 main.c mlx5_pci_err_detected, state 1
+        "nic.mlx5_pci_channel_error",
+        "mlx5_core 0000:01:00.0: mlx5_pci_err_detected Device state = 1 health sensors: 0 "
+        "pci_status: 1. Enter, pci channel state = 1",
+    ),
+    (  # the linux-pci thread above
+        "nic.mlx5_pci_channel_error",
+        "[ 83.431094] mlx5_core 0004:01:00.0: mlx5_pci_err_detected Device state = 2 pci_status: 0."
+        " Exit, result = 3, need reset",
+    ),
     ("nvrm.fallen_off_bus", XID79_LINE),
     ("nvrm.fallen_off_bus", "NVRM: Xid (PCI:0000:05:00): 79, GPU has fallen off the bus."),
     (
