@@ -122,6 +122,12 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "https://huggingface.co/meta-llama/Meta-Llama-3-8B/resolve/main/config.json",
         {},
     ),
+    (  # pytorch/torchtitan issue #2239 (huggingface_hub's retry warning, every rank at once)
+        "service.rate_limited",
+        "HTTP Error 429 thrown while requesting GET https://huggingface.co/api/datasets/allenai/"
+        "c4/tree/1588ec454efa1a09f29cd18ddd04fe05fc8653a2/en?expand=false&recursive=true&limit=1000",
+        {},
+    ),
     (  # huggingface/smolagents pull request #599 (CI failure line)
         "service.rate_limited",
         "FAILED tests/test_models.py::ModelTests::test_get_hfapi_message_no_tool - "
