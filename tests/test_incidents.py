@@ -100,8 +100,10 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # cited before, 10 held out, 0/3 and 2/7 right when scored fresh): 137/242; 140/245 after the
 # c38 batch (3 held out, 2/3 fresh) and the one-SIGBUS-in-a-pod reading (+1). Still 0.56 after
 # the fourteenth session's one-host timeout rule (+1: 141/245) and the c39-c42 batches (34
-# bundles, 12 held out, 3/12 right when scored fresh): 144/257.
-HELDOUT_FLOOR_ACCURACY = 0.56
+# bundles, 12 held out, 3/12 right when scored fresh): 144/257. 0.54 since the c43-c46 batches
+# (38 bundles from PyTorch, collective-library, post-training and orchestration threads not
+# cited before, 16 held out, 4/16 right when scored fresh): 148/273.
+HELDOUT_FLOOR_ACCURACY = 0.54
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -116,8 +118,9 @@ HELDOUT_FLOOR_ACCURACY = 0.56
 # 0.48 after the c33 batch (its two held-out hardware bundles scored 0/2 fresh: 23/50) and the
 # twelfth session's Docker address-pool entry, which put one earlier held-out bundle right: 24/50.
 # 0.47 since the c34 batch (its one held-out hardware bundle scored 0/1 fresh): 24/51. Still
-# 0.47 after the c39-c42 batches (four held-out hardware bundles, 2/4 fresh): 27/55.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.47
+# 0.47 after the c39-c42 batches (four held-out hardware bundles, 2/4 fresh): 27/55. 0.46
+# since the c43-c46 batches (three held-out hardware bundles, 0/3 fresh): 27/58.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.46
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -478,6 +481,47 @@ KNOWN_MISSES: dict[str, str] = {
     "tr-tpu-v5p-vm-wedged-leftover-task-container-holds-iommu-group-no-accelerator": (
         "'No accelerator found' reads as the job's exception; that a leftover container of an "
         "earlier task held the TPU is the ops record's"
+    ),
+    # the c43-c46 batches (fourteenth session), scored fresh: tune 12/22 (huggingface_hub's 429
+    # retry warning was read right after, from its source)
+    "app-imagenet-mp-spawn-two-nodes-nccl-unhandled-cuda-old-nccl": (
+        "NCCL's 'unhandled cuda error' at DDP construction on both nodes is a symptom with nothing "
+        "behind it (unknown); that the NCCL was too old, and the interface setting fixed it, is "
+        "the thread's"
+    ),
+    "app-kuberay-two-trn1-torchxla-backend-no-neuron-rt-root-comm-id-buildglobalcomm-k8s": (
+        "the Neuron runtime's 'Nrt::BuildGlobalComm failed ... Non specific failure' has no entry "
+        "(its source does not say why); that Ray's backend never set NEURON_RT_ROOT_COMM_ID is the "
+        "thread's"
+    ),
+    "app-nanogpt-multinode-ddp-crash-before-training-no-ib-needs-nccl-ib-disable": (
+        "a watchdog cascade before any progress reads as a set-up failure (unknown: retry once); "
+        "that the nodes have no InfiniBand and need NCCL_IB_DISABLE is the PR's"
+    ),
+    "app-torchrun-c10d-rdzv-ip-endpoint-no-store-host": (
+        "both agents timing out against the rendezvous store reads as a rendezvous that failed "
+        "(transient); that no agent hosted the store because the endpoint was an IP is the issue's"
+    ),
+    "app-tt-blackhole-e2e-fabric-router-sync-timeout-regression-commit-k8s": (
+        "Tenstorrent's 'Fabric Router Sync: Timeout' has no entry (a link or the firmware's "
+        "handshake); that a commit regressed it is the maintainers'"
+    ),
+    "hw-tt-ci-vm-board-reset-fails-taken-out-of-service-reprovision-slurm": (
+        "tt-smi's 'Unable to reset board successfully' has no entry; that the runner's board was "
+        "bad and the VM was reprovisioned is the issue's"
+    ),
+    "tr-rccl-ci-test-step-15min-timeout-loaded-gfx942-runner-throughput-k8s": (
+        "a CI step's own timeout with no failed test names no cause (unknown); that the runner was "
+        "slowed by load is the maintainers'"
+    ),
+    "app-openrlhf-three-nodes-actor-unavailable-ray-head-bound-0000": (
+        "Ray's 'actor ... is unavailable' reads as a lost peer (transient); that the head was "
+        "started on 0.0.0.0 is the thread's"
+    ),
+    "app-openrlhf-vllm-worker-dials-docker-bridge-172-17-two-nodes": (
+        "c10d's client timing out against 172.17.0.2 after the job trained reads as a collective "
+        "failure (transient); that the address is Docker's bridge, unreachable from the other "
+        "host, is the maintainer's"
     ),
 }
 
