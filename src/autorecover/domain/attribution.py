@@ -255,13 +255,6 @@ def _decide(
                 "fails the same way on every retry; retry once, a repeat stops it"
             )
             return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
-        quiet = missing_from_cascade(job, seen)
-        started = (
-            f" (it started on {quiet}, the one node that did not complain, but nothing "
-            "else points at its hardware)"
-            if quiet is not None
-            else ""
-        )
         if len(job.nodes) == 1 and only_waited_out(collective) and not killed_or_lost(job, seen):
             why = (
                 "collectives timed out on one host and nothing else is wrong: no peer lost, no "
@@ -269,7 +262,13 @@ def _decide(
                 "arrived or a GPU that hung, and no line says which: retry once, a repeat stops it"
             )
             return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
-        return _verdict(Cause.TRANSIENT, (), [], symptoms, why + started)
+        quiet = missing_from_cascade(job, seen)
+        if quiet is not None:
+            why += (
+                f" (it started on {quiet}, the one node that did not complain, but nothing "
+                "else points at its hardware)"
+            )
+        return _verdict(Cause.TRANSIENT, (), [], symptoms, why)
     if raised:
         ranks = {(f.node, f.rank) for f in outliers}
         own = [f for f in raised if (f.node, f.rank) in ranks] or raised
