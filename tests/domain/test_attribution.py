@@ -201,6 +201,32 @@ def test_no_memory_for_a_cuda_call_everywhere_is_the_job_and_alone_is_open() -> 
     assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ())
 
 
+def nvls(node: str, minutes: float, line: int = 5) -> list[Finding]:
+    """NCCL's NVLS set-up warning as the scanner reads it: its own entry and the CUDA text's."""
+    text = "transport/nvls.cc:598 NCCL WARN Cuda failure 1 'invalid argument'"
+    kw: dict[str, object] = {"source": Source.LOGS, "line": line, "text": text}
+    return [
+        f("nccl.nvls_setup_failure", node, Blame.HARDWARE, 50, minutes, **kw),
+        f("cuda.invalid_usage", node, Blame.APPLICATION, 60, minutes, **kw),
+    ]
+
+
+def test_an_nvls_set_up_failure_on_one_node_of_several_names_it() -> None:
+    fs = [*nvls("n2", 1), *(timeout(n, 31) for n in NODES if n != "n2")]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
+def test_an_nvls_set_up_failure_alone_is_neither_the_node_nor_the_job() -> None:
+    # one host: its fabric state or the software; the CUDA text NCCL hit there, and the same
+    # text PyTorch quotes as NCCL's last error, are the set-up's, not the job's own call
+    last = f("nccl.last_error_cuda_failure", "n1", Blame.SYMPTOM, 15, 1.1, source=Source.LOGS,
+             line=9, text="[rank0]: Cuda failure 1 'invalid argument'")  # fmt: skip
+    usage = replace(last, signal="cuda.invalid_usage", blame=Blame.APPLICATION, weight=60)
+    v = attribute(job(nodes=("n1",)), [*nvls("n1", 1), last, usage], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ())
+
+
 def test_a_loopback_peer_is_the_configuration_of_a_job_spanning_nodes() -> None:
     # gloo resolved a host name to 127.0.1.1 (/etc/hosts): every retry fails the same way
     loop = f("netconfig.loopback_peer", "n2", Blame.SYMPTOM, 30, 1, source=Source.LOGS)

@@ -45,6 +45,12 @@ from domain.golden import found
          "dcgm.health_warning", Blame.HARDWARE, Source.SYSTEM),
         ("Unable to determine the device handle for GPU 0000:3B:00.0: Unknown Error",
          "nvml.device_handle_failed", Blame.HARDWARE, Source.SYSTEM),
+        # vllm-project/vllm pull request #37210 (one node's faulted GPU, at `from vllm import LLM`)
+        ("vllm.third_party.pynvml.NVMLError_Unknown: Unknown Error", "nvml.py_unknown_error",
+         Blame.HARDWARE, Source.LOGS),
+        # rendered: nvidia-ml-py pynvml.py's class for NVML_ERROR_CORRUPTED_INFOROM
+        ("pynvml.NVMLError_CorruptedInforom: Corrupted infoROM", "nvml.py_device_fault",
+         Blame.HARDWARE, Source.LOGS),
         ("pcieport 0000:c0:03.1: AER: Uncorrected (Fatal) error received: id=c018",
          "pcie.aer_fatal_received", Blame.HARDWARE, Source.SYSTEM),
         ("ib0: transmit timeout: latency 9864 msecs", "ib.ipoib_tx_timeout", Blame.HARDWARE,
@@ -68,6 +74,9 @@ def test_driver_lines(line: str, signal: str, blame: Blame, source: Source) -> N
         "RuntimeError: CUDA driver error: CUDA_ERROR_HARDWARE_STACK_ERROR",
         "failed with CUDA_ERROR_CONTAINED",
         "pcieport 0000:00:02.0: AER: Uncorrected (Non-Fatal) error received: 0000:02:00.0",
+        # pynvml codes that are the caller's, not the device's (rendered)
+        "pynvml.NVMLError_NotSupported: Not Supported",
+        "pynvml.nvml.NVMLError_NoPermission: Insufficient Permissions",
     ],
 )
 def test_driver_neighbours_name_no_device_fault(line: str) -> None:

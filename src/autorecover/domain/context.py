@@ -32,6 +32,7 @@ GRACE = timedelta(minutes=5)
 DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "cuda.launch_timeout", "cuda.device_unavailable", "cuda.launch_failure", "cuda.unknown_error",
     "cuda.library_execution_failed", "cuda.setup_either", "cuda.call_oom",
+    "nccl.nvls_setup_failure", "nvml.py_unknown_error",
     # the same errors by code name, or in other runtimes' words (signatures-gpuusers.toml)
     "cuda.launch_failed_code", "ort.cuda_unknown_error", "torch.thc_cublas_failed",
     "tf.cuinit_failed",
@@ -49,6 +50,16 @@ NO_USABLE_GPU = "cuda.device_unavailable"
 # PyTorch's "CUDA error: out of memory" from a CUDA call (the context, at the first one) is the
 # same story: a GPU whose memory other processes hold, or that cannot allocate, on that node.
 NO_GPU_MEMORY = "cuda.call_oom"
+# NCCL failing to set up NVLink SHARP multicast is the node's fabric state or the software: on
+# one node of a multi-node job only, that node's NVSwitch fabric (nccl.nvls_setup_failure).
+NO_NVLS = "nccl.nvls_setup_failure"
+LAST_ERROR = "nccl.last_error_cuda_failure"  # PyTorch quoting NCCL's last CUDA error
+ONE_NODE_SIGNALS = {
+    NO_USABLE_GPU: "the only node of the job without a usable GPU",
+    NO_GPU_MEMORY: "the only node of the job whose GPU had no memory for a CUDA call",
+    NO_NVLS: "the only node of the job whose NVLS multicast set-up failed",
+    "nvml.py_unknown_error": "the only node of the job whose GPU NVML could not reach",
+}
 ONE_NODE_NO_GPU_WEIGHT = 65
 COMPLAINT_WEIGHT = 20  # a collective symptom (a lost peer, a timeout), as in shape.py
 
@@ -151,22 +162,22 @@ def in_context(
         and not any(x in HARD_MEMORY_XIDS for x in xs)
     }
     everywhere = _on_every_node(job, kept, DEVICE_OR_SOFTWARE_SIGNALS | VOLUME_SIGNALS)
-    alone = {sig: _on_one_node_only(job, kept, sig) for sig in (NO_USABLE_GPU, NO_GPU_MEMORY)}
+    alone = {sig: _on_one_node_only(job, kept, sig) for sig in ONE_NODE_SIGNALS}
     shared_mapping = _sigbus_of_a_mapping(job, kept)
+    nvls_lines = _nvls_lines(kept)
     out: list[Finding] = []
     for f in kept:
         number = xid_number(f)
         if number is None:
-            if f.signal == "cuda.ecc_uncorrectable" and f.node in contained:
+            if f.signal != NO_NVLS and (f.node, f.source, f.line) in nvls_lines:
+                # the CUDA error NCCL's NVLS set-up hit: the set-up's, not the job's own call
+                f = _reread(f, Blame.SYMPTOM, 10, NodeAction.NONE, "NCCL's NVLS set-up failed")
+            elif f.signal == "cuda.ecc_uncorrectable" and f.node in contained:
                 f = _reread(f, Blame.TRANSIENT, 60, NodeAction.NONE, "contained by the driver")
             elif f.signal in everywhere:
                 f = _reread(f, Blame.APPLICATION, 60, NodeAction.NONE, "on every node: the job's")
             elif f.signal in alone and f.node == alone[f.signal] and f.blame is Blame.HARDWARE:
-                note = (
-                    "the only node of the job without a usable GPU"
-                    if f.signal == NO_USABLE_GPU
-                    else "the only node of the job whose GPU had no memory for a CUDA call"
-                )
+                note = ONE_NODE_SIGNALS[f.signal]
                 f = _reread(f, Blame.HARDWARE, ONE_NODE_NO_GPU_WEIGHT, f.node_action, note)
             elif f.node in shared_mapping and _is_sigbus(f):
                 note = (
@@ -221,6 +232,18 @@ def _on_one_node_only(job: JobRecord, findings: Sequence[Finding], signal: str) 
         for f in findings
     )
     return None if went_on else node
+
+
+def _nvls_lines(findings: Sequence[Finding]) -> set[tuple[str, Source, int]]:
+    """The lines that tell NCCL's NVLS set-up failure: its own `transport/nvls.cc` warning, and
+    the CUDA error PyTorch then quotes as NCCL's last error on the same node (ncclGetLastError
+    after "Last error:"): one failure, whose CUDA text is the set-up's, not the job's own call."""
+    nodes = {f.node for f in findings if f.signal == NO_NVLS}
+    return {
+        (f.node, f.source, f.line)
+        for f in findings
+        if f.signal == NO_NVLS or (f.signal == LAST_ERROR and f.node in nodes)
+    }
 
 
 def _is_sigbus(f: Finding) -> bool:
