@@ -1,0 +1,57 @@
+"""Emitter audit (session 14): entries whose line read two situations the emitter itself tells
+apart, one of which means something else. Each split is pinned on both sides with a real line
+from the public thread cited beside it (or the emitter's format rendered, said so beside it):
+the side that keeps the old entry, and the side that a narrower entry (or another existing one)
+now reads instead.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.golden import hits
+
+# (real line, the key that must read it, the key that must not)
+SPLITS: list[tuple[str, str, str | None]] = [
+    # kubelet pkg/kubelet/eviction: node pressure (transient) against the pod's own ephemeral
+    # storage limit (application), both with the reason Evicted.
+    # FederatedAI/KubeFATE issue #64 (kubectl get events, node pressure)
+    ("4m11s       Warning   Evicted               pod/egg-<id here>    The node was low on "
+     "resource: memory. Container egg was using 5053216Ki, which exceeds its request of 0.",
+     "k8s.evicted", "cloud.k8s_storage_limit_eviction"),
+    # kubernetes/kubernetes issue #122160 (kubectl describe events, the pod's own limit)
+    ("Warning  Evicted              2m57s  kubelet            Pod ephemeral local storage "
+     "usage exceeds the total limit of containers 5Mi.",
+     "cloud.k8s_storage_limit_eviction", "k8s.evicted"),
+    # rendered: containerEphemeralStorageMessageFmt after a describe event's reason
+    ('  Warning  Evicted  2m  kubelet  Container runner exceeded its local ephemeral storage '
+     'limit "4Gi". ', "cloud.k8s_storage_limit_eviction", "k8s.evicted"),
+    # rendered: the emptyDir limit message after a describe event's reason
+    ('  Warning  Evicted  2m  kubelet  Usage of EmptyDir volume "dshm" exceeds the limit '
+     '"1Gi". ', "cloud.k8s_storage_limit_eviction", "k8s.evicted"),
+    # kubelet's UnexpectedAdmissionError: "Allocate failed due to %v, which is unexpected".
+    # kubernetes/kubernetes issue #96519 (the device plugin not ready yet in an e2e run)
+    (r's: "pod \"nvidia-gpu-13237348-f464-496a-9e10-7d2bd90a5aad\" failed with reason: '
+     r'\"UnexpectedAdmissionError\", message: \"Pod Allocate failed due to requested number '
+     r'of devices unavailable for nvidia.com/gpu. Requested: 1, Available: 0, which is '
+     r'unexpected\"",',
+     "k8s.unexpected_admission", None),
+    # NVIDIA/k8s-device-plugin issue #2038 (a GPU fallen off the bus on one node)
+    ("Warning  UnexpectedAdmissionError  pod/detr-ddp-worker-1  Allocate failed due to "
+     "device plugin GetPreferredAllocation rpc failed",
+     "k8s.device_plugin_rpc_failed", "k8s.unexpected_admission"),
+    # a cluster runbook's NVLink error in one node (signatures-nvstack.toml's comment)
+    ("Warning  UnexpectedAdmissionError  3m25s  kubelet  Allocate failed due to device plugin "
+     "GetPreferredAllocation rpc failed with err: rpc error: code = Unknown desc = error "
+     "getting list of preferred allocation devices: unable to get device link information: "
+     "error getting NVLink for devices (0, 1)",
+     "k8s.device_plugin_rpc_failed", "k8s.unexpected_admission"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("line", "key", "not_key"), SPLITS)
+def test_split_sides(line: str, key: str, not_key: str | None) -> None:
+    matched = hits(line)
+    assert key in matched, matched
+    if not_key is not None:
+        assert not_key not in matched, matched
