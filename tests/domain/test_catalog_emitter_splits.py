@@ -46,6 +46,30 @@ SPLITS: list[tuple[str, str, str | None]] = [
      "getting list of preferred allocation devices: unable to get device link information: "
      "error getting NVLink for devices (0, 1)",
      "k8s.device_plugin_rpc_failed", "k8s.unexpected_admission"),
+    # urllib3 names the pool's host: an outside service (transient) against a server on the
+    # job's own host (a symptom of that server not being up).
+    # AUTOMATIC1111/stable-diffusion-webui issue #17165 (huggingface_hub's retry warning)
+    ("WARNING:huggingface_hub.utils._http:'(MaxRetryError(\"HTTPSConnectionPool(host="
+     "'huggingface.co', port=443): Max retries exceeded with url: /openai/clip-vit-large-"
+     "patch14/resolve/main/merges.txt (Caused by NewConnectionError('<urllib3.connection."
+     "HTTPSConnection object at 0x7fc30f2ea230>: Failed to establish a new connection: [Errno "
+     "101] Network is unreachable'))\"), '(Request ID: 5f7287e5-2203-46b5-9dcf-e03db5035a99)')' "
+     "thrown while requesting HEAD https://huggingface.co/openai/clip-vit-large-patch14/resolve/"
+     "main/merges.txt",
+     "service.http_connection_failed", "service.local_server_unreachable"),
+    # vllm-project/vllm issue #5082 (the client asked a local vLLM server on the wrong port)
+    ("requests.exceptions.ConnectionError: HTTPConnectionPool(host='localhost', port=8898): Max "
+     "retries exceeded with url: /v1/completions (Caused by NewConnectionError('<urllib3."
+     "connection.HTTPConnection object at 0x7f2d9c1e1c90>: Failed to establish a new "
+     "connection: [Errno 111] Connection refused'))",
+     "service.local_server_unreachable", "service.http_connection_failed"),
+    # CerebriumAI/examples issue #39 (the job's own vLLM server not up yet)
+    ("Send Result: {'run_id': '71d6c236-fe7a-961f-9548-120375ac8377', 'result': {'error': "
+     "\"HTTPConnectionPool(host='127.0.0.1', port=5000): Max retries exceeded with url: "
+     "/v1/models (Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at "
+     "0x7fc7730c5490>: Failed to establish a new connection: [Errno 111] Connection "
+     "refused'))\"}, 'run_time_ms': 7026.292324066162}",
+     "service.local_server_unreachable", "service.http_connection_failed"),
 ]  # fmt: skip
 
 
