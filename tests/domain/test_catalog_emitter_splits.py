@@ -29,6 +29,12 @@ SPLITS: list[tuple[str, str, str | None]] = [
     # rendered: the emptyDir limit message after a describe event's reason
     ('  Warning  Evicted  2m  kubelet  Usage of EmptyDir volume "dshm" exceeds the limit '
      '"1Gi". ', "cloud.k8s_storage_limit_eviction", "k8s.evicted"),
+    # rendered: Lustre ptlrpc import.c, the server dropped this client (not the kubelet)
+    ("Lustre: Evicted from MGS (at 10.1.0.10@o2ib) after server handle changed from 0x5b1c "
+     "to 0x8e27", "storage.lustre_evicted", "k8s.evicted"),
+    # rendered: Kueue workload_controller.go reconcileCheckBasedEviction (not the kubelet)
+    ("    message: 'Evicted due to AdmissionCheck in Retry state: \"multikueue\"'",
+     "kueue.admission_check_rejected", "k8s.evicted"),
     # kubelet's UnexpectedAdmissionError: "Allocate failed due to %v, which is unexpected".
     # kubernetes/kubernetes issue #96519 (the device plugin not ready yet in an e2e run)
     (r's: "pod \"nvidia-gpu-13237348-f464-496a-9e10-7d2bd90a5aad\" failed with reason: '
