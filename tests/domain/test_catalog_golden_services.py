@@ -35,6 +35,7 @@ REQUIRED: dict[str, Blame] = {
     "service.registry_rate_limited": Blame.TRANSIENT,
     "service.registry_unavailable": Blame.TRANSIENT,
     "service.http_connection_failed": Blame.TRANSIENT,
+    "service.local_server_unreachable": Blame.SYMPTOM,
     "service.http_retries_exhausted": Blame.TRANSIENT,
     "service.dns_failure": Blame.TRANSIENT,
     "service.dns_unknown_host": Blame.SYMPTOM,
@@ -152,13 +153,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "https://huggingface.co/api/models",
         {},
     ),
-    (  # mlflow/mlflow issue #12154 (tracking server not up)
-        "service.http_connection_failed",
+    (  # mlflow/mlflow issue #12154 (tracking server not up on localhost: no outside service)
+        "service.local_server_unreachable",
         "ConnectionError: HTTPConnectionPool(host='localhost', port=5000): Max retries exceeded "
         "with url: /api/2.0/mlflow/experiments/get-by-name?experiment_name=MLflow_Quickstart "
         "(Caused by NewConnectionError('<urllib3.connection.HTTPConnection object at "
         "0x7e710e575310>: Failed to establish a new connection: [Errno 111] Connection refused'))",
-        {},
+        {"host": "localhost", "port": "5000"},
     ),
     (  # pytorch/pytorch issue #101873 (torchvision's CIFAR-10 download through urllib)
         "service.http_connection_failed",
