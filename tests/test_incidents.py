@@ -102,7 +102,8 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # the fourteenth session's one-host timeout rule (+1: 141/245) and the c39-c42 batches (34
 # bundles, 12 held out, 3/12 right when scored fresh): 144/257. 0.54 since the c43-c46 batches
 # (38 bundles from PyTorch, collective-library, post-training and orchestration threads not
-# cited before, 16 held out, 4/16 right when scored fresh): 148/273.
+# cited before, 16 held out, 4/16 right when scored fresh): 148/273. Still 0.54 after the c47-c49
+# batches (20 bundles, 8 held out, 4/8 right when scored fresh): 152/281.
 HELDOUT_FLOOR_ACCURACY = 0.54
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -119,7 +120,8 @@ HELDOUT_FLOOR_ACCURACY = 0.54
 # twelfth session's Docker address-pool entry, which put one earlier held-out bundle right: 24/50.
 # 0.47 since the c34 batch (its one held-out hardware bundle scored 0/1 fresh): 24/51. Still
 # 0.47 after the c39-c42 batches (four held-out hardware bundles, 2/4 fresh): 27/55. 0.46
-# since the c43-c46 batches (three held-out hardware bundles, 0/3 fresh): 27/58.
+# since the c43-c46 batches (three held-out hardware bundles, 0/3 fresh): 27/58; the c47-c49
+# batches brought none.
 HELDOUT_FLOOR_HARDWARE_EXACT = 0.46
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
@@ -129,7 +131,9 @@ HELDOUT_FLOOR_HARDWARE_EXACT = 0.46
 # Still 2 after the c32 batch, which brought one more (a fresh held-out bundle whose node the
 # thread did not blame; not looked at) while the eleventh session's catalog changes left the
 # others as they were: 2 held-out bundles name a node their thread did not blame.
-HELDOUT_MAX_FALSE_ISOLATIONS = 2
+# 1 since the fourteenth session's NVLS reading (an NVLS set-up failure alone weighs 50, names a
+# node only on one node of several): one of the two no longer names its node.
+HELDOUT_MAX_FALSE_ISOLATIONS = 1
 
 
 @pytest.mark.skipif(not HELDOUT, reason="no held-out bundle yet")
@@ -522,6 +526,24 @@ KNOWN_MISSES: dict[str, str] = {
         "c10d's client timing out against 172.17.0.2 after the job trained reads as a collective "
         "failure (transient); that the address is Docker's bridge, unreachable from the other "
         "host, is the maintainer's"
+    ),
+    # the c47-c49 batches, scored fresh: tune 6/12 (the NVLS set-up reading, pynvml's unknown
+    # error on one node and Ray's internal check were read after, from their emitters)
+    "app-eks-efa-plugin-missing-p6-b200-socket-fallback": (
+        "'ibv_open_device failed' and NCCL falling back to sockets, then a remote error, name no "
+        "cause (unknown); that the EFA device plugin never ran on those nodes is the PR's"
+    ),
+    "app-megatron-bridge-nemotron3-super-hangs-after-last-iteration-cuda-graph-teardown-time-limit": (
+        "a job cancelled at its time limit reads as the scheduler's (transient); that it hung "
+        "deleting CUDA graphs after its last iteration, a bug, is the issue's"
+    ),
+    "hang-vllm-tp2-a6000-ada-second-run-stalls-0-of-16-iommu-acs-slurm": (
+        "a stall right after NCCL's set-up with no line from the node names nothing (unknown); "
+        "that ACS and the IOMMU on that machine broke peer traffic is the reporter's fix"
+    ),
+    "unknown-vllm-ray-two-nodes-raylet-mutable-object-channel-closed-k8s": (
+        "a raylet's internal check failing on a closed channel, with a peer's RPC socket closed, "
+        "reads as a collective failure (transient); the Ray issue is open with no cause"
     ),
 }
 

@@ -23,6 +23,7 @@ BLAME: dict[str, Blame] = {
     "ray.node_marked_dead": Blame.SYMPTOM,
     "ray.actor_died": Blame.SYMPTOM,
     "ray.worker_died": Blame.SYMPTOM,
+    "ray.internal_check_failed": Blame.SYMPTOM,
     "ray.owner_died": Blame.SYMPTOM,
     "ray.raylet_died": Blame.SYMPTOM,
     "ray.task_error": Blame.INFO,
@@ -79,6 +80,22 @@ BLAME: dict[str, Blame] = {
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # ray-project/ray issue #59626 (a core worker's check, its status a broken pipe)
+    (
+        "[2025-12-23 07:57:11,571 C 4173 4173] task_receiver.cc:151:  An unexpected system state "
+        "has occurred. You have likely discovered a bug in Ray. Please report this issue at "
+        "https://github.com/ray-project/ray/issues and we'll work with you to fix it. Check "
+        "failed: actor_creation_task_done_() Status not OK: IOError: Broken pipe ",
+        "ray.internal_check_failed",
+        {},
+    ),
+    # ray-project/ray issue #45639 (the wording before pull request #55276)
+    (
+        "2024-05-29 22:51:16\t[2024-05-29 22:51:15,987 C 4837 4890] (gcs_server) ray_syncer.cc:248:"
+        " Check failed: sync_reactors_.find(reactor->GetRemoteNodeID()) == sync_reactors_.end()",
+        "ray.internal_check_failed",
+        {},
+    ),
     # pytorch/gloo issue #33; open-mpi/ompi issue #6618; garyexplains/examples issue #13
     (
         "mpirun noticed that process rank 1 with PID 29013 on node 172.17.27.12 exited on signal "
@@ -673,6 +690,8 @@ GOLDEN += [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # glog's CHECK in another program is not Ray's (rendered: glog's "file:line] Check failed:")
+    ("ray.internal_check_failed", "F0101 12:00:00.000000 123 foo.cc:45] Check failed: x == y"),
     # Lightning-AI/pytorch-lightning#151 (title): no ProcessExitedException in it
     ("mp.process_exited", "Exception: process 0 terminated with exit code 1 when DDP"),
     ("launcher.subprocess_failed", "from subprocess import CalledProcessError, run"),
