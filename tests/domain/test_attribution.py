@@ -165,10 +165,19 @@ def test_no_usable_gpu_on_one_node_alone_names_nobody() -> None:
     assert v.suspect_nodes == ()
 
 
-def test_no_usable_gpu_on_only_one_node_whose_ranks_stop_names_it() -> None:
-    # n2's ranks abort at start-up (cudaSetDevice: busy or unavailable); the others, which
-    # started the same code on GPUs that answered, wait on it and time out.
-    fs = [f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 1, source=Source.LOGS)]
+@pytest.mark.parametrize(
+    ("signal", "weight"),
+    [
+        ("cuda.device_unavailable", 50),  # cudaSetDevice: busy or unavailable
+        ("cuda.call_oom", 45),  # PyTorch's "CUDA error: out of memory": its context found no room
+        ("nccl.nvls_setup_failure", 50),  # NCCL's NVLS multicast set-up on its NVSwitch fabric
+        ("nvml.py_unknown_error", 50),  # pynvml could not reach its GPU
+    ],
+)
+def test_a_gpu_error_on_only_one_node_whose_ranks_stop_names_it(signal: str, weight: int) -> None:
+    # n2's ranks abort at start-up; the others, which started the same code on GPUs that
+    # answered, wait on it and time out.
+    fs = [f(signal, "n2", Blame.HARDWARE, weight, 1, source=Source.LOGS)]
     fs.extend(timeout(n, 31) for n in NODES if n != "n2")
     v = attribute(job(), fs, [], RULES)
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
@@ -180,15 +189,6 @@ def test_no_usable_gpu_on_two_nodes_or_a_single_node_job_names_nobody() -> None:
     assert attribute(job(), two, [], RULES).suspect_nodes == ()
     one = [f("cuda.device_unavailable", "n1", Blame.HARDWARE, 50, 1, source=Source.LOGS)]
     assert attribute(job(nodes=("n1",)), one, [], RULES).suspect_nodes == ()
-
-
-def test_no_memory_for_a_cuda_call_on_only_one_node_names_it() -> None:
-    # PyTorch's "CUDA error: out of memory" at n2's first CUDA call (its context found the GPU
-    # full); the others started the same code and wait on n2's ranks.
-    fs = [f("cuda.call_oom", "n2", Blame.HARDWARE, 45, 1, source=Source.LOGS)]
-    fs.extend(timeout(n, 31) for n in NODES if n != "n2")
-    v = attribute(job(), fs, [], RULES)
-    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
 
 
 def test_no_memory_for_a_cuda_call_everywhere_is_the_job_and_alone_is_open() -> None:
@@ -211,7 +211,7 @@ def nvls(node: str, minutes: float, line: int = 5) -> list[Finding]:
     ]
 
 
-def test_an_nvls_set_up_failure_on_one_node_of_several_names_it() -> None:
+def test_an_nvls_set_up_failure_on_one_node_of_several_names_it_despite_its_cuda_text() -> None:
     fs = [*nvls("n2", 1), *(timeout(n, 31) for n in NODES if n != "n2")]
     v = attribute(job(), fs, [], RULES)
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
