@@ -14,7 +14,7 @@ elsewhere decides nothing. Look-alikes must not match.
 
 from __future__ import annotations
 
-from autorecover.domain.context import DEVICE_OR_SOFTWARE_SIGNALS
+from autorecover.domain.context import DEVICE_OR_SOFTWARE_SIGNALS, ONE_NODE_SIGNALS
 from autorecover.domain.records import Blame
 from domain.golden import (
     CATALOG,
@@ -536,3 +536,8 @@ def test_every_device_or_software_signal_is_a_catalog_key() -> None:
     assert not DEVICE_OR_SOFTWARE_SIGNALS - set(CATALOG.signatures)
     for key in ("cuda.launch_failed_code", "ort.cuda_unknown_error", "torch.thc_cublas_failed"):
         assert key in DEVICE_OR_SOFTWARE_SIGNALS
+
+
+def test_every_one_node_signal_is_a_device_or_software_signal() -> None:
+    # named on one node of several only because it is either alone, and the job's everywhere
+    assert set(ONE_NODE_SIGNALS) <= DEVICE_OR_SOFTWARE_SIGNALS

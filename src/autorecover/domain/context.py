@@ -7,8 +7,10 @@ NVLink5 XIDs marked non-fatal in their own text decide nothing, and an ECC error
 contained (XID 94, no 48/64/95/140) is the application's to retry, not the node's. A CUDA
 error that may be the device or the software (a launch timeout, no usable GPU) on every node
 of a job at once is the software; CUDA finding no usable GPU (or, in PyTorch's words, no memory
-for a CUDA call) on one node of a multi-node job, and on no other, is that node's. A peer on a
-loopback address in a job spanning nodes is the job's network configuration.
+for a CUDA call; NCCL's NVLS set-up failing; NVML not reaching a GPU) on one node of a
+multi-node job, and on no other, is that node's, and the CUDA text on NCCL's NVLS warning is
+the set-up's. A peer on a loopback address in a job spanning nodes is the job's network
+configuration.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ GRACE = timedelta(minutes=5)
 # every node of a multi-node job they are the job's (nodes do not fail together).
 DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "cuda.launch_timeout", "cuda.device_unavailable", "cuda.launch_failure", "cuda.unknown_error",
-    "cuda.library_execution_failed", "cuda.setup_either", "cuda.call_oom",
-    "nccl.nvls_setup_failure", "nvml.py_unknown_error",
+    "cuda.library_execution_failed", "cuda.setup_either",
+    # the one-node signals below: either alone, the job's on every node
+    "cuda.call_oom", "nccl.nvls_setup_failure", "nvml.py_unknown_error",
     # the same errors by code name, or in other runtimes' words (signatures-gpuusers.toml)
     "cuda.launch_failed_code", "ort.cuda_unknown_error", "torch.thc_cublas_failed",
     "tf.cuinit_failed",
@@ -54,11 +57,13 @@ NO_GPU_MEMORY = "cuda.call_oom"
 # one node of a multi-node job only, that node's NVSwitch fabric (nccl.nvls_setup_failure).
 NO_NVLS = "nccl.nvls_setup_failure"
 LAST_ERROR = "nccl.last_error_cuda_failure"  # PyTorch quoting NCCL's last CUDA error
+# pynvml's NVMLError_Unknown: the driver could not reach a GPU, or the container lost it.
+NVML_UNREACHED = "nvml.py_unknown_error"
 ONE_NODE_SIGNALS = {
     NO_USABLE_GPU: "the only node of the job without a usable GPU",
     NO_GPU_MEMORY: "the only node of the job whose GPU had no memory for a CUDA call",
     NO_NVLS: "the only node of the job whose NVLS multicast set-up failed",
-    "nvml.py_unknown_error": "the only node of the job whose GPU NVML could not reach",
+    NVML_UNREACHED: "the only node of the job whose GPU NVML could not reach",
 }
 ONE_NODE_NO_GPU_WEIGHT = 65
 COMPLAINT_WEIGHT = 20  # a collective symptom (a lost peer, a timeout), as in shape.py
