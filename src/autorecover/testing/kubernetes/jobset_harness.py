@@ -112,8 +112,7 @@ class JobSetHarness:
         except ApiError as exc:
             return f"JobSet {name}: {exc}"
         status = jobset.get("status") or {}
-        conditions = [f"{c.get('type')}={c.get('status')} ({c.get('reason')})"
-                      for c in status.get("conditions") or []]  # fmt: skip
+        conditions = _conditions(status)
         lines = [f"JobSet {name}: suspend={(jobset.get('spec') or {}).get('suspend')} "
                  f"restarts={status.get('restarts', 0)} conditions={conditions}"]  # fmt: skip
         for pod in self.pods(name):
@@ -210,8 +209,13 @@ class TrainJobHarness(JobSetHarness):
             trainjob = self.trainjob(name)
         except ApiError as exc:
             return f"TrainJob {name}: {exc}\n{super().describe(name)}"
-        conditions = [f"{c.get('type')}={c.get('status')} ({c.get('reason')})"
-                      for c in (trainjob.get("status") or {}).get("conditions") or []]  # fmt: skip
+        conditions = _conditions(trainjob.get("status") or {})
         head = (f"TrainJob {name}: suspend={(trainjob.get('spec') or {}).get('suspend')} "
                 f"conditions={conditions}")  # fmt: skip
         return f"{head}\n{super().describe(name)}"
+
+
+def _conditions(status: dict[str, Any]) -> list[str]:
+    """An object's status conditions, one `Type=Status (Reason)` each: for a failure message."""
+    return [f"{c.get('type')}={c.get('status')} ({c.get('reason')})"
+            for c in status.get("conditions") or []]  # fmt: skip
