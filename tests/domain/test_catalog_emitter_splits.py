@@ -76,6 +76,17 @@ SPLITS: list[tuple[str, str, str | None]] = [
      "0x7fc7730c5490>: Failed to establish a new connection: [Errno 111] Connection "
      "refused'))\"}, 'run_time_ms': 7026.292324066162}",
      "service.local_server_unreachable", "service.http_connection_failed"),
+    # requests' raise_for_status names the URL: a 5xx from the job's own host is that server's
+    # trouble (a symptom), from anywhere else an outside outage (transient).
+    ("requests.exceptions.HTTPError: 503 Server Error: Service Unavailable for url: "
+     "http://localhost:5000/api/water-quality",
+     "service.local_server_error", "net.service_unavailable"),
+    ("requests.exceptions.HTTPError: 500 Server Error: INTERNAL SERVER ERROR for url: "
+     "http://127.0.0.1:8000/update_named_param/",
+     "service.local_server_error", "service.internal_server_error"),
+    ("requests.exceptions.HTTPError: 503 Server Error: Service Temporarily Unavailable for url: "
+     "https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json",
+     "net.service_unavailable", "service.local_server_error"),
 ]  # fmt: skip
 
 

@@ -36,6 +36,7 @@ REQUIRED: dict[str, Blame] = {
     "service.registry_unavailable": Blame.TRANSIENT,
     "service.http_connection_failed": Blame.TRANSIENT,
     "service.local_server_unreachable": Blame.SYMPTOM,
+    "service.local_server_error": Blame.SYMPTOM,
     "service.http_retries_exhausted": Blame.TRANSIENT,
     "service.dns_failure": Blame.TRANSIENT,
     "service.dns_unknown_host": Blame.SYMPTOM,
