@@ -32,6 +32,7 @@ BLAME: dict[str, Blame] = {
     "tf.oom_allocating_tensor": Blame.APPLICATION,
     "tf.cudnn_init_failed": Blame.SYMPTOM,
     "tf.dnn_library_missing": Blame.APPLICATION,
+    "tf.gpu_libraries_missing": Blame.APPLICATION,
     "tf.cudnn_version_mismatch": Blame.APPLICATION,
     "tf.ps_worker_closure_error": Blame.SYMPTOM,
     "tf.collective_incarnation_mismatch": Blame.SYMPTOM,
@@ -94,6 +95,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "tensorflow.python.framework.errors_impl.UnknownError: Failed to get convolution "
         "algorithm. ",
         "tf.cudnn_init_failed",
+        {},
+    ),
+    # recommenders-team/recommenders issue #2312 (the GPU nightly ran TF on the CPU)
+    (
+        "2026-04-27 02:03:44.118530: W tensorflow/core/common_runtime/gpu/gpu_device.cc:2344] "
+        "Cannot dlopen some GPU libraries. Please make sure the missing libraries mentioned above "
+        "are installed properly if you would like to use GPU.",
+        "tf.gpu_libraries_missing",
         {},
     ),
     # tensorflow/text issue #1167
@@ -360,6 +369,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 
 # (key, look-alike line it must not match)
 NEGATIVE: list[tuple[str, str]] = [
+    # the line that names each library TF could not load is only its detail
+    (
+        "tf.gpu_libraries_missing",
+        "2021-01-05 10:00:00.000000: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] "
+        "Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open "
+        "shared object file: No such file or directory",
+    ),
     # the AWS SDK's own retry notice and a probed key that does not exist (TF's S3 file system
     # checks for objects with HEAD): routine
     (

@@ -244,7 +244,11 @@ def _decide(
         return _verdict(Cause.UNKNOWN, (), crashes, symptoms, why)
     collective = [f for f in symptoms if f.weight >= 20]
     if collective and not job.running:
-        why = "collective failure with no hardware or application error behind it: retry"
+        named = ", ".join(sorted({f.signal for f in collective})[:3])
+        why = (
+            f"only symptoms of a failure elsewhere ({named}: a collective, a peer or a service), "
+            "with no hardware or application error behind them: retry"
+        )
         if outliers:
             why += f" ({outlier_reason(outliers)})"
             return _verdict(Cause.TRANSIENT, (), outliers, symptoms, why)
