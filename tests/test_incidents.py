@@ -545,6 +545,24 @@ KNOWN_MISSES: dict[str, str] = {
         "a raylet's internal check failing on a closed channel, with a peer's RPC socket closed, "
         "reads as a collective failure (transient); the Ray issue is open with no cause"
     ),
+    # the fifteenth session's batches (c50-c55), scored fresh: see docs/attribution.md section 8
+    "app-vllm-ray-spare-4090-server-other-subnet-nic-socketstartconnect-abort": (
+        "NCCL's refused connection and 'unhandled system error' at set-up, before any progress, "
+        "are a setup failure that a retry may or may not get past (unknown); that the spare "
+        "server's interfaces needed NCCL_SOCKET_IFNAME is the write-up's"
+    ),
+    "app-gpt-neox-deepspeed-8-nodes-sorted-nodelist-non-head-inits-tcpstore-timeout": (
+        "one node timing out against the c10d store names no cause (unknown); that the job "
+        "script sorted the node list before picking MASTER_ADDR is the issue's"
+    ),
+    "tr-tcpstore-connect-reset-by-peer-wait-for-workers-rank12-init-slurm": (
+        "the store socket's error, its addresses elided in the PR ('SocketImpl(fd=24, ...)'), "
+        "is read by no entry (unknown); that such resets are worth a retry is the PR's"
+    ),
+    "unknown-torch-save-close-eio-one-in-ten-runs-v100-never-diagnosed": (
+        "an I/O error on close with nothing behind it reads as a failure elsewhere (transient, "
+        "retry); the issue is open with no cause"
+    ),
 }
 
 
