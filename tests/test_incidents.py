@@ -563,6 +563,11 @@ KNOWN_MISSES: dict[str, str] = {
         "an I/O error on close with nothing behind it reads as a failure elsewhere (transient, "
         "retry); the issue is open with no cause"
     ),
+    "hw-caffe-two-gpu-p2psync-unspecified-launch-failure-power": (
+        "'unspecified launch failure' on a one-node job, with no XID or kernel line, is a kernel "
+        "fault either the code or the device can cause (unknown); that the power supply was at "
+        "fault is the reporter's"
+    ),
 }
 
 
