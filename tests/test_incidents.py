@@ -568,6 +568,20 @@ KNOWN_MISSES: dict[str, str] = {
         "fault either the code or the device can cause (unknown); that the power supply was at "
         "fault is the reporter's"
     ),
+    "app-lumi-2node-rccl-init-hang-after-rings-nccl-net-gdr-level-new-container": (
+        "a job cancelled at its time limit reads as the scheduler's (transient); that RCCL hung "
+        "in its set-up because of the job's NCCL_NET_GDR_LEVEL is the maintainers'"
+    ),
+    "unknown-lumi-4node-second-process-group-first-allreduce-hangs-no-error": (
+        "a job cancelled at its time limit reads as the scheduler's (transient); the issue is "
+        "open with no cause for the hang before it"
+    ),
+    "hw-pvc-8node-one-node-no-xpu-devices-available-excluded": (
+        "'No XPU devices are available' is most often the job's device selection (application); "
+        "that only this node of eight said it, and was excluded, is the project's log (the "
+        "one-node reading was tried and rejected: it also blames a CPU node a replica was "
+        "placed on)"
+    ),
 }
 
 

@@ -28,6 +28,8 @@ from domain.golden import found
         ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",
          "cuda.node_driver_missing", Blame.HARDWARE),
         ("RuntimeError: No CUDA GPUs are available", "cuda.no_gpu_visible", Blame.APPLICATION),
+        # torch's XPU build, the same check (c10/xpu/XPUFunctions.cpp)
+        ("RuntimeError: No XPU devices are available.", "cuda.no_gpu_visible", Blame.APPLICATION),
         ("RuntimeError: CUDA driver error: out of memory", "cuda.driver_oom", Blame.APPLICATION),
         ("/var/spool/slurmd/job4242/slurm_script: line 12: 81234 Segmentation fault      (core "
          "dumped) python train.py", "process.shell_crash_report", Blame.SYMPTOM),
