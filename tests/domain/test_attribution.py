@@ -126,6 +126,22 @@ def test_one_hosts_timeouts_after_a_sigkill_stay_transient() -> None:
     assert v.cause is Cause.TRANSIENT
 
 
+def eio(node: str, minutes: float) -> Finding:
+    return f("storage.eio", node, Blame.SYMPTOM, 30, minutes, source=Source.LOGS)
+
+
+def test_an_io_error_with_nothing_behind_it_is_unknown_and_requeued() -> None:
+    # EIO names no device: the node's disk, a shared file system or the job's files.
+    v = attribute(job(), [eio("n2", 100)], [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.UNKNOWN, (), Action.REQUEUE)
+    assert "I/O error" in v.summary
+
+
+def test_an_io_error_beside_a_collective_cascade_stays_transient() -> None:
+    v = attribute(job(), [eio("n2", 100), *(timeout(n, 101) for n in NODES)], [], RULES)
+    assert v.cause is Cause.TRANSIENT
+
+
 def test_application_error_that_came_first_beats_a_later_hardware_line() -> None:
     fs = [
         f("cuda.device_side_assert", "n1", Blame.APPLICATION, 85, 30, source=Source.LOGS),

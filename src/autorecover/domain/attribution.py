@@ -54,6 +54,7 @@ from autorecover.domain.records import (
 )
 from autorecover.domain.reports import blamed_peers, forwarded, named_failures
 from autorecover.domain.shape import (
+    BARE_IO_ERRORS,
     LOCAL_CRASHES,
     application_errors,
     confinement,
@@ -257,6 +258,13 @@ def _decide(
                 f"collective failure within {SETUP_WINDOW.seconds // 60} minutes of the start, "
                 "before any progress, with no process killed and no peer lost: the job's setup "
                 "fails the same way on every retry; retry once, a repeat stops it"
+            )
+            return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
+        if all(f.signal in BARE_IO_ERRORS for f in collective):
+            why = (
+                f"only an I/O error ({named}) with nothing behind it: no kernel line names a disk "
+                "or a file system, so the node's storage, a shared file system or the job's own "
+                "files may have failed; retry once, a repeat stops it"
             )
             return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
         if len(job.nodes) == 1 and only_waited_out(collective) and not killed_or_lost(job, seen):

@@ -85,6 +85,10 @@ LOCAL_CRASHES = frozenset({
     "mvapich.signal_caught",  # MVAPICH2's error_sighandler, the same report
     "gfortran.signal", "forrtl.signal",  # the Fortran runtimes' own signal reports
 })  # fmt: skip
+# An I/O error that names no device or file system (EIO from a read, a write, a close): the
+# node's disk, a shared file system or a FUSE mount may have failed, and no line says which; a
+# kernel line about the disk or the file system, where there is one, decides instead.
+BARE_IO_ERRORS = frozenset({"storage.eio"})
 DERIVED_WEIGHT = 60
 # A weaker application error (an XID 13 on one GPU) this shortly before the first collective
 # symptom, and before anything else went wrong, explains the flood of symptoms.
