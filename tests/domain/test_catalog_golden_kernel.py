@@ -42,6 +42,7 @@ REQUIRED: dict[str, Blame] = {
     "pcie.hotplug_link_down": Blame.HARDWARE,
     "pcie.gpu_inaccessible": Blame.HARDWARE,
     "pcie.link_degraded": Blame.INFO,
+    "kernel.iommu_fault": Blame.HARDWARE,
     "nic.mlx5_health_syndrome": Blame.HARDWARE,
     "nic.mlx5_cmd_no_completion": Blame.HARDWARE,
     "nic.mlx5_cmd_failed": Blame.SYMPTOM,
@@ -251,9 +252,26 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "июл 27 14:08:04 laptop kernel: invalid opcode: 0000 [#1] SMP PTI",
         {"die": "invalid opcode"},
     ),
+    # pytorch/pytorch issue #52142 (a V100's DMA faulting in the AMD IOMMU, older format)
+    (
+        "kernel.iommu_fault",
+        "[ 4703.568967] AMD-Vi: Event logged [IO_PAGE_FAULT device=41:00.0 domain=0x000e "
+        "address=0x000003f80001b100 flags=0x0030]",
+        {"device": "41:00.0"},
+    ),
+    # an intel-gfx patch (Andrzej Hajda, drm/i915 async flip): Intel's DMAR fault record
+    (
+        "kernel.iommu_fault",
+        "DMAR: [DMA Read NO_PASID] Request device [00:02.0] fault addr 0x0 [fault reason 0x06] "
+        "PTE Read access is not set",
+        {"requester": "00:02.0"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # the fault record's header line and the IOMMU's boot notes are not a fault
+    ("kernel.iommu_fault", "DMAR: DRHD: handling fault status reg 3"),
+    ("kernel.iommu_fault", "pci 0000:41:00.0: Adding to iommu group 38"),
     # a process's own trap setup and a GPU kernel's text are not the kernel's user-fault note
     ("kernel.user_fault", "python[1234]: installed SIGSEGV trap handler"),
     ("kernel.user_fault", "RuntimeError: CUDA error: an illegal instruction was encountered"),
