@@ -576,6 +576,20 @@ KNOWN_MISSES: dict[str, str] = {
         "one-node reading was tried and rejected: it also blames a CPU node a replica was "
         "placed on)"
     ),
+    "app-dask-cuda-ucx-workers-connect-timeout-destination-unreachable-missing-interface-hsn0-slurm": (
+        "UCX's 'Destination is unreachable' and a connect timeout at start-up, before any "
+        "progress, are a setup failure a retry may or may not get past (unknown); that the "
+        "workers needed --interface hsn0 is the reporter's fix"
+    ),
+    "unknown-horovod-seven-nodes-intermittent-cudaeventquery-illegal-memory-access-after-nccl-init": (
+        "an illegal memory access on one rank reads as the job's kernel (application); that it "
+        "comes only sometimes, above five nodes, with no cause found, is the open issue's"
+    ),
+    "app-perlmutter-scream-rrm-elm-restart-write-mpich-bcast-tree-abort-coll-sync-env": (
+        "MPICH's fatal error in a broadcast, with nothing behind it, reads as a failure elsewhere "
+        "(transient); that the broadcasts flooded the network until MPICH_COLL_SYNC was set is "
+        "the PR's"
+    ),
 }
 
 
