@@ -81,6 +81,17 @@ from domain.golden import CATALOG, found
          "capabilities: [[gpu]].", "container.no_gpu_device_driver", Blame.HARDWARE),
         ('Error response from daemon: could not select device driver "nvidia" with capabilities: '
          "[[gpu]]", "container.no_gpu_device_driver", Blame.HARDWARE),
+        # sgl-project/sglang-omni issue #510 (runc, the line wrapped after the mount request);
+        # CentaurusInfra/alnair's device-plugin notes (libnvidia-container's mount error)
+        ("open /run/nvidia-persistenced/socket: no such file or directory",
+         "container.persistenced_socket_missing", Blame.HARDWARE),
+        ("OCI runtime create failed: runc create failed: unable to start container process: error "
+         "during container init: failed to fulfil mount request: open /run/nvidia-persistenced/"
+         "socket: no such file or directory", "container.persistenced_socket_missing",
+         Blame.HARDWARE),
+        ("stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/"
+         "overlay2/XXXX/merged/run/nvidia-persistenced/socket: no such device or address: "
+         "unknown", "container.persistenced_socket_missing", Blame.HARDWARE),
         # NixOS/nixpkgs issue #420638 (podman), NVIDIA/nvidia-container-toolkit issue #1239
         ("Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all",
          "container.cdi_unresolvable", Blame.HARDWARE),

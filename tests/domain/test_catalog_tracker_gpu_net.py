@@ -32,6 +32,7 @@ BLAME: dict[str, Blame] = {
     "nvrm.fallen_off_bus": Blame.HARDWARE,
     "nccl.internal_error": Blame.SYMPTOM,
     "nvml.smi_field_error": Blame.HARDWARE,
+    "nvml.smi_gpu_unreadable": Blame.HARDWARE,
     "nvrm.pmu_halted": Blame.HARDWARE,
     "nvrm.gsp_timeout": Blame.HARDWARE,
     "cuda.invalid_usage": Blame.APPLICATION,
@@ -190,6 +191,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nvml.smi_field_error",
         {},
     ),
+    # pytorch/test-infra pull request #3967 (a g5 runner's crashed GPU: even its name ERR!)
+    (
+        "|   0  ERR!                Off  | 00000000:00:1E.0 Off |                 ERR! |",
+        "nvml.smi_gpu_unreadable",
+        {},
+    ),
     # the NVIDIA developer forum's Xid 62 report (RTX 5080, between XID 62 and XID 154)
     (
         "NVRM: GPU0 _kgspRpcGspEventPmuHalted: Received signal from GSP that PMU has halted.",
@@ -226,6 +233,16 @@ NEGATIVE: list[tuple[str, str]] = [
     (
         "nvml.smi_field_error",
         "| N/A   37C    P0             56W /  400W |       1MiB /  40960MiB |      0%      Default |",
+    ),
+    # a GPU that answers with its name, whatever its ECC column says
+    (
+        "nvml.smi_gpu_unreadable",
+        "|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |                 ERR! |",
+    ),
+    # CTest's report of a test subprocess that died is not a Python exception
+    (
+        "python.base_exception",
+        "1/1 Test #2: miopen_gtest_standard_suite ......Subprocess aborted***Exception: 85",
     ),
     # another tool's internal error quoted is not NCCL's
     ("nccl.internal_error", "Test failure: 'internal error in the tokenizer'"),
