@@ -590,6 +590,10 @@ KNOWN_MISSES: dict[str, str] = {
         "(transient); that the broadcasts flooded the network until MPICH_COLL_SYNC was set is "
         "the PR's"
     ),
+    "hw-tt-ci-blackhole-runner-card-gone-from-pcie-tt-smi-reset-device-open-failed": (
+        "the reset tool's Rust panic on 'DeviceOpenFailed' reads as a program's own failure "
+        "(application); that the card had gone from the PCIe bus is the operator's lspci"
+    ),
 }
 
 
