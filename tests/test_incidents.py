@@ -594,6 +594,11 @@ KNOWN_MISSES: dict[str, str] = {
         "the reset tool's Rust panic on 'DeviceOpenFailed' reads as a program's own failure "
         "(application); that the card had gone from the PCIe bus is the operator's lspci"
     ),
+    "app-fsdp-2x-dgx-a100-bootstrap-ipoib-oob-socket-ifname": (
+        "NCCL's bootstrap failing on every rank at start-up, before any progress, is a setup "
+        "failure a retry may or may not get past (unknown); that NCCL_SOCKET_IFNAME had to "
+        "name the Ethernet card is the reporter's fix"
+    ),
 }
 
 
