@@ -599,6 +599,11 @@ KNOWN_MISSES: dict[str, str] = {
         "failure a retry may or may not get past (unknown); that NCCL_SOCKET_IFNAME had to "
         "name the Ethernet card is the reporter's fix"
     ),
+    "hw-vllm-dual-3090-fp8-bang-output-xid13-skedcheck-loose-cables-workstation": (
+        "XID 13 (a graphics engine exception) is the job's kernel as often as the GPU's, and the "
+        "engine compares nodes, not the GPUs of one node (unknown); that only one GPU of the two "
+        "raised it, and reseated cables cured it, is the reporter's"
+    ),
 }
 
 
