@@ -262,9 +262,9 @@ def _decide(
             return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
         if all(f.signal in BARE_IO_ERRORS for f in collective):
             why = (
-                f"only an I/O error ({named}) with nothing behind it: no kernel line names a disk "
-                "or a file system, so the node's storage, a shared file system or the job's own "
-                "files may have failed; retry once, a repeat stops it"
+                f"only an I/O error ({named}) and nothing strong enough to say where it came "
+                "from: the node's disk, a shared file system or the job's own files may have "
+                "failed; retry once, a repeat stops it"
             )
             return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
         if len(job.nodes) == 1 and only_waited_out(collective) and not killed_or_lost(job, seen):
