@@ -15,7 +15,8 @@ The reasoning, in order:
 5. Otherwise the application, if one of its own errors is there (not the traceback of its
    node's own timeout); otherwise a transient cause (preemption, eviction, a collective
    timeout with no hardware behind it; `unknown` when it came before the job got going,
-   `early.py`, or when a one-host cascade is collective timeouts alone, `timeouts.py`). A
+   `early.py`, or when a one-host cascade is collective timeouts alone, `timeouts.py`, or the
+   only symptom is an I/O error naming no disk or file system, `shape.BARE_IO_ERRORS`). A
    running job whose ranks' telemetry library raised a hang, with no progress since, hangs
    (`hangs.py`): transient, requeue, naming where the stacks and the flight recorders place
    it. Otherwise unknown.
