@@ -37,6 +37,7 @@ BLAME: dict[str, Blame] = {
     "ibdiag.port_error_counter": Blame.HARDWARE,
     "ibdiag.link_below_capability": Blame.SYMPTOM,
     "lspci.link_width_downgraded": Blame.HARDWARE,
+    "lspci.config_space_unreadable": Blame.HARDWARE,
     "mlxlink.port_not_up": Blame.HARDWARE,
     "mlxlink.recommendation": Blame.HARDWARE,
     "smi.table_uncorrectable_ecc": Blame.HARDWARE,
@@ -229,6 +230,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "lspci.link_width_downgraded",
         {"width": "8"},
     ),
+    # a laptop forum thread's lspci (its discrete GPU powered down: the config space reads all
+    # ones), an H100 row rendered from lspci.c with -nn, and -v's header line under root ports
+    # reading all ones (the linux-pci patch for kernel bugzilla 216644)
+    (
+        "01:00.0 3D controller: NVIDIA Corporation GK106M [GeForce GTX 765M] (rev ff)",
+        "lspci.config_space_unreadable",
+        {"class": "3D controller"},
+    ),
+    (
+        "0000:3b:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] "
+        "[10de:2330] (rev ff) (prog-if ff)",
+        "lspci.config_space_unreadable",
+        {"class": "3D controller"},
+    ),
+    ("          !!! Unknown header type 7f", "lspci.config_space_unreadable", {}),
     # Mellanox/mstflint mlxlink_commander.cpp, the Operational Info and Troubleshooting Info
     # tables (rendered)
     ("State                           : Polling", "mlxlink.port_not_up", {"state": "Polling"}),
@@ -459,6 +475,18 @@ NEGATIVE: list[tuple[str, str]] = [
         "                LnkSta: Speed 2.5GT/s (downgraded), Width x0 (downgraded)",
     ),
     ("lspci.link_width_downgraded", "\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM L1"),
+    # the same laptop's healthy rows, a healthy V100S (a cluster set-up guide) and a chipset
+    # function reading all ones (not a GPU or an adapter)
+    (
+        "lspci.config_space_unreadable",
+        "03:00.0 Ethernet controller: Qualcomm Atheros Killer E2200 Gigabit Ethernet Controller "
+        "(rev 13)",
+    ),
+    (
+        "lspci.config_space_unreadable",
+        "5e:00.0 3D controller: NVIDIA Corporation GV100GL [Tesla V100S PCIe 32GB] (rev a1)",
+    ),
+    ("lspci.config_space_unreadable", "00:1f.3 SMBus: Intel Corporation 8 Series (rev ff)"),
     # sonic-net/SONiC issue #265 and MrBr-github/lshca issue #11: a healthy link
     ("mlxlink.port_not_up", "State                           : Active"),
     ("mlxlink.port_not_up", "Physical state                  : LinkUp"),
