@@ -30,6 +30,12 @@ from domain.golden import found
         ("RuntimeError: No CUDA GPUs are available", "cuda.no_gpu_visible", Blame.APPLICATION),
         # torch's XPU build, the same check (c10/xpu/XPUFunctions.cpp)
         ("RuntimeError: No XPU devices are available.", "cuda.no_gpu_visible", Blame.APPLICATION),
+        # JAX's CUDA backend, the same finding (xla se_gpu_pjrt_client, stream_executor
+        # platform_util.cc; jax-ml/jax's own warning names the second)
+        ("RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU "
+         "devices.", "cuda.no_gpu_visible", Blame.APPLICATION),
+        ("RuntimeError: Unable to initialize backend 'cuda': INTERNAL: no supported devices found "
+         "for platform CUDA", "cuda.no_gpu_visible", Blame.APPLICATION),
         ("RuntimeError: CUDA driver error: out of memory", "cuda.driver_oom", Blame.APPLICATION),
         ("/var/spool/slurmd/job4242/slurm_script: line 12: 81234 Segmentation fault      (core "
          "dumped) python train.py", "process.shell_crash_report", Blame.SYMPTOM),

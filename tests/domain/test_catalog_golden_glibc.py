@@ -21,7 +21,7 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-glibc.toml"
-NAMESPACES = frozenset({"glibc", "libstdcxx", "ldso", "mkl"})  # the C/C++ runtimes, the loader
+NAMESPACES = frozenset({"glibc", "libstdcxx", "ldso", "mkl", "tcmalloc"})  # C/C++ runtimes, loader
 
 REQUIRED: dict[str, Blame] = {
     "glibc.heap_corruption": Blame.APPLICATION,
@@ -29,6 +29,7 @@ REQUIRED: dict[str, Blame] = {
     "libstdcxx.terminate": Blame.APPLICATION,
     "libstdcxx.uncaught_exception": Blame.SYMPTOM,
     "libstdcxx.bad_alloc": Blame.APPLICATION,
+    "tcmalloc.large_alloc_failed": Blame.APPLICATION,
     "glibc.stack_smashing": Blame.APPLICATION,
     "ldso.version_not_found": Blame.APPLICATION,
     "ldso.undefined_symbol": Blame.APPLICATION,
@@ -149,6 +150,11 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "terminate called after throwing an instance of 'std::bad_alloc'",
         {},
     ),
+    (  # jax-ml/jax issue #12550 (every host of a TPU pod, jax 0.3.19 with a mismatched libtpu)
+        "tcmalloc.large_alloc_failed",
+        "tcmalloc: large alloc 377396076847104 bytes == (nil) @  0x7fefdec9d680 0x7fefdecbe824",
+        {"bytes": "377396076847104"},
+    ),
     (  # facebookresearch/faiss issue #1226
         "mkl.fatal_error",
         "Intel MKL FATAL ERROR: Cannot load libmkl_avx2.so or libmkl_def.so.",
@@ -188,6 +194,11 @@ NEGATIVE: list[tuple[str, str]] = [
     # a name that only starts like bad_alloc, and a caught one logged by the program
     ("libstdcxx.bad_alloc", "  what():  std::bad_array_new_length"),
     ("libstdcxx.uncaught_exception", "caught an instance of 'c10::Error' and recovered"),
+    # tcmalloc's report of a large allocation that succeeded (gperftools ReportLargeAlloc)
+    (
+        "tcmalloc.large_alloc_failed",
+        "tcmalloc: large alloc 1073741824 bytes == 0x55d5c7a4e000 @  0x7f1a2b3c4d5e 0x7f1a2b3c4f00",
+    ),
     ("*", "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"),
     ("*", "free(): releasing 12 cached blocks"),
     ("*", "node1:1:2 [0] NCCL INFO free(): buffer pool drained"),

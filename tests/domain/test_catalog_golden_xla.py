@@ -43,6 +43,7 @@ BLAME: dict[str, Blame] = {
     "xla.tpu_session_failure": Blame.SYMPTOM,
     "xla.tpu_no_device": Blame.APPLICATION,
     "xla.tpu_start_session_failed": Blame.TRANSIENT,
+    "xla.tpu_driver_unreachable": Blame.TRANSIENT,
     "xla.stream_executor_bad_ordinal": Blame.APPLICATION,
     "xla.fatal_signal": Blame.SYMPTOM,
     # sweep L4 (issue 14)
@@ -288,6 +289,21 @@ GOLDEN += [
         "xla.tpu_start_session_failed",
         {"uuid": "c41e07d2-9a3b-4f18-8d5e-2b7f61a0c9e4"},
     ),
+    # googlecolab/colabtools#3405 (every Colab TPU runtime; the lines from KoboldAI-Client#235):
+    # the remote TPU driver's log line and the error JAX raises from it
+    (
+        "2023-02-15 17:41:46.158200: E external/org_tensorflow/tensorflow/compiler/xla/python/"
+        "tpu_driver/grpc_tpu_driver.cc:1070] Failed to open the gRPC driver: 4: Deadline Exceeded: ",
+        "xla.tpu_driver_unreachable",
+        {"code": "4"},
+    ),
+    (
+        "RuntimeError: Requested backend tpu_driver, but it failed to initialize: "
+        "DEADLINE_EXCEEDED: Failed to connect to remote server at address: "
+        "grpc://10.122.148.194:8470. Error from gRPC: Deadline Exceeded. Details: ",
+        "xla.tpu_driver_unreachable",
+        {"address": "grpc://10.122.148.194:8470"},
+    ),
     # jax-ml/jax#23452
     (
         "W external/xla/xla/service/platform_util.cc:199] unable to create StreamExecutor for "
@@ -319,6 +335,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "RuntimeError: Bad StatusOr access: UNKNOWN: TPU initialization failed: Invalid "
         "--2a886c8_slice_builder_worker_addresses specified. Expected 4 worker addresses, got 1.",
     ),
+    # the driver refusing a bad request is not an unreachable host (rendered: code 3)
+    ("xla.tpu_driver_unreachable", "Failed to open the gRPC driver: 3: invalid worker address: "),
     # a later barrier is not the start-up one
     (
         "xla.init_barrier_timeout",
