@@ -206,6 +206,12 @@ H, S, A, N = Blame.HARDWARE, Blame.SYMPTOM, Blame.APPLICATION, Blame.INFO  # N: 
          "cancelled.", "tf.step_cancelled", S),
         ("tensorflow.python.framework.errors_impl.CancelledError: Cancelled", "tf.step_cancelled",
          S),
+        # an input pipeline that ran out inside a step (tensorflow/tensorflow issue #36153,
+        # lines from #33531: MultiWorkerMirroredStrategy's partial last batch)
+        ("tensorflow.python.framework.errors_impl.OutOfRangeError:  [_Derived_]End of sequence",
+         "tf.input_exhausted", A),
+        ("tensorflow.python.framework.errors_impl.OutOfRangeError: End of sequence",
+         "tf.input_exhausted", A),
     ],
 )  # fmt: skip
 def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
@@ -262,6 +268,11 @@ def test_framework_lines(line: str, signal: str, blame: Blame) -> None:
          "torchft.gave_up"),
         # asyncio's own CancelledError, and TensorFlow's other errors, are not a cancelled step
         ("asyncio.exceptions.CancelledError", "tf.step_cancelled"),
+        # the executors' notes at every ordinary epoch end are not a failed step
+        ("W tensorflow/core/framework/local_rendezvous.cc:404] Local rendezvous is aborting with "
+         "status: OUT_OF_RANGE: End of sequence", "tf.input_exhausted"),
+        ("W tensorflow/core/common_runtime/base_collective_executor.cc:216] "
+         "BaseCollectiveExecutor::StartAbort Out of range: End of sequence", "tf.input_exhausted"),
         ("tensorflow.python.framework.errors_impl.InvalidArgumentError: Incompatible shapes: "
          "[32,10] vs. [16,10]", "tf.step_cancelled"),
     ],

@@ -21,7 +21,7 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-toolchain.toml"
-NAMESPACES = frozenset({"cppext", "ninja", "nvcc", "gcc"})
+NAMESPACES = frozenset({"cppext", "ninja", "nvcc", "gcc", "llvm"})
 
 REQUIRED: dict[str, Blame] = {
     "cppext.build_failed": Blame.APPLICATION,
@@ -30,6 +30,7 @@ REQUIRED: dict[str, Blame] = {
     "nvcc.fatal": Blame.APPLICATION,
     "nvcc.unsupported_host_compiler": Blame.APPLICATION,
     "gcc.compiler_killed": Blame.APPLICATION,
+    "llvm.fatal_error": Blame.APPLICATION,
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
@@ -68,6 +69,11 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "ninja.build_stopped",
         "ninja: build stopped: subcommand failed.",
         {},
+    ),
+    (  # ROCm/aiter issue #4986 (a MoE kernel gfx1250 cannot lower, under SGLang)
+        "llvm.fatal_error",
+        "LLVM ERROR: Do not know how to expand this operator's operand!",
+        {"reason": "Do not know how to expand this operator's operand!"},
     ),
     (  # NVlabs/tiny-cuda-nn issue #239 (CUDA 11.3 for an RTX 4090)
         "nvcc.fatal",
@@ -118,6 +124,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "exit status 1.",
     ),
     ("*", "ninja: no work to do."),
+    # a word that only ends like LLVM's prefix
+    ("llvm.fatal_error", "pip: building wheel for llvmlite-LLVM ERROR: skipped"),
     ("*", "[1/12] /usr/local/cuda/bin/nvcc --generate-dependencies-with-compile -c flash_api.cu"),
     ("*", "warning: nvcc: unsupported flag -fno-plt ignored"),
     ("*", "kernel: oom-kill:constraint=CONSTRAINT_NONE,task=cc1plus,pid=4242,uid=0"),

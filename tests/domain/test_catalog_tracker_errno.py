@@ -36,6 +36,7 @@ FAMILY_BLAME: dict[str, Blame] = {
     "errno.device_unavailable": Blame.SYMPTOM,
     "errno.protocol_error": Blame.SYMPTOM,
     "errno.bad_address": Blame.SYMPTOM,
+    "errno.not_a_socket": Blame.APPLICATION,
     "errno.file_lock_unavailable": Blame.SYMPTOM,
     "errno.network_down": Blame.SYMPTOM,
     "errno.connection_error": Blame.SYMPTOM,
@@ -128,6 +129,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ("ERROR: Device or resource busy (os error 16)", "errno.device_unavailable", {}),
     # rendered from CPython's OSError str() for EPROTO (no attributable public line found)
     ("OSError: [Errno 71] Protocol error", "errno.protocol_error", {}),
+    # bytedance/byteps issue #49 (ps-lite's receive thread at exit), and CPython's form
+    (
+        "[06:42:50] src/./zmq_van.h:304: Check failed: 0 failed to receive message. errno: 88 "
+        "Socket operation on non-socket",
+        "errno.not_a_socket",
+        {},
+    ),
+    ("OSError: [Errno 88] Socket operation on non-socket", "errno.not_a_socket", {}),
     # jabberd2/jabberd2 issue #176 (strerror and its number)
     (
         "c2s/s2s/sm: connection attempt to router failed: Bad address (14)",
