@@ -141,3 +141,21 @@ def test_a_node_that_wrote_nothing_is_still_silent_since_the_start() -> None:
     ):
         v = attribute(running, [], [stamped("n1", 36), stamped("n2", 35), quiet], {})
         assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n3",)), v.summary
+
+
+def test_a_silent_half_of_a_hung_job_is_named_only_when_its_own_kernel_reports_lockups() -> None:
+    """Half the nodes silent is a collection gap as often as a fault; a silent node whose own
+    kernel reports CPU lockups, while the other's does not, ran nothing of the job."""
+    running = job(
+        ("n1", "n2"), ended=None, state="RUNNING", collected=T0 + timedelta(hours=1, minutes=25)
+    )
+    acts = [stamped("n1", 36), Activity(node="n2", source=Source.LOGS, present=False)]
+    v = attribute(running, [], acts, {})
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ()), v.summary
+    lockup = finding("kernel.soft_lockup", "n2", Blame.SYMPTOM, 20, source=Source.SYSTEM)
+    v = attribute(running, [lockup], acts, {})
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",)), v.summary
+    # both kernels locking up, or the lockup on the node that spoke: no silent culprit
+    other = finding("kernel.rcu_stall", "n1", Blame.SYMPTOM, 20, source=Source.SYSTEM)
+    assert attribute(running, [lockup, other], acts, {}).suspect_nodes == ()
+    assert attribute(running, [other], acts, {}).suspect_nodes == ()

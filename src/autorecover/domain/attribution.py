@@ -170,7 +170,7 @@ def _decide(
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
     app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
     seen.extend(stopped_first(job, seen, activity, app))
-    hang = stalled(job, activity) if job.running else None
+    hang = stalled(job, activity, seen) if job.running else None
     raised = standing(seen, activity) if job.running else []  # the library's own hang records
     transient = [f for f in seen if f.blame is Blame.TRANSIENT and f.weight >= TRANSIENT_THRESHOLD]
 

@@ -5,8 +5,8 @@ fill): the newest progress line anywhere, compared with how long the job's steps
 progress usually take. A job is called hung only when every node has been quiet for longer
 than `HANG_FLOOR`, than `HANG_INTERVALS` typical step intervals and than `HANG_GAPS` gaps
 between its progress lines; a node whose progress stopped a quarter of that before the newest
-one's, or that never spoke while most did, is a suspect (a hardware finding,
-`job.progress_stopped`). `attribution.py` decides what a stall means beside the rest.
+one's, or that never spoke while most did (or while only its kernel reported CPU lockups), is a
+suspect (a hardware finding, `job.progress_stopped`). `attribution.py` decides what a stall means beside the rest.
 """
 
 from __future__ import annotations
@@ -28,8 +28,17 @@ class Stall:
     findings: list[Finding]
 
 
-def stalled(job: JobRecord, activity: Sequence[Activity]) -> Stall | None:
-    """A running job whose progress stopped; the node that stopped first, if one did."""
+# A node's own kernel saying its CPUs stopped scheduling (a soft or hard lockup, an RCU stall):
+# a node in that state runs nothing of the job, whatever wedged it.
+LOCKUPS = frozenset({"kernel.soft_lockup", "kernel.hard_lockup", "kernel.rcu_stall"})
+
+
+def stalled(
+    job: JobRecord, activity: Sequence[Activity], seen: Sequence[Finding] = ()
+) -> Stall | None:
+    """A running job whose progress stopped; the node that stopped first, if one did.
+    `seen`: what the scanner read, for the silent nodes whose own kernel reported CPU
+    lockups (`LOCKUPS`)."""
     last: dict[str, datetime] = {}
     intervals: list[float] = []
     gaps: list[float] = []  # between a log's progress lines
@@ -67,9 +76,12 @@ def stalled(job: JobRecord, activity: Sequence[Activity]) -> Stall | None:
     # A node that said nothing (no log, an empty one) is silent since the start; one whose
     # lines carry no time (a pasted snippet, NCCL's unstamped lines) is not: when it stopped
     # is unknown, and an unknown is no evidence against it.
+    # Half the nodes or more silent is a collection gap as often as a fault, unless the silent
+    # nodes, and only they, have kernels reporting CPU lockups.
     silent = [n for n in job.nodes if n not in last and n not in spoke]
-    for node in silent if len(silent) * 2 < len(job.nodes) else []:
-        suspects.append(node)
+    locked = {f.node for f in seen if f.signal in LOCKUPS and f.source is Source.SYSTEM}
+    if len(silent) * 2 < len(job.nodes) or (silent and locked == set(silent)):
+        suspects.extend(silent)
     for node in suspects:
         at = last.get(node)
         findings.append(
