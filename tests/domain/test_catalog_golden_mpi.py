@@ -76,6 +76,7 @@ REQUIRED: dict[str, Blame] = {
     "ucx.memlock_limit": Blame.APPLICATION,
     "pscom.openib_completion_error": Blame.SYMPTOM,
     "pscom.connection_failed": Blame.SYMPTOM,
+    "psm.cuda_invalid_argument": Blame.APPLICATION,
     "ucx.gpu_memory_seen_as_host": Blame.APPLICATION,
 }
 
@@ -86,7 +87,7 @@ REQUIRED: dict[str, Blame] = {
     test_every_family_signature_is_pinned,
 ) = family_contract(
     {
-        "signatures-mpi.toml": frozenset({"ompi", "pmix", "mpich", "horovod", "pscom"}),
+        "signatures-mpi.toml": frozenset({"ompi", "pmix", "mpich", "horovod", "pscom", "psm"}),
         "signatures-ucx.toml": frozenset({"ucx"}),
     },
     REQUIRED,
@@ -130,6 +131,12 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "<PSP:r0000012:ib:Failed send request (status 12 : transport retry counter exceeded)."
         " Connection broken!>",
         {"status": "12", "text": "transport retry counter exceeded"},
+    ),
+    (  # open-mpi/ompi issue #6799 (Grid's unified-memory buffers through PSM2's CUDA IPC)
+        "psm.cuda_invalid_argument",
+        "r6i6n7.218497 Benchmark_dwf: CUDA failure: cuIpcGetMemHandle() (at /nfs/site/home/"
+        "rpmbuild/BUILD/libpsm2-11.2.23/ptl_am/am_reqrep_shmem.c:1977)returned 1 ",
+        {"call": "cuIpcGetMemHandle", "code": "1"},
     ),
     (  # FESOM/fesom2 issue #166 (the write side of the same connection)
         "pscom.connection_failed",
@@ -316,6 +323,14 @@ NEGATIVE: list[tuple[str, str]] = [
         "pscom.connection_failed",
         "<PSP:r0000003:connection to (10.13.6.39,20811,0x168,r0000386) (type:openib,state:open)>",
     ),
+    # a destroyed context is a teardown's, and a code that only begins like 1 is not it
+    # (cornelisnetworks/opa-psm2 pull request #62: "returned 709")
+    (
+        "psm.cuda_invalid_argument",
+        "r10i1n2.3262490 app: CUDA failure: cuIpcOpenMemHandle() (at ptl_am/am_reqrep_shmem.c:"
+        "1936)returned 709",
+    ),
+    ("psm.cuda_invalid_argument", "x: CUDA failure: cuInit() (at psm_context.c:12)returned 100"),
     # a clock in brackets is no host:pid prefix
     ("ucx.caught_signal", "[12:34:56] Caught signal 11 (Segmentation fault)"),
     # a signal number in a launcher's own summary is not OPAL's crash report
