@@ -607,6 +607,30 @@ KNOWN_MISSES: dict[str, str] = {
         "engine compares nodes, not the GPUs of one node (unknown); that only one GPU of the two "
         "raised it, and reseated cables cured it, is the reporter's"
     ),
+    # the sixteenth session's batches (c64-c69), scored fresh: see docs/attribution.md section 8
+    "app-jax-0-8-1-coordinator-port-8482-firewalled-registertask-deadline-v6e-16-multislice-k8s": (
+        "every worker but the coordinator's timing out on RegisterTask reads as a service that did "
+        "not answer (transient); that jax 0.8.1 moved the coordinator to a port the TPU firewall "
+        "rule does not open is the issue's"
+    ),
+    "hw-tt-ci-n300-vm-control-plane-east-west-chips-not-found-same-vm-other-test": (
+        "tt-metal's TT_FATAL that the fabric found fewer East-West chips than the mesh needs has no "
+        "entry, and on a one-node CI job names no cause; that the same VM failed another test the "
+        "same way is the engineers'"
+    ),
+    "unknown-mi325x-tp8-qwen35-397b-hsa-0x1016-all-eight-queues-intermittent-open": (
+        "HSA's hardware exception on all eight GPUs of the one node within a second reads as a "
+        "symptom with nothing behind it (transient); the engine compares nodes, not the GPUs of "
+        "one, and the issue is open with no cause"
+    ),
+    "app-torch-save-best-model-write-fd-eio-server-disk-saturated-slurm": (
+        "torch.save's write failing with EIO names no disk or file system (unknown); that the "
+        "server's disk was full is the reporter's"
+    ),
+    "app-dynamo-vllm-ray-multinode-worker-gets-leader-local-model-path-invalid-repo-id-k8s": (
+        "vLLM's 'Error executing method load_model' with the traceback cut before its exception "
+        "names nothing; that the worker was handed the leader's local cache path is the issue's"
+    ),
 }
 
 
