@@ -10,8 +10,9 @@ The reasoning, in order:
    node at once names no node; the node missing from a cascade, or whose host went silent,
    is a suspect when a second, independent line agrees.
 4. Hardware: a node with strong hardware evidence is a suspect, unless an application error
-   came clearly first. A hang whose progress stopped on one node first names that node
-   (`stalls.py`); the scheduler's own final state counts as a line (`final_states.py`).
+   came clearly first. A hang whose progress stopped on one node first names that node, as
+   does one whose silent nodes alone have kernels reporting CPU lockups (`stalls.py`); the
+   scheduler's own final state counts as a line (`final_states.py`).
 5. Otherwise the application, if one of its own errors is there (not the traceback of its
    node's own timeout); otherwise a transient cause (preemption, eviction, a collective
    timeout with no hardware behind it; `unknown` when it came before the job got going,
