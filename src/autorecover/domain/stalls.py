@@ -6,7 +6,8 @@ progress usually take. A job is called hung only when every node has been quiet 
 than `HANG_FLOOR`, than `HANG_INTERVALS` typical step intervals and than `HANG_GAPS` gaps
 between its progress lines; a node whose progress stopped a quarter of that before the newest
 one's, or that never spoke while most did (or while only its kernel reported CPU lockups), is a
-suspect (a hardware finding, `job.progress_stopped`). `attribution.py` decides what a stall means beside the rest.
+suspect (a hardware finding, `job.progress_stopped`). `attribution.py` decides what a stall
+means beside the rest.
 """
 
 from __future__ import annotations
