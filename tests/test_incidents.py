@@ -631,6 +631,11 @@ KNOWN_MISSES: dict[str, str] = {
         "vLLM's 'Error executing method load_model' with the traceback cut before its exception "
         "names nothing; that the worker was handed the leader's local cache path is the issue's"
     ),
+    "app-aws-ofi-nccl-174-upgrade-internal-error-at-barrier-slurm": (
+        "NCCL's 'internal error' on every rank at the first barrier, before any progress, is a "
+        "setup failure a retry may or may not get past (unknown); that an aws-ofi-nccl upgrade "
+        "broke it is the reporter's"
+    ),
 }
 
 
