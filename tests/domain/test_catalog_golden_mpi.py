@@ -61,6 +61,7 @@ REQUIRED: dict[str, Blame] = {
     "mpich.assertion_failed": Blame.SYMPTOM,
     "horovod.stall_warning": Blame.SYMPTOM,
     "horovod.stall_shutdown": Blame.SYMPTOM,
+    "horovod.stalled_op": Blame.INFO,
     "horovod.mismatch": Blame.APPLICATION,
     "horovod.internal_error": Blame.SYMPTOM,
     "ucx.ib_retry_exceeded": Blame.SYMPTOM,
@@ -131,6 +132,21 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "<PSP:r0000012:ib:Failed send request (status 12 : transport retry counter exceeded)."
         " Connection broken!>",
         {"status": "12", "text": "transport retry counter exceeded"},
+    ),
+    (  # horovod/horovod issue #100 (one tensor of the early stall report), and mpirun's prefix
+        "horovod.stalled_op",
+        "model/model/DistributedAdamOptimizer_Allreduce/HorovodAllreduce_model_model_gradients_"
+        "AddN_45_0 [ready ranks: 1], ",
+        {
+            "op": "model/model/DistributedAdamOptimizer_Allreduce/HorovodAllreduce_model_model_"
+            "gradients_AddN_45_0",
+            "ranks": "1",
+        },
+    ),
+    (
+        "horovod.stalled_op",
+        "[1,0]<stderr>:DistributedSGD_Allreduce/HorovodAllreduce_grad_0 [ready ranks: 0, 2, 3]",
+        {"op": "DistributedSGD_Allreduce/HorovodAllreduce_grad_0", "ranks": "0, 2, 3"},
     ),
     (  # open-mpi/ompi issue #6799 (Grid's unified-memory buffers through PSM2's CUDA IPC)
         "psm.cuda_invalid_argument",

@@ -104,3 +104,42 @@ def test_hardware_evidence_still_names_its_node() -> None:
     ]  # fmt: skip
     verdict = attribute(job(), findings, [], {})
     assert verdict.cause is Cause.HARDWARE and verdict.suspect_nodes == ("n2",)
+
+
+# Horovod's early stall report (horovod/horovod issue #100: two towers whose variable scopes
+# named one rank's gradients model_model_... and the other's model_1_model_...).
+STALL = (
+    "WARNING: One or more tensors were submitted to be reduced, gathered or broadcasted by "
+    "subset of ranks and are waiting for remainder of ranks for more than 60 seconds. This may "
+    "indicate that different ranks are trying to submit different tensors or that only subset "
+    "of ranks is submitting tensors, which will cause deadlock. "
+)
+OPS = "model/{tower}/DistributedAdamOptimizer_Allreduce/HorovodAllreduce_{name}_0 [ready ranks: {r}], "
+
+
+def stall(*ops: tuple[str, str, str]) -> list[str]:
+    return [STALL, "Stalled ops: ", *(OPS.format(tower=t, name=n, r=r) for t, n, r in ops)]
+
+
+def test_horovod_tensors_each_submitted_by_ranks_the_other_lacks_are_the_jobs_desync() -> None:
+    findings = scan(
+        "n1",
+        *stall(
+            ("model", "model_model_gradients_AddN_45", "1"),
+            ("model", "model_model_gradients_AddN_63", "1"),
+            ("model_1", "model_1_model_gradients_AddN_4", "0"),
+        ),
+    )
+    [desync] = collective_desync(findings)
+    assert (desync.signal, desync.blame, desync.node) == (SIGNAL, Blame.APPLICATION, "n1")
+    assert "model_1_model_gradients_AddN_4" in desync.text and "rank(s) 0 only" in desync.text
+
+
+def test_a_rank_missing_from_every_horovod_tensor_is_only_behind() -> None:
+    behind = stall(
+        ("model", "grad_a", "0, 1, 3"), ("model", "grad_b", "0, 1, 3"), ("model", "grad_c", "0, 1")
+    )
+    assert collective_desync(scan("n1", *behind)) == []
+    # two reports apart in the log are not compared with each other
+    apart = [*stall(("model", "grad_a", "1")), "Step 12 loss 0.4", *stall(("model", "grad_b", "0"))]
+    assert collective_desync(scan("n1", *apart)) == []

@@ -11,6 +11,12 @@ must agree, they called different collectives. That is a fault of the job's code
 that skipped a collective, ran an extra batch or took another branch), not of a node or the
 fabric: a dead GPU or a broken link leaves every rank waiting in the same operation.
 
+Horovod's early stall report says the same another way: under "Stalled ops:" each waiting
+tensor with the ranks that submitted it (``<name> [ready ranks: 1]``). Two tensors of one report
+whose ready ranks do not contain each other (one submitted only by rank 1, another only by rank
+0) are ranks that each wait for a tensor the other never submits: different code paths or
+tensor names, the job's. One rank missing from every tensor is a rank behind, and says nothing.
+
 What is not compared, because it legitimately differs: point-to-point and coalesced work (own
 counters), sizes of gathers, scatters and all-to-all (uneven by design), and work with no
 SeqNum. Lines without a process-group label are only compared with each other and only past
@@ -60,7 +66,8 @@ class _Work:
 
 def collective_desync(findings: Sequence[Finding]) -> list[Finding]:
     """One application finding when ranks timed out at the same SeqNum of one process group
-    in different collectives; empty otherwise."""
+    in different collectives, or a Horovod stall report shows them in different tensors;
+    empty otherwise."""
     works = [w for f in findings if (w := _work(f)) is not None]
     by_key: dict[tuple[str | None, int], list[_Work]] = {}
     for w in works:
@@ -80,7 +87,62 @@ def collective_desync(findings: Sequence[Finding]) -> list[Finding]:
         )
         at = min((w.finding.at for w in (first, other) if w.finding.at), default=None)
         return [desync_finding(first.finding.node, first.rank, text, at, seq, (first.op, other.op))]
+    return horovod_desync(findings)
+
+
+HOROVOD_OP = "horovod.stalled_op"
+
+
+def horovod_desync(findings: Sequence[Finding]) -> list[Finding]:
+    """One application finding when a Horovod stall report (consecutive `horovod.stalled_op`
+    lines of one log) shows two tensors each submitted by ranks the other lacks."""
+    ops = sorted(
+        (f for f in findings if f.signal == HOROVOD_OP),
+        key=lambda f: (f.node, f.source.value, f.line),
+    )
+    report: list[tuple[Finding, frozenset[int]]] = []
+    for f in ops:
+        if report and (
+            report[-1][0].node != f.node
+            or report[-1][0].source is not f.source
+            or f.line != report[-1][0].line + 1
+        ):
+            report = []
+        ranks = (f.detail("ranks") or "").replace(" ", "").split(",")
+        ready = frozenset(int(r) for r in ranks if r.isdigit())
+        for other, theirs in report:
+            if ready and theirs and not ready <= theirs and not theirs <= ready:
+                first, second = _short(other.detail("op")), _short(f.detail("op"))
+                text = (
+                    f"Horovod's stall report on {f.node}: {first} submitted by rank(s) "
+                    f"{_ranks(theirs)} only, {second} by rank(s) "
+                    f"{_ranks(ready)} only: the ranks submitted different tensors (the job's "
+                    "code path or tensor names diverged), not a node's or the fabric's fault"
+                )
+                return [
+                    Finding(
+                        signal=SIGNAL,
+                        node=f.node,
+                        source=Source.LOGS,
+                        line=0,  # derived from several lines
+                        text=text,
+                        blame=Blame.APPLICATION,
+                        weight=WEIGHT,
+                        at=other.at or f.at,
+                        details=(("ops", f"{other.detail('op') or '?'},{f.detail('op') or '?'}"),),
+                    )
+                ]
+        report.append((f, ready))
     return []
+
+
+def _short(op: str | None) -> str:
+    op = op or "?"
+    return op if len(op) <= 80 else "..." + op[-77:]
+
+
+def _ranks(ranks: frozenset[int]) -> str:
+    return ", ".join(str(r) for r in sorted(ranks))
 
 
 def desync_finding(
