@@ -636,6 +636,15 @@ KNOWN_MISSES: dict[str, str] = {
         "setup failure a retry may or may not get past (unknown); that an aws-ofi-nccl upgrade "
         "broke it is the reporter's"
     ),
+    "app-nccl-tests-built-against-nccl1-unhandled-cuda-error-8xp100": (
+        "nccl-tests' 'unhandled cuda error' is a symptom with nothing behind it (unknown); that "
+        "the tests were built against NCCL 1.0 is the maintainer's"
+    ),
+    "hw-phoenix-v100-dead-gpu-cuinit-999-preflight-exit-77": (
+        "cuInit's CUDA_ERROR_UNKNOWN on a one-node job is the device or the job's environment "
+        "(a GPU the job was not given fails the same way), below the naming weight (unknown); "
+        "that the resubmission failed on the same node is the PR's"
+    ),
 }
 
 
