@@ -62,6 +62,8 @@ REQUIRED: dict[str, Blame] = {
     "horovod.stall_warning": Blame.SYMPTOM,
     "horovod.stall_shutdown": Blame.SYMPTOM,
     "horovod.stalled_op": Blame.INFO,
+    "horovod.missing_ranks_header": Blame.INFO,
+    "horovod.missing_rank": Blame.INFO,
     "horovod.mismatch": Blame.APPLICATION,
     "horovod.internal_error": Blame.SYMPTOM,
     "ucx.ib_retry_exceeded": Blame.SYMPTOM,
@@ -147,6 +149,11 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "horovod.stalled_op",
         "[1,0]<stderr>:DistributedSGD_Allreduce/HorovodAllreduce_grad_0 [ready ranks: 0, 2, 3]",
         {"op": "DistributedSGD_Allreduce/HorovodAllreduce_grad_0", "ranks": "0, 2, 3"},
+    ),
+    (  # rendered: horovod/common/stall_inspector.cc, a rank past the shutdown time, cut at six
+        "horovod.missing_rank",
+        "[1,0]<stderr>:1!: [a_0, b_0, c_0, d_0, e_0, f_0 ...]",
+        {"rank": "1", "shutdown": "!", "tensors": "a_0, b_0, c_0, d_0, e_0, f_0 ..."},
     ),
     (  # open-mpi/ompi issue #6799 (Grid's unified-memory buffers through PSM2's CUDA IPC)
         "psm.cuda_invalid_argument",
@@ -347,6 +354,9 @@ NEGATIVE: list[tuple[str, str]] = [
         "1936)returned 709",
     ),
     ("psm.cuda_invalid_argument", "x: CUDA failure: cuInit() (at psm_context.c:12)returned 100"),
+    # srun -l's rank prefix before torchrun's or a warning's own brackets is no stall list
+    ("horovod.missing_rank", "3: [rank3]: Traceback (most recent call last):"),
+    ("horovod.missing_rank", "0: [W socket.cpp:663] [c10d] The client socket has failed"),
     # a clock in brackets is no host:pid prefix
     ("ucx.caught_signal", "[12:34:56] Caught signal 11 (Segmentation fault)"),
     # a signal number in a launcher's own summary is not OPAL's crash report

@@ -143,3 +143,34 @@ def test_a_rank_missing_from_every_horovod_tensor_is_only_behind() -> None:
     # two reports apart in the log are not compared with each other
     apart = [*stall(("model", "grad_a", "1")), "Step 12 loss 0.4", *stall(("model", "grad_b", "0"))]
     assert collective_desync(scan("n1", *apart)) == []
+
+
+# The stall inspector's report since (horovod/common/stall_inspector.cc, rendered): under
+# "Missing ranks:", each rank with the waiting tensors it has not submitted.
+INSPECTOR = (
+    "[2021-03-02 10:14:11.208351: W /tmp/pip-req-build/horovod/common/stall_inspector.cc:105] "
+    + STALL
+)
+
+
+def test_horovod_ranks_each_missing_a_tensor_the_other_sent_are_the_jobs_desync() -> None:
+    findings = scan(
+        "n1",
+        INSPECTOR,
+        "Missing ranks:",
+        "0: [DistributedAdamOptimizer_Allreduce/HorovodAllreduce_model_1_grad_4_0]",
+        "1: [DistributedAdamOptimizer_Allreduce/HorovodAllreduce_model_grad_45_0]",
+    )
+    [desync] = collective_desync(findings)
+    assert (desync.signal, desync.blame, desync.rank) == (SIGNAL, Blame.APPLICATION, 1)
+    assert "rank 0 never submitted" in desync.text and "model_1_grad_4_0" in desync.text
+
+
+def test_horovod_ranks_behind_or_cut_short_or_without_a_report_say_nothing() -> None:
+    behind = ["0: [grad_a_0, grad_b_0]", "3!: [grad_a_0, grad_b_0, grad_c_0]"]
+    assert collective_desync(scan("n1", INSPECTOR, "Missing ranks:", *behind)) == []
+    cut = ["0: [a, b, c, d, e, f ...]", "1: [g]"]
+    assert collective_desync(scan("n1", INSPECTOR, "Missing ranks:", *cut)) == []
+    # srun -l's rank prefix before a printed list, with no report above it
+    loose = ["0: [grad_a_0]", "1: [grad_b_0]"]
+    assert collective_desync(scan("n1", "Step 3 done", *loose)) == []

@@ -15,7 +15,10 @@ Horovod's early stall report says the same another way: under "Stalled ops:" eac
 tensor with the ranks that submitted it (``<name> [ready ranks: 1]``). Two tensors of one report
 whose ready ranks do not contain each other (one submitted only by rank 1, another only by rank
 0) are ranks that each wait for a tensor the other never submits: different code paths or
-tensor names, the job's. One rank missing from every tensor is a rank behind, and says nothing.
+tensor names, the job's. Its stall inspector since lists the other way round, under "Missing
+ranks:", each rank with the waiting tensors it has not submitted (``0: [a, b]``): two ranks each
+missing a tensor the other is not missing say the same. One rank missing from every tensor is a
+rank behind, and says nothing; a list cut at six names (`` ...``) is not compared.
 
 What is not compared, because it legitimately differs: point-to-point and coalesced work (own
 counters), sizes of gathers, scatters and all-to-all (uneven by design), and work with no
@@ -91,11 +94,17 @@ def collective_desync(findings: Sequence[Finding]) -> list[Finding]:
 
 
 HOROVOD_OP = "horovod.stalled_op"
+HOROVOD_HEADER = "horovod.missing_ranks_header"
+HOROVOD_MISSING = "horovod.missing_rank"
 
 
 def horovod_desync(findings: Sequence[Finding]) -> list[Finding]:
     """One application finding when a Horovod stall report (consecutive `horovod.stalled_op`
-    lines of one log) shows two tensors each submitted by ranks the other lacks."""
+    lines of one log) shows two tensors each submitted by ranks the other lacks, or its
+    "Missing ranks:" list two ranks each missing a tensor the other sent."""
+    missing = _missing_ranks_desync(findings)
+    if missing:
+        return missing
     ops = sorted(
         (f for f in findings if f.signal == HOROVOD_OP),
         key=lambda f: (f.node, f.source.value, f.line),
@@ -133,6 +142,60 @@ def horovod_desync(findings: Sequence[Finding]) -> list[Finding]:
                     )
                 ]
         report.append((f, ready))
+    return []
+
+
+def _missing_ranks_desync(findings: Sequence[Finding]) -> list[Finding]:
+    lines = sorted(
+        (f for f in findings if f.signal in (HOROVOD_HEADER, HOROVOD_MISSING)),
+        key=lambda f: (f.node, f.source.value, f.line),
+    )
+    report: dict[int, tuple[Finding, frozenset[str]]] = {}
+    previous: Finding | None = None
+    for f in lines:
+        follows = (
+            previous is not None
+            and previous.node == f.node
+            and previous.source is f.source
+            and f.line == previous.line + 1
+        )
+        previous = f
+        if f.signal == HOROVOD_HEADER:
+            report = {}
+            continue
+        if not follows:
+            report = {}
+            previous = None  # a rank line with no header right above it is not a report's
+            continue
+        tensors = f.detail("tensors") or ""
+        rank = f.detail("rank") or ""
+        if tensors.endswith(" ...") or not rank.isdigit():
+            continue  # cut at six names: what else it misses is unknown
+        mine = frozenset(t.strip() for t in tensors.split(", ") if t.strip())
+        for other_rank, (other, theirs) in sorted(report.items()):
+            if mine - theirs and theirs - mine:
+                text = (
+                    f"Horovod's stall report on {f.node}: rank {other_rank} never submitted "
+                    f"{_short(min(theirs - mine))}, which rank {rank} did, and rank {rank} never "
+                    f"submitted {_short(min(mine - theirs))}, which rank {other_rank} did: the "
+                    "ranks submitted different tensors (the job's code path or tensor names "
+                    "diverged), not a node's or the fabric's fault"
+                )
+                return [
+                    Finding(
+                        signal=SIGNAL,
+                        node=f.node,
+                        source=Source.LOGS,
+                        line=0,  # derived from several lines
+                        text=text,
+                        blame=Blame.APPLICATION,
+                        weight=WEIGHT,
+                        at=other.at or f.at,
+                        rank=int(rank),
+                        details=(("ops", f"{min(theirs - mine)},{min(mine - theirs)}"),),
+                    )
+                ]
+        report[int(rank)] = (f, mine)
     return []
 
 
