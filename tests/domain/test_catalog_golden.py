@@ -416,6 +416,16 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         {"type": "RuntimeError"},
     ),
     ("python.exception", "SystemExit: 1", {"type": "SystemExit"}),
+    (  # pallets/jinja's jinja2/exceptions.py: a class named otherwise, in an exceptions module
+        "python.exception",
+        "jinja2.exceptions.TemplateNotFound: chat_template.jinja",
+        {"type": "jinja2.exceptions.TemplateNotFound"},
+    ),
+    (  # psf/requests' requests/exceptions.py
+        "python.exception",
+        "requests.exceptions.MissingSchema: Invalid URL 'None': No scheme supplied.",
+        {"type": "requests.exceptions.MissingSchema"},
+    ),
     ("python.syntax_error", "IndentationError: unexpected indent", {}),
     (
         "slurm.preempted",  # samples/slurm-preempted
@@ -916,6 +926,9 @@ NEGATIVE: list[tuple[str, str]] = [
         "W0307 09:14:10.923000 79153 torch/distributed/elastic/multiprocessing/api.py:897] "
         "Sending process 79195 closing signal SIGTERM",
     ),
+    # a warning category kept in an exceptions module, and a traceback's frame in errors.py
+    ("python.exception", "urllib3.exceptions.InsecureRequestWarning: Unverified HTTPS request"),
+    ("python.exception", '  File "/opt/app/errors.py", line 12, in check'),
     ("python.exception", "    raise ChildFailedError("),
     ("python.exception", "    raise ValueError"),
     ("python.exception", DSA_HINT),
