@@ -128,19 +128,8 @@ def horovod_desync(findings: Sequence[Finding]) -> list[Finding]:
                     f"{_ranks(ready)} only: the ranks submitted different tensors (the job's "
                     "code path or tensor names diverged), not a node's or the fabric's fault"
                 )
-                return [
-                    Finding(
-                        signal=SIGNAL,
-                        node=f.node,
-                        source=Source.LOGS,
-                        line=0,  # derived from several lines
-                        text=text,
-                        blame=Blame.APPLICATION,
-                        weight=WEIGHT,
-                        at=other.at or f.at,
-                        details=(("ops", f"{other.detail('op') or '?'},{f.detail('op') or '?'}"),),
-                    )
-                ]
+                names = (other.detail("op") or "?", f.detail("op") or "?")
+                return [desync_finding(f.node, None, text, other.at or f.at, None, names)]
         report.append((f, ready))
     return []
 
@@ -181,20 +170,8 @@ def _missing_ranks_desync(findings: Sequence[Finding]) -> list[Finding]:
                     "ranks submitted different tensors (the job's code path or tensor names "
                     "diverged), not a node's or the fabric's fault"
                 )
-                return [
-                    Finding(
-                        signal=SIGNAL,
-                        node=f.node,
-                        source=Source.LOGS,
-                        line=0,  # derived from several lines
-                        text=text,
-                        blame=Blame.APPLICATION,
-                        weight=WEIGHT,
-                        at=other.at or f.at,
-                        rank=int(rank),
-                        details=(("ops", f"{min(theirs - mine)},{min(mine - theirs)}"),),
-                    )
-                ]
+                names = (min(theirs - mine), min(mine - theirs))
+                return [desync_finding(f.node, int(rank), text, other.at or f.at, None, names)]
         report[int(rank)] = (f, mine)
     return []
 
@@ -209,10 +186,16 @@ def _ranks(ranks: frozenset[int]) -> str:
 
 
 def desync_finding(
-    node: str, rank: int | None, text: str, at: datetime | None, seq: int, ops: Sequence[str]
+    node: str,
+    rank: int | None,
+    text: str,
+    at: datetime | None,
+    seq: int | None,
+    ops: Sequence[str],
 ) -> Finding:
     """The derived application line for ranks seen in different collectives at one sequence
-    number (by the watchdog's timeouts here, by the flight recorders in domain/hangs.py)."""
+    number (by the watchdog's timeouts here, by the flight recorders in domain/hangs.py), or in
+    different tensors of a Horovod stall report (`seq` None)."""
     return Finding(
         signal=SIGNAL,
         node=node,
@@ -223,7 +206,7 @@ def desync_finding(
         weight=WEIGHT,
         at=at,
         rank=rank,
-        details=(("seq", str(seq)), ("ops", ",".join(ops))),
+        details=(*((("seq", str(seq)),) if seq is not None else ()), ("ops", ",".join(ops))),
     )
 
 
