@@ -155,6 +155,7 @@ def test_a_silent_half_of_a_hung_job_is_named_only_when_its_own_kernel_reports_l
     lockup = finding("kernel.soft_lockup", "n2", Blame.SYMPTOM, 20, source=Source.SYSTEM)
     v = attribute(running, [lockup], acts, {})
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",)), v.summary
+    assert "kernel reported kernel.soft_lockup" in v.summary, v.summary
     # both kernels locking up, or the lockup on the node that spoke: no silent culprit
     other = finding("kernel.rcu_stall", "n1", Blame.SYMPTOM, 20, source=Source.SYSTEM)
     assert attribute(running, [lockup, other], acts, {}).suspect_nodes == ()

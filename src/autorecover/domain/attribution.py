@@ -67,7 +67,7 @@ from autorecover.domain.shape import (
     stopped_first,
     straggler,
 )
-from autorecover.domain.stalls import stalled
+from autorecover.domain.stalls import LOCKUPS, stalled
 from autorecover.domain.timeouts import only_waited_out
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
@@ -211,7 +211,7 @@ def _decide(
         if hang is not None:
             decisive.extend(hang.findings)
         decisive.extend(f for f in [*outliers, *raised] if f.node in suspects)
-        why = _hardware_reason(suspects, hw, symptoms)
+        why = _hardware_reason(suspects, hw, symptoms, hang.findings if hang else ())
         return _verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
     if app:
         return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
@@ -424,12 +424,21 @@ def _by_signal(findings: Iterable[Finding], signal: str) -> list[Finding]:
     return [f for f in findings if f.signal == signal]
 
 
-def _hardware_reason(suspects: list[str], hw: dict[str, _Scored], symptoms: list[Finding]) -> str:
+def _hardware_reason(
+    suspects: list[str],
+    hw: dict[str, _Scored],
+    symptoms: list[Finding],
+    stall: Sequence[Finding] = (),
+) -> str:
     parts = []
     for node in sorted(suspects):
         scored = hw.get(node)
         if scored is None or not scored.findings:
-            parts.append(f"{node} stopped making progress first")
+            said = next((f.text for f in stall if f.node == node), "stopped making progress first")
+            locks = sorted({f.signal for f in symptoms if f.node == node and f.signal in LOCKUPS})
+            if locks:
+                said += f", while its kernel reported {', '.join(locks)}"
+            parts.append(f"{node}: {said}")
             continue
         top = max(scored.findings, key=lambda f: f.weight)
         when = f" at {top.at:%H:%M:%S}Z" if top.at else ""
