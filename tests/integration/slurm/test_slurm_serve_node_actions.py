@@ -117,9 +117,14 @@ def _running_again(rig: EngineRig, job: E2EJob) -> SlurmJob | None:
 
 
 def _back(rig: EngineRig, node: str, timeout_s: float = 60.0) -> None:
-    """The engine returned the node, and Slurm shows it idle with no flag and no reason."""
+    """The engine returned the node, and Slurm shows it idle with no flag and no reason, and
+    every action of the node is settled. The node is healthy in the store with its resume
+    intended in the same transaction, and Slurm shows it idle as soon as `scontrol` ran, a
+    moment before the engine records the resume done: wait for that record too."""
     rig.wait(lambda: (r := rig.node(node)) and r["state"] == "healthy", f"{node} returned",
              timeout_s)  # fmt: skip
+    rig.wait(lambda: all(a["status"] != "intended" for a in rig.api(f"actions?node={node}")),
+             f"{node}'s actions settled")  # fmt: skip
     seen = rig.wait(lambda: (n := rig.slurm_node(node)) and n.state == "idle" and not n.flags
                     and n, f"{node} idle in Slurm")  # fmt: skip
     assert seen.reason == "", seen

@@ -102,7 +102,10 @@ def test_slurm_serve_xid79_requeues_without_the_node_and_drains_it(
     back = engine.wait(lambda: (n := engine.slurm_node(bad)) and n.state == "idle"
                        and not n.flags and n, f"{bad} idle in Slurm")  # fmt: skip
     assert back.reason == ""
-    actions = engine.api(f"actions?node={bad}")
+    # The resume is intended with the return and recorded done a moment after `scontrol` ran.
+    actions = engine.wait(lambda: (a := engine.api(f"actions?node={bad}"))
+                          and all(x["status"] != "intended" for x in a) and a,
+                          f"{bad}'s actions settled")  # fmt: skip
     kinds = [(a["kind"], a["status"]) for a in actions]
     ladder = [k for k, status in kinds if status == "done" and k in LADDER]
     assert ladder == list(LADDER), kinds  # each once, in order
