@@ -96,6 +96,8 @@ def _post_raw(replica: Replica, body: dict[str, Any]) -> Any:
         (lambda s: s.update(weight=101), ["body", "signals", 0, "weight"]),
         # The engine's own findings (a silent node) cannot come from an agent.
         (lambda s: s.update(probe="engine"), ["body", "signals", 0, "probe"]),
+        # A misspelt field is named, not dropped for its default.
+        (lambda s: s.update(componnet="GPU0"), ["body", "signals", 0, "componnet"]),
         # A signal for another node is the agent's business: 403 (test_security_auth.py).
     ],
 )
@@ -114,6 +116,17 @@ def test_a_batch_of_another_format_is_refused(fleet: Fleet, replica: Replica) ->
     body = document("n1", clock=fleet.clock) | {"format": "autorecover.signals/2"}
     answer = _post_raw(replica, body)
     assert answer.status_code == 422 and answer.json()["detail"][0]["loc"] == ["body", "format"]
+
+
+def test_a_batch_with_a_misspelt_field_is_refused_naming_it_not_kept_as_a_heartbeat(
+    fleet: Fleet, replica: Replica
+) -> None:
+    body = document("n1", clock=fleet.clock)
+    body["singals"] = [document("n1", xid79("n1", fleet.clock), clock=fleet.clock)["signals"][0]]
+    answer = _post_raw(replica, body)
+    assert answer.status_code == 422, answer.text
+    assert [list(e["loc"]) for e in answer.json()["detail"]] == [["body", "singals"]]
+    assert replica.engine.store.waiting() == 0
 
 
 def test_a_full_inbox_answers_429_with_retry_after_until_a_pass_drains_it(

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from autorecover.controllers.ports import TransientError
 from autorecover.domain.orders import (
@@ -84,6 +84,8 @@ class OrdersOut(BaseModel):
 
 class ReportIn(BaseModel):
     """An agent's report on one order: running, then how it ended."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a default
 
     node: Name
     status: Literal["running", "done", "failed", "refused"]

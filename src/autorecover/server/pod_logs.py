@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, Query, Request
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from autorecover.server.engine import Engine
 from autorecover.server.guarding import caller_of
@@ -60,6 +60,8 @@ class SourcesOut(BaseModel):
 class ExcerptIn(BaseModel):
     """What the agent kept of one read of one container (agent/logs/excerpts.py)."""
 
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a default
+
     uid: Uid
     container: Container
     inode: int = Field(ge=0, le=2**64 - 1, description="the log file read")
@@ -73,6 +75,8 @@ class ExcerptIn(BaseModel):
 
 class ExcerptsIn(BaseModel):
     """One post of an agent's excerpts."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a default
 
     format: str = Field(pattern=f"^{FORMAT}$")
     node: Name

@@ -15,6 +15,7 @@ from pydantic import (
     AwareDatetime,
     BaseModel,
     BeforeValidator,
+    ConfigDict,
     Field,
     StringConstraints,
     field_validator,
@@ -92,6 +93,8 @@ _AT = (
 class SignalIn(BaseModel):
     """One signal as the agent sends it."""
 
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a default
+
     node: Name
     probe: Probe
     signal: Key
@@ -119,6 +122,8 @@ class SignalIn(BaseModel):
 
 class BatchIn(BaseModel):
     """One POST from a node agent."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a default
 
     format: Literal["autorecover.signals/1"] = "autorecover.signals/1"  # == BATCH_FORMAT
     node: Name
@@ -263,6 +268,8 @@ class DeadLetterOut(BaseModel):
 class RetryIn(BaseModel):
     """An operator's request to try a dead letter again."""
 
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a default
+
     why: Annotated[str, StringConstraints(min_length=1, max_length=1000), AfterValidator(_storable)]
 
 
@@ -298,6 +305,8 @@ NO_NUL = r"^[^\x00]*$"  # text a database keeps as text (PostgreSQL refuses NUL)
 class ControlIn(BaseModel):
     """What every operator control takes: why (recorded in the audit), and a request id that
     makes a retry of the same call the same request."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a default
 
     why: str = Field(min_length=1, max_length=1000, pattern=NO_NUL)
     request_id: str | None = Field(default=None, pattern=REQUEST_ID)
