@@ -218,6 +218,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "c10d.store_peer_closed",
         {},
     ),
+    # pytorch/pytorch pull request #129985 (the reporter elided the socket's addresses)
+    (
+        "[trainer4471203|12]:W0701 13:41:43.421574  4776 TCPStore.cpp:182] [c10d] recvValue failed "
+        "on SocketImpl(fd=24, ...): Connection reset by peer",
+        "c10d.store_connection",
+        {},
+    ),
     # aws-samples/amazon-eks-machine-learning-with-terraform-and-kubeflow#93 (2.0-2.3 wording)
     (
         "[2024-04-10 16:02:56,193] torch.distributed.elastic.multiprocessing.api: [WARNING] "
