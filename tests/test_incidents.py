@@ -653,6 +653,12 @@ KNOWN_MISSES: dict[str, str] = {
         "them on the node that reported them, read as a failure elsewhere (transient); the "
         "thread never found why"
     ),
+    # the c76-c81 batches (seventeenth session), scored fresh as each was merged
+    "tr-hub-awq-shard-corrupt-upload-metadataincompletebuffer-vllm-tp2-k8s": (
+        "safetensors' 'MetadataIncompleteBuffer' reads as a checkpoint file the job cannot read "
+        "(application: the same file fails again); that the publisher's upload had corrupted "
+        "it and a re-push fixed it is the thread's"
+    ),
 }
 
 
