@@ -62,11 +62,12 @@ BLAME: dict[str, Blame] = {
     "lammps.lost_atoms": Blame.APPLICATION,
     "openmm.particle_nan": Blame.APPLICATION,
     "openmm.illegal_address_code": Blame.APPLICATION,
+    "gasnet.ofi_init_failed": Blame.APPLICATION,
 }
 
 NAMESPACES = frozenset(
     {"openacc", "omptarget", "crayftn", "gfortran", "forrtl", "kokkos", "charm", "gromacs", "amber", "lammps",
-     "openmm"}
+     "openmm", "gasnet"}
 )  # fmt: skip
 
 (
@@ -77,6 +78,20 @@ NAMESPACES = frozenset(
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # StanfordLegion/gasnet issue #22 (GASNet-EX's ofi conduit on Slingshot-11)
+    (
+        "*** FATAL ERROR (proc 0): in gasnetc_ofi_init() at .../gasnet_ofi.c:946: fi_domain "
+        "failed: -38(Function not implemented)",
+        "gasnet.ofi_init_failed",
+        {"call": "fi_domain", "code": "-38"},
+    ),
+    # the same error before GASNet-EX named the function (gasneti_fatalerror's header alone;
+    # the format rendered)
+    (
+        "*** FATAL ERROR: fi_getinfo failed: -61(No data available)",
+        "gasnet.ofi_init_failed",
+        {"call": "fi_getinfo", "reason": "No data available"},
+    ),
     # grimme-lab/xtb pull request #353 (the GPU pre-SCF routines under NVHPC)
     (
         "call to cuStreamSynchronize returned error 700: Illegal address during kernel execution",
@@ -405,6 +420,8 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 
 # (key, healthy look-alike or hint it must not match)
 NEGATIVE: list[tuple[str, str]] = [
+    # another GASNet fatal error (an out-of-segment access: the program's, not the network set-up)
+    ("gasnet.ofi_init_failed", "*** FATAL ERROR (proc 3): gasnet_put out of segment bounds"),
     # marshallward/acc_global_test README.rst: the trailer after the PRESENT clause error
     (
         "*",
