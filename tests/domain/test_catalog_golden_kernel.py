@@ -24,6 +24,7 @@ NAMESPACES = frozenset({"mce", "edac", "ghes", "kernel", "pcie", "nic"})
 
 REQUIRED: dict[str, Blame] = {
     "kernel.boot": Blame.INFO,
+    "kernel.shutdown": Blame.INFO,
     "mce.fatal": Blame.HARDWARE,
     "mce.logged": Blame.INFO,
     "edac.uncorrected": Blame.HARDWARE,
@@ -100,6 +101,15 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         {"device": "*"},
     ),
     ("kernel.boot", "-- Reboot --", {}),
+    # journalctl 255+ separates boots by id (systemd src/journal/journalctl-show.c; rendered)
+    ("kernel.boot", "-- Boot 5d03a9e1c7f24b6a9e2f41d8b07c3a55 --", {}),
+    # an orderly shutdown, as logind, systemd and the kernel log it (formats rendered:
+    # src/login/logind-dbus.c, systemd's reboot.target description, kernel/reboot.c)
+    ("kernel.shutdown", "systemd-logind[1603]: The system will reboot now!", {}),
+    ("kernel.shutdown", "systemd[1]: Reached target reboot.target - System Reboot.", {}),
+    ("kernel.shutdown", "Mar 11 15:52:40 z1-8 systemd[1]: Reached target Shutdown.", {}),
+    ("kernel.shutdown", "[ 9120.553012] reboot: Restarting system", {}),
+    ("kernel.shutdown", "systemd-journald[612]: Journal stopped", {}),
     (  # csrutil/OpenWrt-NIC-Drivers issue #11 (the 6.6+ wording)
         "nic.tx_timeout",
         "[ 1356.296930] r8125 0000:22:04.0 eth4: NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed "
@@ -269,6 +279,9 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # the way up, and a suspend, are no shutdown
+    ("kernel.shutdown", "systemd[1]: Reached target multi-user.target - Multi-User System."),
+    ("kernel.shutdown", "systemd-logind[1603]: The system will suspend now!"),
     # the fault record's header line and the IOMMU's boot notes are not a fault
     ("kernel.iommu_fault", "DMAR: DRHD: handling fault status reg 3"),
     ("kernel.iommu_fault", "pci 0000:41:00.0: Adding to iommu group 38"),

@@ -55,6 +55,7 @@ from autorecover.domain.records import (
     Verdict,
 )
 from autorecover.domain.reports import blamed_peers, forwarded, named_failures
+from autorecover.domain.restarts import restarts
 from autorecover.domain.shape import (
     BARE_IO_ERRORS,
     LOCAL_CRASHES,
@@ -165,6 +166,7 @@ def _decide(
     findings = forwarded(findings, job)
     seen = first_fatal(in_context(job, findings, xid_rules, trained=trained(activity)))
     seen.extend(state_findings(job))
+    seen.extend(restarts(job, findings))
     seen.extend(named_failures(seen, job))
     seen.extend(blamed_peers(findings, seen, job))
     seen.extend(collective_desync(seen))
