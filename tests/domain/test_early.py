@@ -89,3 +89,48 @@ def test_an_early_cascade_past_the_set_up_collectives_is_transient() -> None:
     assert ran.cause is Cause.TRANSIENT
     first = attribute(job(ended=EARLY), [watchdog(n, 1) for n in NODES], [], RULES)
     assert first.cause is Cause.UNKNOWN
+
+
+# --- every node crashing at the start -------------------------------------------------------------
+
+
+def crash(node: str, minutes: float = 0.5) -> Finding:
+    return f("process.shell_crash_report", node, Blame.SYMPTOM, 45, minutes, source=Source.LOGS,
+             details=(("signal", "Segmentation fault"),))  # fmt: skip
+
+
+def test_every_node_crashing_at_the_start_is_the_program() -> None:
+    v = attribute(job(ended=EARLY), [crash(n) for n in NODES], [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.APPLICATION, (), Action.STOP)
+    assert "every node's processes crashed" in v.summary
+
+
+def test_srun_reporting_every_nodes_crash_from_the_first_node_counts_for_each() -> None:
+    # srun prints "srun: error: HOST: task N: Segmentation fault" for every task on one node
+    named = [
+        f("slurm.task_signaled", "n1", Blame.SYMPTOM, 5, 0.5, source=Source.LOGS,
+          details=(("host", n), ("signal", "Segmentation fault")))
+        for n in NODES
+    ]  # fmt: skip
+    v = attribute(job(ended=EARLY), [crash("n1"), *named], [], RULES)
+    assert v.cause is Cause.APPLICATION, v
+    # ... or the exit statuses of a crash signal (128 + 11) do
+    codes = tuple((n, 139) for n in NODES)
+    assert attribute(job(ended=EARLY, exit_codes=codes), [crash("n1")], [], RULES).cause is (
+        Cause.APPLICATION
+    )
+
+
+@pytest.mark.parametrize(
+    ("ended", "nodes", "activity"),
+    [
+        (T0 + timedelta(hours=2), NODES, []),  # the job had run for hours
+        (EARLY, ("n1", "n2"), []),  # n3 and n4 did not crash
+        (EARLY, NODES, [Activity(node="n1", source=Source.LOGS, present=True, last_step=40)]),
+    ],
+)
+def test_a_crash_not_on_every_node_or_after_the_job_ran_stays_unknown(
+    ended: object, nodes: tuple[str, ...], activity: list[Activity]
+) -> None:
+    v = attribute(job(ended=ended), [crash(n) for n in nodes], activity, RULES)
+    assert v.cause is Cause.UNKNOWN and "crashed with a signal" in v.summary, v

@@ -38,7 +38,13 @@ from autorecover.domain.clearing import (
 )
 from autorecover.domain.context import in_context
 from autorecover.domain.desync import collective_desync
-from autorecover.domain.early import SETUP_WINDOW, before_it_ran, killed_or_lost, trained
+from autorecover.domain.early import (
+    SETUP_WINDOW,
+    before_it_ran,
+    crashed_everywhere,
+    killed_or_lost,
+    trained,
+)
 from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
 from autorecover.domain.final_states import state_findings
 from autorecover.domain.hangs import OUTLIERS, raised_reason, standing
@@ -244,6 +250,13 @@ def _decide(
     if transient:
         return _verdict(Cause.TRANSIENT, (), transient, symptoms, _transient_reason(transient))
     crashes = [f for f in symptoms if f.signal in LOCAL_CRASHES]
+    if crashes and crashed_everywhere(job, crashes, seen) and before_it_ran(job, seen, activity):
+        why = (
+            "every node's processes crashed within minutes of the start, before any progress: "
+            "the program, its build or its environment (a node's fault crashes that node "
+            "alone): stop"
+        )
+        return _verdict(Cause.APPLICATION, (), crashes, symptoms, why)
     if crashes:
         why = "a process crashed with a signal and nothing says why: retry, and watch for a repeat"
         return _verdict(Cause.UNKNOWN, (), crashes, symptoms, why)

@@ -93,3 +93,31 @@ def _killed_or_lost(f: Finding) -> bool:
     if f.signal not in SIGNALLED:
         return False
     return f.detail("signal") in KILL_NAMES or f.detail("name") in KILL_NAMES
+
+
+# Exit statuses of a process that died of a crash signal (128 + SIGILL, SIGABRT, SIGBUS, SIGFPE,
+# SIGSEGV), as a shell, srun or a launcher reports them.
+CRASH_EXITS = frozenset({128 + 4, 128 + 6, 128 + 7, 128 + 8, 128 + 11})
+# ... and their names as srun prints them ("srun: error: HOST: task N: Segmentation fault").
+CRASH_NAMES = frozenset(
+    {"Segmentation fault", "Bus error", "Illegal instruction", "Floating point exception",
+     "Aborted"}
+)  # fmt: skip
+
+
+def crashed_everywhere(job: JobRecord, crashes: Sequence[Finding], seen: Sequence[Finding]) -> bool:
+    """True when every node of a multi-node job crashed: a crash report in its own output, a
+    crash report that names it as the host (srun's "srun: error: HOST: task N: Segmentation
+    fault" is printed on the first node for all of them), or a crash signal's exit status."""
+    if len(job.nodes) < 2:
+        return False
+    hosts = {f.origin or f.node for f in crashes}
+    hosts |= {
+        host
+        for f in seen
+        if f.signal == "slurm.task_signaled"
+        and f.detail("signal") in CRASH_NAMES
+        and (host := f.detail("host")) is not None
+    }
+    hosts |= {node for node, code in job.exit_codes if code in CRASH_EXITS}
+    return set(job.nodes) <= hosts
