@@ -109,8 +109,10 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # out after one was dropped for a thread an earlier bundle cites, 8/18 right when scored fresh)
 # and the fifteenth session's rule and entries (no held-out verdict changed): 168/320. 0.54 since
 # the sixteenth session's c64-c75 batches (72 bundles from threads not cited before, 40 held out,
-# 27/40 right when first scored; no earlier held-out verdict changed): 195/360.
-HELDOUT_FLOOR_ACCURACY = 0.54
+# 27/40 right when first scored; no earlier held-out verdict changed): 195/360. 0.53 since the
+# seventeenth session's c76-c81 batches (41 bundles from threads not cited before, 24 held out,
+# 9/24 right when first scored; no earlier held-out verdict changed): 204/384.
+HELDOUT_FLOOR_ACCURACY = 0.53
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -654,6 +656,46 @@ KNOWN_MISSES: dict[str, str] = {
         "thread never found why"
     ),
     # the c76-c81 batches (seventeenth session), scored fresh as each was merged
+    "hw-node-reboots-under-full-load-faulty-power-bar-fuse-slurm": (
+        "the node's log stops and the next line is a boot (a hard restart under the job), with "
+        "Slurm's node failure: weak hardware evidence, below naming alone (naming on it isolated "
+        "healthy nodes on the held-out split); the power bar's fuse is the thread's"
+    ),
+    "hw-dgx-spark-two-node-tp2-one-box-hard-power-off-fieldiag-gpustress-fail-slurm": (
+        "the journal cut mid-line and a boot (a hard restart under the job), with Slurm's node "
+        "failure: weak hardware evidence, below naming alone; the failed field diagnostic and "
+        "the RMA are the thread's"
+    ),
+    "trap-xid31-one-gpu-moe-bmm-illegal-address-glm52-nvfp4-hang-k8s": (
+        "one XID 31 (an MMU fault, application 40) on one GPU of a hung job reads as a stall "
+        "with no evidence why (transient); that FlashInfer's MoE kernel wrote out of bounds is "
+        "the coredump's, in the thread"
+    ),
+    "trap-xid31-unrecognized-client-every-gpu-mnnvl-allreduce-oob-b300-k8s": (
+        "XID 13 then XID 31 on every GPU of one node of two (application 40 each) is neither "
+        "that node's hardware nor strong enough for the job's (unknown); the out-of-bounds "
+        "write in the all-reduce kernel is the coredump's"
+    ),
+    "unknown-vllm-glm53-flash-tp4-b200-recurring-illegal-access-different-kernel-per-rank-k8s": (
+        "an illegal memory access reads as the job's kernel (application); the thread never "
+        "found whose (unknown)"
+    ),
+    "app-jax-2node-slurm-hang-after-nccl-bootstrap-ib-disabled-old-jaxlib-stack": (
+        "a hang right after NCCL's bootstrap prints no error line; that an old jaxlib/CUDA "
+        "stack was behind it is the thread's"
+    ),
+    "app-nanotron-rank0-tokenizing-hf-dataset-others-allreduce-timeout-600s-slurm": (
+        "every other rank's watchdog timeout in a one-element all-reduce reads as a stalled "
+        "collective (transient); that rank 0 was still tokenizing the dataset is the thread's"
+    ),
+    "hang-horovod-k8s-nccl-socket-recv-connection-timed-out-one-pod": (
+        "one rank's NCCL socket recv timing out in a running job names a peer (hardware 35, "
+        "not enough) and nothing decides (unknown); the dropped connection is the reporter's"
+    ),
+    "hw-k8s-pod-4x1080ti-allreduce-hangs-100pct-util-host-intel-iommu-on": (
+        "an all-reduce that hangs at full utilisation prints nothing; that the host's IOMMU "
+        "setting broke peer-to-peer is the thread's"
+    ),
     "tr-hub-awq-shard-corrupt-upload-metadataincompletebuffer-vllm-tp2-k8s": (
         "safetensors' 'MetadataIncompleteBuffer' reads as a checkpoint file the job cannot read "
         "(application: the same file fails again); that the publisher's upload had corrupted "

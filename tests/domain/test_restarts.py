@@ -1,5 +1,6 @@
-"""A node that restarted under the job (`domain/restarts.py`): a hard restart names that node, an
-orderly reboot or several nodes restarting together name none. System-log lines go through the
+"""A node that restarted under the job (`domain/restarts.py`): a hard restart is that node's
+hardware evidence, below the naming weight; an orderly reboot or several nodes restarting
+together are transient and name none. System-log lines go through the
 real scanner and catalog, and the verdict through `attribute`."""
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def findings(**logs: list[str]) -> list[Finding]:
 def test_a_node_that_went_down_hard_under_the_job_is_that_nodes_fault() -> None:
     found = restarts(JOB, findings(z1_8=QUIET + BOOT))
     assert [(f.signal, f.node, f.blame) for f in found] == [(HARD_RESTART, "z1-8", Blame.HARDWARE)]
-    assert "Linux version" in found[0].text and found[0].weight >= 60
+    assert "Linux version" in found[0].text and 0 < found[0].weight < 60  # corroboration only
 
 
 def test_an_orderly_reboot_is_nobodys_fault() -> None:
@@ -73,9 +74,11 @@ def test_a_boot_before_the_job_or_without_a_time_decides_nothing() -> None:
     assert restarts(JOB, findings(z1_8=untimed)) == []
 
 
-def test_the_verdict_names_the_node_that_restarted_hard() -> None:
+def test_a_hard_restart_alone_names_no_node_and_an_orderly_one_is_transient() -> None:
+    # The held-out split showed a hard restart naming its node alone isolating healthy nodes
+    # (docs/attribution.md section 6): it needs a second pointer.
     activity = [Activity(n, Source.SYSTEM, True) for n in NODES]
     verdict = attribute(JOB, findings(z1_8=QUIET + BOOT), activity, {})
-    assert verdict.cause is Cause.HARDWARE and verdict.suspect_nodes == ("z1-8",), verdict
+    assert verdict.suspect_nodes == (), verdict
     orderly = attribute(JOB, findings(z1_8=QUIET + SHUTDOWN + BOOT), activity, {})
     assert orderly.cause is Cause.TRANSIENT and orderly.suspect_nodes == (), orderly

@@ -9,8 +9,11 @@ What came before the banner says how:
   something rebooted it: an operator, maintenance, an upgrade. The job failed because its node
   went away on purpose; that is no fault of the node, and a retry gets past it (transient);
 - no shutdown at all means the node went down hard: its log stops (often mid-line) and the
-  next line is a boot. A kernel crash, a hardware watchdog, a power supply or a fuse did that.
-  One such node of several is that node's fault: exclude it, and hardware recovery looks at it;
+  next line is a boot. A kernel crash, a hardware watchdog, a power supply or a fuse did that,
+  or a host the provider restarted, or a kernel bug the job met. Hardware evidence on that
+  node, below the naming weight: with a second pointer (its output stopping first, a peer
+  blaming it, another hardware line) it is named, alone it is not. Naming it alone was tried:
+  right on the tuning split, it isolated healthy nodes on the held-out one;
 - several nodes of one job going down hard during its run share a cause far more often than
   each failed on its own: their power or the site (an outage, a breaker, the rack's cooling),
   or a kernel fault the job's work meets on every node. None of them is named: retry.
@@ -36,7 +39,7 @@ SHUTDOWN_LEAD = timedelta(minutes=30)
 # Slurm records NODE_FAIL when the node comes back or its timeout runs out: the boot may follow
 # the job's end by that long.
 AFTER_END = timedelta(minutes=10)
-HARD_WEIGHT = 60  # names the node on its own: it went down under the job
+HARD_WEIGHT = 45  # below naming: a node that went down hard is a suspect that needs a second pointer
 TOGETHER_WEIGHT = 60
 ORDERLY_WEIGHT = 50
 
