@@ -39,7 +39,7 @@ SHUTDOWN_LEAD = timedelta(minutes=30)
 # Slurm records NODE_FAIL when the node comes back or its timeout runs out: the boot may follow
 # the job's end by that long.
 AFTER_END = timedelta(minutes=10)
-HARD_WEIGHT = 45  # below naming: a node that went down hard is a suspect that needs a second pointer
+HARD_WEIGHT = 45  # below naming: a node that went down hard needs a second pointer
 TOGETHER_WEIGHT = 60
 ORDERLY_WEIGHT = 50
 
