@@ -692,6 +692,27 @@ KNOWN_MISSES: dict[str, str] = {
         "one rank's NCCL socket recv timing out in a running job names a peer (hardware 35, "
         "not enough) and nothing decides (unknown); the dropped connection is the reporter's"
     ),
+    "hang-detectron-retinanet-multi-v100-nccl-deadlock-fixed-by-driver-39626-slurm": (
+        "a training job that stops at one iteration with no error line reads as a stall with no "
+        "evidence why (transient); the V100 deadlock a newer driver avoids is the maintainer's"
+    ),
+    "tr-k8s-vllm-launcher-evicted-ephemeral-storage-limit-flaky-retry-passes-openshift": (
+        "the kubelet evicting a pod over its own ephemeral-storage limit reads as the job's use "
+        "of its disk (application); that the next attempt passed and it was filed as a flake "
+        "is the thread's"
+    ),
+    "unknown-alpa-two-v100-nodes-ray-object-spill-enospc-never-resolved-slurm": (
+        "'No space left on device' from Ray's object spilling reads as the job filling its "
+        "disk (application); the thread never found out why it spilled that much (unknown)"
+    ),
+    "unknown-mpijob-tf-bert-20-workers-orte-lost-worker-19-daemon-crash-never-diagnosed-k8s": (
+        "Open MPI losing a worker's daemon reads as a peer lost to something outside the job "
+        "(transient); the thread never said why the worker died (unknown)"
+    ),
+    "unknown-verl-ray-8-node-ppo-rank-monitoredbarrier-errors-from-rank-0-dp2-fails-4-node-runs-k8s": (
+        "monitoredBarrier's 'received errors from rank 0' alone reads as a collective that "
+        "failed elsewhere (transient); the issue is open with no cause (unknown)"
+    ),
     "hw-k8s-pod-4x1080ti-allreduce-hangs-100pct-util-host-intel-iommu-on": (
         "an all-reduce that hangs at full utilisation prints nothing; that the host's IOMMU "
         "setting broke peer-to-peer is the thread's"
