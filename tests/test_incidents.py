@@ -713,6 +713,15 @@ KNOWN_MISSES: dict[str, str] = {
         "monitoredBarrier's 'received errors from rank 0' alone reads as a collective that "
         "failed elsewhere (transient); the issue is open with no cause (unknown)"
     ),
+    "hw-pytorch-rocm-ci-runner-rocminfo-mem-policy-hsa-out-of-resources": (
+        "rocminfo's HSA_STATUS_ERROR_OUT_OF_RESOURCES after ROCr failed to set the GPU's memory "
+        "policy, in a one-node job before any progress, reads as set-up (unknown); that every "
+        "job on that runner failed and it left the pool is the thread's"
+    ),
+    "hw-sglang-mi355x-1p1d-disagg-decode-node-unreachable-from-peer-no-inbound-health": (
+        "the router's error on the healthy node matches no entry, and the decode node logs "
+        "nothing wrong (unknown); that no health check ever reached it is the PR's"
+    ),
     "hw-k8s-pod-4x1080ti-allreduce-hangs-100pct-util-host-intel-iommu-on": (
         "an all-reduce that hangs at full utilisation prints nothing; that the host's IOMMU "
         "setting broke peer-to-peer is the thread's"
