@@ -111,8 +111,10 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # the sixteenth session's c64-c75 batches (72 bundles from threads not cited before, 40 held out,
 # 27/40 right when first scored; no earlier held-out verdict changed): 195/360. 0.53 since the
 # seventeenth session's c76-c81 batches (41 bundles from threads not cited before, 24 held out,
-# 9/24 right when first scored; no earlier held-out verdict changed): 204/384.
-HELDOUT_FLOOR_ACCURACY = 0.53
+# 9/24 right when first scored; no earlier held-out verdict changed): 204/384. 0.52 since the
+# c82-c87 batches (38 bundles after two were dropped, 18 held out, 9/18 right when first
+# scored; no earlier held-out verdict changed): 213/402.
+HELDOUT_FLOOR_ACCURACY = 0.52
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -721,6 +723,19 @@ KNOWN_MISSES: dict[str, str] = {
     "hw-sglang-mi355x-1p1d-disagg-decode-node-unreachable-from-peer-no-inbound-health": (
         "the router's error on the healthy node matches no entry, and the decode node logs "
         "nothing wrong (unknown); that no health check ever reached it is the PR's"
+    ),
+    "app-iris-levanter-two-slice-v5litepod-8-jax-distributed-init-hang-retired-flag-noise-k8s": (
+        "a hang in JAX's multislice distributed init prints no error line; that the scheduler's "
+        "init code was at fault is the thread's"
+    ),
+    "hw-v5p-64-reused-host-libtpu-init-hangs-dev-vfio-held-others-pollforerror-k8s": (
+        "seven hosts reach JAX's shutdown barrier and poll for errors, one host prints nothing: "
+        "no collective symptom to be missing from, so nothing names it (unknown); the held "
+        "/dev/vfio on the reused VM is the thread's"
+    ),
+    "unknown-jax-tpu-v4-32-backend-init-stuck-all-hosts-60s-warning-hang-never-resolved-k8s": (
+        "every host stuck after the TPU backend's 60-second warning reads as a stall with no "
+        "evidence why (transient); the issue never found the cause (unknown)"
     ),
     "hw-k8s-pod-4x1080ti-allreduce-hangs-100pct-util-host-intel-iommu-on": (
         "an all-reduce that hangs at full utilisation prints nothing; that the host's IOMMU "
