@@ -134,3 +134,16 @@ def test_a_crash_not_on_every_node_or_after_the_job_ran_stays_unknown(
 ) -> None:
     v = attribute(job(ended=ended), [crash(n) for n in nodes], activity, RULES)
     assert v.cause is Cause.UNKNOWN and "crashed with a signal" in v.summary, v
+
+
+def test_every_node_aborting_at_the_start_is_not_called_a_crash() -> None:
+    # Libraries abort on purpose after an error detected elsewhere (NCCL's watchdog, a CUDA
+    # error): SIGABRT on every node is a symptom, and the start-up reading decides.
+    aborts = [
+        f("process.shell_crash_report", n, Blame.SYMPTOM, 45, 0.5, source=Source.LOGS,
+          details=(("signal", "Aborted"),))
+        for n in NODES
+    ]  # fmt: skip
+    codes = tuple((n, 134) for n in NODES)
+    v = attribute(job(ended=EARLY, exit_codes=codes), aborts, [], RULES)
+    assert v.cause is Cause.UNKNOWN, v

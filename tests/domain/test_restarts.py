@@ -46,19 +46,24 @@ def findings(**logs: list[str]) -> list[Finding]:
     return [f for node in NODES for f in scan(node, logs.get(node.replace("-", "_"), QUIET))]
 
 
+def ran(first: datetime = START) -> list[Activity]:
+    """Each node's job output, from `first` on: the job ran on it before any boot after that."""
+    return [Activity(n, Source.LOGS, True, lines=9, first_at=first) for n in NODES]
+
+
 def test_a_node_that_went_down_hard_under_the_job_is_that_nodes_fault() -> None:
-    found = restarts(JOB, findings(z1_8=QUIET + BOOT))
+    found = restarts(JOB, findings(z1_8=QUIET + BOOT), ran())
     assert [(f.signal, f.node, f.blame) for f in found] == [(HARD_RESTART, "z1-8", Blame.HARDWARE)]
     assert "Linux version" in found[0].text and 0 < found[0].weight < 60  # corroboration only
 
 
 def test_an_orderly_reboot_is_nobodys_fault() -> None:
-    found = restarts(JOB, findings(z1_8=QUIET + SHUTDOWN + BOOT))
+    found = restarts(JOB, findings(z1_8=QUIET + SHUTDOWN + BOOT), ran())
     assert [(f.signal, f.node, f.blame) for f in found] == [(RESTARTED, "z1-8", Blame.TRANSIENT)]
 
 
 def test_several_nodes_going_down_hard_share_a_cause() -> None:
-    found = restarts(JOB, findings(z1_6=QUIET + BOOT, z1_8=QUIET + BOOT))
+    found = restarts(JOB, findings(z1_6=QUIET + BOOT, z1_8=QUIET + BOOT), ran())
     assert {(f.signal, f.node, f.blame) for f in found} == {
         (RESTARTED_TOGETHER, "z1-6", Blame.TRANSIENT),
         (RESTARTED_TOGETHER, "z1-8", Blame.TRANSIENT),
@@ -69,16 +74,24 @@ def test_a_boot_before_the_job_or_without_a_time_decides_nothing() -> None:
     before = [
         "Mar 11 08:02:11 {n} kernel: Linux version 3.10.0-957.5.1.el7.x86_64 (mockbuild@x) #1"
     ]
-    assert restarts(JOB, findings(z1_8=before + QUIET)) == []
+    assert restarts(JOB, findings(z1_8=before + QUIET), ran()) == []
     untimed = ["kernel: Linux version 3.10.0-957.5.1.el7.x86_64 (mockbuild@x) #1", "-- Reboot --"]
-    assert restarts(JOB, findings(z1_8=untimed)) == []
+    assert restarts(JOB, findings(z1_8=untimed), ran()) == []
 
 
 def test_a_hard_restart_alone_names_no_node_and_an_orderly_one_is_transient() -> None:
     # The held-out split showed a hard restart naming its node alone isolating healthy nodes
     # (docs/attribution.md section 6): it needs a second pointer.
-    activity = [Activity(n, Source.SYSTEM, True) for n in NODES]
+    activity = [Activity(n, Source.SYSTEM, True) for n in NODES] + ran()
     verdict = attribute(JOB, findings(z1_8=QUIET + BOOT), activity, {})
     assert verdict.suspect_nodes == (), verdict
     orderly = attribute(JOB, findings(z1_8=QUIET + SHUTDOWN + BOOT), activity, {})
     assert orderly.cause is Cause.TRANSIENT and orderly.suspect_nodes == (), orderly
+
+
+def test_a_node_that_booted_for_the_job_did_not_restart_under_it() -> None:
+    # Slurm's power saving or a cloud node started for the job: its boot comes before the job's
+    # first line on it, however late in the job's window the scheduler put the start.
+    late = datetime(2026, 3, 11, 15, 56, tzinfo=UTC)  # the first job line, after the boot
+    assert restarts(JOB, findings(z1_8=BOOT), ran(late)) == []
+    assert restarts(JOB, findings(z1_8=BOOT), []) == []  # no job output: nothing to compare

@@ -172,7 +172,7 @@ def _decide(
     findings = forwarded(findings, job)
     seen = first_fatal(in_context(job, findings, xid_rules, trained=trained(activity)))
     seen.extend(state_findings(job))
-    seen.extend(restarts(job, findings))
+    seen.extend(restarts(job, findings, activity))
     seen.extend(named_failures(seen, job))
     seen.extend(blamed_peers(findings, seen, job))
     seen.extend(collective_desync(seen))

@@ -95,23 +95,28 @@ def _killed_or_lost(f: Finding) -> bool:
     return f.detail("signal") in KILL_NAMES or f.detail("name") in KILL_NAMES
 
 
-# Exit statuses of a process that died of a crash signal (128 + SIGILL, SIGABRT, SIGBUS, SIGFPE,
-# SIGSEGV), as a shell, srun or a launcher reports them.
-CRASH_EXITS = frozenset({128 + 4, 128 + 6, 128 + 7, 128 + 8, 128 + 11})
-# ... and their names as srun prints them ("srun: error: HOST: task N: Segmentation fault").
+# Exit statuses of a process that died of a crash signal (128 + SIGILL, SIGBUS, SIGFPE, SIGSEGV),
+# as a shell, srun or a launcher reports them. Not SIGABRT: libraries abort on purpose after an
+# error they detected elsewhere (NCCL's watchdog, a CUDA error, MPI_Abort), which is the
+# failure's symptom, not a crash of the program.
+CRASH_EXITS = frozenset({128 + 4, 128 + 7, 128 + 8, 128 + 11})
+# ... their names as srun prints them ("srun: error: HOST: task N: Segmentation fault").
 CRASH_NAMES = frozenset(
-    {"Segmentation fault", "Bus error", "Illegal instruction", "Floating point exception",
-     "Aborted"}
-)  # fmt: skip
+    {"Segmentation fault", "Bus error", "Illegal instruction", "Floating point exception"}
+)
+# How crash reports name an abort (the `signal`, `fatal`, `number` or `signo` detail).
+ABORTS = frozenset({"Aborted", "SIGABRT", "6", "abort", "IOT trap signal"})
+_SIGNAL_DETAILS = ("signal", "fatal", "number", "signo")
 
 
 def crashed_everywhere(job: JobRecord, crashes: Sequence[Finding], seen: Sequence[Finding]) -> bool:
-    """True when every node of a multi-node job crashed: a crash report in its own output, a
-    crash report that names it as the host (srun's "srun: error: HOST: task N: Segmentation
-    fault" is printed on the first node for all of them), or a crash signal's exit status."""
+    """True when every node of a multi-node job crashed (not an abort): a crash report in its
+    own output, a crash report that names it as the host (srun's "srun: error: HOST: task N:
+    Segmentation fault" is printed on the first node for all of them), or a crash signal's exit
+    status."""
     if len(job.nodes) < 2:
         return False
-    hosts = {f.origin or f.node for f in crashes}
+    hosts = {f.origin or f.node for f in crashes if not _aborted(f)}
     hosts |= {
         host
         for f in seen
@@ -121,3 +126,7 @@ def crashed_everywhere(job: JobRecord, crashes: Sequence[Finding], seen: Sequenc
     }
     hosts |= {node for node, code in job.exit_codes if code in CRASH_EXITS}
     return set(job.nodes) <= hosts
+
+
+def _aborted(f: Finding) -> bool:
+    return any(f.detail(key) in ABORTS for key in _SIGNAL_DETAILS)

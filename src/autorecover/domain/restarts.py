@@ -18,7 +18,8 @@ What came before the banner says how:
   each failed on its own: their power or the site (an outage, a breaker, the rack's cooling),
   or a kernel fault the job's work meets on every node. None of them is named: retry.
 
-Banners without a time, and restarts outside the job's run, decide nothing.
+Banners without a time, restarts outside the job's run, and a boot before the node's first line
+of the job's output (a node started for the job) decide nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from autorecover.domain.records import Blame, Finding, JobRecord, NodeAction, Source
+from autorecover.domain.records import Activity, Blame, Finding, JobRecord, NodeAction, Source
 
 BOOT = "kernel.boot"
 SHUTDOWN = "kernel.shutdown"
@@ -44,17 +45,26 @@ TOGETHER_WEIGHT = 60
 ORDERLY_WEIGHT = 50
 
 
-def restarts(job: JobRecord, findings: Sequence[Finding]) -> list[Finding]:
-    """A finding for each node of the job whose system log shows it booting while the job ran:
-    an orderly reboot (transient), a hard restart (hardware, that node), or hard restarts of
-    several nodes together (transient, their shared power or site)."""
+def restarts(
+    job: JobRecord, findings: Sequence[Finding], activity: Sequence[Activity]
+) -> list[Finding]:
+    """A finding for each node of the job whose system log shows it booting while the job ran
+    on it: an orderly reboot (transient), a hard restart (weak hardware evidence on that node),
+    or hard restarts of several nodes together (transient, their shared power or site)."""
     end = (job.ended if job.ended is not None else job.collected) + AFTER_END
-    nodes = set(job.nodes)
+    # The job ran on the node before it booted: its output began before the boot. A node that
+    # boots for the job (Slurm's power saving, a cloud node started for it) writes the job's
+    # first line after its boot, and that is no restart.
+    began = {
+        a.node: a.first_at
+        for a in activity
+        if a.source is Source.LOGS and a.present and a.first_at is not None
+    }
     boots: dict[str, Finding] = {}
     for f in findings:
-        if f.signal != BOOT or f.source is not Source.SYSTEM or f.node not in nodes:
+        if f.signal != BOOT or f.source is not Source.SYSTEM or f.node not in began:
             continue
-        if f.at is None or not job.started < f.at <= end:
+        if f.at is None or not job.started < f.at <= end or not began[f.node] < f.at:
             continue
         if f.node not in boots or f.at < (boots[f.node].at or f.at):
             boots[f.node] = f
