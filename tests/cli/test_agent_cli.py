@@ -77,6 +77,7 @@ def test_json_report() -> None:
         "pcie": "ok",
         "dcgm": "ok",
         "fabric": "ok",
+        "boot": "ok",  # the fixture's boot id; nothing saved before: no restart to report
     }
 
 
@@ -84,7 +85,7 @@ def test_healthy_json_lists_what_each_probe_saw() -> None:
     doc = json.loads(check("healthy", "--json", "--skip", "dcgm").output)
     assert doc["healthy"] is True and doc["reason"] == "" and doc["signals"] == []
     probes = [p["probe"] for p in doc["probes"]]
-    assert probes == ["kernel", "nvml", "infiniband", "pcie", "fabric"]
+    assert probes == ["kernel", "nvml", "infiniband", "pcie", "fabric", "boot"]
 
 
 def test_missing_interfaces_are_unavailable_not_unhealthy(tmp_path: Path) -> None:
@@ -110,6 +111,7 @@ def test_missing_interfaces_are_unavailable_not_unhealthy(tmp_path: Path) -> Non
         "pcie": "unavailable",
         "dcgm": "unavailable",
         "fabric": "unavailable",  # no NVML fabric call answers, no nvidia-smi, no IMEX
+        "boot": "unavailable",  # no boot id under the root
     }
 
 

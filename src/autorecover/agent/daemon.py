@@ -136,6 +136,10 @@ class Agent:
             delay = (self.next_wakeup(now) - now).total_seconds()
             if wait(min(max(delay, 0.05), max_wait_s)):
                 break
+        for s in self.probes:  # an orderly stop: the state saved now says so (probes/boots.py)
+            stopping = getattr(s.probe, "stopping", None)
+            if callable(stopping):
+                stopping()
         self.save()
         self.outbox.flush(clock())
         for s in self.probes:

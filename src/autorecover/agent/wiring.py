@@ -31,6 +31,7 @@ from autorecover.agent.acting.journal import BOOT_ID, Journal, read_boot_id
 from autorecover.agent.daemon import Agent, Scheduled
 from autorecover.agent.logs.shipping import LogShipper
 from autorecover.agent.probes.base import NodeProbe
+from autorecover.agent.probes.boots import BootProbe
 from autorecover.agent.probes.dcgm import DcgmProbe
 from autorecover.agent.probes.fabric import FabricProbe, GpuFabricSource
 from autorecover.agent.probes.infiniband import InfinibandProbe
@@ -54,6 +55,7 @@ DEFAULT_INTERVALS_S: Mapping[Probe, float] = {
     Probe.PCIE: 60.0,
     Probe.DCGM: 300.0,
     Probe.FABRIC: 30.0,
+    Probe.BOOT: 3600.0,  # it looks once, as the agent starts
 }
 
 
@@ -160,6 +162,17 @@ def build_probes(
         )
     if Probe.FABRIC not in config.skip:
         probes.append(fabric_probe(config, thresholds, catalog, nvml_module))
+    if Probe.BOOT not in config.skip:
+        boot_id, stat = config.root / "proc/sys/kernel/random/boot_id", config.root / "proc/stat"
+        probes.append(
+            BootProbe(
+                node=config.node,
+                boot_id=lambda: read_boot_id(boot_id),
+                booted_at=lambda: boot_time(stat),
+                thresholds=thresholds,
+                catalog=catalog,
+            )
+        )
     return probes
 
 

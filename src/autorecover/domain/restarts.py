@@ -89,7 +89,7 @@ def restarts(
             out.append(_finding(boot, RESTARTED_TOGETHER, Blame.TRANSIENT, TOGETHER_WEIGHT))
         else:
             out.append(
-                _finding(boot, HARD_RESTART, Blame.HARDWARE, HARD_WEIGHT, NodeAction.INSPECT)
+                _finding(boot, HARD_RESTART, Blame.HARDWARE, HARD_WEIGHT, NodeAction.MONITOR)
             )
     return out
 

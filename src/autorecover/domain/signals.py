@@ -24,6 +24,7 @@ class Probe(StrEnum):
     PCIE = "pcie"
     DCGM = "dcgm"
     FABRIC = "fabric"  # NVLink fabric registration, IMEX (agent/probes/fabric.py)
+    BOOT = "boot"  # the node restarted without the agent being stopped (agent/probes/boots.py)
     JOB = "job"  # job recovery's attribution names the node
     ENGINE = "engine"  # the engine's own finding (a silent node: agent and scheduler agree)
 

@@ -141,6 +141,16 @@ def test_repeats_escalate_a_suspect_to_quarantine_without_a_second_cordon() -> N
     assert not d.removal  # already out of new-job service: not a new removal
 
 
+def test_one_hard_restart_is_watched_and_a_second_within_a_day_keeps_new_jobs_off() -> None:
+    # the agent's boot probe: the node booted again without the agent being stopped
+    rec, c = NodeRecord("n1"), ctx()
+    d = decide(rec, [sig("node.hard_restart", NodeAction.MONITOR)], START, c)
+    assert d.record.state is H and d.actions == ()
+    later = START + timedelta(hours=20)
+    d = decide(d.record, [sig("node.hard_restart", NodeAction.MONITOR, at=later)], later, c)
+    assert d.record.state is S and kinds(d) == [ActionKind.CORDON]
+
+
 def test_a_quiet_suspect_returns() -> None:
     rec = decide(
         NodeRecord("n1"), [sig("nvml.power_brake", NodeAction.MONITOR)], START, ctx()
