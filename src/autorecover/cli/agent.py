@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -157,6 +158,9 @@ def check_cmd(
     from autorecover.controllers.ports import PermanentError, TransientError
 
     config = _config(opts, diag_level=dcgm_diag_level, follow=False)
+    # A one-shot check ends in order every time: it cannot tell a crash from a shutdown
+    # between two checks, so the boot probe is the daemon's only (agent/probes/boots.py).
+    config = replace(config, skip=config.skip | {Probe.BOOT})
     catalog, thresholds = _knowledge(opts)
     probes = _build(config, catalog, thresholds)
     state = StateFile(opts["state_dir"] / "check-state.json") if opts["state_dir"] else None
