@@ -3,6 +3,7 @@ unless a line says a process was killed or a peer lost; a repeat stops the job."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -147,3 +148,14 @@ def test_every_node_aborting_at_the_start_is_not_called_a_crash() -> None:
     codes = tuple((n, 134) for n in NODES)
     v = attribute(job(ended=EARLY, exit_codes=codes), aborts, [], RULES)
     assert v.cause is Cause.UNKNOWN, v
+
+
+def test_a_crash_forwarded_from_another_node_counts_for_the_node_it_ran_on() -> None:
+    # Ray's `(Worker pid=N, ip=A)` prefix: n1's output carries n2's crash (node n2, origin n1)
+    relayed = [crash(n) for n in ("n1", "n3", "n4")]
+    relayed.append(replace(crash("n2"), origin="n1"))
+    assert attribute(job(ended=EARLY), relayed, [], RULES).cause is Cause.APPLICATION
+    # ... and n1's own file holding it does not make n2 crashed when it is n1's own
+    own = [crash(n) for n in ("n1", "n3", "n4")]
+    own.append(replace(crash("n1"), origin=None))
+    assert attribute(job(ended=EARLY), own, [], RULES).cause is Cause.UNKNOWN

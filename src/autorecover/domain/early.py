@@ -110,13 +110,13 @@ _SIGNAL_DETAILS = ("signal", "fatal", "number", "signo")
 
 
 def crashed_everywhere(job: JobRecord, crashes: Sequence[Finding], seen: Sequence[Finding]) -> bool:
-    """True when every node of a multi-node job crashed (not an abort): a crash report in its
-    own output, a crash report that names it as the host (srun's "srun: error: HOST: task N:
-    Segmentation fault" is printed on the first node for all of them), or a crash signal's exit
-    status."""
+    """True when every node of a multi-node job crashed (not an abort): a crash report of its
+    processes (in its own output, or forwarded by another node's), a crash report that names it
+    as the host (srun's "srun: error: HOST: task N: Segmentation fault" is printed on the first
+    node for all of them), or a crash signal's exit status."""
     if len(job.nodes) < 2:
         return False
-    hosts = {f.origin or f.node for f in crashes if not _aborted(f)}
+    hosts = {f.node for f in crashes if not _aborted(f)}  # a forwarded line's: its process's
     hosts |= {
         host
         for f in seen
