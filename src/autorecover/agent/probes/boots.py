@@ -22,9 +22,8 @@ from typing import Any
 from autorecover.agent.probes.base import ProbeResult, ProbeStatus, make_signal
 from autorecover.agent.thresholds import Thresholds
 from autorecover.domain.catalog import Catalog
+from autorecover.domain.restarts import HARD_RESTART  # the key attribution reads from bundles
 from autorecover.domain.signals import Probe
-
-HARD_RESTART = "node.hard_restart"
 
 
 class BootProbe:
