@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
+from datetime import timedelta
+
 import pytest
 
-from autorecover.domain.records import Blame, Source
-from domain.golden import found
+from autorecover.domain.records import Blame, JobRecord, Source
+from autorecover.domain.reports import NAMED_FAILURE_WEIGHT, named_failures
+from domain.golden import SCANNER, T0, found
 
 
 @pytest.mark.parametrize(
@@ -100,3 +104,95 @@ def test_container_setup_names_no_node_alone() -> None:
 )  # fmt: skip
 def test_container_start_neighbours_do_not_match(signal: str, line: str) -> None:
     assert signal not in {s for s, _, _ in found(line, Source.LOGS)}
+
+
+# --- the daemons' own words about a node's health (slurmctld.log, slurmd.log, scontrol) ------
+
+
+@pytest.mark.parametrize(
+    ("line", "signal", "blame"),
+    [
+        # SchedMD/slurm req.c, prep/script, node_mgr.c: the same failed Prolog, daemon by daemon
+        ("[2024-03-02T10:12:31.004] error: [job 1234] prolog failed status=1:0",
+         "slurm.prolog_failed", Blame.TRANSIENT),
+        ("[2024-03-02T10:12:31.004] error: prolog failed: rc:230 output:Error running slurm "
+         "prolog: 230", "slurm.prolog_failed", Blame.TRANSIENT),
+        ("[2024-03-02T10:12:31.004] error: validate_node_specs: Prolog or job env setup failure "
+         "on node gpu-a03, draining the node", "slurm.prolog_failed", Blame.TRANSIENT),
+        ("   Reason=Prolog error [slurm@2024-03-02T10:12:31]", "slurm.prolog_failed",
+         Blame.TRANSIENT),
+        ("[2024-03-02T10:20:41.118] error: [job 4021] epilog failed status=1:0",
+         "slurm.epilog_failed", Blame.HARDWARE),
+        ("   Reason=Epilog error [root@2024-03-02T10:20:41]", "slurm.epilog_failed",
+         Blame.HARDWARE),
+        ("[2024-03-02T10:14:11.201] error: Nodes node03 not responding, setting DOWN",
+         "slurm.node_set_down", Blame.SYMPTOM),
+        ("[2024-03-02T10:14:11.202] Killing JobId=48 on failed node node03",
+         "slurm.node_set_down", Blame.SYMPTOM),
+        ("[2024-03-02T10:12:31.004] error: Nodes gpu-a03 not responding",
+         "slurm.node_not_responding", Blame.SYMPTOM),
+        ("[2024-03-02T10:19:02.771] Node gpu-a03 now responding", "slurm.node_responding_again",
+         Blame.INFO),
+        ("[2024-03-02T10:12:31.004] error: Setting node gpu-a03 state to INVAL with reason:gres/gpu"
+         " count reported lower than configured (7 < 8)", "slurm.gpu_count_dropped",
+         Blame.HARDWARE),
+        ("   Reason=gres/gpu count reported lower than configured (0 < 2) [slurm@2026-07-28T17:13:"
+         "24]", "slurm.gpu_count_none", Blame.HARDWARE),
+        ("slurmctld: error: Setting node cn1 state to INVAL with reason:Low RealMemory (reported:"
+         "32082 < 100.00% of configured:32768)", "slurm.node_resources_low", Blame.HARDWARE),
+        ("slurmstepd: error: TaskProlog failed status=127", "slurm.task_prolog_failed",
+         Blame.SYMPTOM),
+    ],
+)  # fmt: skip
+def test_daemon_node_health_lines(line: str, signal: str, blame: Blame) -> None:
+    signals = {s: b for s, b, _ in found(line, Source.SYSTEM)}
+    assert signals.get(signal) is blame, signals
+
+
+def test_only_a_gpu_count_that_dropped_names_the_node() -> None:
+    """Fewer GPUs than the node has, but some: one fell off the bus, strong enough to name the
+    node; none at all is nearly always the node's set-up, and stays below naming."""
+    dropped = "Reason=gres/gpu count reported lower than configured (7 < 8)"
+    none = "Reason=gres/gpu count reported lower than configured (0 < 8)"
+    assert [s for s, _, w in found(dropped) if w >= 60] == ["slurm.gpu_count_dropped"]
+    assert [s for s, _, _ in found(none)] == ["slurm.gpu_count_none"]
+    assert all(w < 60 for _, _, w in found(none))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "error: Nodes node03 not responding, setting DOWN",
+        "Killing JobId=48 on failed node node03",
+    ],
+)
+def test_a_node_set_down_counts_against_the_node_it_names(line: str) -> None:
+    """slurmctld's log names the node it gave up on: evidence against that node at the weight
+    of srun's "Node failure on X", whichever file the line sits in."""
+    job = JobRecord(
+        scheduler="slurm", job="48", nodes=("node01", "node02", "node03"), started=T0,
+        ended=T0 + timedelta(hours=1), collected=T0 + timedelta(hours=1), state="NODE_FAIL",
+    )  # fmt: skip
+    scan = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="node01", source=Source.SYSTEM,
+                        reference=T0)  # fmt: skip
+    reports = named_failures(scan.findings, job)
+    assert [(r.node, r.blame, r.weight) for r in reports] == [
+        ("node03", Blame.HARDWARE, NAMED_FAILURE_WEIGHT)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("signal", "line"),
+    [
+        # a hostlist names no single node: it is not a set-down of one
+        ("slurm.node_set_down", "error: Nodes gpu-[01-04] not responding, setting DOWN"),
+        # a missed ping is not yet a node set down
+        ("slurm.node_set_down", "error: Nodes gpu-a03 not responding"),
+        ("slurm.node_not_responding", "nfs: server 10.0.0.1 not responding, still trying"),
+        ("slurm.prolog_failed", "slurmd: debug:  completed prolog for job 235454"),
+        ("slurm.epilog_failed", "slurmd: debug:  completed epilog for jobid 4021"),
+        ("slurm.gpu_count_dropped", "Reason=gres/gpu count reported lower than configured (0 < 8)"),
+    ],
+)  # fmt: skip
+def test_daemon_node_health_neighbours_do_not_match(signal: str, line: str) -> None:
+    assert signal not in {s for s, _, _ in found(line, Source.SYSTEM)}
