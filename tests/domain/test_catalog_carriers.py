@@ -51,14 +51,13 @@ GOLDEN = [
      "'invalid usage (run with NCCL_DEBUG=WARN for details)'", "nccl.invalid_usage"),
     ("cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_INVALID_ARGUMENT: invalid argument (run "
      "with NCCL_DEBUG=WARN for details)", "nccl.invalid_usage"),
+    # PyTorch's hint names the error it just printed: a paste that kept only the hint (the line
+    # above cut off) still says which error it was
+    ("Search for `cudaErrorUnknown' in https://docs.nvidia.com/cuda/ for more", "cuda.unknown_error"),
 ]  # fmt: skip
 
 NEGATIVE = [
     ("cuda.unknown_error", "+ [[ -n unknown ]]"),
-    (
-        "cuda.unknown_error",
-        "Search for `cudaErrorUnknown' in https://docs.nvidia.com/cuda/ for more",
-    ),
     ("cuda.oom", "-> retrying after out of memory on the host"),
     ("cuda.oom", "Status: out of memory budget recorded"),
     ("cuda.device_unavailable", "   [[ Possible MIG misconfiguration detected ]]"),
@@ -75,3 +74,24 @@ def test_a_carried_cuda_error_reads_as_its_own_entry(line: str, key: str) -> Non
 @pytest.mark.parametrize(("key", "line"), NEGATIVE)
 def test_a_look_alike_outside_a_carrier_stays_unread(key: str, line: str) -> None:
     assert key not in hits(line)
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        # NVIDIA/TensorRT-LLM issue #11313
+        ("Search for `cudaErrorIllegalInstruction' in https://docs.nvidia.com/cuda/cuda-runtime-"
+         "api/group__CUDART__TYPES.html for more information.", "cuda.kernel_exception"),
+        ("Search for `cudaErrorLaunchFailure' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+         "group__CUDART__TYPES.html for more information.", "cuda.launch_failed_code"),
+        ("Search for `cudaErrorStreamCaptureUnsupported' in https://docs.nvidia.com/cuda/cuda-"
+         "runtime-api/group__CUDART__TYPES.html for more information.", "cuda.invalid_usage"),
+        ("Search for `hipErrorInvalidKernelFile' in https://rocm.docs.amd.com", "hip.environment"),
+    ],
+)  # fmt: skip
+def test_pytorchs_search_hint_reads_as_the_error_it_names(line: str, key: str) -> None:
+    """PyTorch (c10 CUDA check, 2.5 on) follows a CUDA or HIP error with "Search for `<name>'
+    in <docs>": the error's own name. A paste often keeps the hint and loses the line above
+    it, so the hint alone says which error it was; with the line above, the same entry reads
+    both and the verdict is the same."""
+    assert key in hits(line), hits(line)

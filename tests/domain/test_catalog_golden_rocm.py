@@ -321,8 +321,6 @@ NEGATIVE: list[tuple[str, str]] = [
     ("amdgpu.ras_uncorrectable", "amdgpu 0000:0b:00.0: amdgpu: 3 correctable hardware errors detected in gfx block"),
     ("amdgpu.ras_corrected", "amdgpu 0000:0b:00.0: amdgpu: 2 uncorrectable hardware errors detected in umc block"),
     ("amdgpu.reset_failed", "amdgpu 0000:0c:00.0: amdgpu: GPU reset(2) succeeded!"),
-    # PyTorch's hint line after a HIP error restates the error above it
-    ("*", "Search for `hipErrorInvalidDeviceFunction' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__HIPRT__TYPES.html for more information."),
     ("*", "HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect."),
     ("*", "For debugging consider passing AMD_SERIALIZE_KERNEL=3"),
     # an ECC memory fault is not the application's, a page fault is not ECC

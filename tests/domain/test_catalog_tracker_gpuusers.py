@@ -168,11 +168,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "cuda.kernel_exception",
         {"error": "an illegal instruction was encountered"},
     ),
-    # NVIDIA/TensorRT-LLM issue #11313
+    # ostris/ai-toolkit issue #470 (the hint under an uncorrectable ECC error)
     (
-        "Search for `cudaErrorIllegalInstruction' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.",
+        "Search for `cudaErrorECCUncorrectable' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.",
         "torch.cuda_error_search_hint",
-        {"error": "cudaErrorIllegalInstruction"},
+        {"error": "cudaErrorECCUncorrectable"},
     ),
     # AlexeyAB/darknet issue #8656
     (
@@ -436,17 +436,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 
 # (key, look-alike line it must not match)
 NEGATIVE: list[tuple[str, str]] = [
-    # the name beside its text is the text's entry's; the documentation hint is not a new error
+    # the name beside its text is the text's entry's
     (
         "cuda.launch_failed_code",
         "2019-02-19 13:19:12.200064: E tensorflow/stream_executor/event.cc:34] error destroying "
         "CUDA event in context 000001A6735E4ED0: CUDA_ERROR_LAUNCH_FAILED: unspecified launch "
         "failure",
-    ),
-    (
-        "cuda.launch_failed_code",
-        "Search for `cudaErrorLaunchFailure' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
-        "group__CUDART__TYPES.html for more information.",
     ),
     (
         "cuda.illegal_address_code",

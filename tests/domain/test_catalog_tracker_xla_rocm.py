@@ -162,8 +162,6 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # a Python fault handler's own wording is not abseil's report
     ("xla.fatal_signal", "Fatal Python error: Segmentation fault"),
-    # the search hint PyTorch prints is not the error itself
-    ("hip.environment", "Search for `hipErrorInvalidKernelFile' in https://rocm.docs.amd.com"),
     # an RCCL topology INFO line is no failed path search
     ("rccl.topology_reverse_path", "NCCL INFO Connected all rings, use ring PXN 0 GDR 1"),
     # an IP block the driver skips (ENOENT is not a failure) prints no error; a passing test neither
