@@ -133,8 +133,9 @@ HELDOUT_FLOOR_ACCURACY = 0.52
 # since the c43-c46 batches (three held-out hardware bundles, 0/3 fresh): 27/58; the c47-c49
 # batches brought none. Still 0.46 after the fifteenth session's batches (three held-out hardware
 # bundles, 2/3 fresh): 29/61; the sixteenth session's batches put no hardware bundle in the
-# held-out split.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.46
+# held-out split. 0.45 since the eighteenth session's c92 batch (its one held-out hardware
+# bundle scored 0/1 fresh): 29/64.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.45
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -579,12 +580,6 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-lumi-4node-second-process-group-first-allreduce-hangs-no-error": (
         "a job cancelled at its time limit reads as the scheduler's (transient); the issue is "
         "open with no cause for the hang before it"
-    ),
-    "hw-pvc-8node-one-node-no-xpu-devices-available-excluded": (
-        "'No XPU devices are available' is most often the job's device selection (application); "
-        "that only this node of eight said it, and was excluded, is the project's log (the "
-        "one-node reading was tried and rejected: it also blames a CPU node a replica was "
-        "placed on)"
     ),
     "app-dask-cuda-ucx-workers-connect-timeout-destination-unreachable-missing-interface-hsn0-slurm": (
         "UCX's 'Destination is unreachable' and a connect timeout at start-up, before any "

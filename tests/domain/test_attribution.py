@@ -199,6 +199,26 @@ def test_a_gpu_error_on_only_one_node_whose_ranks_stop_names_it(signal: str, wei
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
 
 
+def test_no_gpu_visible_on_one_node_of_an_allocation_names_it() -> None:
+    # "No CUDA GPUs are available" is the job's request when it is the only story; on one node of
+    # a Slurm allocation whose other nodes found their GPUs (and then wait on n2), it is n2's.
+    fs = [f("cuda.no_gpu_visible", "n2", Blame.APPLICATION, 55, 1, source=Source.LOGS)]
+    fs.extend(timeout(n, 31) for n in NODES if n != "n2")
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
+def test_no_gpu_visible_everywhere_or_in_one_pod_stays_the_jobs() -> None:
+    every = [f("cuda.no_gpu_visible", n, Blame.APPLICATION, 55, 1, source=Source.LOGS)
+             for n in NODES]  # fmt: skip
+    assert attribute(job(), every, [], RULES).cause is Cause.APPLICATION
+    # a Kubernetes job's pods differ (a Ray head or a serving replica placed on a CPU node)
+    one = [f("cuda.no_gpu_visible", "n2", Blame.APPLICATION, 55, 1, source=Source.LOGS)]
+    one.extend(timeout(n, 31) for n in NODES if n != "n2")
+    v = attribute(job(scheduler="kubernetes"), one, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+
+
 def test_no_usable_gpu_on_two_nodes_or_a_single_node_job_names_nobody() -> None:
     two = [f("cuda.device_unavailable", n, Blame.HARDWARE, 50, 1, source=Source.LOGS)
            for n in ("n2", "n3")]  # fmt: skip

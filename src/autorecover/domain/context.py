@@ -59,11 +59,19 @@ NO_NVLS = "nccl.nvls_setup_failure"
 LAST_ERROR = "nccl.last_error_cuda_failure"  # PyTorch quoting NCCL's last CUDA error
 # pynvml's NVMLError_Unknown: the driver could not reach a GPU, or the container lost it.
 NVML_UNREACHED = "nvml.py_unknown_error"
+# A framework seeing no GPU at all ("No CUDA GPUs are available", "No XPU devices are
+# available") is the job's request or environment when it is the only story (the catalog's
+# reading, application); on one node of a multi-node job whose other nodes, launched the same
+# way, found theirs, it is that node's GPUs or driver that vanished. Only where every node answers
+# the same request (a batch scheduler's allocation): on Kubernetes a Ray or serving job's pods
+# differ, and a pod placed on a CPU node seeing no GPU is the placement, the job's.
+NO_GPU_VISIBLE = "cuda.no_gpu_visible"
 ONE_NODE_SIGNALS = {
     NO_USABLE_GPU: "the only node of the job without a usable GPU",
     NO_GPU_MEMORY: "the only node of the job whose GPU had no memory for a CUDA call",
     NO_NVLS: "the only node of the job whose NVLS multicast set-up failed",
     NVML_UNREACHED: "the only node of the job whose GPU NVML could not reach",
+    NO_GPU_VISIBLE: "the only node of the job where the framework saw no GPU at all",
 }
 ONE_NODE_NO_GPU_WEIGHT = 65
 COMPLAINT_WEIGHT = 20  # a collective symptom (a lost peer, a timeout), as in shape.py
@@ -181,7 +189,14 @@ def in_context(
                 f = _reread(f, Blame.TRANSIENT, 60, NodeAction.NONE, "contained by the driver")
             elif f.signal in everywhere:
                 f = _reread(f, Blame.APPLICATION, 60, NodeAction.NONE, "on every node: the job's")
-            elif f.signal in alone and f.node == alone[f.signal] and f.blame is Blame.HARDWARE:
+            elif (
+                f.signal in alone
+                and f.node == alone[f.signal]
+                and (
+                    f.blame is Blame.HARDWARE
+                    or (f.signal == NO_GPU_VISIBLE and job.scheduler != KUBERNETES)
+                )
+            ):
                 note = ONE_NODE_SIGNALS[f.signal]
                 f = _reread(f, Blame.HARDWARE, ONE_NODE_NO_GPU_WEIGHT, f.node_action, note)
             elif f.node in shared_mapping and _is_sigbus(f):
