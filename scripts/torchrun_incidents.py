@@ -42,7 +42,11 @@ JOIN_TIMEOUT_S = 20  # --rdzv-conf join_timeout=...
 RUN_DEADLINE_S = 150  # after this the "scheduler" ends whatever still runs
 HANG_COLLECT_S = 690  # how long a hung job runs before its bundle is taken
 ENGINE_HANG_FLOOR = timedelta(minutes=10)  # stalls.HANG_FLOOR: no hang is called sooner
-STEP_LINE = r"\] step {step} \|"
+# The progress line a trigger waits for, per training-script output style (`--style`).
+STEP_LINES = {
+    "logging": r"\] step {step} \|",  # the committed bundles: logging, times, "[rank N] step i |"
+    "print": r"Rank \d+: epoch 0 iteration {step}/",  # plain print(), no times, its own words
+}
 # How each node's torchrun is launched: the committed bundles use `tee` (c10d rendezvous, output
 # teed with rank prefixes, no restarts); the others check that verdicts do not hang on that choice.
 VARIANTS = {
@@ -80,8 +84,9 @@ class Scenario:
     nodes: int
     nproc: int
     train_args: tuple[str, ...] = ()
-    # (node index whose log to watch, regex), then the action on the running job
-    trigger: tuple[int, str] | None = None
+    # (node index whose log to watch, the step whose progress line to wait for), then the
+    # action on the running job
+    trigger: tuple[int, int] | None = None
     action: Callable[[Job], None] | None = None
     absent: tuple[int, ...] = ()  # nodes whose torchrun never starts
     late_s: dict[int, float] = field(default_factory=dict)  # node index -> start delay
@@ -100,10 +105,17 @@ class Job:
     """The torchrun agents of one scenario, one per simulated node."""
 
     def __init__(
-        self, sc: Scenario, torchrun: str, work: Path, train: Path = TRAIN, variant: str = "tee"
+        self,
+        sc: Scenario,
+        torchrun: str,
+        work: Path,
+        train: Path = TRAIN,
+        variant: str = "tee",
+        style: str = "logging",
     ) -> None:
         self.sc = sc
         self.variant = variant
+        self.style = style  # the training script's output style (STEP_LINES)
         self.train = train  # the training script each rank runs
         self.torchrun = torchrun
         self.work = work
@@ -156,6 +168,7 @@ class Job:
             str(self.train),
             f"--timeout-s={GLOO_TIMEOUT_S}",
             *self.sc.train_args,
+            *([f"--style={self.style}"] if self.style != "logging" else []),
         ]
         path = self.work / "logs" / f"{node_name(i)}.log"
         self.logs[i] = path
@@ -281,8 +294,8 @@ def _iso(at: datetime | None) -> str | None:
     return None if at is None else at.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _after_step(node: int, step: int) -> tuple[int, str]:
-    return (node, STEP_LINE.format(step=step))
+def _after_step(node: int, step: int) -> tuple[int, int]:
+    return (node, step)
 
 
 def _kill_worker(node: int, local_rank: int) -> Callable[[Job], None]:
@@ -549,16 +562,22 @@ SCENARIOS: tuple[Scenario, ...] = (
 
 
 def run(
-    sc: Scenario, torchrun: str, out: Path, hang_collect_s: float, variant: str | None = None
+    sc: Scenario,
+    torchrun: str,
+    out: Path,
+    hang_collect_s: float,
+    variant: str | None = None,
+    style: str = "logging",
 ) -> str:
     """Run one scenario; write its bundle (if it is an incident). Returns a summary line."""
     variant = variant or sc.launch
     with tempfile.TemporaryDirectory(prefix=f"torchrun-{sc.name}-") as tmp:
-        job = Job(sc, torchrun, Path(tmp), variant=variant)
+        job = Job(sc, torchrun, Path(tmp), variant=variant, style=style)
         job.start()
         stalled_at = _now()
         if sc.trigger is not None:
-            node, pattern = sc.trigger
+            node, step = sc.trigger
+            pattern = STEP_LINES[style].format(step=step)
             if not job.wait_for(node, pattern, RUN_DEADLINE_S):
                 job.end()
                 raise RuntimeError(f"{sc.name}: never saw {pattern!r} on {node_name(node)}")
@@ -661,6 +680,12 @@ def main() -> int:
         default=None,
         help="launch every scenario this way (default: each scenario's own, mostly `tee`)",
     )
+    p.add_argument(
+        "--style",
+        choices=sorted(STEP_LINES),
+        default="logging",
+        help="how the training script prints (`print`: no times, its own progress words)",
+    )
     args = p.parse_args()
 
     import torch  # only to check the pin
@@ -679,7 +704,9 @@ def main() -> int:
     results: dict[str, str] = {}
 
     def run_hang(sc: Scenario) -> None:
-        results[sc.name] = run(sc, args.torchrun, args.out, args.hang_collect_s, args.variant)
+        results[sc.name] = run(
+            sc, args.torchrun, args.out, args.hang_collect_s, args.variant, args.style
+        )
 
     # A hang must run for its collection time; the other scenarios run meanwhile.
     threads = [threading.Thread(target=run_hang, args=(s,)) for s in hangs]
@@ -687,7 +714,9 @@ def main() -> int:
         t.start()
     for sc in chosen:
         if not sc.hang:
-            results[sc.name] = run(sc, args.torchrun, args.out, args.hang_collect_s, args.variant)
+            results[sc.name] = run(
+                sc, args.torchrun, args.out, args.hang_collect_s, args.variant, args.style
+            )
             print(results[sc.name], flush=True)
     for t in threads:
         t.join()
