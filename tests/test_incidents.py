@@ -581,6 +581,11 @@ KNOWN_MISSES: dict[str, str] = {
         "a job cancelled at its time limit reads as the scheduler's (transient); the issue is "
         "open with no cause for the hang before it"
     ),
+    "tr-horovodrun-task-server-ssh-connection-refused-works-on-third-launch": (
+        "horovodrun's ssh to its task server refused at start-up, before any progress, is a "
+        "setup failure a retry may or may not get past (unknown, retry once); that the same "
+        "command worked on the third launch is the reporter's"
+    ),
     "app-dask-cuda-ucx-workers-connect-timeout-destination-unreachable-missing-interface-hsn0-slurm": (
         "UCX's 'Destination is unreachable' and a connect timeout at start-up, before any "
         "progress, are a setup failure a retry may or may not get past (unknown); that the "
