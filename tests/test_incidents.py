@@ -581,6 +581,11 @@ KNOWN_MISSES: dict[str, str] = {
         "a job cancelled at its time limit reads as the scheduler's (transient); the issue is "
         "open with no cause for the hang before it"
     ),
+    "app-megatron-bridge-gb200-checkpoint-write-segfault-crc32-one-rank-slurm": (
+        "one rank's segfault while writing a checkpoint, with no memory error in its node's "
+        "kernel log, says neither the program nor the node (unknown); that forked writers "
+        "inherited bad CUDA state is the NeMo-RL pull requests' finding"
+    ),
     "tr-horovodrun-task-server-ssh-connection-refused-works-on-third-launch": (
         "horovodrun's ssh to its task server refused at start-up, before any progress, is a "
         "setup failure a retry may or may not get past (unknown, retry once); that the same "
