@@ -36,6 +36,7 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "cuda.library_execution_failed", "cuda.setup_either",
     # the one-node signals below: either alone, the job's on every node
     "cuda.call_oom", "nccl.nvls_setup_failure", "nvml.py_unknown_error",
+    "cuda.no_gpu_visible",  # the job's alone, as its catalog entry says; one node's on one node
     # the same errors by code name, or in other runtimes' words (signatures-gpuusers.toml)
     "cuda.launch_failed_code", "ort.cuda_unknown_error", "torch.thc_cublas_failed",
     "tf.cuinit_failed",
