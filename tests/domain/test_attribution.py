@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autorecover.domain.attribution import attribute
+from autorecover.domain.context import in_context
 from autorecover.domain.history import Attempt, parse_history
 from autorecover.domain.records import (
     Action,
@@ -19,6 +20,7 @@ from autorecover.domain.records import (
     Cause,
     Finding,
     JobRecord,
+    NodeAction,
     Source,
 )
 
@@ -206,6 +208,9 @@ def test_no_gpu_visible_on_one_node_of_an_allocation_names_it() -> None:
     fs.extend(timeout(n, 31) for n in NODES if n != "n2")
     v = attribute(job(), fs, [], RULES)
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+    # the job's reading carried no node action; the node's gets one: a look at its GPUs
+    [reread] = [g for g in in_context(job(), fs, RULES) if g.signal == "cuda.no_gpu_visible"]
+    assert (reread.blame, reread.node_action) == (Blame.HARDWARE, NodeAction.INSPECT)
 
 
 def test_no_gpu_visible_everywhere_or_in_one_pod_stays_the_jobs() -> None:

@@ -199,7 +199,9 @@ def in_context(
                 )
             ):
                 note = ONE_NODE_SIGNALS[f.signal]
-                f = _reread(f, Blame.HARDWARE, ONE_NODE_NO_GPU_WEIGHT, f.node_action, note)
+                # the job's reading carried no node action; a node whose GPUs vanished needs a look
+                action = NodeAction.INSPECT if f.signal == NO_GPU_VISIBLE else f.node_action
+                f = _reread(f, Blame.HARDWARE, ONE_NODE_NO_GPU_WEIGHT, action, note)
             elif f.node in shared_mapping and _is_sigbus(f):
                 note = (
                     "SIGBUS in a pod, no memory error: its /dev/shm"
