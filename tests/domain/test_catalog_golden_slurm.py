@@ -142,6 +142,8 @@ def test_container_start_neighbours_do_not_match(signal: str, line: str) -> None
          "32082 < 100.00% of configured:32768)", "slurm.node_resources_low", Blame.HARDWARE),
         ("slurmstepd: error: TaskProlog failed status=127", "slurm.task_prolog_failed",
          Blame.SYMPTOM),
+        ("slurmstepd: error: --task-prolog failed status=1", "slurm.task_prolog_failed",
+         Blame.SYMPTOM),
     ],
 )  # fmt: skip
 def test_daemon_node_health_lines(line: str, signal: str, blame: Blame) -> None:
