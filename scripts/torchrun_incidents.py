@@ -657,7 +657,13 @@ def _write_bundle(
         *(f"- {e}" for e in job.events),
         *([] if sc.hang else [f"- {_iso(collected)} bundle collected"]),
         "",
-        f"Launched: {VARIANTS[sc.launch]}. `logs/<node>.log` is each node's torchrun stdout "
+        f"Launched: {VARIANTS[job.variant]}"
+        + (
+            ""
+            if job.style == "logging"
+            else f"; the training script printing `--style {job.style}`"
+        )
+        + ". `logs/<node>.log` is each node's torchrun stdout "
         "and stderr, unchanged. "
         "There is no `system/` folder: nothing happened on the nodes' kernel side, and no "
         "kernel log was taken.",
