@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 
 from autorecover.domain.records import Blame, JobRecord, Source
-from autorecover.domain.reports import NAMED_FAILURE_WEIGHT, named_failures
+from autorecover.domain.reports import NAMED_FAILURE_WEIGHT, about_named, named_failures
 from domain.golden import SCANNER, T0, found
 
 
@@ -198,3 +199,28 @@ def test_a_node_set_down_counts_against_the_node_it_names(line: str) -> None:
 )  # fmt: skip
 def test_daemon_node_health_neighbours_do_not_match(signal: str, line: str) -> None:
     assert signal not in {s for s, _, _ in found(line, Source.SYSTEM)}
+
+
+@pytest.mark.parametrize(
+    ("line", "signal"),
+    [
+        ("[2024-03-02T10:12:31.004] error: Setting node node03 state to INVAL with reason:gres/gpu"
+         " count reported lower than configured (7 < 8)", "slurm.gpu_count_dropped"),
+        ("slurmctld: debug:  Node node03 has low real_memory size (32082 / 32768) < 100.00%",
+         "slurm.node_resources_low"),
+    ],
+)  # fmt: skip
+def test_a_controller_line_counts_for_the_node_it_names(line: str, signal: str) -> None:
+    """slurmctld's log names the node a line is about: in node01's file, it counts for node03
+    (the file's node kept as its origin), and for no node when the named one is not the job's:
+    a controller's log names the whole cluster."""
+    job = JobRecord(
+        scheduler="slurm", job="48", nodes=("node01", "node02", "node03"), started=T0,
+        ended=T0 + timedelta(hours=1), collected=T0 + timedelta(hours=1), state="FAILED",
+    )  # fmt: skip
+    scan = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="node01", source=Source.SYSTEM,
+                        reference=T0)  # fmt: skip
+    [moved] = [f for f in about_named(scan.findings, job) if f.signal == signal]
+    assert (moved.node, moved.origin) == ("node03", "node01")
+    other = replace(job, nodes=("node01", "node02"))
+    assert [f for f in about_named(scan.findings, other) if f.signal == signal] == []

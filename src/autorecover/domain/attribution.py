@@ -60,7 +60,7 @@ from autorecover.domain.records import (
     Source,
     Verdict,
 )
-from autorecover.domain.reports import blamed_peers, forwarded, named_failures
+from autorecover.domain.reports import about_named, blamed_peers, forwarded, named_failures
 from autorecover.domain.restarts import restarts
 from autorecover.domain.shape import (
     BARE_IO_ERRORS,
@@ -169,7 +169,7 @@ def _decide(
     activity: Sequence[Activity],
     xid_rules: dict[int, frozenset[str]],
 ) -> Verdict:
-    findings = forwarded(findings, job)
+    findings = about_named(forwarded(findings, job), job)
     seen = first_fatal(in_context(job, findings, xid_rules, trained=trained(activity)))
     seen.extend(state_findings(job))
     seen.extend(restarts(job, findings, activity))

@@ -6,6 +6,10 @@
 * **Forwarded lines.** A line one node's output relays from another's process (Ray's
   `(Worker pid=N, ip=A)` prefix) belongs to the node with that address; the relaying node's
   own re-raise of it is a restatement.
+* **Lines about a named node.** A daemon's log names the node a line is about (slurmctld's
+  "Setting node X state to INVAL with reason:..."): it counts for X when X is the job's, and for
+  no node otherwise, never for the node whose file holds it (a controller's log names the whole
+  cluster).
 
 Pure functions of the findings; `domain/attribution.py` uses them.
 """
@@ -87,6 +91,21 @@ def forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
         else f
         for i, f in enumerate(out)
     ]  # fmt: skip
+
+
+def about_named(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
+    """Findings whose line names the node it is about (the `about` capture) move to that node,
+    the file's node kept as their origin; those about a node outside the job are dropped."""
+    out: list[Finding] = []
+    for f in findings:
+        about = f.detail("about")
+        if about is None:
+            out.append(f)
+            continue
+        node = job.node_named(about)
+        if node is not None:
+            out.append(f if node == f.node else replace(f, node=node, origin=f.node))
+    return out
 
 
 def blamed_peers(
