@@ -67,6 +67,9 @@ NVML_UNREACHED = "nvml.py_unknown_error"
 # the same request (a batch scheduler's allocation): on Kubernetes a Ray or serving job's pods
 # differ, and a pod placed on a CPU node seeing no GPU is the placement, the job's.
 NO_GPU_VISIBLE = "cuda.no_gpu_visible"
+# One-node signals whose own reading is the job's: named on one node only under a batch
+# scheduler, and given a look (their catalog entry carries no node action).
+JOBS_ALONE = frozenset({NO_GPU_VISIBLE})
 ONE_NODE_SIGNALS = {
     NO_USABLE_GPU: "the only node of the job without a usable GPU",
     NO_GPU_MEMORY: "the only node of the job whose GPU had no memory for a CUDA call",
@@ -176,7 +179,11 @@ def in_context(
         and not any(x in HARD_MEMORY_XIDS for x in xs)
     }
     everywhere = _on_every_node(job, kept, DEVICE_OR_SOFTWARE_SIGNALS | VOLUME_SIGNALS)
-    alone = {sig: _on_one_node_only(job, kept, sig) for sig in ONE_NODE_SIGNALS}
+    alone = {
+        sig: _on_one_node_only(job, kept, sig)
+        for sig in ONE_NODE_SIGNALS
+        if sig not in JOBS_ALONE or job.scheduler != KUBERNETES
+    }
     shared_mapping = _sigbus_of_a_mapping(job, kept)
     nvls_lines = _nvls_lines(kept)
     out: list[Finding] = []
@@ -193,14 +200,10 @@ def in_context(
             elif (
                 f.signal in alone
                 and f.node == alone[f.signal]
-                and (
-                    f.blame is Blame.HARDWARE
-                    or (f.signal == NO_GPU_VISIBLE and job.scheduler != KUBERNETES)
-                )
+                and (f.blame is Blame.HARDWARE or f.signal in JOBS_ALONE)
             ):
                 note = ONE_NODE_SIGNALS[f.signal]
-                # the job's reading carried no node action; a node whose GPUs vanished needs a look
-                action = NodeAction.INSPECT if f.signal == NO_GPU_VISIBLE else f.node_action
+                action = NodeAction.INSPECT if f.signal in JOBS_ALONE else f.node_action
                 f = _reread(f, Blame.HARDWARE, ONE_NODE_NO_GPU_WEIGHT, action, note)
             elif f.node in shared_mapping and _is_sigbus(f):
                 note = (
