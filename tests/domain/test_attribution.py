@@ -128,6 +128,32 @@ def test_one_hosts_timeouts_after_a_sigkill_stay_transient() -> None:
     assert v.cause is Cause.TRANSIENT
 
 
+def waiting(node: str, minutes: float) -> Finding:
+    return f("hf.waiting_for_main_process", node, Blame.INFO, 0, minutes, source=Source.LOGS)
+
+
+def store_timeout(node: str, minutes: float) -> Finding:
+    return f("c10d.store_timeout", node, Blame.SYMPTOM, 30, minutes, source=Source.LOGS)
+
+
+def test_ranks_timing_out_inside_main_process_first_are_the_jobs_preprocessing() -> None:
+    # Ranks wait in a barrier while the main process tokenizes; the wait outlasts the timeout.
+    fs = [*(waiting(n, 30) for n in NODES), *(store_timeout(n, 30) for n in NODES)]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.APPLICATION, (), Action.STOP)
+    assert "main_process_first" in v.summary
+
+
+def test_a_wait_in_main_process_first_does_not_explain_a_lost_peer_or_other_nodes() -> None:
+    # A process killed while the others waited: that, not the preprocessing, ended the wait.
+    fs = [*(waiting(n, 30) for n in NODES), *(store_timeout(n, 30) for n in NODES)]
+    v = attribute(job(exit_codes=(("n2", 137),)), fs, [], RULES)
+    assert v.cause is not Cause.APPLICATION
+    # The wait on one node, the timeouts on the others: nothing ties them together.
+    fs = [waiting("n1", 30), *(timeout(n, 100) for n in NODES if n != "n1")]
+    assert attribute(job(), fs, [], RULES).cause is Cause.TRANSIENT
+
+
 def eio(node: str, minutes: float) -> Finding:
     return f("storage.eio", node, Blame.SYMPTOM, 30, minutes, source=Source.LOGS)
 

@@ -576,6 +576,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "[/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
         {},
     ),
+    # pytorch/gloo issue #33 (gloo of 2017-2019: the connect's SO_ERROR, no peer named)
+    (
+        "gloo.connect_failed",
+        "  what():  [enforce fail at /home/sayantan/gloo_GIT/gloo/gloo/transport/tcp/pair.cc:498] "
+        "optval == 0. 111 vs 0. SO_ERROR: Connection refused",
+        {},
+    ),
     # alibaba/Pai-Megatron-Patch issue #468 (title)
     ("c10d.store_timeout", "torch.distributed.DistStoreError: Socket Timeout", {}),
     # pytorch/pytorch pull request #111805 (the master store's wording before 'clients')

@@ -29,6 +29,7 @@ BLAME: dict[str, Blame] = {
     "c10d.store_connect_retry": Blame.INFO,
     "c10d.store_listen_failed": Blame.SYMPTOM,
     "c10d.store_peer_closed": Blame.SYMPTOM,
+    "c10d.store_socket_error": Blame.SYMPTOM,
     "elastic.closing_workers": Blame.INFO,
     "elastic.worker_wedged": Blame.SYMPTOM,
     "elastic.rendezvous_node_lost": Blame.SYMPTOM,
@@ -202,6 +203,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # pytorch/pytorch#118666 (title; 2.2+ wraps it)
     ("RuntimeError: Connection reset by peer", "c10d.store_peer_closed", {}),
     ("torch.distributed.DistNetworkError: Connection reset by peer", "c10d.store_peer_closed", {}),
+    # yangkky/distributed_tutorial#3 (TCPStore(...) in _env_rendezvous_handler, torch 1.x)
+    ("RuntimeError: Connection timed out", "c10d.store_socket_error", {}),
+    ("RuntimeError: Connection refused", "c10d.store_socket_error", {}),
+    ("RuntimeError: No route to host", "c10d.store_socket_error", {}),
+    # pytorch/pytorch#85621, huggingface/accelerate#1645 (torch 1.x: the store's timeout bare)
+    ("RuntimeError: Socket Timeout", "c10d.store_timeout", {}),
+    ("0: RuntimeError: Socket Timeout", "c10d.store_timeout", {}),
     # showlab/Tune-A-Video#90
     (
         "RuntimeError: The server socket has failed to listen on any local network address. The "
@@ -549,6 +557,18 @@ NEGATIVE: list[tuple[str, str]] = [
         "torch.distributed.DistNetworkError: The client socket has failed to connect to any "
         "network address of (node-a01, 29500).",
     ),
+    # Python's own sockets and gloo's pairs are not c10d's store socket
+    ("c10d.store_socket_error", "ConnectionRefusedError: [Errno 111] Connection refused"),
+    ("c10d.store_socket_error", "OSError: [Errno 113] No route to host"),
+    (
+        "c10d.store_socket_error",
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:799] connect "
+        "[172.31.71.170]:13195: Connection refused",
+    ),
+    # the bare text inside a longer message is someone else's
+    ("c10d.store_socket_error", "RuntimeError: Connection refused while fetching the config"),
+    # another library's lower-case socket timeout is not c10d's
+    ("c10d.store_timeout", "RuntimeError: socket timeout"),
     # Python's own ConnectionResetError (a client library's socket) is not c10d's store
     ("c10d.store_peer_closed", "ConnectionResetError: [Errno 104] Connection reset by peer"),
     # the store starting to listen is not a failure to listen

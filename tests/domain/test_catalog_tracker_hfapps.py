@@ -39,6 +39,7 @@ BLAME: dict[str, Blame] = {
     "hf.lazy_import_failed": Blame.APPLICATION,
     "hf.zero3_device_map": Blame.APPLICATION,
     "hf.trainer_log_non_finite": Blame.APPLICATION,
+    "hf.waiting_for_main_process": Blame.INFO,
     "accelerate.param_shape_mismatch": Blame.APPLICATION,
     "peft.target_modules_missing": Blame.APPLICATION,
     "bnb.cuda_setup_failed": Blame.APPLICATION,
@@ -238,6 +239,31 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "vllm.architecture_unsupported",
         {"architectures": "'LlamaForCausalLM'"},
     ),
+    # the tune bundle app-socket-timeout-tokenize-main-process-first (the training script's frame)
+    (
+        '    with training_args.main_process_first(desc="dataset map tokenization"):',
+        "hf.waiting_for_main_process",
+        {},
+    ),
+    # the frames transformers (training_args.py) and accelerate (state.py) add under it
+    (
+        '  File "/usr/local/lib/python3.10/dist-packages/transformers/training_args.py", '
+        "line 2126, in main_process_first",
+        "hf.waiting_for_main_process",
+        {},
+    ),
+    (
+        '  File "/opt/conda/lib/python3.10/site-packages/accelerate/state.py", line 1088, '
+        "in _goes_first",
+        "hf.waiting_for_main_process",
+        {},
+    ),
+    # TrainingArguments.main_process_first's debug line
+    (
+        "3: waiting for the main local process to perform dataset map tokenization",
+        "hf.waiting_for_main_process",
+        {},
+    ),
     # vllm-project/vllm issue #9624 (the registry's subprocess failed first)
     (
         "ERROR 10-23 23:20:26 registry.py:272] Error in inspecting model architecture "
@@ -293,6 +319,12 @@ NEGATIVE: list[tuple[str, str]] = [
     ("bnb.cuda_setup_failed", "CUDA SETUP: Highest compute capability among GPUs detected: 8.0"),
     ("xformers.no_operator", "memory_efficient_attention.cutlassF:               available"),
     ("xformers.extensions_unloadable", "xFormers 0.0.26.post1"),
+    # the main process releasing the others, and a definition, are not a rank waiting
+    (
+        "hf.waiting_for_main_process",
+        "0: main local process completed dataset map tokenization, releasing all replicas",
+    ),
+    ("hf.waiting_for_main_process", '    def main_process_first(self, local=True, desc="work"):'),
     ("vllm.bf16_unsupported", "INFO 11-13 06:18:13 [cuda.py:417] Using FLASH_ATTN backend."),
     (
         "vllm.architecture_unsupported",

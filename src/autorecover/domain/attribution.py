@@ -75,7 +75,7 @@ from autorecover.domain.shape import (
     straggler,
 )
 from autorecover.domain.stalls import LOCKUPS, stalled
-from autorecover.domain.timeouts import only_waited_out
+from autorecover.domain.timeouts import only_waited_out, waited_on_main_process
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
 APPLICATION_THRESHOLD = 50
@@ -267,6 +267,14 @@ def _decide(
             f"only symptoms of a failure elsewhere ({named}: a collective, a peer or a service), "
             "with no hardware or application error behind them: retry"
         )
+        if waited_on_main_process(seen) and not killed_or_lost(job, seen):
+            why = (
+                "ranks timed out waiting in main_process_first while the main process did the "
+                "job's preprocessing (tokenizing or loading the dataset): that work outlasts the "
+                "process group's timeout and will again; raise the timeout or preprocess ahead: "
+                "stop"
+            )
+            return _verdict(Cause.APPLICATION, (), [], symptoms, why)
         if outliers:
             why += f" ({outlier_reason(outliers)})"
             return _verdict(Cause.TRANSIENT, (), outliers, symptoms, why)

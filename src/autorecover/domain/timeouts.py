@@ -17,6 +17,12 @@ So on a one-host job, a cascade made of these alone (no peer that closed its con
 was lost, no process killed, no hardware or application line) is `unknown`. It is still
 requeued once (the action `unknown` carries), and the job's history turns the same failure
 again into `application` (`history.py`), which stops it.
+
+One wait says whom it waited for: a rank inside Hugging Face's `main_process_first` (transformers'
+TrainingArguments, accelerate's PartialState) waits in a barrier while the main process
+preprocesses, usually tokenizing or downloading the dataset. A timeout there, with nothing lost
+or killed, is that work outlasting the process group's timeout (`waited_on_main_process`): the
+job's own, the same on every retry until its timeout or its preprocessing changes.
 """
 
 from __future__ import annotations
@@ -38,8 +44,21 @@ WAITED_OUT = frozenset(
     }
 )
 
+# What a rank inside `main_process_first` shows when its wait runs out: the watchdog and gloo
+# timeouts above, and the c10d store's own (torch 1.x "Socket Timeout", `wait timeout after`,
+# the store-based barrier).
+MAIN_PROCESS_TIMEOUTS = WAITED_OUT | {"c10d.store_timeout", "c10d.store_barrier_timeout"}
+WAITING_FOR_MAIN_PROCESS = "hf.waiting_for_main_process"
+
 
 def only_waited_out(complaints: Iterable[Finding]) -> bool:
     """True when there are complaints and every one of them only says a collective timed out."""
     signals = {f.signal for f in complaints}
     return bool(signals) and signals <= WAITED_OUT
+
+
+def waited_on_main_process(seen: Iterable[Finding]) -> bool:
+    """True when a node whose ranks waited inside `main_process_first` timed out waiting."""
+    seen = list(seen)
+    waiting = {f.node for f in seen if f.signal == WAITING_FOR_MAIN_PROCESS}
+    return any(f.node in waiting and f.signal in MAIN_PROCESS_TIMEOUTS for f in seen)
