@@ -47,6 +47,15 @@ from domain.golden import CATALOG, found
         ("nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: "
          "cannot open shared object file: no such file or directory: unknown",
          "container.driver_libraries_missing", Blame.HARDWARE),
+        # awslabs/amazon-eks-ami#2062, pytorch/test-infra#5852 (toolkit 1.17.0 on the host);
+        # opendatahub-io/distributed-workloads#271 (the GPU operator's .real binary)
+        ("stderr: Auto-detected mode as 'legacy' nvidia-container-cli: error parsing IMEX info: "
+         "unsupported IMEX channel value: all: unknown", "container.toolkit_imex_parse",
+         Blame.HARDWARE),
+        ('runc create failed: unable to start container process: error during container init: '
+         'error running hook #0: error running hook: exit status 1, stdout: , stderr: '
+         'nvidia-container-cli.real: error parsing IMEX info: unsupported IMEX channel value: '
+         'all\\n"', "container.toolkit_imex_parse", Blame.HARDWARE),
         # round-6 sweep (container runtimes): libnvidia-container's other failures, CDI, Docker
         # NVIDIA/nvidia-docker issue #825: the image ships nvidia-smi itself
         ("nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"

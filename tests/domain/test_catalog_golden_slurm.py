@@ -122,6 +122,17 @@ def test_container_start_neighbours_do_not_match(signal: str, line: str) -> None
          "on node gpu-a03, draining the node", "slurm.prolog_failed", Blame.TRANSIENT),
         ("   Reason=Prolog error [slurm@2024-03-02T10:12:31]", "slurm.prolog_failed",
          Blame.TRANSIENT),
+        # ArjunaCluster/ArjunaUsers#123 (job_container/tmpfs after a downtime; older wording)
+        ("slurmstepd: error: container_p_join: open failed /scratch/119383/.active: No such file "
+         "or directory", "slurm.job_container_join_failed", Blame.TRANSIENT),
+        ("slurmstepd: error: container_g_join failed", "slurm.job_container_join_failed",
+         Blame.TRANSIENT),
+        # the current wording, and slurmstepd's own (SchedMD/slurm slurmstepd/mgr.c)
+        ("slurmstepd: error: container_p_join: open failed for /var/opt/slurm/localstorage/"
+         "7233753/.ns: No such file or directory", "slurm.job_container_join_failed",
+         Blame.TRANSIENT),
+        ("slurmstepd: error: container_g_join(7233753): No such file or directory",
+         "slurm.job_container_join_failed", Blame.TRANSIENT),
         ("[2024-03-02T10:20:41.118] error: [job 4021] epilog failed status=1:0",
          "slurm.epilog_failed", Blame.HARDWARE),
         ("   Reason=Epilog error [root@2024-03-02T10:20:41]", "slurm.epilog_failed",
@@ -194,6 +205,9 @@ def test_a_node_set_down_counts_against_the_node_it_names(line: str) -> None:
         ("slurm.node_not_responding", "nfs: server 10.0.0.1 not responding, still trying"),
         ("slurm.prolog_failed", "slurmd: debug:  completed prolog for job 235454"),
         ("slurm.epilog_failed", "slurmd: debug:  completed epilog for jobid 4021"),
+        # the plugin's successful join and its declaration are not a failure
+        ("slurm.job_container_join_failed", "debug:  container_p_join: job 4021 joined"),
+        ("slurm.job_container_join_failed", "extern int container_g_join(slurm_step_id_t *step_id,"),
         ("slurm.gpu_count_dropped", "Reason=gres/gpu count reported lower than configured (0 < 8)"),
     ],
 )  # fmt: skip
