@@ -113,8 +113,10 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # seventeenth session's c76-c81 batches (41 bundles from threads not cited before, 24 held out,
 # 9/24 right when first scored; no earlier held-out verdict changed): 204/384. 0.52 since the
 # c82-c87 batches (38 bundles after two were dropped, 18 held out, 9/18 right when first
-# scored; no earlier held-out verdict changed): 213/402.
-HELDOUT_FLOOR_ACCURACY = 0.52
+# scored; no earlier held-out verdict changed): 213/402. 0.51 since the nineteenth session's
+# c94-c101 batches (26 bundles from forum, HPC-site, cloud and MPI threads, 12 held out, 2/12
+# right when first scored) after its rules put two earlier held-out verdicts right: 220/427.
+HELDOUT_FLOOR_ACCURACY = 0.51
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -616,6 +618,27 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-b200-nccl-tests-all-reduce-perf-1-gpu-passes-2-gpus-unhandled-cuda-error-700": (
         "nccl-tests' 'unhandled cuda error' with illegal memory access on both GPUs reads as the "
         "program's (application); the forum thread never found the cause (unknown)"
+    ),
+    # the c98-c101 batches (network adapters, storage, MPI collectives, asymmetric cascades),
+    # scored fresh before any rule changed: tune 2/6, held out 1/9
+    "app-aurora-e3sm-mpich-collective-tuning-module-allreduce-release-gather-shm-seg-assert": (
+        "MPICH's internal assertion on every node at start-up, before any progress, reads as a "
+        "set-up failure a retry may or may not get past (unknown); that a collective-tuning "
+        "module the job loaded triggers it is the MPICH developers' finding"
+    ),
+    "hw-slurm-k80-picongpu-alpaka-cudaerrorillegaladdress-on-one-node-excluding-taurusi2061-runs-fine": (
+        "an illegal memory access on one node of two, with no Xid, reads as the program's "
+        "(application): naming a node on it alone was measured to isolate healthy nodes "
+        "(docs/attribution.md section 8); that the job ran once that node was excluded is the "
+        "reporter's"
+    ),
+    "unknown-slurm-mooncake-pd-intermittent-transport-retry-counter-exceeded-mlx5-7-auto-disc-workaround-unexplained": (
+        "RDMA 'transport retry counter exceeded' on one node after the job ran reads as a "
+        "fabric that stalled (transient); the issue left the cause open (unknown)"
+    ),
+    "unknown-summit-e3sm-mmf-spectrum-mpi-allreduce-err-comm-invalid-communicator-no-exit-until-walltime": (
+        "Open MPI's 'MPI_ERR_COMM: invalid communicator' reads as the program's misuse of MPI "
+        "(application); the thread never established it (unknown)"
     ),
     "app-dask-cuda-ucx-workers-connect-timeout-destination-unreachable-missing-interface-hsn0-slurm": (
         "UCX's 'Destination is unreachable' and a connect timeout at start-up, before any "

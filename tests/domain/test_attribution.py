@@ -227,6 +227,18 @@ def test_a_gpu_error_on_only_one_node_whose_ranks_stop_names_it(signal: str, wei
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
 
 
+def test_a_crash_report_after_a_one_node_gpu_error_is_not_waiting_on_peers() -> None:
+    # n2's process dies of the error and its signal handler says so: that is not a rank that
+    # went on to wait on its peers (which would show it had a GPU to run on).
+    fs = [
+        f("cuda.no_gpu_visible", "n2", Blame.APPLICATION, 55, 1, source=Source.LOGS),
+        f("ompi.signal_report", "n2", Blame.SYMPTOM, 45, 1.1, source=Source.LOGS),
+        *(timeout(n, 31) for n in NODES if n != "n2"),
+    ]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",))
+
+
 def test_no_gpu_visible_on_one_node_of_an_allocation_names_it() -> None:
     # "No CUDA GPUs are available" is the job's request when it is the only story; on one node of
     # a Slurm allocation whose other nodes found their GPUs (and then wait on n2), it is n2's.

@@ -240,7 +240,8 @@ def _on_every_node(
 def _on_one_node_only(job: JobRecord, findings: Sequence[Finding], signal: str) -> str | None:
     """The one node of a multi-node job whose job output carries `signal`, when no other does
     and the node's ranks did not go on to wait on their peers like the rest (a rank that
-    complains of a lost peer afterwards had a GPU to run on)."""
+    complains of a lost peer afterwards had a GPU to run on). A crash report after the error
+    (the process's own death: a signal handler's, a launcher's) is not waiting on a peer."""
     if len(job.nodes) < 2:
         return None
     hits = [f for f in findings if f.signal == signal and f.source is Source.LOGS]
@@ -254,6 +255,7 @@ def _on_one_node_only(job: JobRecord, findings: Sequence[Finding], signal: str) 
         and f.source is Source.LOGS
         and f.blame is Blame.SYMPTOM
         and f.weight >= COMPLAINT_WEIGHT
+        and f.signal not in LOCAL_CRASHES
         and (first is None or f.at is None or f.at > first)
         for f in findings
     )
