@@ -216,6 +216,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "OSError: libcuda.so.1: cannot open shared object file: No such file or directory",
     ),
     ("ldso.library_not_loadable", "OSError: libnvidia-ml.so.1: cannot open shared object file"),
+    # NCCL trying its optional network plugin, at INFO, in healthy runs too
+    (
+        "ldso.library_not_loadable",
+        "gpu-a01:2041:2041 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : "
+        "libnccl-net.so: cannot open shared object file: No such file or directory",
+    ),
     # a model or file the job cannot find is not a symbol version
     ("ldso.version_not_found", "ERROR: model 'llama3' not found (required by config)"),
     ("ldso.undefined_symbol", "NameError: name 'undefined_symbol' is not defined"),

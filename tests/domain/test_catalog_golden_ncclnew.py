@@ -115,6 +115,15 @@ GOLDEN: Golden = [
      "nccl.plugin_load_note", {"library": "libnccl-tuner.so"}),
     ("gpu-a02:71174:71174 [0] NCCL INFO External profiler plugin libnccl-profiler-inspector.so "
      "is unsupported", "nccl.plugin_load_note", {}),
+    # NCCL 2.x src/net.cc before the plugin rework: the same INFO notes, dlerror's text quoted
+    ("gpu-a01:2041:2041 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : "
+     "libnccl-net.so: cannot open shared object file: No such file or directory",
+     "nccl.plugin_load_note", {}),
+    ("gpu-a01:2041:2041 [0] NCCL INFO NET/Plugin : No plugin found, using internal "
+     "implementation", "nccl.plugin_load_note", {}),
+    ("gpu-a01:2041:2041 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared "
+     "object file: No such file or directory No plugin found (libnccl-net.so), using internal "
+     "implementation", "nccl.plugin_load_note", {}),
     # rendered from src/ras/client_support.cc (the ncclras report) and src/ras/ras.cc
     (" Warning: missing data from 2 processes (received from 14, expected 16)",
      "nccl.ras_gather_incomplete", {"missing": "2", "received": "14", "expected": "16"}),
