@@ -1,0 +1,57 @@
+"""Lines that healthy runs print must not read as a failure (issue 14).
+
+`tests/domain/data/healthy/*.txt` holds real lines from runs shown to have worked (each group
+cites its public source): NCCL's INFO and routine WARN lines across versions, torchrun and c10d
+start-up and shutdown, framework and serving start-up, Slurm's and the kernel's routine lines.
+Each file goes through the scanner as a job would (the kernel file as a node's system log, the
+others as job output): no finding may blame anything. A catalog entry that reads one of these as
+a failure would decide verdicts for lines every healthy run prints.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame, Source
+from autorecover.parsing.scanning import Scanner
+
+DATA = Path(__file__).parent / "data" / "healthy"
+FILES = sorted(DATA.glob("*.txt"))
+SYSTEM_FILES = {"kernel.txt"}
+
+
+def _lines(path: Path) -> list[str]:
+    return [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+
+
+def test_there_are_enough_healthy_lines() -> None:
+    assert len(FILES) >= 7
+    assert sum(len(_lines(p)) for p in FILES) >= 700
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_healthy_lines_blame_nothing(path: Path) -> None:
+    scanner = Scanner(builtin_catalog())
+    source = Source.SYSTEM if path.name in SYSTEM_FILES else Source.LOGS
+    text = "\n".join(_lines(path)) + "\n"
+    result = scanner.scan(
+        io.BytesIO(text.encode()),
+        node="healthy-node",
+        source=source,
+        reference=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    blamed = [
+        f"{f.signal} ({f.blame.value} {f.weight}): {f.text}"
+        for f in result.findings
+        if f.blame is not Blame.INFO
+    ]
+    assert not blamed, "\n".join(blamed)
