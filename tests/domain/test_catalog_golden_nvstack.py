@@ -47,6 +47,14 @@ from domain.golden import CATALOG, found
         ("nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: "
          "cannot open shared object file: no such file or directory: unknown",
          "container.driver_libraries_missing", Blame.HARDWARE),
+        # NVIDIA/enroot#234 (libnvidia-container 1.17.7 on the host), #88 (SELinux), #231
+        ("slurmstepd: error: pyxis:   nvidia-container-cli: container error: file lookup failed: "
+         "/proc/421042/root/fsx/enroot/data/user-1111/pyxis_nemo_2502_x/etc/debian_version: "
+         "permission denied", "container.cli_host_setup_failed", Blame.HARDWARE),
+        ("nvidia-container-cli: permission error: capability change failed: operation not "
+         "permitted", "container.cli_host_setup_failed", Blame.HARDWARE),
+        ("nvidia-container-cli: detection error: path error: ///var/run/nvidia-fabricmanager/"
+         "socket: permission denied", "container.cli_host_setup_failed", Blame.HARDWARE),
         # awslabs/amazon-eks-ami#2062, pytorch/test-infra#5852 (toolkit 1.17.0 on the host);
         # opendatahub-io/distributed-workloads#271 (the GPU operator's .real binary)
         ("stderr: Auto-detected mode as 'legacy' nvidia-container-cli: error parsing IMEX info: "
@@ -184,9 +192,15 @@ def test_container_host_setup_leaves_other_toolkit_lines(line: str) -> None:
     assert "container.cli_host_setup_failed" not in {s for s, _, _ in found(line)}
 
 
-def test_toolkit_host_failures_name_no_node_alone() -> None:
-    """Host-side toolkit, CDI and Docker GPU-driver failures stay below the naming weight."""
-    for key in ("container.cli_host_setup_failed", "container.no_gpu_device_driver",
-                "container.cdi_unresolvable"):  # fmt: skip
+def test_toolkit_host_failures_name_the_node_cdi_and_docker_driver_do_not() -> None:
+    """libnvidia-container failing on the host's side (its driver state, cgroup, namespaces,
+    permissions, its IMEX parsing) names the node: no GPU container starts there until its
+    runtime is fixed (nineteenth session). CDI and Docker GPU-driver failures, a daemon's
+    configuration as often as a node's, stay below the naming weight."""
+    for key in ("container.cli_host_setup_failed", "container.toolkit_imex_parse"):
+        sig = CATALOG.signatures[key]
+        assert sig.blame is Blame.HARDWARE and sig.weight >= 60, key
+        assert sig.node_action.value == "inspect", key
+    for key in ("container.no_gpu_device_driver", "container.cdi_unresolvable"):
         sig = CATALOG.signatures[key]
         assert sig.blame is Blame.HARDWARE and sig.weight < 60, key
