@@ -216,6 +216,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "OSError: libcuda.so.1: cannot open shared object file: No such file or directory",
     ),
     ("ldso.library_not_loadable", "OSError: libnvidia-ml.so.1: cannot open shared object file"),
+    # RCCL's (and NCCL 2.19+'s) wording of the same INFO note (ROCm/rccl issue #1026)
+    (
+        "ldso.library_not_loadable",
+        "z292:58192:58192 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : librccl-net.so: cannot "
+        "open shared object file: No such file or directory : when loading librccl-net.so",
+    ),
     # NCCL trying its optional network plugin, at INFO, in healthy runs too
     (
         "ldso.library_not_loadable",

@@ -119,6 +119,9 @@ GOLDEN: Golden = [
     ("gpu-a01:2041:2041 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : "
      "libnccl-net.so: cannot open shared object file: No such file or directory",
      "nccl.plugin_load_note", {}),
+    ("z292:58192:58192 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : librccl-net.so: "
+     "cannot open shared object file: No such file or directory : when loading librccl-net.so",
+     "nccl.plugin_load_note", {}),
     ("gpu-a01:2041:2041 [0] NCCL INFO NET/Plugin : No plugin found, using internal "
      "implementation", "nccl.plugin_load_note", {}),
     ("gpu-a01:2041:2041 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared "

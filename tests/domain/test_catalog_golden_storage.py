@@ -409,6 +409,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    (  # node-problem-detector issue #786: NPD printing its rules at start, on a healthy node
+        "storage.npd_readonly_filesystem",
+        "I0401 06:17:52.095347 4510 log_monitor.go:80] Finish parsing log monitor config file "
+        "/config/readonly-monitor.json: {WatcherConfig:{Plugin:kmsg} Rules:[{Type:permanent "
+        "Condition:ReadonlyFilesystem Reason:FilesystemIsReadOnly Pattern:Remounting filesystem "
+        "read-only}]}",
+    ),
     (  # kubernetes/node-problem-detector issue #1071: the condition's healthy state
         "storage.npd_readonly_filesystem",
         "  ReadonlyFilesystem   False  FilesystemIsNotReadOnly      Filesystem is not read-only",
