@@ -114,7 +114,7 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # 9/24 right when first scored; no earlier held-out verdict changed): 204/384. 0.52 since the
 # c82-c87 batches (38 bundles after two were dropped, 18 held out, 9/18 right when first
 # scored; no earlier held-out verdict changed): 213/402. 0.50 since the nineteenth session's
-# c94-c111 batches (50 bundles from forum, HPC-site, cloud, MPI, serving, AMD and RLHF threads
+# c94-c111 batches (54 bundles from forum, HPC-site, cloud, MPI, serving, AMD and RLHF threads
 # after one was dropped, 25 held out, 7/25 right when first scored); of the 415 earlier held-out
 # bundles one went right (a torch 1.x store timeout) and one wrong (a verdict that had rested on
 # NCCL's INFO note about its optional plugin): 224/440.
