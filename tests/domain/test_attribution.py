@@ -142,6 +142,7 @@ def test_ranks_timing_out_inside_main_process_first_are_the_jobs_preprocessing()
     v = attribute(job(), fs, [], RULES)
     assert (v.cause, v.suspect_nodes, v.action) == (Cause.APPLICATION, (), Action.STOP)
     assert "main_process_first" in v.summary
+    assert v.evidence[0].signal == "hf.waiting_for_main_process"
 
 
 def test_a_wait_in_main_process_first_does_not_explain_a_lost_peer_or_other_nodes() -> None:

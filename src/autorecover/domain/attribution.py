@@ -267,14 +267,15 @@ def _decide(
             f"only symptoms of a failure elsewhere ({named}: a collective, a peer or a service), "
             "with no hardware or application error behind them: retry"
         )
-        if waited_on_main_process(seen) and not killed_or_lost(job, seen):
+        waits = waited_on_main_process(seen)
+        if waits and not killed_or_lost(job, seen):
             why = (
                 "ranks timed out waiting in main_process_first while the main process did the "
                 "job's preprocessing (tokenizing or loading the dataset): that work outlasts the "
                 "process group's timeout and will again; raise the timeout or preprocess ahead: "
                 "stop"
             )
-            return _verdict(Cause.APPLICATION, (), [], symptoms, why)
+            return _verdict(Cause.APPLICATION, (), waits, symptoms, why)
         if outliers:
             why += f" ({outlier_reason(outliers)})"
             return _verdict(Cause.TRANSIENT, (), outliers, symptoms, why)

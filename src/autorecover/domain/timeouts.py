@@ -57,8 +57,9 @@ def only_waited_out(complaints: Iterable[Finding]) -> bool:
     return bool(signals) and signals <= WAITED_OUT
 
 
-def waited_on_main_process(seen: Iterable[Finding]) -> bool:
-    """True when a node whose ranks waited inside `main_process_first` timed out waiting."""
+def waited_on_main_process(seen: Iterable[Finding]) -> list[Finding]:
+    """The `main_process_first` waits of the nodes whose ranks then timed out waiting (the
+    evidence for the job's preprocessing outlasting its timeout); empty when none did."""
     seen = list(seen)
-    waiting = {f.node for f in seen if f.signal == WAITING_FOR_MAIN_PROCESS}
-    return any(f.node in waiting and f.signal in MAIN_PROCESS_TIMEOUTS for f in seen)
+    timed_out = {f.node for f in seen if f.signal in MAIN_PROCESS_TIMEOUTS}
+    return [f for f in seen if f.signal == WAITING_FOR_MAIN_PROCESS and f.node in timed_out]
