@@ -216,6 +216,19 @@ NEGATIVE: list[tuple[str, str]] = [
         "OSError: libcuda.so.1: cannot open shared object file: No such file or directory",
     ),
     ("ldso.library_not_loadable", "OSError: libnvidia-ml.so.1: cannot open shared object file"),
+    # Open MPI's loader skipping an optional MCA component it could not load, and saying so
+    # (opal/mca/base/mca_base_component_repository.c: "unable to open %s: %s (ignored)")
+    (
+        "ldso.library_not_loadable",
+        "[dcs211.ccni.rpi.edu:118501] mca_base_component_repository_open: unable to open "
+        "mca_plm_lsf: libbat.so: cannot open shared object file: No such file or directory "
+        "(ignored)",
+    ),
+    (
+        "ldso.undefined_symbol",
+        "[ivy4:27085] mca_base_component_repository_open: unable to open mca_btl_usnic: "
+        "/opt/ompi/lib/libmca_common_libfabric.so.0: undefined symbol: psmx_eq_open (ignored)",
+    ),
     # RCCL's (and NCCL 2.19+'s) wording of the same INFO note (ROCm/rccl issue #1026)
     (
         "ldso.library_not_loadable",
