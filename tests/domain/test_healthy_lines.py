@@ -29,7 +29,7 @@ from autorecover.parsing.scanning import Scanner
 
 DATA = Path(__file__).parent / "data" / "healthy"
 FILES = sorted(DATA.glob("*.txt"))
-SYSTEM_FILES = {"kernel.txt"}
+SYSTEM_FILES = {"kernel.txt", "daemons.txt"}
 
 
 def _lines(path: Path) -> list[str]:
