@@ -26,7 +26,7 @@ from domain.golden import (
 )
 
 FILE = "signatures-gpuusers.toml"
-NAMESPACES = frozenset({"cuda", "torch", "xla", "tf", "ort", "ggml", "nvml"})
+NAMESPACES = frozenset({"cuda", "torch", "xla", "tf", "ort", "ggml", "nvml", "vgpu"})
 
 BLAME: dict[str, Blame] = {
     "cuda.ecc_uncorrectable": Blame.HARDWARE,
@@ -54,6 +54,9 @@ BLAME: dict[str, Blame] = {
     "cuda.illegal_address_code": Blame.APPLICATION,
     "tf.cuinit_failed": Blame.SYMPTOM,
     "torch.thc_cublas_failed": Blame.SYMPTOM,
+    "vgpu.share_exceeded": Blame.APPLICATION,
+    "vgpu.share_accounting_wrapped": Blame.TRANSIENT,
+    "cuda.unrecognized_error_code": Blame.SYMPTOM,
 }
 
 # (real line, signal, captures the line must yield). Left out: xingyizhou/CenterNet issue #759
@@ -432,6 +435,26 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nvml.device_handle_failed",
         {"pci": "0000:03:00.0", "error": "Unknown Error"},
     ),
+    # Project-HAMi/HAMi issue #1003 (HAMi-core refusing an allocation past the pod's share)
+    (
+        "[HAMI-core ERROR (pid:25 thread=139892685178688 allocator.c:53)]: Device 0 OOM 27147995136 / 25757220864",
+        "vgpu.share_exceeded",
+        {"device": "0", "wanted": "27147995136", "limit": "25757220864"},
+    ),
+    # HAMi-core under its first name (a HAMi-core issue, above PyTorch's unrecognized error code)
+    (
+        "[4pdvGPU ERROR (pid:8 thread=139937750087232 allocator.c:53)]: Device 0 OOM 1559232512 / 1048576000",
+        "vgpu.share_exceeded",
+        {"wanted": "1559232512", "limit": "1048576000"},
+    ),
+    # Project-HAMi/HAMi issue #1181's figures: a counter wrapped below zero (rendered)
+    (
+        "[HAMI-core ERROR (pid:1 thread=139872475981632 allocator.c:53)]: Device 0 OOM 18446744073707737660 / 24146608128",
+        "vgpu.share_accounting_wrapped",
+        {"wanted": "18446744073707737660"},
+    ),
+    # PyTorch after HAMi-core refused an allocation with -1 (before HAMi-core pull request #56)
+    ("RuntimeError: CUDA error: unrecognized error code", "cuda.unrecognized_error_code", {}),
 ]
 
 # (key, look-alike line it must not match)
@@ -472,6 +495,19 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # NVML answering
     ("nvml.handle_by_index_unknown", "nvmlDeviceGetHandleByIndex() returned NVML_SUCCESS"),
+    # HAMi-core's routine lines, and its debug line of the memory in use
+    ("vgpu.share_exceeded", "[HAMI-core Msg(30:140387636202368:libvgpu.c:855)]: Initialized"),
+    (
+        "vgpu.share_exceeded",
+        "[HAMI-core Debug(30:140387636202368:allocator.c:60)]: Device 0 current memory 1048576 / 3145728000",
+    ),
+    # the wrapped counter is not a share exceeded
+    (
+        "vgpu.share_exceeded",
+        "[HAMI-core ERROR (pid:1 thread=1 allocator.c:53)]: Device 0 OOM 18446744073707737660 / 24146608128",
+    ),
+    # a known error's text is its own entry's
+    ("cuda.unrecognized_error_code", "RuntimeError: CUDA error: unknown error"),
 ]
 
 REQUIRED: dict[str, Blame] = {key: BLAME[key] for key in family_keys(FILE)}
