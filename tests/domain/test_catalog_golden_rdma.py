@@ -186,6 +186,10 @@ GOLDEN: Golden = [
     # rendered from pytorch/gloo gloo/transport/ibverbs/device.cc
     ("[../third_party/gloo/gloo/transport/ibverbs/device.cc:117] Unable to find device named: "
      "mlx5_9", "rdma.no_device", {"name": "mlx5_9"}),
+    # rendered from ofiwg/libfabric prov/efa/src/efa_device.c (an EKS pod without the EFA device)
+    ("ibv_open_device failed! errno: 2", "rdma.no_device", {"errno": "2"}),
+    # rendered from microsoft/mscclpp src/ib.cc
+    ("ibv_open_device failed (errno 13, device name mlx5_0)", "rdma.no_device", {"errno": "13"}),
     # bytedance/byteps issue #313, nminoru/pib issue #2, open-mmlab/mmdetection issue #6002
     ("libibverbs: Warning: couldn't load driver 'mlx4': libmlx4-rdmav2.so: cannot open shared "
      "object file: No such file or directory", "rdma.libibverbs_driver_warning",
@@ -268,6 +272,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ("rdma.async_port_error", "  event_type IBV_EVENT_PORT_ACTIVE (9), port 1"),
     # an interface without an address is netconfig's; a socket reset is not a cm event
     ("rdma.no_device", "NCCL INFO NET/IB : No device found."),
+    # a device that went away is not the container's setup
+    ("rdma.no_device", "ibv_open_device failed! errno: 19"),
     ("rdma.irdma_device_reset", "ice 0000:4c:00.0: PF reset requested"),
     ("rdma.bnxt_re_fw_stall", "bnxt_en 0000:12:00.0 (unnamed net_device) (uninitialized): Device "
      "requests max timeout of 100 seconds, may trigger hung task watchdog"),
