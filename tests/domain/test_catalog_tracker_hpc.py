@@ -96,6 +96,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "mpich.mpi_abort",
         {"rank": "15"},
     ),
+    # ufs-community/ufs-weather-model issue #2947 (Cray MPICH names an unnamed communicator)
+    (
+        "MPICH ERROR [Rank 245] [job id 211698912.0] [Sat Oct 18 02:47:34 2025] [c6n1493] - "
+        "Abort(1) (rank 245 in comm 496): application called MPI_Abort(comm=0x84000001, 1) - "
+        "process 245",
+        "mpich.mpi_abort",
+        {"comm": "0x84000001", "code": "1", "rank": "245"},
+    ),
     # hafs-community/HAFS issue #101 (after a task's Bus error)
     ("srun: Terminating job step 3495450.0", "slurm.step_terminating", {"step": "3495450.0"}),
     # openpmix/openpmix issue #3872 (the PMIx set-up of a 1042-task step failed)
