@@ -545,10 +545,6 @@ KNOWN_MISSES: dict[str, str] = {
     ),
     # the c47-c49 batches, scored fresh: tune 6/12 (the NVLS set-up reading, pynvml's unknown
     # error on one node and Ray's internal check were read after, from their emitters)
-    "app-eks-efa-plugin-missing-p6-b200-socket-fallback": (
-        "'ibv_open_device failed' and NCCL falling back to sockets, then a remote error, name no "
-        "cause (unknown); that the EFA device plugin never ran on those nodes is the PR's"
-    ),
     "app-megatron-bridge-nemotron3-super-hangs-after-last-iteration-cuda-graph-teardown-time-limit": (
         "a job cancelled at its time limit reads as the scheduler's (transient); that it hung "
         "deleting CUDA graphs after its last iteration, a bug, is the issue's"
@@ -835,6 +831,24 @@ KNOWN_MISSES: dict[str, str] = {
         "safetensors' 'MetadataIncompleteBuffer' reads as a checkpoint file the job cannot read "
         "(application: the same file fails again); that the publisher's upload had corrupted "
         "it and a re-push fixed it is the thread's"
+    ),
+    # the c112-c115 batches, scored fresh: tune 3/7
+    "app-chroma-quda-multigrid-48c128-cls-silent-qmp-abort-qdpjit-build-flag-and-device-oom": (
+        "a silent stop and one rank's MPI_Abort name no cause (unknown); that a QDP-JIT build "
+        "option and the device's memory were to blame is the maintainer's"
+    ),
+    "app-oneflow-libai-two-node-bert-nccl-comm-init-unhandled-system-error-veth-interface-socket-ifname-bond0": (
+        "NCCL's system error at communicator set-up, before the job got going, reads as a setup "
+        "failure nothing explains (unknown, retried once); that NCCL picked a veth interface "
+        "and NCCL_SOCKET_IFNAME fixed it is the reporter's"
+    ),
+    "unknown-frontier-athenapk-linear-wave-pack-size-4-memory-access-fault-one-gcd-works-on-gh200-open": (
+        "a GPU memory access fault reads as the job's kernel (application); the thread never "
+        "settled between the code and the compiler (unknown)"
+    ),
+    "unknown-k8s-hami-vgpu-oom-over-3000m-share-unrecognized-cuda-error-pytorch-stress-train": (
+        "HAMi-core refusing an allocation past the pod's share reads as the job's memory use "
+        "(application); the thread never settled it (unknown)"
     ),
 }
 

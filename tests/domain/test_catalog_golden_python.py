@@ -14,6 +14,13 @@ from domain.golden import found
         ("09:14:37 TimeoutError: RPC call to sample_tokens timed out.", "python.timeout",
          Blame.SYMPTOM),
         ("asyncio.exceptions.TimeoutError", "python.timeout", Blame.SYMPTOM),
+        # myc634/UltraLiDAR_nusc_waymo issue #1 (`sudo` ran the system python)
+        ("/usr/bin/python: No module named torch.distributed", "python.run_module_not_found",
+         Blame.APPLICATION),
+        # S95Sedan/Deepspeed-Windows issue #2 (a package without __main__)
+        ("D:\\anaconda3\\envs\\cyh-Fuyu\\python.exe: No module named deepspeed.__main__; "
+         "'deepspeed' is a package and cannot be directly executed",
+         "python.run_module_not_found", Blame.APPLICATION),
         ("[rank3]: AssertionError", "python.bare_exception", Blame.APPLICATION),
         ("Exception: The checkpoint you are trying to load has model type `llama` but "
          "Transformers does not recognize this architecture.", "hf.unknown_model_type",
