@@ -57,6 +57,9 @@ REQUIRED: dict[str, Blame] = {
     "service.credentials_missing": Blame.APPLICATION,
     # the bottom of a chained traceback
     "service.socket_error": Blame.SYMPTOM,
+    # cloud client libraries' own wording of a server error (twentieth session)
+    "service.google_api_server_error": Blame.TRANSIENT,
+    "service.gcs_resumable_server_error": Blame.TRANSIENT,
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
@@ -338,6 +341,19 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "valid response from endpoint URL:",
         {},
     ),
+    (  # tienfuc/gdcmdtools issue #20 (googleapiclient's HttpError, a Drive upload)
+        "service.google_api_server_error",
+        "apiclient.errors.HttpError: HttpError 503 when requesting https://www.googleapis.com/"
+        "upload/drive/v2/files?uploadType=resumable&convert=false&alt=json returned "
+        '"Service Unavailable"',
+        {"status": "503"},
+    ),
+    (  # a load test's report in a public repository (google-resumable-media under GCS uploads)
+        "service.gcs_resumable_server_error",
+        "google.resumable_media.common.InvalidResponse: ('Request failed with status code', 503, "
+        "'Expected one of', <HTTPStatus.OK: 200>)",
+        {"status": "503"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -416,6 +432,17 @@ NEGATIVE: list[tuple[str, str]] = [
     # W&B's ordinary progress lines
     ("*", "wandb: Syncing run eternal-sun-12"),
     ("*", "wandb: Tracking run with wandb version 0.16.0"),
+    # a refused request is the caller's, not the service failing
+    (
+        "service.google_api_server_error",
+        "googleapiclient.errors.HttpError: <HttpError 403 when requesting "
+        'https://www.googleapis.com/drive/v3/files?alt=json returned "Forbidden">',
+    ),
+    (
+        "service.gcs_resumable_server_error",
+        "InvalidResponse: ('Request failed with status code', 404, 'Expected one of', "
+        "<HTTPStatus.OK: 200>)",
+    ),
 ]
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
