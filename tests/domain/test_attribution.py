@@ -23,6 +23,7 @@ from autorecover.domain.records import (
     NodeAction,
     Source,
 )
+from autorecover.domain.timeouts import waited_on_preprocessing
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 NODES = ("n1", "n2", "n3", "n4")
@@ -153,6 +154,47 @@ def test_a_wait_in_main_process_first_does_not_explain_a_lost_peer_or_other_node
     # The wait on one node, the timeouts on the others: nothing ties them together.
     fs = [waiting("n1", 30), *(timeout(n, 100) for n in NODES if n != "n1")]
     assert attribute(job(), fs, [], RULES).cause is Cause.TRANSIENT
+
+
+def preprocessing(node: str, minutes: float, pct: int, line: int = 5) -> Finding:
+    details = (("desc", "Running tokenizer on dataset"), ("pct", str(pct)))
+    return f(
+        "datasets.preprocessing_progress",
+        node,
+        Blame.INFO,
+        0,
+        minutes,
+        source=Source.LOGS,
+        rank=0,
+        line=line,
+        details=details,
+    )
+
+
+def test_collectives_timing_out_while_a_rank_still_preprocesses_are_the_jobs() -> None:
+    # Rank 0 on n1 is tokenizing at 40 % when every other rank's first collective times out.
+    fs = [
+        preprocessing("n1", 5, 10, line=5),
+        preprocessing("n1", 9, 40, line=6),
+        *(timeout(n, 10) for n in NODES),
+    ]
+    v = attribute(job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.APPLICATION, (), Action.STOP)
+    assert "rank 0 on n1 was still preprocessing" in v.summary and "40 %" in v.summary
+    assert v.evidence[0].signal == "datasets.preprocessing_progress"
+
+
+def test_preprocessing_that_finished_or_a_lost_peer_explains_no_timeout() -> None:
+    # The bar reached 100 %: whatever the collectives waited for, it was not this work.
+    done = [preprocessing("n1", 5, 40, line=5), preprocessing("n1", 8, 100, line=6)]
+    fs = [*done, *(timeout(n, 30) for n in NODES)]
+    assert attribute(job(), fs, [], RULES).cause is Cause.TRANSIENT
+    # A process killed while a bar was short of 100 %: the kill, not the preprocessing.
+    fs = [preprocessing("n1", 5, 40), *(timeout(n, 30) for n in NODES)]
+    v = attribute(job(exit_codes=(("n2", 137),)), fs, [], RULES)
+    assert v.cause is not Cause.APPLICATION
+    # No collective timed out: a bar short of 100 % says nothing.
+    assert waited_on_preprocessing([preprocessing("n1", 5, 40)]) == []
 
 
 def eio(node: str, minutes: float) -> Finding:

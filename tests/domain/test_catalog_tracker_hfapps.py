@@ -26,7 +26,9 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-hfapps.toml"
-NAMESPACES = frozenset({"torch", "dynamo", "hf", "accelerate", "peft", "bnb", "xformers", "vllm"})
+NAMESPACES = frozenset(
+    {"torch", "dynamo", "hf", "accelerate", "peft", "bnb", "xformers", "vllm", "datasets"}
+)
 
 BLAME: dict[str, Blame] = {
     "torch.device_mismatch": Blame.APPLICATION,
@@ -40,6 +42,7 @@ BLAME: dict[str, Blame] = {
     "hf.zero3_device_map": Blame.APPLICATION,
     "hf.trainer_log_non_finite": Blame.APPLICATION,
     "hf.waiting_for_main_process": Blame.INFO,
+    "datasets.preprocessing_progress": Blame.INFO,
     "accelerate.param_shape_mismatch": Blame.APPLICATION,
     "peft.target_modules_missing": Blame.APPLICATION,
     "bnb.cuda_setup_failed": Blame.APPLICATION,
@@ -270,6 +273,19 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "'LlamaForCausalLM'",
         "vllm.architecture_unsupported",
         {"inspected": "LlamaForCausalLM"},
+    ),  # the tune bundle app-nanotron-rank0-tokenizing-hf-dataset-others-allreduce-timeout-600s-slurm
+    # (nanotron: rank 0 grouping texts, run_clm's desc, when the others timed out)
+    (
+        "[default0]:Grouping texts in chunks of 2049:   8%|▊         | 726000/9672101 "
+        "[02:32<30:38, 4866.01 examples/s]",
+        "datasets.preprocessing_progress",
+        {"desc": "Grouping texts in chunks of 2049", "pct": "8"},
+    ),
+    (
+        "[default0]:Running tokenizer on dataset (num_proc=32):  31%|███       | "
+        "3010000/9672101 [02:11<04:50, 22931.40 examples/s]",
+        "datasets.preprocessing_progress",
+        {"desc": "Running tokenizer on dataset (num_proc=32)", "pct": "31"},
     ),
 ]
 
@@ -325,6 +341,11 @@ NEGATIVE: list[tuple[str, str]] = [
         "0: main local process completed dataset map tokenization, releasing all replicas",
     ),
     ("hf.waiting_for_main_process", '    def main_process_first(self, local=True, desc="work"):'),
+    # a training bar counts iterations, not examples
+    (
+        "datasets.preprocessing_progress",
+        " 45%|████▌     | 450/1000 [01:23<01:42, 5.37it/s]",
+    ),
     ("vllm.bf16_unsupported", "INFO 11-13 06:18:13 [cuda.py:417] Using FLASH_ATTN backend."),
     (
         "vllm.architecture_unsupported",

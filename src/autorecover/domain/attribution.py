@@ -75,7 +75,11 @@ from autorecover.domain.shape import (
     straggler,
 )
 from autorecover.domain.stalls import LOCKUPS, stalled
-from autorecover.domain.timeouts import only_waited_out, waited_on_main_process
+from autorecover.domain.timeouts import (
+    only_waited_out,
+    waited_on_main_process,
+    waited_on_preprocessing,
+)
 
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
 APPLICATION_THRESHOLD = 50
@@ -276,6 +280,17 @@ def _decide(
                 "stop"
             )
             return _verdict(Cause.APPLICATION, (), waits, symptoms, why)
+        unfinished = waited_on_preprocessing(seen)
+        if unfinished and not killed_or_lost(job, seen):
+            bar = unfinished[0]
+            who = f"rank {bar.rank} on {bar.node}" if bar.rank is not None else bar.node
+            why = (
+                f"collectives timed out while {who} was still preprocessing the dataset "
+                f"({bar.detail('desc')} at {bar.detail('pct')} %): that work outlasts the "
+                "process group's timeout and will again; raise the timeout or preprocess "
+                "ahead: stop"
+            )
+            return _verdict(Cause.APPLICATION, (), unfinished, symptoms, why)
         if outliers:
             why += f" ({outlier_reason(outliers)})"
             return _verdict(Cause.TRANSIENT, (), outliers, symptoms, why)

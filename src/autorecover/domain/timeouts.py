@@ -23,6 +23,11 @@ TrainingArguments, accelerate's PartialState) waits in a barrier while the main 
 preprocesses, usually tokenizing or downloading the dataset. A timeout there, with nothing lost
 or killed, is that work outlasting the process group's timeout (`waited_on_main_process`): the
 job's own, the same on every retry until its timeout or its preprocessing changes.
+
+A rank's output says the same when its last datasets preprocessing bar (a map, a filter, the
+tokenization or grouping of texts: `datasets.preprocessing_progress`) stopped short of 100 %
+while collectives timed out (`waited_on_preprocessing`): that rank was still preprocessing when
+the others' first collective ran out of time, whether or not it sat in `main_process_first`.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ WAITED_OUT = frozenset(
 # the store-based barrier).
 MAIN_PROCESS_TIMEOUTS = WAITED_OUT | {"c10d.store_timeout", "c10d.store_barrier_timeout"}
 WAITING_FOR_MAIN_PROCESS = "hf.waiting_for_main_process"
+PREPROCESSING = "datasets.preprocessing_progress"
+DONE_PERCENT = 100
 
 
 def only_waited_out(complaints: Iterable[Finding]) -> bool:
@@ -63,3 +70,19 @@ def waited_on_main_process(seen: Iterable[Finding]) -> list[Finding]:
     seen = list(seen)
     timed_out = {f.node for f in seen if f.signal in MAIN_PROCESS_TIMEOUTS}
     return [f for f in seen if f.signal == WAITING_FOR_MAIN_PROCESS and f.node in timed_out]
+
+
+def waited_on_preprocessing(seen: Iterable[Finding]) -> list[Finding]:
+    """The last preprocessing bar of each rank whose bar stopped short of 100 % while
+    collectives timed out (the evidence for a rank still preprocessing when the others' wait
+    ran out); empty when no collective timed out or every bar finished."""
+    seen = list(seen)
+    if not any(f.signal in MAIN_PROCESS_TIMEOUTS for f in seen):
+        return []
+    last: dict[tuple[str, int | None], Finding] = {}
+    for f in seen:
+        if f.signal == PREPROCESSING:
+            key = (f.node, f.rank)
+            if key not in last or f.line > last[key].line:
+                last[key] = f
+    return [f for f in last.values() if int(f.detail("pct") or DONE_PERCENT) < DONE_PERCENT]
