@@ -832,15 +832,11 @@ KNOWN_MISSES: dict[str, str] = {
         "(application: the same file fails again); that the publisher's upload had corrupted "
         "it and a re-push fixed it is the thread's"
     ),
-    # the c112-c115 batches, scored fresh: tune 3/7
+    # the c112-c115 batches, scored fresh: tune 3/7 (the veth interface read after, from NCCL's
+    # interface list)
     "app-chroma-quda-multigrid-48c128-cls-silent-qmp-abort-qdpjit-build-flag-and-device-oom": (
         "a silent stop and one rank's MPI_Abort name no cause (unknown); that a QDP-JIT build "
         "option and the device's memory were to blame is the maintainer's"
-    ),
-    "app-oneflow-libai-two-node-bert-nccl-comm-init-unhandled-system-error-veth-interface-socket-ifname-bond0": (
-        "NCCL's system error at communicator set-up, before the job got going, reads as a setup "
-        "failure nothing explains (unknown, retried once); that NCCL picked a veth interface "
-        "and NCCL_SOCKET_IFNAME fixed it is the reporter's"
     ),
     "unknown-frontier-athenapk-linear-wave-pack-size-4-memory-access-fault-one-gcd-works-on-gh200-open": (
         "a GPU memory access fault reads as the job's kernel (application); the thread never "

@@ -197,6 +197,37 @@ def test_preprocessing_that_finished_or_a_lost_peer_explains_no_timeout() -> Non
     assert waited_on_preprocessing([preprocessing("n1", 5, 40)]) == []
 
 
+def early_job(**kw: object) -> JobRecord:
+    return job(ended=T0 + timedelta(minutes=4), **kw)
+
+
+def link_local(node: str) -> Finding:
+    return f(
+        "netconfig.link_local_interface",
+        node,
+        Blame.INFO,
+        0,
+        1,
+        source=Source.LOGS,
+        details=(("iface", "veth3f1c2a7"), ("address", "fe80::e4a1:9cff:fe3d:1b72")),
+    )
+
+
+def system_error(node: str) -> Finding:
+    return f("nccl.unhandled_system_error", node, Blame.SYMPTOM, 30, 3, source=Source.LOGS)
+
+
+def test_a_set_up_failure_after_a_rank_chose_a_link_local_interface_is_the_jobs() -> None:
+    fs = [link_local("n2"), *(system_error(n) for n in NODES)]
+    v = attribute(early_job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.APPLICATION, (), Action.STOP)
+    assert "veth3f1c2a7" in v.summary and v.evidence[0].signal == "netconfig.link_local_interface"
+    # Without it the same cascade names no cause; on one host the interface is harmless.
+    assert attribute(early_job(), fs[1:], [], RULES).cause is Cause.UNKNOWN
+    one = attribute(early_job(nodes=("n2",)), [link_local("n2"), system_error("n2")], [], RULES)
+    assert one.cause is not Cause.APPLICATION
+
+
 def eio(node: str, minutes: float) -> Finding:
     return f("storage.eio", node, Blame.SYMPTOM, 30, minutes, source=Source.LOGS)
 

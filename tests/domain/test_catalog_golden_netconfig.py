@@ -31,6 +31,7 @@ REQUIRED: dict[str, Blame] = {
     "netconfig.loopback_coordinator": Blame.SYMPTOM,  # likewise (context.py)
     # normal on one node; the job's configuration only when it spans nodes (a context rule)
     "netconfig.loopback_interface": Blame.INFO,
+    "netconfig.link_local_interface": Blame.INFO,  # likewise (early.unreachable_interfaces)
     "netconfig.gloo_no_address": Blame.APPLICATION,
 }
 
@@ -126,6 +127,18 @@ POSITIVE += [
         " to find address for: ^lo",
         {"target": "^lo"},
     ),
+    (  # Oneflow-Inc/libai issue #415 (a container's veth, link-local only, in the socket list)
+        "netconfig.link_local_interface",
+        "m5-autorl-test02:106986:107412 [0] NCCL INFO NET/Socket : Using [0]bond0:172.27.231.80<0> "
+        "[1]veth3f1c2a7:fe80::e4a1:9cff:fe3d:1b72%veth3f1c2a7<0>",
+        {"iface": "veth3f1c2a7"},
+    ),
+    (  # aws-samples/aws-do-eks pull request #54 (EKS Pod Identity's link in the socket list)
+        "netconfig.link_local_interface",
+        "ip-10-1-216-156:412:412 [0] NCCL INFO NET/Socket : Using [0]enp73s0:10.1.216.156<0>"
+        " [1]pod-id-link0:169.254.170.23<0>",
+        {"iface": "pod-id-link0", "address": "169.254.170.23"},
+    ),
     (  # made from NVIDIA/nccl src/bootstrap.cc and net_ib's "; OOB %s" with the loopback chosen
         "netconfig.loopback_interface",
         "gpu-a01:311:311 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB lo:127.0.0.1<0>",
@@ -163,9 +176,10 @@ def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> Non
 
 
 NEGATIVE: list[tuple[str, str]] = [
-    # the interface list names the link but connects nowhere (aws-do-eks PR #54)
+    # the interface list names the link but connects nowhere (aws-do-eks PR #54): no connect
+    # reads it (netconfig.link_local_interface, an info marker, does; see POSITIVE)
     (
-        "*",
+        "netconfig.link_local_peer",
         "ip-10-1-216-156:412:412 [0] NCCL INFO NET/Socket : Using [0]enp73s0:10.1.216.156<0>"
         " [1]pod-id-link0:169.254.170.23<0>",
     ),
@@ -203,6 +217,15 @@ NEGATIVE: list[tuple[str, str]] = [
     ("*", '"description":"Error received from peer ipv4:10.130.0.7:8476"'),
     # gloo's give-up naming a routable peer is gloo.connect_failed's alone
     ("*", "timed out connecting: SO_ERROR: Connection refused, remote=[10.1.217.41]:14215"),
+    # routable interfaces, and a link-local peer named in a connect (link_local_peer's)
+    (
+        "netconfig.link_local_interface",
+        "gpu:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.5<0> [1]eth1:10.1.0.5<0>",
+    ),
+    (
+        "netconfig.link_local_interface",
+        "gpu-a01:1:1 [0] NCCL INFO Bootstrap : Using ib0:10.20.0.11<0>",
+    ),
 ]
 
 

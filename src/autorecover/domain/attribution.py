@@ -44,6 +44,7 @@ from autorecover.domain.early import (
     crashed_everywhere,
     killed_or_lost,
     trained,
+    unreachable_interfaces,
 )
 from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
 from autorecover.domain.final_states import state_findings
@@ -295,6 +296,17 @@ def _decide(
             why += f" ({outlier_reason(outliers)})"
             return _verdict(Cause.TRANSIENT, (), outliers, symptoms, why)
         if before_it_ran(job, seen, activity):
+            unreachable = unreachable_interfaces(job, seen)
+            if unreachable:
+                iface = unreachable[0]
+                why = (
+                    f"collective failure at set-up while {iface.node} chose "
+                    f"{iface.detail('iface') or iface.detail('oob_iface') or 'the loopback'} "
+                    "for its collectives, an interface no other host can reach (loopback or "
+                    "link-local): the job's network configuration (NCCL_SOCKET_IFNAME, "
+                    "GLOO_SOCKET_IFNAME) fails the same way on every retry: stop"
+                )
+                return _verdict(Cause.APPLICATION, (), unreachable, symptoms, why)
             why = (
                 f"collective failure within {SETUP_WINDOW.seconds // 60} minutes of the start, "
                 "before any progress, with no process killed and no peer lost: the job's setup "

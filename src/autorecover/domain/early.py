@@ -15,6 +15,13 @@ scheduler's times say.
 So an early cascade with no sign of a killed process or a lost peer is `unknown`. It is
 still requeued once (the action `unknown` carries), and the job's history turns the same
 failure again into `application` (`history.py`), which stops it.
+
+One setup reason the lines do show: on a job spanning nodes, a rank whose collectives chose an
+interface no other host can reach, the loopback (`netconfig.loopback_interface`) or a
+link-local address (`netconfig.link_local_interface`: a container's veth, a cloud helper link),
+advertised an address its peers cannot connect to (`unreachable_interfaces`). That cascade is
+the job's network configuration (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME), the same on every
+retry.
 """
 
 from __future__ import annotations
@@ -30,6 +37,10 @@ SETUP_WINDOW = timedelta(minutes=10)  # a job that ended this soon after its sta
 # number means collectives had worked.
 SETUP_COLLECTIVES = 8
 SEQUENCE = re.compile(r"\bSeqNum=(\d{1,12})\b")
+# A rank's choice of an interface that no other host can reach (on one host, harmless).
+UNREACHABLE_INTERFACES = frozenset(
+    {"netconfig.loopback_interface", "netconfig.link_local_interface"}
+)
 SIGKILL = 9
 KILLED_EXIT = 128 + SIGKILL  # a shell's or launcher's exit status for a SIGKILLed process
 # Lines that say a process or a peer was lost, not that the job could not connect.
@@ -78,6 +89,18 @@ def before_it_ran(job: JobRecord, seen: Sequence[Finding], activity: Sequence[Ac
     if any(int(m.group(1)) > SETUP_COLLECTIVES for f in seen for m in SEQUENCE.finditer(f.text)):
         return False
     return not killed_or_lost(job, seen)
+
+
+def unreachable_interfaces(job: JobRecord, seen: Sequence[Finding]) -> list[Finding]:
+    """On a job spanning nodes, the lines in which a rank chose the loopback or a link-local
+    interface for its collectives (one per node and signal); empty on one node."""
+    if len(job.nodes) < 2:
+        return []
+    first: dict[tuple[str, str], Finding] = {}
+    for f in seen:
+        if f.signal in UNREACHABLE_INTERFACES:
+            first.setdefault((f.node, f.signal), f)
+    return list(first.values())
 
 
 def killed_or_lost(job: JobRecord, seen: Sequence[Finding]) -> bool:
