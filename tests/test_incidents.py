@@ -772,10 +772,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a hang right after NCCL's bootstrap prints no error line; that an old jaxlib/CUDA "
         "stack was behind it is the thread's"
     ),
-    "app-nanotron-rank0-tokenizing-hf-dataset-others-allreduce-timeout-600s-slurm": (
-        "every other rank's watchdog timeout in a one-element all-reduce reads as a stalled "
-        "collective (transient); that rank 0 was still tokenizing the dataset is the thread's"
-    ),
     "hang-horovod-k8s-nccl-socket-recv-connection-timed-out-one-pod": (
         "one rank's NCCL socket recv timing out in a running job names a peer (hardware 35, "
         "not enough) and nothing decides (unknown); the dropped connection is the reporter's"
