@@ -41,7 +41,7 @@ BLAME: dict[str, Blame] = {
     "tenstorrent.mesh_descriptor_mismatch": Blame.APPLICATION,
     "tenstorrent.fw_init_failed": Blame.HARDWARE,
     "tenstorrent.eth_core_timeout": Blame.HARDWARE,
-    "tenstorrent.fabric_router_sync_timeout": Blame.HARDWARE,
+    "tenstorrent.fabric_router_sync_timeout": Blame.SYMPTOM,
     "tenstorrent.mesh_links_missing": Blame.HARDWARE,
     "tenstorrent.dispatch_timeout": Blame.SYMPTOM,
     "tenstorrent.stale_dispatch_kernels": Blame.SYMPTOM,
