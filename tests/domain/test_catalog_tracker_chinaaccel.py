@@ -28,6 +28,7 @@ BLAME: dict[str, Blame] = {
     "kunlun.xpu_device_fault": Blame.HARDWARE,
     "kunlun.xpu_kernel_fault": Blame.SYMPTOM,
     "kunlun.xpu_oom": Blame.APPLICATION,
+    "kunlun.xpurt_ioctl_failed": Blame.SYMPTOM,
     "kunlun.c2c_out_of_lock": Blame.HARDWARE,
     "bkcl.init_failed": Blame.SYMPTOM,
     "bkcl.call_failed": Blame.SYMPTOM,
@@ -109,6 +110,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "[WARN][XPURT][xpu_llwait:675] ioctl() fail, (715) Kernel execution timed out",
         "kunlun.xpu_kernel_fault",
         {"code": "715"},
+    ),
+    (
+        "[WARN][XPURT][xpu_lllaunch_async:543] ioctl() fail, (712) Operation not supported",
+        "kunlun.xpurt_ioctl_failed",
+        {"code": "712", "text": "Operation not supported"},
     ),
     # PaddlePaddle/Paddle issue #56395 (VGG16 features, batch 64 on a K200)
     (
@@ -316,6 +322,14 @@ NEGATIVE: list[tuple[str, str]] = [
         "[WARN][XPURT][xpu_lllaunch_async:543] ioctl() fail, (712) Operation not supported",
     ),
     ("kunlun.xpu_uncorrectable_ecc", "Ecc-Error: 0 Uncorrected: 0"),
+    (
+        "kunlun.xpurt_ioctl_failed",
+        "[WARN][XPURT][xpu_llwait:675] ioctl() fail, (714) Exception in kernel execution",
+    ),
+    (
+        "kunlun.xpurt_ioctl_failed",
+        "[WARN][XPURT][xpu_llwait:675] ioctl() fail, (718) Uncorrectable ECC",
+    ),
     ("kunlun.xpu_device_fault", "Overheat threshold: 95 C"),
     # BKCL's healthy start (FlagPerf pull request #33, Paddle issue #56800)
     (
