@@ -48,6 +48,7 @@ BLAME: dict[str, Blame] = {
     "ascend.hccl_listen_failed": Blame.SYMPTOM,
     "ascend.hccl_async_teardown": Blame.SYMPTOM,
     "ascend.npu_oom": Blame.APPLICATION,
+    "ascend.hccl_config_invalid": Blame.APPLICATION,
     "mindspore.node_timed_out": Blame.SYMPTOM,
     "ascend.cpu_fallback": Blame.INFO,
 }
@@ -74,8 +75,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ascend.hbm_ecc_error",
         {},
     ),
-    ("RuntimeError: ACL stream synchronize failed, error code:507054", "ascend.hbm_ecc_error",
-     {"code": "507054"}),  # fmt: skip
+    (
+        "RuntimeError: ACL stream synchronize failed, error code:507054",
+        "ascend.hbm_ecc_error",
+        {"code": "507054"},
+    ),
     # rendered from torch_npu NPUException.cpp (handleDeviceMemError, checkUceErrAndRepair)
     (
         "RuntimeError: synchronize:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:361 NPU "
@@ -182,8 +186,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     ("EH9999: Inner Error!", "ascend.inner_error", {"code": "EH9999"}),
     # Ascend/pytorch issue #66 (507035 on a generate() call)
-    ("[Error]: The vector core execution is abnormal. ", "ascend.core_exception",
-     {"core": "vector core"}),  # fmt: skip
+    (
+        "[Error]: The vector core execution is abnormal. ",
+        "ascend.core_exception",
+        {"core": "vector core"},
+    ),
     # Ascend/pytorch issue #62 (LLaMA-Factory, 507046)
     (
         "RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:435 NPU function "
@@ -296,8 +303,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ascend.pta_error_code",
         {"device": "5", "rank": "-1", "code": "ERR02005", "module": "DIST"},
     ),
-    ("  what():  [Rank 5] HCCL watchdog thread terminated with exception:",
-     "ascend.hccl_async_teardown", {}),  # fmt: skip
+    (
+        "  what():  [Rank 5] HCCL watchdog thread terminated with exception:",
+        "ascend.hccl_async_teardown",
+        {},
+    ),
     # vllm-project/vllm-ascend issue #1127 (DeepSeek-R1 W8A8 OOM on 2x8 910B2)
     (
         "[ERROR] 2025-06-09-06:57:54 (PID:92380, Device:0, RankID:-1) ERR99999 UNKNOWN "
@@ -333,8 +343,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {"size": "72.00 MiB"},
     ),
     # flashserve/flash-linear-attention-npu issue #149 (a kernel that corrupted its labels)
-    ("NPU out of memory. Tried to allocate more than 1EB memory", "ascend.npu_oom",
-     {"size": "1EB"}),  # fmt: skip
+    (
+        "NPU out of memory. Tried to allocate more than 1EB memory",
+        "ascend.npu_oom",
+        {"size": "1EB"},
+    ),
     # hiyouga/LlamaFactory issue #5071 (PPO on an 800T A2)
     (
         "EI0006: 2024-08-05-18:15:21.270.506 Getting socket times out. Reason: Remote Rank did not "
@@ -423,6 +436,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ascend.hccl_async_teardown",
         {},
     ),
+    # rendered from HCCL's EI0004 / EI0005 message texts (Ascend/mind-cluster fault knowledge base)
+    (
+        "EI0004: [PID: 1292363] 2025-04-08-18:07:20.444.436 The ranktable or rank is invalid. "
+        "Reason: The ip in ranktable is not a valid ip address. Solution: Please check the "
+        "configured ranktable.",
+        "ascend.hccl_config_invalid",
+        {"code": "EI0004"},
+    ),
+    (
+        "EI0005: The arguments for collective communication are inconsistent between ranks: tag "
+        "[AllReduce_1], parameter [count], local [1024], remote [2048]",
+        "ascend.hccl_config_invalid",
+        {"code": "EI0005"},
+    ),
     # rendered from mindspore distributed/cluster/topology/meta_server_node.cc
     (
         "[ERROR] DISTRIBUTED(3456,ffff8a7ff0e0,python):2024-05-21-11:57:54.167.645 "
@@ -486,8 +513,10 @@ NEGATIVE: list[tuple[str, str]] = [
         "distributed_c10d.py:93: UserWarning: HCCL doesn't support gather at the moment. "
         "Implemented with allgather instead.",
     ),
-    ("ascend.npu_oom", "INFO 11-22 10:01:28 [worker_v1.py:256] Available memory: 0, total memory: "
-     "65452113920"),  # fmt: skip
+    (
+        "ascend.npu_oom",
+        "INFO 11-22 10:01:28 [worker_v1.py:256] Available memory: 0, total memory: 65452113920",
+    ),
     ("ascend.npu_function_error", "NPU function ok: aclrtSynchronizeDevice"),
     ("ascend.pta_error_code", "[INFO] 2025-10-11-15:09:34 (PID:2969, Device:0, RankID:101) ready"),
     ("ascend.inner_error", "EZ9999 inner errors: 0"),
@@ -495,6 +524,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("mindspore.node_timed_out", "The node: 3 is registered."),
     ("ascend.hccp_init_failed", "HCCP process initialized"),
     ("ascend.cpu_fallback", "The operator 'aten::add' runs on the NPU backend"),
+    ("ascend.hccl_config_invalid", "Loaded ranktable: 16 ranks, server_count 2"),
 ]
 
 
