@@ -576,3 +576,13 @@ def test_hccl_timeouts_are_collective_complaints_and_restatements_weigh_less() -
     ):
         sig = CATALOG.signatures[key]
         assert sig.blame is Blame.SYMPTOM and sig.weight < COLLECTIVE, key
+
+
+def test_hccl_timeouts_are_collective_waits_like_the_nccl_watchdog() -> None:
+    """On one host a cascade of these alone says a rank never arrived or a device hung, as
+    NCCL's watchdog does (timeouts.WAITED_OUT); every name there is a catalog key."""
+    from autorecover.domain.timeouts import MAIN_PROCESS_TIMEOUTS, WAITED_OUT
+
+    for key in WAITED_OUT | MAIN_PROCESS_TIMEOUTS:
+        assert key in CATALOG.signatures, key
+    assert "ascend.hccl_notify_wait_timeout" in WAITED_OUT

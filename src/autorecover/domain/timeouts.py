@@ -38,7 +38,7 @@ from autorecover.domain.records import Finding
 
 # The complaints that say only that a collective's wait ran out (and the process taken down
 # for it), in PyTorch's words: ProcessGroupNCCL's watchdog and its teardown, and gloo's
-# send/recv timeout.
+# send/recv timeout; and in torch_npu's and HCCL's on Ascend NPUs.
 WAITED_OUT = frozenset(
     {
         "nccl.watchdog_timeout",
@@ -46,6 +46,12 @@ WAITED_OUT = frozenset(
         "c10d.nccl_watchdog_failure",
         "c10d.nccl_async_teardown",
         "gloo.io_timeout",
+        # Ascend's (signatures-ascend.toml): HCCL's notify wait and fftsplus task timeouts, a
+        # stream's sync timeout behind them, torch_npu's teardown after them
+        "ascend.hccl_notify_wait_timeout",
+        "ascend.hccl_fftsplus_timeout",
+        "ascend.stream_sync_timeout",
+        "ascend.hccl_async_teardown",
     }
 )
 
