@@ -5,9 +5,11 @@ cites its public source): NCCL's INFO and routine WARN lines across versions, to
 start-up and shutdown, framework and serving start-up, Slurm's and the kernel's routine lines,
 Kubernetes (kubelet, containerd, the device plugin, DCGM exporter, node-problem-detector), Ray,
 JAX, MPI, AMD's driver and RCCL, storage clients, a GPU server's system services and BMC event
-log, TensorFlow and Keras, the tools SREs paste (nvidia-smi -q, dcgmi diag, ibstat, lspci) and
-the job's outside services.
-Each file goes through the scanner as a job would (the kernel file as a node's system log, the
+log, TensorFlow and Keras, the tools SREs paste (nvidia-smi -q, dcgmi diag, ibstat, lspci),
+the job's outside services, the package and artifact tools a job runs (pip, conda, git, the
+Hub, object-store and container CLIs), a node's system daemons (read as its system log), and
+the routine lines of Ascend, Tenstorrent and other accelerators' stacks.
+Each file goes through the scanner as a job would (the kernel and daemons files as a node's system log, the
 others as job output): no finding may blame a cause, and no symptom may weigh as much as a
 collective complaint (20: what the cascade rules count). A lighter symptom is context that decides
 nothing: a BMC's record of an ordinary power-off, kept to explain a node that left a job. A
@@ -41,8 +43,8 @@ def _lines(path: Path) -> list[str]:
 
 
 def test_there_are_enough_healthy_lines() -> None:
-    assert len(FILES) >= 18
-    assert sum(len(_lines(p)) for p in FILES) >= 2100
+    assert len(FILES) >= 23
+    assert sum(len(_lines(p)) for p in FILES) >= 3000
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
