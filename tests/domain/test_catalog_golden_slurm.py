@@ -58,6 +58,15 @@ def test_a_user_program_exec_failure_is_not_the_spool() -> None:
          "slurm.spank_plugin_failed", Blame.SYMPTOM),
         ("slurmstepd: error: Failed to invoke spank plugin stack", "slurm.spank_plugin_failed",
          Blame.SYMPTOM),
+        # aws/aws-parallelcluster issue #6459: the plugin stack unreadable, every srun fails
+        ("srun: error: spank: Failed to open /opt/slurm/etc/plugstack.conf.d/sed6Yj8Ga: "
+         "Permission denied", "slurm.spank_stack_unloadable", Blame.APPLICATION),
+        ("srun: error: Plug-in initialization failed", "slurm.spank_stack_unloadable",
+         Blame.APPLICATION),
+        # SlinkyProject/slurm-operator issue #99: enroot's unpack path cannot hold whiteouts
+        ("slurmstepd: error: pyxis:     enroot-aufs2ovlfs: failed to create opaque ovlfs "
+         "whiteout: /tmp/enroot.Xk3qPz/17/usr/src/python3.12/: Not supported",
+         "slurm.enroot_whiteout_unsupported", Blame.APPLICATION),
         # NVIDIA/pyxis issues #4 and #6: the node's plugin setup or kernel
         ("[2019-09-24T10:10:06.901] [321.0] error: pyxis: couldn't mkdir /run/pyxis/100005: No "
          "such file or directory", "slurm.pyxis_node_setup", Blame.HARDWARE),
@@ -101,6 +110,10 @@ def test_container_setup_names_no_node_alone() -> None:
          "not permitted"),
         ("slurm.spank_plugin_failed", "srun: debug:  spank: opening plugin stack "
          "/etc/slurm/plugstack.conf"),
+        ("slurm.spank_stack_unloadable", "srun: debug:  spank: opening plugin stack "
+         "/etc/slurm/plugstack.conf"),
+        ("slurm.spank_stack_unloadable", "srun: debug:  spank: /etc/slurm/plugstack.conf:1: "
+         "Loaded plugin spank_pyxis.so"),
     ],
 )  # fmt: skip
 def test_container_start_neighbours_do_not_match(signal: str, line: str) -> None:
