@@ -526,10 +526,6 @@ KNOWN_MISSES: dict[str, str] = {
         "Tenstorrent's 'Fabric Router Sync: Timeout' has no entry (a link or the firmware's "
         "handshake); that a commit regressed it is the maintainers'"
     ),
-    "hw-tt-ci-vm-board-reset-fails-taken-out-of-service-reprovision-slurm": (
-        "tt-smi's 'Unable to reset board successfully' has no entry; that the runner's board was "
-        "bad and the VM was reprovisioned is the issue's"
-    ),
     "tr-rccl-ci-test-step-15min-timeout-loaded-gfx942-runner-throughput-k8s": (
         "a CI step's own timeout with no failed test names no cause (unknown); that the runner was "
         "slowed by load is the maintainers'"
