@@ -911,6 +911,13 @@ NEGATIVE: list[tuple[str, str]] = [
         "slurmstepd: error: *** STEP 48610.0 ON gpu-a01 CANCELLED AT 2026-03-07T09:14:14 ***",
     ),
     ("k8s.preempted", PREEMPTION_LINE),
+    # Kueue's event on the workload that did the preempting (preemption.go, PreemptedWorkload)
+    (
+        "k8s.preempted",
+        "Normal  PreemptedWorkload  kueue-admission  Preempted workload default/job-b (UID: "
+        "5f1c2a7e-0d3b-4c61-9a2e-7b1f0c9d8e21) in ClusterQueue cq-a; preemptor effective "
+        "priority: 100 (base: 100, boost: 0); preemptee effective priority: 0 (base: 0, boost: 0)",
+    ),
     ("k8s.oomkilled", "Warning OOMKilling Memory cgroup out of memory: Kill process 4481 (stress)"),
     ("pcie.aer_fatal", AER_NONFATAL),
     ("pcie.aer_fatal", AER_CORRECTED),
