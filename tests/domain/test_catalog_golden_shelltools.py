@@ -458,6 +458,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # sgl-project/sglang issue #4208: the router's routine wait for a worker still starting
+    (
+        "pip.uv_request_failed",
+        "Worker http://10.0.0.5:30001 health check is pending with error: error sending request "
+        "for url (http://10.0.0.5:30001/health)",
+    ),
     # glog's other severities and a healthy line that mentions a check
     ("glog.fatal", "I0407 01:31:07.666636  5755 net.cpp:100] Creating Layer conv9"),
     ("glog.fatal", "W0407 01:31:07.666636  5755 net.cpp:100] Check failed: nothing"),

@@ -459,3 +459,17 @@ def test_refusals_at_start_are_decisive() -> None:
     for key, blame in BLAME.items():
         if blame is Blame.APPLICATION:
             assert 50 <= CATALOG.signatures[key].weight <= 70, key
+
+
+def test_a_cuda_error_relayed_by_tensorrt_llm_keeps_its_own_meaning() -> None:
+    """TensorRT-LLM's CUDA check is a carrier like PyTorch's: the error it names is read by the
+    CUDA entries (an invalid ordinal the job's, an unknown error weak hardware), so the relay
+    does not silence it (the tune bundle app-trtllm-tp2-two-single-t4-nodes-rank1-...)."""
+    from domain.golden import hits
+
+    line = (
+        "1: RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in cudaSetDevice(device): "
+        "invalid device ordinal (/home/jenkins/agent/workspace/LLM/release-0.9/L0_PostMerge/"
+        "tensorrt_llm/cpp/tensorrt_llm/runtime/utils/sessionUtils.cpp:66)"
+    )
+    assert "cuda.invalid_usage" in hits(line)
