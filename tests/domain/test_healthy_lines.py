@@ -9,7 +9,8 @@ log, TensorFlow and Keras, the tools SREs paste (nvidia-smi -q, dcgmi diag, ibst
 the job's outside services, the package and artifact tools a job runs (pip, conda, git, the
 Hub, object-store and container CLIs), a node's system daemons (read as its system log), and
 the routine lines of Ascend, Tenstorrent, Gaudi and other accelerators' stacks, NVLink
-fabrics, Kubernetes workload controllers, ML platforms, parallel file systems, and NCCL 2.27-2.29,
+fabrics, Kubernetes workload controllers, ML platforms, parallel file systems, serving stacks,
+RDMA fabric managers, and NCCL 2.27-2.29,
 RCCL, aws-ofi-nccl and UCX at INFO.
 Each file goes through the scanner as a job would (the kernel and daemons files as a node's system log, the
 others as job output): no finding may blame a cause, and no symptom may weigh as much as a
@@ -45,8 +46,8 @@ def _lines(path: Path) -> list[str]:
 
 
 def test_there_are_enough_healthy_lines() -> None:
-    assert len(FILES) >= 29
-    assert sum(len(_lines(p)) for p in FILES) >= 3500
+    assert len(FILES) >= 31
+    assert sum(len(_lines(p)) for p in FILES) >= 3700
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
