@@ -160,3 +160,35 @@ def test_a_silent_half_of_a_hung_job_is_named_only_when_its_own_kernel_reports_l
     other = finding("kernel.rcu_stall", "n1", Blame.SYMPTOM, 20, source=Source.SYSTEM)
     assert attribute(running, [lockup, other], acts, {}).suspect_nodes == ()
     assert attribute(running, [other], acts, {}).suspect_nodes == ()
+
+
+# -- combined logs: pdsh's `<host>: ` in the launching node's file --
+
+
+def test_the_launching_nodes_own_error_beside_the_same_error_from_another_node_stays_its_own() -> (
+    None
+):
+    """In a pdsh-combined log every node's line names its host; the launching node printing the
+    same error as another node is its own failure, not a driver re-raising a worker's (that is
+    Ray's forward by address, which keeps its restatement rule)."""
+    from autorecover.domain.reports import forwarded
+
+    j = job(nodes=("a.ec2.internal", "b.ec2.internal"))
+    own = finding("rdma.no_device", "a.ec2.internal", Blame.APPLICATION, 45, line=2,
+                  details=(("via", "a.ec2.internal"),))  # fmt: skip
+    other = finding("rdma.no_device", "a.ec2.internal", Blame.APPLICATION, 45, line=3,
+                    details=(("via", "b.ec2.internal"),))  # fmt: skip
+    out = forwarded([own, other], j)
+    assert [(f.node, f.blame) for f in out] == [
+        ("a.ec2.internal", Blame.APPLICATION),
+        ("b.ec2.internal", Blame.APPLICATION),
+    ]
+    # Ray's forward by address still makes the driver's unprefixed re-raise a restatement.
+    banner = finding(
+        "ray.node_ip", "b.ec2.internal", Blame.INFO, 0, details=(("address", "10.0.0.7"),)
+    )
+    worker = finding("cuda.oom", "a.ec2.internal", Blame.APPLICATION, 80, line=4,
+                     details=(("via", "10.0.0.7"),))  # fmt: skip
+    driver = finding("cuda.oom", "a.ec2.internal", Blame.APPLICATION, 80, line=5)
+    out = forwarded([banner, worker, driver], j)
+    assert out[1].node == "b.ec2.internal" and out[2].blame is Blame.SYMPTOM

@@ -77,7 +77,11 @@ def forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
         via = f.detail("via")
         node = (owner.get(via) or job.node_named(via)) if via else None
         if node is not None and node != f.node and node in job.nodes and f.origin is None:
-            relayed.add((f.node, f.signal))
+            # Only a worker forwarded by its address (Ray's `ip=`) has a driver that re-raises
+            # its error; pdsh's `<host>: ` naming another node is that node's own output, and
+            # the file's node printing the same error is its own failure, not a restatement.
+            if not job.node_named(via):
+                relayed.add((f.node, f.signal))
             f = replace(f, node=node, origin=f.node)
         elif not via or node == f.node:
             own.add(len(out))
