@@ -1335,3 +1335,12 @@ def test_every_storage_stall_is_a_catalog_signal() -> None:
 
     keys = {s.key for s in builtin_catalog().active_signatures()}
     assert not {s for s in STORAGE_STALLS if s.startswith("storage.")} - keys
+
+
+def test_only_a_nodes_latest_preprocessing_bar_counts() -> None:
+    # A storm of bars keeps a file's first few and its latest: an early bar of another rank at
+    # 50 % says nothing once the node's latest bar reached 100 %.
+    early = replace(preprocessing("n1", 2, 50, line=3), rank=1)
+    fs = [early, preprocessing("n1", 8, 100, line=90), *(timeout(n, 30) for n in NODES)]
+    assert waited_on_preprocessing(fs) == []
+    assert attribute(job(), fs, [], RULES).cause is Cause.TRANSIENT

@@ -24,7 +24,7 @@ preprocesses, usually tokenizing or downloading the dataset. A timeout there, wi
 or killed, is that work outlasting the process group's timeout (`waited_on_main_process`): the
 job's own, the same on every retry until its timeout or its preprocessing changes.
 
-A rank's output says the same when its last datasets preprocessing bar (a map, a filter, the
+A node's output says the same when its last datasets preprocessing bar (a map, a filter, the
 tokenization or grouping of texts: `datasets.preprocessing_progress`) stopped short of 100 %
 while collectives timed out (`waited_on_preprocessing`): that rank was still preprocessing when
 the others' first collective ran out of time, whether or not it sat in `main_process_first`.
@@ -79,16 +79,17 @@ def waited_on_main_process(seen: Iterable[Finding]) -> list[Finding]:
 
 
 def waited_on_preprocessing(seen: Iterable[Finding]) -> list[Finding]:
-    """The last preprocessing bar of each rank whose bar stopped short of 100 % while
+    """The last preprocessing bar of each node whose output ends that bar short of 100 % while
     collectives timed out (the evidence for a rank still preprocessing when the others' wait
-    ran out); empty when no collective timed out or every bar finished."""
+    ran out); empty when no collective timed out or every node's last bar finished.
+
+    Per node, not per rank: the scanner keeps a file's first few findings of a signal and its
+    latest (a storm of bars), so only the node's latest bar is sure to be its last."""
     seen = list(seen)
     if not any(f.signal in MAIN_PROCESS_TIMEOUTS for f in seen):
         return []
-    last: dict[tuple[str, int | None], Finding] = {}
+    last: dict[str, Finding] = {}
     for f in seen:
-        if f.signal == PREPROCESSING:
-            key = (f.node, f.rank)
-            if key not in last or f.line > last[key].line:
-                last[key] = f
+        if f.signal == PREPROCESSING and (f.node not in last or f.line > last[f.node].line):
+            last[f.node] = f
     return [f for f in last.values() if int(f.detail("pct") or DONE_PERCENT) < DONE_PERCENT]
