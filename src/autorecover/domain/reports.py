@@ -75,12 +75,13 @@ def forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
     own: set[int] = set()  # indexes of lines that ran on the file's node (pdsh names it too)
     for f in findings:
         via = f.detail("via")
-        node = (owner.get(via) or job.node_named(via)) if via else None
+        named = job.node_named(via) if via else None  # pdsh's `<host>: ` names the node
+        node = (owner.get(via) or named) if via else None
         if node is not None and node != f.node and node in job.nodes and f.origin is None:
             # Only a worker forwarded by its address (Ray's `ip=`) has a driver that re-raises
             # its error; pdsh's `<host>: ` naming another node is that node's own output, and
             # the file's node printing the same error is its own failure, not a restatement.
-            if not job.node_named(via):
+            if named is None:
                 relayed.add((f.node, f.signal))
             f = replace(f, node=node, origin=f.node)
         elif not via or node == f.node:
