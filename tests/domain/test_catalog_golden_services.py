@@ -60,6 +60,12 @@ REQUIRED: dict[str, Blame] = {
     # cloud client libraries' own wording of a server error (twentieth session)
     "service.google_api_server_error": Blame.TRANSIENT,
     "service.gcs_resumable_server_error": Blame.TRANSIENT,
+    # gcsfs and google-auth's metadata client (twenty-first session)
+    "service.gcsfs_server_error": Blame.TRANSIENT,
+    "service.gcsfs_request_refused": Blame.APPLICATION,
+    "service.gce_metadata_unavailable": Blame.TRANSIENT,
+    "service.gce_metadata_refused": Blame.APPLICATION,
+    "service.gce_metadata_retrying": Blame.INFO,
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
@@ -354,6 +360,60 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "'Expected one of', <HTTPStatus.OK: 200>)",
         {"status": "503"},
     ),
+    (  # rendered from gcsfs/retry.py HttpError (message + ", " + code), Cloud Storage's 503 text
+        "service.gcsfs_server_error",
+        "gcsfs.retry.HttpError: We encountered an internal error. Please try again., 503",
+        {"status": "503"},
+    ),
+    (  # rendered from gcsfs/retry.py retry_request's logger after its last retry
+        "service.gcsfs_server_error",
+        "ERROR:gcsfs:_call out of retries on exception: Internal error. Please try again., 500",
+        {"status": "500", "message": "Internal error. Please try again."},
+    ),
+    (  # a dataset loader's public FAQ (an anonymous read of a private bucket)
+        "service.gcsfs_request_refused",
+        "gcsfs.retry.HttpError: Anonymous caller does not have storage.objects.get access to the "
+        "Google Cloud Storage object. Permission 'storage.objects.get' denied on resource (or it "
+        "may not exist)., 401",
+        {"status": "401"},
+    ),
+    (  # a public project log (a checkpoint path configured as null)
+        "service.gcsfs_request_refused",
+        "gcsfs.retry.HttpError: Invalid bucket name: 'None', 400",
+        {"status": "400", "message": "Invalid bucket name: 'None'"},
+    ),
+    (  # rendered from google-auth compute_engine/_metadata.py get() after its retries
+        "service.gce_metadata_unavailable",
+        "google.auth.exceptions.TransportError: Failed to retrieve http://metadata.google.internal"
+        "/computeMetadata/v1/instance/service-accounts/default/?recursive=true from the Google "
+        "Compute Engine metadata service. Compute Engine Metadata server unavailable",
+        {
+            "url": "http://metadata.google.internal/computeMetadata/v1/instance/service-accounts"
+            "/default/?recursive=true"
+        },
+    ),
+    (  # rendered from the same function's status form (a 503 from the metadata server)
+        "service.gce_metadata_unavailable",
+        'google.auth.exceptions.RefreshError: ("Failed to retrieve http://metadata.google.internal'
+        "/computeMetadata/v1/instance/service-accounts/default/token from the Google Compute "
+        "Engine metadata service. Status: 503 Response:\\nb'Service Unavailable'\", None)",
+        {"status": "503"},
+    ),
+    (  # a public question (gcloud on a VM whose service account IAM did not know)
+        "service.gce_metadata_refused",
+        "ERROR: (gcloud.endpoints.services.list) There was a problem refreshing your current auth "
+        'tokens: ("Failed to retrieve http://metadata.google.internal/computeMetadata/v1/instance'
+        "/service-accounts/flock@dev-bytetoko.iam.gserviceaccount.com/token from the Google Compute"
+        " Engine metadata service. Status: 404 Response:\\nb'Unable to generate access token; IAM "
+        "returned 404 Not Found'\", None)",
+        {"status": "404"},
+    ),
+    (  # rendered from google-auth's retry warning (Python's default logging format)
+        "service.gce_metadata_retrying",
+        "WARNING:google.auth.compute_engine._metadata:Compute Engine Metadata server unavailable "
+        "on attempt 1 of 3. Reason: timed out",
+        {"attempt": "1", "attempts": "3"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -442,6 +502,23 @@ NEGATIVE: list[tuple[str, str]] = [
         "service.gcs_resumable_server_error",
         "InvalidResponse: ('Request failed with status code', 404, 'Expected one of', "
         "<HTTPStatus.OK: 200>)",
+    ),
+    # gcsfs's refusal is not the service failing, nor its server error the job's request
+    ("service.gcsfs_server_error", "gcsfs.retry.HttpError: Invalid bucket name: 'None', 400"),
+    (
+        "service.gcsfs_request_refused",
+        "gcsfs.retry.HttpError: We encountered an internal error. Please try again., 503",
+    ),
+    # a 404 after gcsfs's retries is a missing object, not an outage
+    (
+        "service.gcsfs_server_error",
+        "ERROR:gcsfs:_call out of retries on exception: No such object: bkt/ckpt/step_100, 404",
+    ),
+    (
+        "service.gce_metadata_unavailable",
+        "Failed to retrieve http://metadata.google.internal/computeMetadata/v1/instance/"
+        "service-accounts/default/token from the Google Compute Engine metadata service. "
+        "Status: 403 Response:",
     ),
 ]
 
