@@ -366,14 +366,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the quoted traceback stops before its error; that GPU 0 of cn119 was held by a stopped "
         "process of another job is the administrators' comment, not a line"
     ),
-    "tr-tpu-v5p64-coordinator-port-8476-held-by-prior-tenant-gang-cascade": (
-        "gRPC's 'Failed to add port to server' on the coordinator at start-up reads as nothing "
-        "decisive (unknown); that the previous tenant's process held the port is the thread's"
-    ),
-    "tr-tpu-vllm-serve-libtpu-port-8431-held-by-cotenant-address-in-use": (
-        "a port in use 90 s after the start reads as set-up that fails the same way again "
-        "(unknown, retried once); that libtpu's fixed port was held by a co-tenant is the thread's"
-    ),
     "hw-b200-dgx-runner-dpu-broken-back-unprovisioned-cuda-unknown-error": (
         "CUDA's 'unknown error ... incorrectly set up environment' at initialisation on a "
         "single-node job is an either-way text the engine does not pin on the node alone; that "

@@ -159,3 +159,39 @@ def test_a_crash_forwarded_from_another_node_counts_for_the_node_it_ran_on() -> 
     own = [crash(n) for n in ("n1", "n3", "n4")]
     own.append(replace(crash("n1"), origin=None))
     assert attribute(job(ended=EARLY), own, [], RULES).cause is Cause.UNKNOWN
+
+
+def in_use(node: str, signal: str = "net.address_in_use", text: str = "") -> Finding:
+    line = text or "OSError: [Errno 98] Address already in use"
+    return f(signal, node, Blame.SYMPTOM, 25, 2.0, source=Source.LOGS, text=line)
+
+
+def test_a_port_taken_on_one_node_at_set_up_is_transient() -> None:
+    # another process on n2 held the port (a previous job's leftover, a co-tenant)
+    v = attribute(job(ended=EARLY), [in_use("n2"), *(refused(n) for n in NODES)], [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.TRANSIENT, (), Action.REQUEUE)
+    assert "already taken on n2" in v.summary
+
+
+def test_a_port_taken_on_every_node_is_not_called_a_leftover() -> None:
+    # the job binding its own port twice on each node fails the same way on every retry
+    v = attribute(job(ended=EARLY), [in_use(n) for n in NODES], [], RULES)
+    assert "already taken" not in v.summary
+
+
+def test_the_store_failing_to_listen_for_another_reason_is_not_a_held_port() -> None:
+    text = (
+        "RuntimeError: The server socket has failed to listen on any local network address. "
+        "The server socket has failed to bind to [::]:29500 (errno: 99 - Cannot assign "
+        "requested address)."
+    )
+    held = in_use("n1", "c10d.store_listen_failed", text)
+    v = attribute(job(ended=EARLY), [held, *(refused(n) for n in NODES)], [], RULES)
+    assert "already taken" not in v.summary
+    taken = in_use(
+        "n1",
+        "c10d.store_listen_failed",
+        text.replace("99 - Cannot assign requested address", "98 - Address already in use"),
+    )
+    v = attribute(job(ended=EARLY), [taken, *(refused(n) for n in NODES)], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())

@@ -43,6 +43,7 @@ from autorecover.domain.early import (
     before_it_ran,
     crashed_everywhere,
     killed_or_lost,
+    port_held,
     trained,
     unreachable_interfaces,
 )
@@ -307,6 +308,15 @@ def _decide(
                     "GLOO_SOCKET_IFNAME) fails the same way on every retry: stop"
                 )
                 return _verdict(Cause.APPLICATION, (), unreachable, symptoms, why)
+            held = port_held(job, seen)
+            if held:
+                why = (
+                    f"set-up failed because a port the job binds was already taken on "
+                    f"{', '.join(sorted({f.node for f in held}))} ({held[0].signal}: address "
+                    "in use): another process there holds it (a previous job's leftover, a "
+                    "co-tenant), not the job's code nor the node's hardware: retry"
+                )
+                return _verdict(Cause.TRANSIENT, (), held, symptoms, why)
             why = (
                 f"collective failure within {SETUP_WINDOW.seconds // 60} minutes of the start, "
                 "before any progress, with no process killed and no peer lost: the job's setup "

@@ -103,6 +103,39 @@ def unreachable_interfaces(job: JobRecord, seen: Sequence[Finding]) -> list[Find
     return list(first.values())
 
 
+# Lines that say an address the job binds was already taken (EADDRINUSE: Linux errno 98, BSD 48,
+# Windows 10048): Python's OSError, gRPC's and ZeroMQ's bind failures, c10d's TCPStore server.
+PORT_BINDS = frozenset(
+    {
+        "net.address_in_use",
+        "grpc.bind_failed",
+        "c10d.store_listen_failed",
+        "c10d.store_libuv_bind_failed",
+    }
+)
+ADDRESS_IN_USE = re.compile(r"[Aa]ddress (?:already )?in use|EADDRINUSE|errno: 98\b")
+
+
+def port_held(job: JobRecord, seen: Sequence[Finding]) -> list[Finding]:
+    """The first line per node saying a port the job binds was taken by another process, when
+    it comes from a one-node job or from some but not all of a job's nodes; empty otherwise.
+
+    EADDRINUSE means another socket already holds the address: on one node of several, a
+    process the node kept (a previous job's leftover, a co-tenant) that a retry, or a retry on
+    other nodes, gets past. On every node of a multi-node job it is the job binding its own
+    port twice on each (a launcher started per rank, a port hard-coded), the same on every
+    retry, which this does not claim."""
+    first: dict[str, Finding] = {}
+    for f in seen:
+        if f.signal in PORT_BINDS and (
+            f.signal != "c10d.store_listen_failed" or (ADDRESS_IN_USE.search(f.text))
+        ):
+            first.setdefault(f.node, f)
+    if len(job.nodes) > 1 and set(job.nodes) <= set(first):
+        return []
+    return list(first.values())
+
+
 def killed_or_lost(job: JobRecord, seen: Sequence[Finding]) -> bool:
     """True when a line or an exit status says a process was killed or a peer lost."""
     if any(code == KILLED_EXIT for _, code in job.exit_codes):
