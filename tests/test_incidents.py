@@ -840,6 +840,19 @@ KNOWN_MISSES: dict[str, str] = {
         "set-up that fails the same way again (unknown, retried once); that Intel MPI 2019 "
         "Update 8's RMA path was the bug is the maintainer's"
     ),
+    # the c122 batch, scored fresh: tune 1/4
+    "app-kubeflow-pytorchjob-istio-sidecar-gloo-init-process-group-hang-four-pods": (
+        "a hang in init_process_group with no error on any pod reads as a stall a retry gets "
+        "past (transient); that Istio's sidecar removed the rendezvous port is the reporter's"
+    ),
+    "app-vllm-ray-tp16-two-node-gloo-barrier-in-same-node-as-30min-timeout-bisected-regression": (
+        "gloo's barrier timing out on both nodes reads as a cascade a retry gets past "
+        "(transient); that a vLLM regression hangs it every time is the reporter's bisection"
+    ),
+    "unknown-m4-jz-cuda-unknown-error-then-srun-node-failure-iam49-during-cluster-meltdowns": (
+        "srun's 'Node failure on jean-zay-iam49' names the node Slurm lost (hardware); the "
+        "logbook left it open because the cluster had outages that day (unknown)"
+    ),
 }
 
 
