@@ -45,6 +45,7 @@ BLAME: dict[str, Blame] = {
     "mlflowsdk.permission_denied": Blame.APPLICATION,
     "mlflowsdk.service_unavailable": Blame.TRANSIENT,
     "mlflowsdk.param_too_long": Blame.APPLICATION,
+    "mlflowsdk.invalid_parameter": Blame.APPLICATION,
     "mlflowsdk.run_already_active": Blame.APPLICATION,
     "mlflowsdk.request_retry": Blame.INFO,
     "cometml.api_key_rejected": Blame.APPLICATION,
@@ -256,6 +257,28 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "mlflowsdk.param_too_long",
         {"length": "780", "limit": "500"},
     ),
+    # verl-project/verl issue #1242 (an SFT run's metric name)
+    (
+        'mlflow.exceptions.MlflowException: Invalid value "train/lr(1e-3)" for parameter '
+        "'metrics[1].name' supplied:",
+        "mlflowsdk.invalid_parameter",
+        {"value": '"train/lr(1e-3)"', "parameter": "metrics[1].name"},
+    ),
+    # mlflow/mlflow issue #7807 (a comma in a metric name)
+    (
+        "RestException: INVALID_PARAMETER_VALUE: Response: {'error_code': "
+        "'INVALID_PARAMETER_VALUE'}",
+        "mlflowsdk.invalid_parameter",
+        {"message": "Response: {'error_code': 'INVALID_PARAMETER_VALUE'}"},
+    ),
+    # mlflow/mlflow issue #6066 (the server's JSON answer to an empty param value)
+    (
+        "    \"message\": \"Invalid value [{'key': 'save_strategy', 'value': ''}] for parameter "
+        "'params' supplied. Hint: Value was of type 'list'. See the API docs for more information "
+        'about request parameters."',
+        "mlflowsdk.invalid_parameter",
+        {"parameter": "params"},
+    ),
     # rendered from mlflow/tracking/fluent.py start_run (the UUID invented)
     (
         "Exception: Run with UUID 8d780125c14d43e18f3e2e96969065de is already active. To start a "
@@ -442,6 +465,14 @@ NEGATIVE: list[tuple[str, str]] = [
         "mlflowsdk.service_unavailable",
         "🏃 View run worker_22_run_1754356447 at: "
         "http://localhost:5004/#/experiments/2/runs/72374f16bf43416687d5cdfd20e0f1e8",
+    ),
+    # a param logged again with another value is mlflow.param_changed's (ecmwf/WeatherGenerator
+    # issue #2437, signatures-storesvc.toml)
+    (
+        "mlflowsdk.invalid_parameter",
+        "mlflow.exceptions.RestException: INVALID_PARAMETER_VALUE: Parameter with key general was "
+        "already logged with a value of {'istep': 0, 'rank': '???'}. The attempted new value was "
+        "{'istep': 0}",
     ),
     ("mlflowsdk.param_too_long", "Worker 59 logged 500 metrics to run e8c843c22bdc4f52b542d04e"),
     (
