@@ -426,14 +426,6 @@ NEGATIVE: list[tuple[str, str]] = [
         "wandbsdk.api_refused",
         "wandb: ERROR Error while calling W&B API: internal database error (<Response [500]>)",
     ),
-    # the CommError line itself stays service.wandb_init_timeout's (NivC/SINBAD issue #5)
-    (
-        "wandbsdk.permission_denied",
-        "wandb.errors.CommError: It appears that you do not have permission to access the "
-        "requested resource. Please reach out to the project owner to grant you access. If you "
-        "have the correct permissions, verify that there are no issues with your networking "
-        "setup.(Error 404: Not Found)",
-    ),
     ("wandbsdk.service_start_failed", "wandb: Tracking run with wandb version 0.19.8"),
     (
         "wandbsdk.stream_chunk_dropped",
@@ -561,16 +553,19 @@ def test_weights_follow_the_family_policy() -> None:
             assert sig.weight == 0, key
 
 
-def test_the_commerror_line_keeps_its_existing_reading() -> None:
-    """W&B's permission text raised as wandb.errors.CommError is read by the services file's
-    entry alone, so no line is read with two blames (NivC/SINBAD issue #5)."""
+def test_the_commerror_permission_line_is_the_jobs_refusal() -> None:
+    """W&B's permission text raised as wandb.errors.CommError is its 403/404 refusal: read by
+    this family's entry, not as the service's timeout (NivC/SINBAD issue #5)."""
     line = (
         "wandb.errors.CommError: It appears that you do not have permission to access the "
         "requested resource. Please reach out to the project owner to grant you access. If you "
         "have the correct permissions, verify that there are no issues with your networking "
         "setup.(Error 404: Not Found)"
     )
-    assert set(hits(line)) == {"service.wandb_init_timeout"}
+    assert set(hits(line)) == {"wandbsdk.permission_denied"}
+    assert set(hits("wandb.errors.CommError: Run initialization has timed out")) == {
+        "service.wandb_init_timeout"
+    }
 
 
 def test_no_golden_line_is_read_with_two_blames() -> None:
