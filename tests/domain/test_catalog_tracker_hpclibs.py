@@ -212,7 +212,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # geodynamics/pylith issue #412; libMesh/libmesh issue #3803
     ("[0]PETSC ERROR: Nonconforming object sizes", "petsc.usage_error", {"rank": "0"}),
     # rendered from petsc src/sys/error/err.c (PetscErrorStrings)
-    ("[2]PETSC ERROR: Argument out of range", "petsc.usage_error", {"error": "Argument out of range"}),
+    (
+        "[2]PETSC ERROR: Argument out of range",
+        "petsc.usage_error",
+        {"error": "Argument out of range"},
+    ),
     (
         "[0]PETSC ERROR: Unknown type. Check for miss-spelling or missing package: "
         "https://petsc.org/release/install/install/#external-packages",
@@ -289,7 +293,11 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {"compiled": "9.0", "device": "8.9"},
     ),
     # rendered from Kokkos' View, DynRankView and OffsetView bounds checks
-    ("View bounds error of view velocity ( 1024 < 1024 )", "kokkos.view_bounds", {"view": "velocity"}),
+    (
+        "View bounds error of view velocity ( 1024 < 1024 )",
+        "kokkos.view_bounds",
+        {"view": "velocity"},
+    ),
     (
         "OffsetView bounds error of view labeled phi (-1 < 0 )",
         "kokkos.view_bounds",
@@ -340,7 +348,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # the stack's header and its outer frames (EDmodel/ED2 issue #400)
     ("hdf5.input_file_unusable", "HDF5-DIAG: Error detected in HDF5 (1.14.2) thread 0:"),
-    ("hdf5.input_file_unusable", "  #000: H5F.c line 836 in H5Fopen(): unable to synchronously open file"),
+    (
+        "hdf5.input_file_unusable",
+        "  #000: H5F.c line 836 in H5Fopen(): unable to synchronously open file",
+    ),
     # a permission problem is not a missing file
     (
         "hdf5.input_file_unusable",
@@ -372,7 +383,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("pio.fatal_error", " PIO rearranger options:"),
     # PETSc's own boilerplate and the SIGTERM every rank prints when another died
-    ("petsc.usage_error", "[0]PETSC ERROR: See https://petsc.org/release/faq/ for trouble shooting."),
+    (
+        "petsc.usage_error",
+        "[0]PETSC ERROR: See https://petsc.org/release/faq/ for trouble shooting.",
+    ),
     (
         "petsc.usage_error",
         "[0]PETSC ERROR: --------------------- Error Message "
