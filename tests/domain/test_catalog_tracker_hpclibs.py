@@ -281,7 +281,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "amrex.abort",
         {"rank": "0"},
     ),
-    # PeleLMeX's documentation (CVODE giving up on rank 3)
+    # a PeleLMeX tutorial's output in its documentation (CVODE giving up on rank 3)
     ("    amrex::Abort::3::Aborting from CVODE !!!", "amrex.abort", {"rank": "3"}),
     # the lammps-metatomic and Idefix documentation (both quote Kokkos' message)
     ("Kokkos::Cuda::initialize ERROR: likely mismatch of architecture", "kokkos.arch_mismatch", {}),
