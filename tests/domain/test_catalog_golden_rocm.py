@@ -34,6 +34,9 @@ NAMESPACES = frozenset({"hip", "hsa", "rccl", "amdgpu", "amdsmi"})
 FAMILY_KEYS = family_keys(FILES[0]) | family_keys(FILES[1])
 
 REQUIRED: dict[str, Blame] = {
+    # rocminfo's /dev/kfd check: the process's access (the job's) or the driver refusing (the node)
+    "hsa.kfd_open_refused": Blame.APPLICATION,
+    "hsa.kfd_open_failed": Blame.HARDWARE,
     # HIP runtime
     "hip.oom": Blame.APPLICATION,
     "hip.environment": Blame.APPLICATION,
@@ -115,6 +118,26 @@ def test_amd_keys_are_the_device_family() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # ROCm/ROCm issue #2216 (rocminfo; the render group hint follows)
+        "hsa.kfd_open_refused",
+        "Unable to open /dev/kfd read-write: Permission denied",
+        {"error": "Permission denied"},
+    ),
+    (  # a public container build note (the container lacked --device /dev/kfd)
+        "hsa.kfd_open_refused",
+        "Unable to open /dev/kfd read-write: No such file or directory",
+        {"error": "No such file or directory"},
+    ),
+    (  # ROCm/ROCm issue #5379 (a GPU stuck after VM passthrough; a reboot fixed it)
+        "hsa.kfd_open_failed",
+        "Unable to open /dev/kfd read-write: Invalid argument",
+        {"error": "Invalid argument"},
+    ),
+    (  # ROCm/ROCm issue #1318 (its title)
+        "hsa.kfd_open_failed",
+        "Unable to open /dev/kfd read-write: Cannot allocate memory (DID 7340)",
+        {"error": "Cannot allocate memory"},
+    ),
     (  # pytorch/pytorch issue #164346 (torch 2.8+ raises AcceleratorError)
         "hip.environment",
         "torch.AcceleratorError: HIP error: invalid device function",
