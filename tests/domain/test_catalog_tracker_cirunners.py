@@ -100,7 +100,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {"kind": "hosted", "runner": "GitHub Actions 2"},
     ),
     # open-telemetry/opentelemetry-collector-contrib issue #34000 (the arm runner's second
-    # annotation); the timestamped ##[error] form as the runner writes it in a job log
+    # annotation), its timestamp and ##[error] prefix rendered as the runner writes them in a job log
     (
         "2024-07-09T10:12:31.1234567Z ##[error]The runner has received a shutdown signal. This can "
         "happen when the runner service is stopped, or a manually started runner is canceled.",
