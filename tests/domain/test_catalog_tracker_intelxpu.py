@@ -363,6 +363,7 @@ def test_the_same_uninitialised_driver_on_every_node_names_no_node() -> None:
     node is the image or the request, not four broken nodes; weighed below 60, no node is
     named."""
     assert family("xpu.uninitialized") == "device"
+    assert family("xe.device_wedged") == family("i915.reset_failed") == "device"
     fs = [shape_finding("xpu.uninitialized", n, 1, Source.LOGS) for n in SHAPE_NODES]
     v = attribute(shape_job(), fs, [], {})
     assert v.cause is not Cause.HARDWARE and v.suspect_nodes == ()

@@ -63,8 +63,9 @@ FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
             *("xid.", "nvrm.", "cuda.", "gpu.", "pcie.", "nvlink.", "dcgm.", "nvml."),
             # AMD: the HIP runtime, ROCr, the amdgpu driver and the ROCm SMI tools.
             *("hip.", "hsa.", "amdgpu.", "amdsmi."),
-            # AWS Neuron, Intel Gaudi and Intel GPUs (signatures-accelerators.toml).
-            *("neuron.", "habana.", "xpu.", "i915."),
+            # AWS Neuron, Intel Gaudi and Intel GPUs (signatures-accelerators.toml,
+            # signatures-intelxpu.toml: the i915 and xe kernel drivers).
+            *("neuron.", "habana.", "xpu.", "i915.", "xe."),
         ),
     ),
 )
