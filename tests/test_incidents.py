@@ -139,7 +139,9 @@ HELDOUT_FLOOR_ACCURACY = 0.50
 # bundles, 2/3 fresh): 29/61; the sixteenth session's batches put no hardware bundle in the
 # held-out split. 0.45 since the eighteenth session's c92 batch (its one held-out hardware
 # bundle scored 0/1 fresh): 29/64.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.45
+# 0.44 since the twenty-first session's c124 batch (its one held-out hardware bundle scored 0/1
+# fresh): 29/65.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.44
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -870,6 +872,11 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-tao-pytorch-jenkins-ci-unspecified-launch-failure-at-19pct-396-collateral-failures-bot-diagnosis-only": (
         "the test suite's Python exceptions read as the job's (application); only an automated "
         "agent diagnosed it, two ways (unknown)"
+    ),
+    # the c124 batch, scored fresh: tune 0/1, held out 1/2
+    "app-nccl-2193-ring-does-not-loop-back-unset-pci-link-speed-fixed-in-220": (
+        "NCCL's 'ring 0 does not loop back to start' on one node weighs below a stop alone "
+        "(unknown); that NCCL 2.19 read an unset PCI link speed is the maintainer's"
     ),
 }
 
