@@ -878,6 +878,20 @@ KNOWN_MISSES: dict[str, str] = {
         "NCCL's 'ring 0 does not loop back to start' on one node weighs below a stop alone "
         "(unknown); that NCCL 2.19 read an unset PCI link speed is the maintainer's"
     ),
+    # the c123 batch, scored fresh: tune 0/3 (its held-out bundle was dropped: the same run as a
+    # c122 tuning bundle)
+    "trap-marian-4gpu-training-hangs-after-first-update-nvidia-smi-gpu-is-lost-fixed-by-regenerated-data-and-vocab-36000": (
+        "nvidia-smi's 'GPU is lost. Reboot the system' names its node (hardware); the reporter "
+        "made it go away by regenerating the data and a smaller vocabulary (application)"
+    ),
+    "hang-vllm-0280-deepseek-v4-pro-two-h100-nodes-startup-stalls-after-parallel-state-init-custom-allreduce-default-change": (
+        "a start-up that stalls with no line after the parallel state's set-up reads as "
+        "nothing (unknown); that a changed custom all-reduce default hangs it is the maintainer's"
+    ),
+    "hw-tf13-winograd-resnet18-training-cuda-error-illegal-address-in-batchnorm-broken-server-fixed-on-another-server": (
+        "an illegal address on a one-server job reads as the job's kernel (application); that "
+        "the server was broken is the reporter's closing remark"
+    ),
 }
 
 
