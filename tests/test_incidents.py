@@ -892,6 +892,11 @@ KNOWN_MISSES: dict[str, str] = {
         "an illegal address on a one-server job reads as the job's kernel (application); that "
         "the server was broken is the reporter's closing remark"
     ),
+    # the c126 batch, scored fresh: tune 1/2, held out 1/2
+    "unknown-grug-moe-v5p-16-resume-core-halted-unexpected-peer-different-launch-id-at-checkpoint-broadcast-k8s": (
+        "a TPU core that halted reads as the program's (application); the debug log left it "
+        "between a stale worker and the runtime (unknown)"
+    ),
 }
 
 
