@@ -64,7 +64,8 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "jax.jaxlib_version_mismatch",
         {"jaxlib": "0.3.7", "jax": "0.3.5"},
     ),
-    # a public issue's pasted downgrade (jax 0.4.21 under jaxlib 0.6.0)
+    # a pasted downgrade (jax 0.4.21 under jaxlib 0.6.0) found in the public code index; its
+    # repository was not recorded
     (
         "RuntimeError: jaxlib version 0.6.0 is newer than and incompatible with jax version "
         "0.4.21. Please update your jax and/or jaxlib packages.",
@@ -257,7 +258,8 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "tensorstore.curl_error",
         {"transport_code": "28", "transport_error": "Timeout was reached"},
     ),
-    # a TensorStore volume service's comment quoting its ValueError (older "CURL error[N]" form)
+    # a public TensorStore volume service's comment quoting its ValueError (older "CURL error[N]"
+    # form; found in the code index, repository not recorded)
     (
         'ValueError: Error opening "neuroglancer_precomputed" driver: Error reading '
         '"gs://vnc-v3-seg/rc4_wsexp/info": CURL error[16] Error in the HTTP2 framing layer',
