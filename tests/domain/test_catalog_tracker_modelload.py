@@ -422,6 +422,13 @@ NEGATIVE: list[tuple[str, str]] = [
         "https://hf.co/THUDM/chatglm2-6b.",
     ),
     ("transformers.gated_repo", "Access to model meta-llama/Llama-2-7b-hf is restricted."),
+    # an application that logs the text for an optional model and carries on (chatchat-space/
+    # Langchain-Chatchat issue #2368): only the raised exception's line is read
+    (
+        "transformers.not_a_model_id",
+        "**None is not a local folder and is not a valid model identifier listed on "
+        "'https://huggingface.co/models'",
+    ),
     (
         "transformers.loader_unresolved",
         "loading file tokenizer.json from cache at /root/.cache/huggingface/hub/models--bert-base-"
