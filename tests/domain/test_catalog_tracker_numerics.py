@@ -59,7 +59,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "apexamp.gradient_overflow",
         {"loss_id": "0", "scale": "131072.0"},
     ),
-    # a benchmark README's apex O1 run (the print's own two spaces), as in NVIDIA/apex issue #635
+    # a public benchmark README's apex O1 run on an RTX 2080 Ti (the print's own two spaces)
     (
         "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0",
         "apexamp.gradient_overflow",
@@ -111,7 +111,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "dsfp16.overflow_detected",
         {"rank": "3", "value": "inf"},
     ),
-    # JZ-Azure/2024-AI-GBB-Bootcamp fairseq/README.md (the expected output of a working run)
+    # JZ-Azure/2024-AI-GBB-Bootcamp, its fairseq README (the expected output of a working run)
     (
         "2024-02-29 07:59:08 | INFO | fairseq.trainer | NOTE: gradient overflow detected, "
         "ignoring gradient, setting loss scale to: 16.0",
@@ -231,7 +231,8 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "jaxnans.invalid_value",
         {"where": "mul"},
     ),
-    # jax-ml/jax issue #24939 (the de-optimized function did not reproduce it)
+    # jax-ml/jax issue #24939 (the de-optimized function did not reproduce it; the paste is cut
+    # after "config.jax_", the rest of the line rendered from jax/_src/api_util.py)
     (
         '"message": "invalid value (nan) encountered in jit(log). Because '
         "jax_config.debug_nans.value and/or config.jax_debug_infs is set, the de-optimized "
@@ -286,7 +287,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "autograd.anomaly_traceback",
         {"function": "MulBackward0"},
     ),
-    # quenting44/panda-gym's README paste (torch 1.7)
+    # a public project README's training paste (a panda-gym agent, torch 1.7)
     (
         "/home/ollie/.virtualenvs/ug4_project/lib/python3.6/site-packages/torch/autograd/"
         "__init__.py:132: UserWarning: Error detected in AddmmBackward. Traceback of forward call "
