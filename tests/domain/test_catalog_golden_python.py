@@ -133,3 +133,38 @@ def test_not_these(line: str) -> None:
 def test_faulthandler_reports_are_crash_symptoms(line: str) -> None:
     """faulthandler restates a signal: a crash whose cause is elsewhere, never the job's code."""
     assert found(line, Source.LOGS) == [("process.crashed", Blame.SYMPTOM, 45)]
+
+
+def test_a_logged_nan_is_weak_evidence_for_the_job_not_a_stop() -> None:
+    """tensorboardX's warning says a NaN was logged and the run went on: the job's numerics, but
+    below a stop alone, so that a job failing for another reason is not blamed on it."""
+    line = "WARNING:tensorboardX.x2num:NaN or Inf found in input tensor."
+    signals = {s: (b, w) for s, b, w in found(line, Source.LOGS)}
+    assert signals == {"training.nan_logged": (Blame.APPLICATION, 30)}
+
+
+def test_a_rerun_tracker_line_quoting_a_nan_check_is_read_by_the_tracker_entry_alone() -> None:
+    """Megatron's rerun tracker quotes the check that fired (message='...'); the first rerun not
+    reproducing it is the GPU's, which the quoted check must not outvote as the job's."""
+    for message in ("found NaN in local grad norm for bucket #0", "loss is nan",
+                    "found Inf in local grad norm for bucket #0"):  # fmt: skip
+        line = (
+            "ts=2025-06-12 03:41:27.512093 node=gpu-b17 device=5 jobID=418233 rank=45 "
+            f"iteration=18212 status=first_rerun_not_reproducible result=nan message='{message}'"
+        )
+        signals = {s for s, _, _ in found(line, Source.LOGS)}
+        assert signals == {"rerunsm.tracker_not_reproducible"}, (message, signals)
+        # the rerun-enabled log line: the rerun's verdict decides, not the quoted check
+        rerun = (
+            "ERROR:megatron.core.rerun_state_machine:Unexpected result tensor(inf, device='cuda:5')"
+            f" on rank 5 at iteration #123 invocation #1 (message='{message}')"
+        )
+        assert {s for s, _, _ in found(rerun, Source.LOGS)} == {
+            "megatronrerun.unexpected_result_tensor"
+        }, message
+        # reruns disabled: the job stops on the check, the job's numerics
+        stop = (
+            "RuntimeError: Rank 4, node gpu-a01, device 4, iteration 1532: Unexpected result inf "
+            f"(message='{message}')"
+        )
+        assert any(b is Blame.APPLICATION and w >= 60 for _, b, w in found(stop, Source.LOGS))
