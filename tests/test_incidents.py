@@ -140,8 +140,9 @@ HELDOUT_FLOOR_ACCURACY = 0.50
 # held-out split. 0.45 since the eighteenth session's c92 batch (its one held-out hardware
 # bundle scored 0/1 fresh): 29/64.
 # 0.44 since the twenty-first session's c124 batch (its one held-out hardware bundle scored 0/1
-# fresh): 29/65.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.44
+# fresh): 29/65. 0.43 since the c128 batch (its one held-out hardware bundle scored 0/1 fresh):
+# 29/66.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.43
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.

@@ -41,6 +41,7 @@ BLAME: dict[str, Blame] = {
     "cxi.launch_environment": Blame.APPLICATION,
     "mpich.cray_gtl_not_linked": Blame.APPLICATION,
     "mpich.cray_cq_exhaustion": Blame.APPLICATION,
+    "mpich.cray_nic_policy_unconfined": Blame.APPLICATION,
 }
 
 (
@@ -142,6 +143,10 @@ GOLDEN: Golden = [
      "hang due to completion queue exhaustion. Setting environment variable FI_CXI_DEFAULT_CQ_SIZE "
      "to a higher number might circumvent this scenario. OFI retry continuing...",
      "mpich.cray_cq_exhaustion", {}),
+    # olcf/olcf-user-docs software/analytics/pytorch_frontier.rst (Troubleshooting, Frontier)
+    ("MPICH ERROR: Unable to use a NIC_POLICY of 'NUMA'. Rank 4 is not confined to a single NUMA "
+     "node.  There are 4 numa_nodes detected (rc=0).",
+     "mpich.cray_nic_policy_unconfined", {"policy": "NUMA", "rank": "4"}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
