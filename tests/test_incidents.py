@@ -118,7 +118,11 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # after one was dropped, 25 held out, 7/25 right when first scored); of the 415 earlier held-out
 # bundles one went right (a torch 1.x store timeout) and one wrong (a verdict that had rested on
 # NCCL's INFO note about its optional plugin): 224/440.
-HELDOUT_FLOOR_ACCURACY = 0.50
+# 0.49 since the twenty-first session's c120-c129 batches (41 bundles from threads and pages not
+# cited before after one was dropped, 20 held out, 5/20 right when first scored, each batch after
+# the rules and entries made before it merged); no earlier held-out verdict changed: 230 of the
+# earlier 451 plus 5 is 235/471.
+HELDOUT_FLOOR_ACCURACY = 0.49
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
