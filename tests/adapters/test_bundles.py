@@ -232,9 +232,11 @@ def test_explain_puts_a_pdsh_line_of_free_text_on_the_job_node_it_names(tmp_path
 
 
 def test_explain_reads_a_library_wrapper_by_the_service_error_under_it(tmp_path: Path) -> None:
-    """transformers raising OSError "Can't load tokenizer" while handling requests' failed
-    connection to the Hub: the outage is the cause (transient), not the job's code; the same
-    OSError with no chained cause stays the application's."""
+    """A library raising its own exception while handling requests' failed connection to the
+    Hub: the outage is the cause (transient), not the job's code; the same exception with no
+    chained cause stays the application's. (transformers' own "Can't load tokenizer for" is a
+    symptom either way: it swallows connection errors, so it reads the same for a wrong name and
+    an unreachable hub; signatures-modelload.toml.)"""
     from autorecover.adapters.bundles import explain
     from autorecover.domain.catalog import builtin_catalog
     from autorecover.domain.records import Cause
@@ -258,7 +260,7 @@ def test_explain_reads_a_library_wrapper_by_the_service_error_under_it(tmp_path:
                     *(service if chained else []),
                     "Traceback (most recent call last):",
                     '  File "/workspace/train.py", line 10, in <module>',
-                    "OSError: Can't load tokenizer for 'bert'.",
+                    "RuntimeError: could not load the tokenizer for 'bert'",
                 ]
             )
             + "\n"

@@ -127,11 +127,11 @@ def test_exception_says_it_was_raised_over_an_earlier_one(
         "\n"
         "Traceback (most recent call last):\n"
         '  File "/workspace/train.py", line 10, in <module>\n'
-        "OSError: Can't load tokenizer for 'bert'.\n"
+        "RuntimeError: could not load the tokenizer for 'bert'\n"
         "ValueError: a second, unchained line\n"
     ).encode()
     found = scan(scanner, data, Source.LOGS).findings
-    [wrapper] = [f for f in found if f.detail("type") == "OSError"]
+    [wrapper] = [f for f in found if f.detail("type") == "RuntimeError"]
     assert (wrapper.detail("chained"), wrapper.detail("frame")) == (
         chained,
         "/workspace/train.py:10 in <module>",
