@@ -195,3 +195,22 @@ def test_the_store_failing_to_listen_for_another_reason_is_not_a_held_port() -> 
     )
     v = attribute(job(ended=EARLY), [taken, *(refused(n) for n in NODES)], [], RULES)
     assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+
+
+def test_the_libuv_store_failing_to_bind_for_another_reason_is_not_a_held_port() -> None:
+    line = (
+        "The server socket has failed to bind. port: 29500, useIpv6: 0, code: -99, "
+        "name: EADDRNOTAVAIL, message: cannot assign requested address"
+    )
+    other = in_use("n1", "c10d.store_libuv_bind_failed", line)
+    v = attribute(job(ended=EARLY), [other, *(refused(n) for n in NODES)], [], RULES)
+    assert "already taken" not in v.summary
+    taken = in_use(
+        "n1",
+        "c10d.store_libuv_bind_failed",
+        line.replace("-99", "-98").replace(
+            "EADDRNOTAVAIL, message: cannot assign requested address", "EADDRINUSE"
+        ),
+    )
+    v = attribute(job(ended=EARLY), [taken, *(refused(n) for n in NODES)], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())

@@ -21,7 +21,8 @@ interface no other host can reach, the loopback (`netconfig.loopback_interface`)
 link-local address (`netconfig.link_local_interface`: a container's veth, a cloud helper link),
 advertised an address its peers cannot connect to (`unreachable_interfaces`). That cascade is
 the job's network configuration (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME), the same on every
-retry.
+retry. Another: a port the job binds already taken (EADDRINUSE) on one node of several, or on a
+one-node job, is a process that node kept (`port_held`): transient, whatever the job's setup.
 """
 
 from __future__ import annotations
@@ -104,15 +105,11 @@ def unreachable_interfaces(job: JobRecord, seen: Sequence[Finding]) -> list[Find
 
 
 # Lines that say an address the job binds was already taken (EADDRINUSE: Linux errno 98, BSD 48,
-# Windows 10048): Python's OSError, gRPC's and ZeroMQ's bind failures, c10d's TCPStore server.
-PORT_BINDS = frozenset(
-    {
-        "net.address_in_use",
-        "grpc.bind_failed",
-        "c10d.store_listen_failed",
-        "c10d.store_libuv_bind_failed",
-    }
-)
+# Windows 10048): Python's OSError, gRPC's and ZeroMQ's bind failures ...
+PORT_BINDS = frozenset({"net.address_in_use", "grpc.bind_failed"})
+# ... and c10d's TCPStore server, whose bind and listen failures carry the errno among others
+# (EADDRNOTAVAIL, EACCES): read as a held port only when the line names EADDRINUSE.
+STORE_BINDS = frozenset({"c10d.store_listen_failed", "c10d.store_libuv_bind_failed"})
 ADDRESS_IN_USE = re.compile(r"[Aa]ddress (?:already )?in use|EADDRINUSE|errno: 98\b")
 
 
@@ -127,9 +124,7 @@ def port_held(job: JobRecord, seen: Sequence[Finding]) -> list[Finding]:
     retry, which this does not claim."""
     first: dict[str, Finding] = {}
     for f in seen:
-        if f.signal in PORT_BINDS and (
-            f.signal != "c10d.store_listen_failed" or (ADDRESS_IN_USE.search(f.text))
-        ):
+        if f.signal in PORT_BINDS or (f.signal in STORE_BINDS and ADDRESS_IN_USE.search(f.text)):
             first.setdefault(f.node, f)
     if len(job.nodes) > 1 and set(job.nodes) <= set(first):
         return []
