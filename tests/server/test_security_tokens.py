@@ -165,3 +165,38 @@ def test_security_token_hash_reads_stdin(tmp_path: Path) -> None:
     refused = runner.invoke(main, ["token", "new", "x", "--role", "agent"])
     assert refused.exit_code == 2 and "names its node" in refused.output
     assert runner.invoke(main, ["token", "new", "x"]).exit_code == 2
+
+
+def test_security_token_new_add_to_appends_the_entry_and_refuses_a_bad_file(
+    tmp_path: Path,
+) -> None:
+    runner = CliRunner()
+    tokens = tmp_path / "tokens.toml"
+    first = runner.invoke(main, ["token", "new", "alice", "--role", "operator",
+                                 "--add-to", str(tokens)])  # fmt: skip
+    assert first.exit_code == 0, first.output
+    assert tokens.stat().st_mode & 0o777 == 0o600
+    second = runner.invoke(main, ["token", "new", "gpu-01", "--role", "agent", "--node", "gpu-01",
+                                  "--add-to", str(tokens)])  # fmt: skip
+    assert second.exit_code == 0, second.output
+    table = parse_tokens(tokens.read_text())
+    alice, agent = first.stdout.strip(), second.stdout.strip()
+    assert alice not in tokens.read_text() and agent not in tokens.read_text()
+    found_alice, found_agent = table.match(alice), table.match(agent)
+    assert found_alice is not None and found_alice.roles >= {Role.OPERATOR}
+    assert found_agent is not None and found_agent.node == "gpu-01"
+    assert "added gpu-01's entry" in second.stderr and agent not in second.stderr
+    # A file that is not a tokens file is named, left as it was, and no token is printed.
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[[token]]\nname = 'x'\nroles = ['root']\nsha256 = '00'\n")
+    refused = runner.invoke(main, ["token", "new", "bob", "--role", "viewer",
+                                   "--add-to", str(broken)])  # fmt: skip
+    assert refused.exit_code == 2 and "broken.toml" in refused.output
+    assert "nothing was written" in refused.output and "ar_" not in refused.stdout
+    assert broken.read_text() == "[[token]]\nname = 'x'\nroles = ['root']\nsha256 = '00'\n"
+    # A file without a final newline still gets a well-formed entry.
+    (tmp_path / "plain.toml").write_text(tokens.read_text().rstrip("\n"))
+    third = runner.invoke(main, ["token", "new", "carol", "--role", "viewer",
+                                 "--add-to", str(tmp_path / "plain.toml")])  # fmt: skip
+    assert third.exit_code == 0, third.output
+    assert parse_tokens((tmp_path / "plain.toml").read_text()).match(third.stdout.strip())
