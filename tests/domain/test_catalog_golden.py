@@ -114,6 +114,7 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "nccl.proxy_failed": Blame.SYMPTOM,
     "nccl.cuda_failure": Blame.SYMPTOM,
     "nccl.ibv_call_failed": Blame.SYMPTOM,
+    "nccl.ibv_unsupported": Blame.APPLICATION,
     "nccl.socket_poll_connect_failed": Blame.SYMPTOM,
     "gloo.connect_failed": Blame.SYMPTOM,
     "nccl.cuda_oom": Blame.APPLICATION,
@@ -707,6 +708,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "ibv_open_device failed",
         {"call": "ibv_open_device"},
     ),
+    # NVIDIA/nccl issue #778: NCCL 2.13's DMA-BUF registration on an IB driver without it
+    (
+        "nccl.ibv_unsupported",
+        "hpc-g19:31907:31998 [0] misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed "
+        "with error Operation not supported",
+        {"call": "ibv_reg_dmabuf_mr", "text": "Operation not supported"},
+    ),
     # NVIDIA/TensorRT-LLM issue #1670; NVIDIA/nccl issue #1235 (the calloc line after it)
     (
         "nccl.cuda_oom",
@@ -855,6 +863,14 @@ ASYNC_HINT = (
 
 # (signature key, line that must NOT match it).
 NEGATIVE: list[tuple[str, str]] = [
+    # an unreachable network is the fabric's or the routing's, not a verb the stack lacks
+    (
+        "nccl.ibv_unsupported",
+        "misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network is "
+        "unreachable",
+    ),
+    # the verbs NCCL can do without say so at INFO and go on (rendered: ibvwrap.cc's OPTIONAL check)
+    ("nccl.ibv_unsupported", "n1:1:2 [0] NCCL INFO Call to ibv_query_ece not supported"),
     # a normal channel (a non-fatal error the driver carries on through), and the handler's exit
     (  # rendered: mlx5 main.c mlx5_pci_err_detected, state 1
         "nic.mlx5_pci_channel_error",

@@ -55,6 +55,13 @@ def found(line: str, source: Source = Source.LOGS) -> dict[str, Blame]:
         # aws/aws-ofi-nccl issue #663 (title): the security group blocked the peers
         ("NET/OFI Unable to insert remote address into address vector for device 1",
          "efa.av_insert_failed", Blame.APPLICATION),
+        # aws/aws-ofi-nccl issue #584: NCCL 2.19+ against an EFA installer's Libfabric before 1.29
+        ("ip-172-31-36-110:20492:21236 [4] register_mr_buffers:544 NCCL WARN NET/OFI Unable to "
+         "register memory (type = 2) for device 0. RC: -22, Error: Invalid argument",
+         "efa.mr_register_rejected", Blame.APPLICATION),
+        # the same registration out of memory is the node's load or limit: not decided by itself
+        ("NCCL WARN NET/OFI Unable to register memory (type = 2) for device 0. RC: -12, Error: "
+         "Cannot allocate memory", "efa.mr_failed", Blame.APPLICATION),
         # aws/aws-ofi-nccl issue #161 (title): a completion error mid-run
         ("NCCL WARN NET/OFI Request completed with error. RC: 21. Error: unknown error",
          "efa.completion_error", Blame.SYMPTOM),
@@ -69,6 +76,16 @@ def found(line: str, source: Source = Source.LOGS) -> dict[str, Blame]:
 def test_efa_lines(line: str, signal: str, blame: Blame) -> None:
     signals = found(line)
     assert signals.get(signal) is blame, signals
+
+
+def test_a_registration_refused_as_invalid_decides_but_one_out_of_memory_does_not() -> None:
+    einval = found("NCCL WARN NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, "
+                   "Error: Invalid argument")  # fmt: skip
+    enomem = found("NCCL WARN NET/OFI Unable to register memory (type = 2) for device 0. RC: -12, "
+                   "Error: Cannot allocate memory")  # fmt: skip
+    assert "efa.mr_register_rejected" in einval and "efa.mr_register_rejected" not in enomem
+    catalog = SCANNER.catalog.signatures
+    assert catalog["efa.mr_register_rejected"].weight >= 50 > catalog["efa.mr_failed"].weight
 
 
 def test_the_peer_is_kept_as_an_instance_not_an_address_attribution_maps() -> None:

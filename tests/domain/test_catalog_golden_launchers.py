@@ -4,7 +4,7 @@ Real lines from Ray, torch.multiprocessing.spawn (Lightning ddp_spawn), Accelera
 DeepSpeed launcher (each cited) go through the scanner's own matcher: each must yield its
 signal with the captures it names. A launcher only restates who died: none of its lines may
 read as the application's error, except Ray's memory monitor, which says why it killed a
-worker. Lines that look alike must not match. Every entry of the family file has a golden line.
+worker, and a GCS address with no host, which says the launch command was given an empty one. Lines that look alike must not match. Every entry of the family file has a golden line.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ BLAME: dict[str, Blame] = {
     "ray.gcs_unreachable": Blame.SYMPTOM,
     "ray.task_node_died": Blame.SYMPTOM,
     "ray.gcs_connect_retry": Blame.INFO,
+    "ray.gcs_address_without_host": Blame.APPLICATION,
+    "ray.gcs_cluster_id_failed": Blame.SYMPTOM,
     "mp.process_raised": Blame.SYMPTOM,
     "mp.process_exited": Blame.SYMPTOM,
     "lightning.child_terminated": Blame.SYMPTOM,
@@ -320,6 +322,22 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "[INFO] [launch.py:330:sigkill_handler] Main process received SIGTERM, exiting",
         "deepspeed.launcher_signalled",
         {},
+    ),
+]
+
+GOLDEN += [
+    # ModalMinds/MM-EUREKA#54: `ray start --address=:6379` (the head's address variable unset)
+    (
+        "[2025-07-23 10:05:49,679 W 51000 51000] gcs_rpc_client.h:151: Failed to connect to GCS "
+        "at address :6379 within 5 seconds.",
+        "ray.gcs_address_without_host",
+        {"port": "6379"},
+    ),
+    (
+        "[2025-07-23 10:06:19,681 W 51000 51000] gcs_client.cc:183: Failed to get cluster ID "
+        "from GCS server: TimedOut: Timed out while waiting for GCS to become available.",
+        "ray.gcs_cluster_id_failed",
+        {"status": "TimedOut"},
     ),
 ]
 
@@ -690,6 +708,12 @@ GOLDEN += [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a GCS address with a host is one attempt to reach it (ray-project/ray#28372), not an empty one
+    (
+        "ray.gcs_address_without_host",
+        "[2022-09-08 17:15:36,340 E 46829 46829] gcs_rpc_client.h:202: Failed to connect to GCS "
+        "at address 10.90.95.155:6379 within 5 seconds.",
+    ),
     # glog's CHECK in another program is not Ray's (rendered: glog's "file:line] Check failed:")
     ("ray.internal_check_failed", "F0101 12:00:00.000000 123 foo.cc:45] Check failed: x == y"),
     # Lightning-AI/pytorch-lightning#151 (title): no ProcessExitedException in it

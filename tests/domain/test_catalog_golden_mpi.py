@@ -117,6 +117,17 @@ def test_a_crash_ucx_reports_is_not_a_complaint_about_a_peer() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    # OLCF's Summit guide: IBM's collectives on GPU buffers with a complex datatype
+    (
+        "ompi.mpi_usage_error",
+        "[h35n05:113506] *** MPI_ERR_UNSUPPORTED_OPERATION: operation not supported",
+        {"error": "MPI_ERR_UNSUPPORTED_OPERATION"},
+    ),
+    (  # rendered: open-mpi/ompi ompi/errhandler/errcode.c, an info object's key
+        "ompi.mpi_usage_error",
+        "[n1:4242] *** MPI_ERR_INFO_KEY: invalid key argument for info object",
+        {"error": "MPI_ERR_INFO_KEY"},
+    ),
     (  # rendered: ai-dynamo/nixl src/plugins/ucx/ucx_utils.cpp, the whole message
         "ucx.gpu_memory_seen_as_host",
         "E0412 10:02:11.331207 88412 ucx_utils.cpp:592] VRAM memory is detected as host by UCX."
@@ -336,6 +347,9 @@ def test_real_line_matches(key: str, line: str, expected: dict[str, str]) -> Non
 
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a catch-all or a resource class says nothing about the program's calls (rendered: errcode.c)
+    ("ompi.mpi_usage_error", "[n1:4242] *** MPI_ERR_INTERN: internal error"),
+    ("ompi.mpi_usage_error", "[n1:4242] *** MPI_ERR_NO_MEM: out of memory"),
     # NIXL's warning alone is no failure: the transports may still be selected (rendered)
     (
         "ucx.gpu_memory_seen_as_host",
