@@ -912,6 +912,31 @@ KNOWN_MISSES: dict[str, str] = {
         "a CI step that never returns reads as a stall every node shares (transient); that the "
         "runner's machine could not be reset is the maintainers' triage"
     ),
+    "app-iris-tpu-v6e-32-slice-requested-with-one-task-jax-registertask-deadline-exceeded": (
+        "JAX's RegisterTask deadline at start-up on every task reads as a set-up cascade "
+        "(unknown); that a v6e-32 slice was requested with one task is the maintainer's reading "
+        "of the submit command, which the lines do not show"
+    ),
+    "app-vllm-kuberay-tp8-pp2-two-p5-ncclcomminitrank-internal-error-malformed-ofi-topo-xml-k8s": (
+        "NCCL's bare 'internal error' at start-up reads as a set-up cascade (unknown); that the "
+        "network plugin's topology file lacked attributes is the reporter's finding, not a line"
+    ),
+    "trap-alps-ngc-pytorch-megatron-ucx-signal-handler-segfault-one-rank-broken-nvrtc-in-container": (
+        "one rank's segfault in UCX's handler explains nothing by itself (unknown); that a "
+        "broken NVRTC in the container hid the real error is the site's diagnosis"
+    ),
+    "unknown-colossalai-roberta-2node-torchrun-keepalive-heartbeat-rendezvous-connection-error": (
+        "a lost rendezvous keep-alive after hours of progress reads as the store's transient "
+        "loss; the thread never found a cause"
+    ),
+    "unknown-kubeflow-trainjob-customtrainer-two-nodes-hang-at-init-client-socket-timed-out-900000ms-k8s": (
+        "a start-up hang on every node with no fault reads as a transient stall; the thread "
+        "(Istio, the SDK's launch) stayed open"
+    ),
+    "unknown-megatron-dp-reduce-scatter-7b-elements-watchdog-882s-two-nodes-stale-thread": (
+        "a watchdog cascade after progress reads as transient; the thread closed as stale "
+        "with no diagnosis"
+    ),
 }
 
 

@@ -33,6 +33,8 @@ BLAME: dict[str, Blame] = {
     "ray.gcs_connect_retry": Blame.INFO,
     "ray.gcs_address_without_host": Blame.APPLICATION,
     "ray.gcs_cluster_id_failed": Blame.SYMPTOM,
+    "lightning.rank_initializing": Blame.INFO,
+    "deepspeed.mpi_discovered": Blame.INFO,
     "mp.process_raised": Blame.SYMPTOM,
     "mp.process_exited": Blame.SYMPTOM,
     "lightning.child_terminated": Blame.SYMPTOM,
@@ -322,6 +324,27 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "[INFO] [launch.py:330:sigkill_handler] Main process received SIGTERM, exiting",
         "deepspeed.launcher_signalled",
         {},
+    ),
+]
+
+GOLDEN += [
+    # NVIDIA-NeMo/Speech#5819 (NeMo on Lightning); Lightning 1.0-1.4's wording (rendered)
+    (
+        "0: Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/8",
+        "lightning.rank_initializing",
+        {"global_rank": "1", "member": "2", "world": "8"},
+    ),
+    (
+        "initializing ddp (SLURM): GLOBAL_RANK: 5, MEMBER: 6/16",
+        "lightning.rank_initializing",
+        {"global_rank": "5", "world": "16"},
+    ),
+    # a public ALCF Polaris run's log (DeepSpeed's comm.py mpi_discovery)
+    (
+        "[2023-10-05 16:56:41,621] [INFO] [comm.py:702:mpi_discovery] Discovered MPI settings of "
+        "world_rank=4, local_rank=0, world_size=8, master_addr=10.140.57.89, master_port=29500",
+        "deepspeed.mpi_discovered",
+        {"global_rank": "4", "local_rank": "0", "world": "8"},
     ),
 ]
 

@@ -51,6 +51,7 @@ from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
 from autorecover.domain.final_states import state_findings
 from autorecover.domain.hangs import OUTLIERS, raised_reason, standing
 from autorecover.domain.history import Attempt, recall
+from autorecover.domain.ranks import duplicate_ranks
 from autorecover.domain.records import (
     ACTION_FOR_CAUSE,
     Activity,
@@ -182,6 +183,7 @@ def _decide(
     seen.extend(named_failures(seen, job))
     seen.extend(blamed_peers(findings, seen, job))
     seen.extend(collective_desync(seen))
+    seen.extend(duplicate_ranks(seen))
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
     app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
     seen.extend(stopped_first(job, seen, activity, app))

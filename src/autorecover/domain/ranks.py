@@ -1,0 +1,82 @@
+"""Ranks two nodes both claim: the job's launch gave each node the same ranks.
+
+A launcher tells every process its global rank and the world size, and frameworks announce
+them once per process at set-up: Lightning (and NeMo on it) logs ``Initializing distributed:
+GLOBAL_RANK: 1, MEMBER: 2/8`` (``initializing ddp: ...`` before 1.5, ``initializing deepspeed
+distributed: ...`` under DeepSpeed), DeepSpeed's MPI discovery ``Discovered MPI settings of
+world_rank=4, local_rank=0, world_size=8, ...``. Every global rank belongs to one process, so
+one rank announced from two nodes in the same start-up means each node's processes were
+started as the same ranks: a node rank, a task count or a rank variable the launch did not pass
+(one Slurm task per node where the framework expects one per GPU, `--node_rank=0` on every
+node). Their process group waits for ranks nobody has, or collides, and does so on every
+retry: the job's launch, not a node. Two nodes announcing different world sizes in the same
+start-up say the same (each node was told another job shape).
+
+What is not compared: announcements far apart in time (an elastic restart may hand the ranks
+out again, on other nodes or in another world size) and a rank announced twice on one node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from autorecover.domain.records import Blame, Finding, Source
+
+SIGNAL = "launch.duplicate_rank"
+WEIGHT = 65  # above a bare exception: it says how the job was launched, not only that it failed
+ANNOUNCEMENTS = frozenset({"lightning.rank_initializing", "deepspeed.mpi_discovered"})
+# One start-up's announcements come within seconds of each other; a restart's come later.
+SAME_START = timedelta(minutes=2)
+
+
+def duplicate_ranks(findings: Sequence[Finding]) -> list[Finding]:
+    """One application finding when two nodes announce the same global rank, or different
+    world sizes, within one start-up; empty otherwise."""
+    said = sorted(
+        (f for f in findings if f.signal in ANNOUNCEMENTS and f.at is not None),
+        key=lambda f: (f.at, f.node, f.line),
+    )
+    for i, first in enumerate(said):
+        for other in said[i + 1 :]:
+            assert first.at is not None and other.at is not None
+            if other.at - first.at > SAME_START:
+                break
+            if other.node == first.node:
+                continue
+            reason = _conflict(first, other)
+            if reason is not None:
+                return [_finding(first, other, reason)]
+    return []
+
+
+def _conflict(a: Finding, b: Finding) -> str | None:
+    rank_a, rank_b = a.detail("global_rank"), b.detail("global_rank")
+    world_a, world_b = a.detail("world"), b.detail("world")
+    if world_a and world_b and world_a != world_b:
+        return (
+            f"{a.node} started its ranks in a world of {world_a} and {b.node} in one of "
+            f"{world_b}: each node was launched with another job shape"
+        )
+    if rank_a is not None and rank_a == rank_b:
+        return (
+            f"global rank {rank_a} started on both {a.node} and {b.node}: each node's processes "
+            "were launched as the same ranks (a node rank, task count or rank variable not "
+            "passed)"
+        )
+    return None
+
+
+def _finding(a: Finding, b: Finding, reason: str) -> Finding:
+    return Finding(
+        signal=SIGNAL,
+        node=b.node,
+        source=Source.LOGS,
+        line=0,  # derived from two nodes' lines
+        text=f"{reason}, the same on every retry",
+        blame=Blame.APPLICATION,
+        weight=WEIGHT,
+        at=b.at,
+        rank=b.rank,
+        details=(("nodes", f"{a.node},{b.node}"),),
+    )
