@@ -50,7 +50,8 @@ def test_one_rank_started_on_two_nodes_is_the_jobs_launch() -> None:
     ]
     [dup] = duplicate_ranks(findings)
     assert (dup.signal, dup.blame) == (SIGNAL, Blame.APPLICATION)
-    assert "n1" in dup.text and "n2" in dup.text and "global rank 0" in dup.text
+    assert "global rank 0" in dup.text
+    assert "logs/n1.log:1" in dup.text and "logs/n2.log:2" in dup.text  # both announcements cited
     verdict = attribute(job("n1", "n2"), findings, [], {})
     assert verdict.cause is Cause.APPLICATION and verdict.suspect_nodes == ()
     assert verdict.evidence[0].signal == SIGNAL

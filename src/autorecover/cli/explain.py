@@ -125,6 +125,8 @@ def render(r: Explanation, *, all_evidence: bool = False) -> str:
     )
     for e in shown:
         where = f"{e.source}/{e.node}.log:{e.line}" if e.source != "job" else f"job.json:{e.line}"
+        if e.line == 0 and e.source != "job":  # derived from several lines: its text cites them
+            where = f"{e.node} (from several lines)"
         lines.append(f"    {where}  [{e.signal}]")
         lines.append(f"      {_clip(e.text)}")
     if not shown:

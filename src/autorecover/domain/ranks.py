@@ -55,16 +55,20 @@ def _conflict(a: Finding, b: Finding) -> str | None:
     world_a, world_b = a.detail("world"), b.detail("world")
     if world_a and world_b and world_a != world_b:
         return (
-            f"{a.node} started its ranks in a world of {world_a} and {b.node} in one of "
-            f"{world_b}: each node was launched with another job shape"
+            f"{a.node} started its ranks in a world of {world_a} ({_where(a)}) and {b.node} in "
+            f"one of {world_b} ({_where(b)}): each node was launched with another job shape"
         )
     if rank_a is not None and rank_a == rank_b:
         return (
-            f"global rank {rank_a} started on both {a.node} and {b.node}: each node's processes "
-            "were launched as the same ranks (a node rank, task count or rank variable not "
-            "passed)"
+            f"global rank {rank_a} started on both {a.node} ({_where(a)}) and {b.node} "
+            f"({_where(b)}): each node's processes were launched as the same ranks (a node "
+            "rank, task count or rank variable not passed)"
         )
     return None
+
+
+def _where(f: Finding) -> str:
+    return f"{f.source.value}/{f.node}.log:{f.line}"
 
 
 def _finding(a: Finding, b: Finding, reason: str) -> Finding:
