@@ -937,6 +937,19 @@ KNOWN_MISSES: dict[str, str] = {
         "a watchdog cascade after progress reads as transient; the thread closed as stale "
         "with no diagnosis"
     ),
+    "hw-dataloader-gc-segfault-rtx5080-silent-ram-bitflips-workstation": (
+        "a segfault in the DataLoader's garbage collection explains nothing by itself (unknown); "
+        "the host's silent RAM bit-flips were found by testing the machine, not in a log"
+    ),
+    "hw-nnunet-3d-fullres-segfault-core-dumped-removing-two-dimms-fixed-workstation": (
+        "a bare segfault explains nothing by itself (unknown); that removing two DIMMs cured it "
+        "is the reporter's finding, not a line"
+    ),
+    "tr-triton-ci-image-build-nvcr-failed-to-fetch-anonymous-token-401-every-few-runs-ngc-side-k8s": (
+        "a registry's 401 for an anonymous token reads as nothing decisive (a missing login "
+        "would say the same on every run); that NGC's side failed every few runs is the "
+        "maintainer's word"
+    ),
 }
 
 

@@ -139,6 +139,17 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "c4/tree/1588ec454efa1a09f29cd18ddd04fe05fc8653a2/en?expand=false&recursive=true&limit=1000",
         {},
     ),
+    (  # tenstorrent/tt-torch issue #607: torch.hub's check against GitHub's API, rate-limited
+        "service.rate_limited",
+        "E   urllib.error.HTTPError: HTTP Error 403: rate limit exceeded",
+        {},
+    ),
+    (  # rendered: GitHub's REST API body for an exhausted primary rate limit
+        "service.rate_limited",
+        '{"message":"API rate limit exceeded for 203.0.113.7. (But here\'s the good news: '
+        'Authenticated requests get a higher rate limit.)"}',
+        {},
+    ),
     (  # huggingface/smolagents pull request #599 (CI failure line)
         "service.rate_limited",
         "FAILED tests/test_models.py::ModelTests::test_get_hfapi_message_no_tool - "
@@ -417,6 +428,8 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a plain 403 is a refusal (credentials, permissions), not a rate limit
+    ("service.rate_limited", "urllib.error.HTTPError: HTTP Error 403: Forbidden"),
     # torchft's quorum retries are its own family's, not an HTTP request's
     ("service.http_retries_exhausted", "RuntimeError: lighthouse quorum failed after 3 retries."),
     # a name that does not resolve is not a broken connection: left to the DNS entry
