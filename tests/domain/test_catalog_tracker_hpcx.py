@@ -41,6 +41,7 @@ BLAME: dict[str, Blame] = {
     "ucc.setup_error": Blame.SYMPTOM,
     "ucc.transport_error": Blame.SYMPTOM,
     "ucc.pg_error": Blame.SYMPTOM,
+    "ucc.pg_unsupported": Blame.APPLICATION,
     "cufile.nvfs_unavailable": Blame.SYMPTOM,
     "cufile.driver_open_failed": Blame.HARDWARE,
     "cufile.api_error": Blame.SYMPTOM,
@@ -191,6 +192,15 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
             "code": "-6",
             "status": "Unhandled error",
         },
+    ),
+    # rendered from pytorch/pytorch UCCUtils.hpp and ProcessGroupUCC.cpp enqueue_collective with
+    # UCC's UCC_ERR_NOT_SUPPORTED (no public line found)
+    (
+        "[/opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupUCC.cpp:473] [Rank 3]"
+        "[ProcessGroupUCC-0][COLL_POST]failed to init collective, error code -1: Operation is not "
+        "supported, system error code 0",
+        "ucc.pg_unsupported",
+        {"phase": "COLL_POST", "code": "-1", "status": "Operation is not supported"},
     ),
     # rendered from ProcessGroupUCC.cpp TORCH_UCC_LOG_ERROR under glog (no public line found)
     (
