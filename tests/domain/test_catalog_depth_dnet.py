@@ -15,6 +15,7 @@ BLAME: dict[str, Blame] = {
     "nccl.socket_connect_unroutable": Blame.APPLICATION,
     "cxi.nic_chip_not_ready": Blame.HARDWARE,
     "ucc.pg_unsupported": Blame.APPLICATION,
+    "cufile.usage_error": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -64,6 +65,29 @@ GOLDEN: Golden = [
         "parameter, system error code 0",
         "ucc.pg_unsupported",
         {"code": "-3", "status": "Invalid parameter"},
+    ),
+]
+
+# rendered from rapidsai/kvikio error.hpp CUFILE_TRY with cufile.h's CUFILE_ERRSTR texts (no
+# public line found)
+GOLDEN += [
+    (
+        "RuntimeError: cuFile error at: /opt/kvikio/cpp/include/kvikio/file_handle.hpp:117: fd "
+        "direct IO not set",
+        "cufile.usage_error",
+        {"error": "fd direct IO not set"},
+    ),
+    (
+        "  what():  cuFile error at: /opt/kvikio/cpp/include/kvikio/buffer.hpp:48: device pointer "
+        "already registered",
+        "cufile.usage_error",
+        {"error": "device pointer already registered"},
+    ),
+    (
+        "cuFile error at: /opt/kvikio/cpp/include/kvikio/file_handle.hpp:203: access beyond "
+        "maximum pinned size",
+        "cufile.usage_error",
+        {"error": "access beyond maximum pinned size"},
     ),
 ]
 
@@ -120,6 +144,30 @@ NEGATIVE: list[tuple[str, str]] = [
         "[ProcessGroupUCC-0][COLL_PROGRESS]failed to progress UCC collective, error code -8: "
         "Timeout expired, system error code 0",
     ),
+    # cuFile's file-system, node and library statuses stay cufile.api_error's (rapidsai/kvikio
+    # issue #33; tinygrad/open-gpu-kernel-modules issue #51) or the driver entry's
+    (
+        "cufile.usage_error",
+        "  what():  cuFile error at: /home/vyasr/local/rapids/kvikio/cpp/examples/../include/"
+        "kvikio/file_handle.hpp:117: internal error",
+    ),
+    (
+        "cufile.usage_error",
+        "cuFile error at: /opt/kvikio/cpp/include/kvikio/file_handle.hpp:117: GPUDirect Storage "
+        "not supported on current file",
+    ),
+    (
+        "cufile.usage_error",
+        "cuFile error at: /opt/kvikio/cpp/include/kvikio/file_handle.hpp:117: driver or file "
+        "access error",
+    ),
+    (
+        "cufile.usage_error",
+        "  what():  cuFile error at: /opt/kvikio/cpp/include/kvikio/shim/cufile.hpp:73: "
+        "nvidia-fs driver is not loaded",
+    ),
+    # the same words in another message
+    ("cufile.usage_error", "ValueError: invalid arguments"),
     # error code -10 is not -1
     (
         "ucc.pg_unsupported",

@@ -45,6 +45,7 @@ BLAME: dict[str, Blame] = {
     "cufile.nvfs_unavailable": Blame.SYMPTOM,
     "cufile.driver_open_failed": Blame.HARDWARE,
     "cufile.api_error": Blame.SYMPTOM,
+    "cufile.usage_error": Blame.APPLICATION,
     "mvapich.completion_error": Blame.SYMPTOM,
     "mvapich.signal_caught": Blame.SYMPTOM,
     "ompibtl.openib_retry_exceeded": Blame.SYMPTOM,
@@ -192,6 +193,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
             "code": "-6",
             "status": "Unhandled error",
         },
+    ),
+    # rendered from rapidsai/kvikio error.hpp CUFILE_TRY with cufile.h's CU_FILE_DIO_NOT_SET (no
+    # public line found)
+    (
+        "RuntimeError: cuFile error at: /opt/kvikio/cpp/include/kvikio/file_handle.hpp:117: fd "
+        "direct IO not set",
+        "cufile.usage_error",
+        {"error": "fd direct IO not set"},
     ),
     # rendered from pytorch/pytorch UCCUtils.hpp and ProcessGroupUCC.cpp enqueue_collective with
     # UCC's UCC_ERR_NOT_SUPPORTED (no public line found)
