@@ -16,6 +16,7 @@ BLAME: dict[str, Blame] = {
     "cxi.nic_chip_not_ready": Blame.HARDWARE,
     "ucc.pg_unsupported": Blame.APPLICATION,
     "cufile.usage_error": Blame.APPLICATION,
+    "rdma.mr_register_unsupported": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -89,6 +90,14 @@ GOLDEN += [
         "cufile.usage_error",
         {"error": "access beyond maximum pinned size"},
     ),
+]
+
+GOLDEN += [
+    # linux-rdma/perftest issue #280 (--use_cuda_dmabuf on a stack without DMA-BUF registration)
+    ("Couldn't allocate MR with error=93", "rdma.mr_register_unsupported", {"errno": "93"}),
+    # rendered from perftest src/perftest_resources.c register_memory_region
+    ("Couldn't allocate MR with error=95", "rdma.mr_register_unsupported", {"errno": "95"}),
+    ("OFED stack does not support DMA-BUF", "rdma.mr_register_unsupported", {}),
 ]
 
 # The codes that keep the older entry's reading, and other look-alikes.
@@ -168,6 +177,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # the same words in another message
     ("cufile.usage_error", "ValueError: invalid arguments"),
+    # perftest's other registration errnos: a memlock limit, a GPU buffer without peer memory
+    ("rdma.mr_register_unsupported", "Couldn't allocate MR with error=12"),
+    ("rdma.mr_register_unsupported", "Couldn't allocate MR with error=14"),
+    ("rdma.mr_register_unsupported", "Couldn't allocate MR with error=930"),
+    ("rdma.mr_register_unsupported", "Couldn't allocate MR"),
     # error code -10 is not -1
     (
         "ucc.pg_unsupported",
