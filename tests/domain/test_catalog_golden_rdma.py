@@ -42,6 +42,7 @@ BLAME: dict[str, Blame] = {
     "rdma.cm_addr_error": Blame.APPLICATION,
     "rdma.cm_device_removal": Blame.HARDWARE,
     "rdma.mr_register_failed": Blame.APPLICATION,
+    "rdma.mr_register_unsupported": Blame.APPLICATION,
     "rdma.memlock_limit": Blame.APPLICATION,
     "rdma.memlock_warning": Blame.APPLICATION,
     "rdma.qp_transition_failed": Blame.APPLICATION,
@@ -152,6 +153,8 @@ GOLDEN: Golden = [
     # linux-rdma/perftest issues #280 and #126
     ("Couldn't allocate MR with error=93", "rdma.mr_register_failed", {"errno": "93"}),
     ("Couldn't allocate MR", "rdma.mr_register_failed", {}),
+    # linux-rdma/perftest issue #280 (the same line: EPROTONOSUPPORT, the kernel lacks the method)
+    ("Couldn't allocate MR with error=93", "rdma.mr_register_unsupported", {"errno": "93"}),
     # rendered from pytorch/gloo gloo/transport/ibverbs/buffer.cc (EFAULT hint)
     ("[enforce fail at ../third_party/gloo/gloo/transport/ibverbs/buffer.cc:40] mr_ != nullptr. "
      "ibv_reg_mr: Bad address (kernel module 'nv_peer_mem' not loaded; did you specify a pointer "

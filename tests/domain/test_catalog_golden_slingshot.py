@@ -31,6 +31,7 @@ BLAME: dict[str, Blame] = {
     "cxi.nic_link_quality": Blame.HARDWARE,
     "cxi.nic_info_error": Blame.INFO,
     "cxi.nic_init_failed": Blame.HARDWARE,
+    "cxi.nic_chip_not_ready": Blame.HARDWARE,
     "cxi.nic_pcie_errors": Blame.HARDWARE,
     "cxi.retry_handler_close": Blame.SYMPTOM,
     "cxi.send_completion_error": Blame.SYMPTOM,
@@ -89,6 +90,9 @@ GOLDEN: Golden = [
     # rendered from shs-cxi-driver cass_core.c ("init_hw failed: %d") and cass_pcie_mon.c
     ("cxi_core 0000:c5:00.0: cxi0[hsn0] init_hw failed: -12", "cxi.nic_init_failed",
      {"device": "cxi0", "code": "-12"}),
+    # rendered from shs-cxi-driver cass_core.c init_hw ("chip not ready", then -ENOTSUPP)
+    ("cxi_ss1 0000:c5:00.0: cxi0[hsn0] chip not ready", "cxi.nic_chip_not_ready",
+     {"device": "cxi0", "netdev": "hsn0"}),
     ("cxi_ss1 0000:41:00.0: cxi0[hsn0] PCIe error: LCRC Error=12", "cxi.nic_pcie_errors",
      {"counter": "LCRC Error"}),
     # shs-docs fabric_validation/troubleshoot_mpi_application_failure_ama_mismatch.md and

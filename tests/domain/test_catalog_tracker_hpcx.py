@@ -41,9 +41,11 @@ BLAME: dict[str, Blame] = {
     "ucc.setup_error": Blame.SYMPTOM,
     "ucc.transport_error": Blame.SYMPTOM,
     "ucc.pg_error": Blame.SYMPTOM,
+    "ucc.pg_unsupported": Blame.APPLICATION,
     "cufile.nvfs_unavailable": Blame.SYMPTOM,
     "cufile.driver_open_failed": Blame.HARDWARE,
     "cufile.api_error": Blame.SYMPTOM,
+    "cufile.usage_error": Blame.APPLICATION,
     "mvapich.completion_error": Blame.SYMPTOM,
     "mvapich.signal_caught": Blame.SYMPTOM,
     "ompibtl.openib_retry_exceeded": Blame.SYMPTOM,
@@ -191,6 +193,23 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
             "code": "-6",
             "status": "Unhandled error",
         },
+    ),
+    # rendered from rapidsai/kvikio error.hpp CUFILE_TRY with cufile.h's CU_FILE_DIO_NOT_SET (no
+    # public line found)
+    (
+        "RuntimeError: cuFile error at: /opt/kvikio/cpp/include/kvikio/file_handle.hpp:117: fd "
+        "direct IO not set",
+        "cufile.usage_error",
+        {"error": "fd direct IO not set"},
+    ),
+    # rendered from pytorch/pytorch UCCUtils.hpp and ProcessGroupUCC.cpp enqueue_collective with
+    # UCC's UCC_ERR_NOT_SUPPORTED (no public line found)
+    (
+        "[/opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupUCC.cpp:473] [Rank 3]"
+        "[ProcessGroupUCC-0][COLL_POST]failed to init collective, error code -1: Operation is not "
+        "supported, system error code 0",
+        "ucc.pg_unsupported",
+        {"phase": "COLL_POST", "code": "-1", "status": "Operation is not supported"},
     ),
     # rendered from ProcessGroupUCC.cpp TORCH_UCC_LOG_ERROR under glog (no public line found)
     (
