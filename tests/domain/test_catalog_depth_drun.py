@@ -10,6 +10,9 @@ the code or errno its emitter prints, each read from the emitter's source.
 - ompi.daemon_not_found (signatures-mpi.toml): an Open MPI daemon's exit status 127 (ORTE's
   errmgr, help-plm-base.txt [daemon-died-no-signal], the troubleshooting pages).
 - mpich.execvp_failed (signatures-mpi.toml): Hydra's HYDU_create_process execvp failure.
+- gfortran.os_io_error (signatures-hpcruntime.toml): libgfortran's bare strerror for a unit's
+  failed read or write (EIO, ESTALE, ENOTCONN): the file system's, which gfortran.runtime_error
+  (narrowed) read as the program's.
 
 Lines marked "rendered" are the emitter's format with invented names and numbers: no public
 line was found for them.
@@ -28,6 +31,7 @@ NEW: dict[str, Blame] = {
     "flux.task_start_failed": Blame.APPLICATION,
     "ompi.daemon_not_found": Blame.APPLICATION,
     "mpich.execvp_failed": Blame.APPLICATION,
+    "gfortran.os_io_error": Blame.SYMPTOM,
 }
 
 # The lumped entries each new one splits, which still read the same lines (weaker): the libuv
@@ -81,6 +85,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ("[proxy:0:1@gpu-b07] HYDU_create_process (utils/launch/launch.c:75): execvp error on file "
      "/home/u/bin/solver (Permission denied)", "mpich.execvp_failed",
      {"error": "Permission denied"}),
+    # rendered from libgfortran's generate_error (LIBERROR_OS, no message)
+    ("Fortran runtime error: Input/output error", "gfortran.os_io_error",
+     {"error": "Input/output error"}),
+    ("Fortran runtime error: Stale file handle", "gfortran.os_io_error",
+     {"error": "Stale file handle"}),
+    ("Fortran runtime error: Transport endpoint is not connected", "gfortran.os_io_error", {}),
 ]  # fmt: skip
 
 # (key, a line it must not read): the codes the review left with the lumped entry, and the
@@ -133,6 +143,16 @@ NEGATIVE: list[tuple[str, str]] = [
      "[mpiexec@h] HYDU_create_process (lib/utils/launch.c:73): execvp error on file ./a.out "
      "(Argument list too long)"),
     ("mpich.execvp_failed", "HYDU_create_process (70): execvp error (No such file or directory)"),
+    # the job's own space and input stay the program's (storage.no_space, gfortran.runtime_error)
+    ("gfortran.os_io_error", "Fortran runtime error: No space left on device"),
+    ("gfortran.os_io_error",
+     "Fortran runtime error: Cannot open file 'input.nml': No such file or directory"),
+    # (OpenFAST/openfast issue #133) a bounds check
+    ("gfortran.os_io_error",
+     "Fortran runtime error: Index '7' of dimension 1 of array 'p%qp%mmm' above upper bound of 6"),
+    # the narrowed catch-all no longer reads the file system's errnos as the program's
+    ("gfortran.runtime_error", "Fortran runtime error: Input/output error"),
+    ("gfortran.runtime_error", "Fortran runtime error: Stale file handle"),
 ]  # fmt: skip
 
 
@@ -157,10 +177,13 @@ def test_look_alikes_and_unsplit_codes_are_not_read(key: str, line: str) -> None
 
 
 @pytest.mark.parametrize(("key", "blame"), sorted(NEW.items()))
-def test_blame_decides_and_acts_on_no_node(key: str, blame: Blame) -> None:
+def test_blame_and_weight_and_no_node_action(key: str, blame: Blame) -> None:
     sig = CATALOG.signatures[key]
     assert sig.blame is blame
-    assert sig.weight >= 50, "a split code the source makes clear decides on its own"
+    if blame is Blame.APPLICATION:
+        assert sig.weight >= 50, "a split code the source makes clear decides on its own"
+    else:  # the file system's errno: weighed as storage.eio, never alone
+        assert sig.weight == CATALOG.signatures["storage.eio"].weight < 50
     assert sig.node_action.value == "none"
 
 
@@ -177,6 +200,17 @@ def test_the_lumped_entry_still_reads_the_split_code_and_stays_below_it(
     assert any(set(lumped) & set(hits(line)) for line in lines), key
     for old in lumped:
         assert CATALOG.signatures[old].weight < 50 <= CATALOG.signatures[key].weight, old
+
+
+def test_the_narrowed_fortran_catch_all_still_reads_the_programs_errors() -> None:
+    for line in (
+        "Fortran runtime error: Index '7' of dimension 1 of array 'p%qp%mmm' above upper bound of 6",
+        "Fortran runtime error: Cannot open file 'input.nml': No such file or directory",
+        "Fortran runtime error: Input/output error on unit 10 while reading",
+    ):
+        assert "gfortran.runtime_error" in hits(line), line
+    eio = {s: b for s, b, _ in found("Fortran runtime error: Input/output error", Source.LOGS)}
+    assert Blame.APPLICATION not in eio.values(), eio
 
 
 def test_a_build_mismatch_code_weighs_as_the_core_reads_its_name() -> None:

@@ -65,6 +65,7 @@ BLAME: dict[str, Blame] = {
     "gasnet.ofi_init_failed": Blame.APPLICATION,
     # depth review (s22): tests/domain/test_catalog_depth_drun.py
     "lammps.cuda_build_mismatch": Blame.APPLICATION,
+    "gfortran.os_io_error": Blame.SYMPTOM,
 }
 
 NAMESPACES = frozenset(
@@ -425,6 +426,7 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "lammps.cuda_build_mismatch",
         {"code": "222"},
     ),
+    ("Fortran runtime error: Input/output error", "gfortran.os_io_error", {}),
 ]
 
 # (key, healthy look-alike or hint it must not match)
