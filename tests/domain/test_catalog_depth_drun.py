@@ -10,6 +10,8 @@ the code or errno its emitter prints, each read from the emitter's source.
 - ompi.daemon_not_found (signatures-mpi.toml): an Open MPI daemon's exit status 127 (ORTE's
   errmgr, help-plm-base.txt [daemon-died-no-signal], the troubleshooting pages).
 - mpich.execvp_failed (signatures-mpi.toml): Hydra's HYDU_create_process execvp failure.
+- ray.worker_module_missing (signatures-launchers.toml): a ModuleNotFoundError Ray wrapped in
+  RaySystemError while unpickling on a worker (python/ray/_private/serialization.py).
 - gfortran.os_io_error (signatures-hpcruntime.toml): libgfortran's bare strerror for a unit's
   failed read or write (EIO, ESTALE, ENOTCONN): the file system's, which gfortran.runtime_error
   (narrowed) read as the program's.
@@ -32,6 +34,7 @@ NEW: dict[str, Blame] = {
     "ompi.daemon_not_found": Blame.APPLICATION,
     "mpich.execvp_failed": Blame.APPLICATION,
     "gfortran.os_io_error": Blame.SYMPTOM,
+    "ray.worker_module_missing": Blame.APPLICATION,
 }
 
 # The lumped entries each new one splits, which still read the same lines (weaker): the libuv
@@ -40,6 +43,7 @@ LUMPED: dict[str, tuple[str, ...]] = {
     "c10d.store_port_denied": ("c10d.store_listen_failed", "c10d.store_libuv_bind_failed"),
     "lammps.cuda_build_mismatch": ("lammps.cuda_driver_error",),
     "ompi.daemon_not_found": ("ompi.daemon_failed",),
+    "ray.worker_module_missing": ("ray.system_error",),
 }
 
 # (line, key, captures)
@@ -91,6 +95,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ("Fortran runtime error: Stale file handle", "gfortran.os_io_error",
      {"error": "Stale file handle"}),
     ("Fortran runtime error: Transport endpoint is not connected", "gfortran.os_io_error", {}),
+    # verl-project/verl issue #4482 (title); ray-project/ray issue #27015; modin-project/modin
+    # issue #2985
+    ("ray.exceptions.RaySystemError: System error: No module named 'transformers_modules'",
+     "ray.worker_module_missing", {"module": "transformers_modules"}),
+    ("(TemporaryActor pid=4301) ray.exceptions.RaySystemError: System error: No module named "
+     "'policy'", "ray.worker_module_missing", {"module": "policy"}),
+    ("E                       ray.exceptions.RaySystemError: System error: No module named "
+     "'modin'", "ray.worker_module_missing", {"module": "modin"}),
 ]  # fmt: skip
 
 # (key, a line it must not read): the codes the review left with the lumped entry, and the
@@ -153,6 +165,13 @@ NEGATIVE: list[tuple[str, str]] = [
     # the narrowed catch-all no longer reads the file system's errnos as the program's
     ("gfortran.runtime_error", "Fortran runtime error: Input/output error"),
     ("gfortran.runtime_error", "Fortran runtime error: Stale file handle"),
+    # Ray's other system errors stay ray.system_error's (verl-project/verl #1299; ray-project/ray
+    # #20520)
+    ("ray.worker_module_missing",
+     "ray.exceptions.RaySystemError: System error: Failed to unpickle serialized exception"),
+    ("ray.worker_module_missing",
+     "RaySystemError: System error: Ray has not been started yet. You can start Ray with "
+     "'ray.init()'."),
 ]  # fmt: skip
 
 
