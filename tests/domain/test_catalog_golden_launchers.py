@@ -48,6 +48,7 @@ BLAME: dict[str, Blame] = {
     "ompi.transport_peer_lost": Blame.SYMPTOM,
     # the framework-tracker sweep (golden lines in test_catalog_tracker_frameworks.py too)
     "ray.system_error": Blame.SYMPTOM,
+    "ray.worker_module_missing": Blame.APPLICATION,  # depth review (s22)
     "deepspeed.ssh_check_failed": Blame.APPLICATION,
     "pdsh.ssh_exited": Blame.SYMPTOM,
     "launcher.sigterm_bypassed": Blame.SYMPTOM,
@@ -429,6 +430,12 @@ GOLDEN += [
         "ray.exceptions.RaySystemError: System error: Failed to unpickle serialized exception",
         "ray.system_error",
         {"text": "Failed to unpickle serialized exception"},
+    ),
+    # verl-project/verl #4482 (depth review s22: tests/domain/test_catalog_depth_drun.py)
+    (
+        "ray.exceptions.RaySystemError: System error: No module named 'transformers_modules'",
+        "ray.worker_module_missing",
+        {"module": "transformers_modules"},
     ),
     (
         "RuntimeError: Using hostfile at /home/552/dz9214/hostfile but host=gadi-gpu-v100-0011 was "

@@ -36,6 +36,7 @@ REQUIRED: dict[str, Blame] = {
     "ompi.prte_daemon_lost": Blame.SYMPTOM,
     "ompi.nonzero_exit": Blame.SYMPTOM,
     "ompi.daemon_failed": Blame.SYMPTOM,
+    "ompi.daemon_not_found": Blame.APPLICATION,  # depth review (s22)
     "ompi.launch_config": Blame.APPLICATION,
     "ompi.init_failed": Blame.APPLICATION,
     "ompi.cleanup_restatement": Blame.SYMPTOM,
@@ -58,6 +59,7 @@ REQUIRED: dict[str, Blame] = {
     "mpich.ofi_init_failed": Blame.APPLICATION,
     "mpich.bad_termination": Blame.SYMPTOM,
     "mpich.hydra_teardown": Blame.SYMPTOM,
+    "mpich.execvp_failed": Blame.APPLICATION,  # depth review (s22)
     "mpich.assertion_failed": Blame.SYMPTOM,
     "horovod.stall_warning": Blame.SYMPTOM,
     "horovod.stall_shutdown": Blame.SYMPTOM,

@@ -65,6 +65,8 @@ BLAME: dict[str, Blame] = {
     "c10d.env_var_note": Blame.INFO,
     # sweep round 6 (issue 14, s20b): torch.distributed.rpc's TensorPipe agent
     "rpc.tensorpipe_peer_lost": Blame.SYMPTOM,
+    # depth review (s22): a privileged MASTER_PORT (tests/domain/test_catalog_depth_drun.py)
+    "c10d.store_port_denied": Blame.APPLICATION,
     # core entries of signatures.toml this family extends
     "elastic.rendezvous_failed": Blame.TRANSIENT,
     "torch.signal": Blame.SYMPTOM,
@@ -541,6 +543,14 @@ GOLDEN += [
     ),
     # pytorch/tensorpipe#201 (the future's error as Python raises it)
     ("RuntimeError: ECONNREFUSED: connection refused", "rpc.tensorpipe_peer_lost", {}),
+    # depth review (s22): rendered from socket.cpp's format (tests/domain/test_catalog_depth_drun.py)
+    (
+        "RuntimeError: The server socket has failed to listen on any local network address. The "
+        "server socket has failed to bind to [::]:98 (errno: 13 - Permission denied). The server "
+        "socket has failed to bind to 0.0.0.0:98 (errno: 13 - Permission denied).",
+        "c10d.store_port_denied",
+        {"legacy_port": "98"},
+    ),
 ]
 
 # (signal, line that must NOT match it)

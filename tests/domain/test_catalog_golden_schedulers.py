@@ -46,6 +46,7 @@ REQUIRED: dict[str, Blame] = {
     "flux.timeout": Blame.TRANSIENT,
     "flux.job_exception": Blame.SYMPTOM,
     "flux.task_exit": Blame.SYMPTOM,
+    "flux.task_start_failed": Blame.APPLICATION,  # depth review (s22)
     "pals.rank_signaled": Blame.SYMPTOM,
 }
 
@@ -108,6 +109,9 @@ GOLDEN: Golden = [
     # pmodels/mpich issue #7569 (Aurora)
     ("x4006c0s6b0n0.hsn.cm.aurora.alcf.anl.gov: rank 256 died from signal 11",
      "pals.rank_signaled", {"rank": "256"}),
+    # depth review (s22), rendered from src/shell/shell.c (tests/domain/test_catalog_depth_drun.py)
+    ("0.037s: flux-shell[0]: FATAL: task 0 (host tioga12): start failed: ./a.out: Permission "
+     "denied", "flux.task_start_failed", {"program": "./a.out"}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [

@@ -63,6 +63,9 @@ BLAME: dict[str, Blame] = {
     "openmm.particle_nan": Blame.APPLICATION,
     "openmm.illegal_address_code": Blame.APPLICATION,
     "gasnet.ofi_init_failed": Blame.APPLICATION,
+    # depth review (s22): tests/domain/test_catalog_depth_drun.py
+    "lammps.cuda_build_mismatch": Blame.APPLICATION,
+    "gfortran.os_io_error": Blame.SYMPTOM,
 }
 
 NAMESPACES = frozenset(
@@ -416,6 +419,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "openmm.illegal_address_code",
         {},
     ),
+    # depth review (s22): rendered from geryon's format (tests/domain/test_catalog_depth_drun.py)
+    (
+        "Cuda driver error 222 in call at file '/opt/lammps/lib/gpu/geryon/nvd_kernel.h' in line "
+        "154.",
+        "lammps.cuda_build_mismatch",
+        {"code": "222"},
+    ),
+    ("Fortran runtime error: Input/output error", "gfortran.os_io_error", {}),
 ]
 
 # (key, healthy look-alike or hint it must not match)
