@@ -9,7 +9,8 @@ keeps the codes it does not take.
 - service.proxy_refused: CPython Lib/http/client.py _tunnel's "Tunnel connection failed: 407|403".
 - mountpoint.request_forbidden: Mountpoint for Amazon S3's "get|put request failed: Client error:
   Forbidden: Access Denied" (storage.mountpoint_s3_request_failed read every EIO alike).
-- s3fs.wrong_region: s3fs-fuse curl.cpp RequestPerform's 301 line (the bucket's region).
+- s3fs.wrong_region, s3fs.not_implemented: s3fs-fuse curl.cpp RequestPerform's 301 line (the
+  bucket's region) and 501 line (a feature the store lacks).
 - storage.safetensors_refused: safetensors' OS errors of kind PermissionDenied, NotFound and
   Unsupported (storage.safetensors_io read every errno alike).
 """
@@ -27,6 +28,7 @@ NEW: dict[str, Blame] = {
     "mountpoint.request_forbidden": Blame.APPLICATION,
     "s3fs.wrong_region": Blame.APPLICATION,
     "storage.safetensors_refused": Blame.APPLICATION,
+    "s3fs.not_implemented": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -151,6 +153,22 @@ GOLDEN: Golden = [
         "storage.safetensors_refused",
         {"error": "Permission denied", "os_error": "13"},
     ),
+    # rendered from s3fs-fuse curl.cpp RequestPerform's 501 case (an info-level line; no
+    # public line found)
+    (
+        "[INF]       curl.cpp:RequestPerform(2479): HTTP response code 501 was returned, "
+        "returning ENOTSUP",
+        "s3fs.not_implemented",
+        {},
+    ),
+    # rendered: azure-core's ServiceRequestError carrying _ssl.c's message (the blob client
+    # behind a TLS-inspecting proxy); service.azure_request_failed leaves it
+    (
+        "azure.core.exceptions.ServiceRequestError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate "
+        "verify failed: unable to get local issuer certificate (_ssl.c:997)",
+        "service.tls_verify_failed",
+        {"reason": "unable to get local issuer certificate"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -226,6 +244,22 @@ NEGATIVE: list[tuple[str, str]] = [
         "[Bug]: Exception training model: 'Error while serializing: IoError(Os { code: 1224, "
         'kind: Uncategorized, message: "x" })\'.',
     ),
+    # rendered: a 416 (a read past the object's end) is not a missing feature
+    (
+        "s3fs.not_implemented",
+        "[INF]       curl.cpp:RequestPerform(2455): HTTP response code 416 was returned, "
+        "returning EIO",
+    ),
+    (
+        "s3fs.not_implemented",
+        "curl.cpp:RequestPerform(2383): HTTP response code 503 was returned, returning EAGAIN",
+    ),
+    # rendered: the Azure client's expired certificate stays the service's
+    (
+        "service.tls_verify_failed",
+        "azure.core.exceptions.ServiceRequestError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate "
+        "verify failed: certificate has expired (_ssl.c:997)",
+    ),
 ]
 
 (
@@ -290,3 +324,10 @@ def test_the_old_entries_keep_the_codes_not_split_off() -> None:
         < 50
         <= catalog["mountpoint.request_forbidden"].weight
     )
+
+
+def test_an_azure_request_error_is_an_outage_unless_it_is_an_untrusted_certificate() -> None:
+    untrusted = GOLDEN[-1][0]
+    expired = NEGATIVE[-1][1]
+    assert "service.azure_request_failed" not in hits(untrusted)
+    assert "service.azure_request_failed" in hits(expired)

@@ -53,6 +53,7 @@ BLAME: dict[str, Blame] = {
     # depth review (session 22), tests/domain/test_catalog_depth_dstore.py
     "mountpoint.request_forbidden": Blame.APPLICATION,
     "s3fs.wrong_region": Blame.APPLICATION,
+    "s3fs.not_implemented": Blame.APPLICATION,
 }
 
 NAMESPACES = frozenset(
@@ -388,6 +389,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "happens when bucket's region is incorrect), returning EIO. Body Text: <?xml "
         'version="1.0" encoding="UTF-8"?>',
         "s3fs.wrong_region",
+        {},
+    ),
+    # rendered from s3fs-fuse curl.cpp RequestPerform's 501 case (no public line found)
+    (
+        "[INF]       curl.cpp:RequestPerform(2479): HTTP response code 501 was returned, "
+        "returning ENOTSUP",
+        "s3fs.not_implemented",
         {},
     ),
 ]
