@@ -7,6 +7,8 @@ keeps the codes it does not take.
 - service.tls_verify_failed: CPython Modules/_ssl.c's CERTIFICATE_VERIFY_FAILED with an issuer or
   name code, inside urllib3's MaxRetryError (service.http_connection_failed read it as an outage).
 - service.proxy_refused: CPython Lib/http/client.py _tunnel's "Tunnel connection failed: 407|403".
+- service.gcs_resumable_refused: google-resumable-media's InvalidResponse with a status it never
+  retries (401, 403, 404); service.gcs_resumable_server_error keeps 429 and 5xx.
 - mountpoint.request_forbidden: Mountpoint for Amazon S3's "get|put request failed: Client error:
   Forbidden: Access Denied" (storage.mountpoint_s3_request_failed read every EIO alike).
 - s3fs.wrong_region, s3fs.not_implemented: s3fs-fuse curl.cpp RequestPerform's 301 line (the
@@ -29,6 +31,7 @@ NEW: dict[str, Blame] = {
     "s3fs.wrong_region": Blame.APPLICATION,
     "storage.safetensors_refused": Blame.APPLICATION,
     "s3fs.not_implemented": Blame.APPLICATION,
+    "service.gcs_resumable_refused": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -161,6 +164,20 @@ GOLDEN: Golden = [
         "s3fs.not_implemented",
         {},
     ),
+    # rendered from google-resumable-media _helpers.require_status_code (statuses outside
+    # common.RETRYABLE; no public line of a refused upload found)
+    (
+        "google.resumable_media.common.InvalidResponse: ('Request failed with status code', 403, "
+        "'Expected one of', <HTTPStatus.OK: 200>)",
+        "service.gcs_resumable_refused",
+        {"status": "403"},
+    ),
+    (
+        "google.resumable_media.common.InvalidResponse: ('Request failed with status code', 404, "
+        "'Expected one of', <HTTPStatus.OK: 200>, <HTTPStatus.PARTIAL_CONTENT: 206>)",
+        "service.gcs_resumable_refused",
+        {"status": "404"},
+    ),
     # rendered: azure-core's ServiceRequestError carrying _ssl.c's message (the blob client
     # behind a TLS-inspecting proxy); service.azure_request_failed leaves it
     (
@@ -253,6 +270,17 @@ NEGATIVE: list[tuple[str, str]] = [
     (
         "s3fs.not_implemented",
         "curl.cpp:RequestPerform(2383): HTTP response code 503 was returned, returning EAGAIN",
+    ),
+    # a dropped upload session (410) and the service's 503 are not refusals
+    (
+        "service.gcs_resumable_refused",
+        "google.resumable_media.common.InvalidResponse: ('Request failed with status code', 410, "
+        "'Expected one of', <HTTPStatus.OK: 200>)",
+    ),
+    (
+        "service.gcs_resumable_refused",
+        "google.resumable_media.common.InvalidResponse: ('Request failed with status code', 503, "
+        "'Expected one of', <HTTPStatus.OK: 200>)",
     ),
     # rendered: the Azure client's expired certificate stays the service's
     (

@@ -70,6 +70,7 @@ REQUIRED: dict[str, Blame] = {
     # (tests/domain/test_catalog_depth_dstore.py)
     "service.tls_verify_failed": Blame.APPLICATION,
     "service.proxy_refused": Blame.APPLICATION,
+    "service.gcs_resumable_refused": Blame.APPLICATION,
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
