@@ -15,6 +15,9 @@ keeps the codes it does not take.
   bucket's region) and 501 line (a feature the store lacks).
 - storage.safetensors_refused: safetensors' OS errors of kind PermissionDenied, NotFound and
   Unsupported (storage.safetensors_io read every errno alike).
+- registry.pull_timeout (narrowed): Go's "no such host" (NXDOMAIN, not Temporary) is left to
+  service.dns_unknown_host; service.http_connection_failed and service.azure_request_failed
+  (narrowed) leave the untrusted certificate and the refused tunnel to the entries above.
 """
 
 from __future__ import annotations
@@ -359,3 +362,27 @@ def test_an_azure_request_error_is_an_outage_unless_it_is_an_untrusted_certifica
     expired = NEGATIVE[-1][1]
     assert "service.azure_request_failed" not in hits(untrusted)
     assert "service.azure_request_failed" in hits(expired)
+
+
+def test_an_image_pull_to_a_name_that_does_not_exist_is_no_registry_outage() -> None:
+    """Go's resolver: "no such host" (NXDOMAIN, not Temporary) left registry.pull_timeout for
+    the symptom every other Go NXDOMAIN line reads as; the resolver's timeout stays transient."""
+    # rendered: kubelet's pull through containerd's resolver (no public line kept)
+    nxdomain = (
+        'Failed to pull image "nvcr.io/nvidia/pytorch:24.01-py3": rpc error: code = Unknown desc '
+        '= failed to pull and unpack image "nvcr.io/nvidia/pytorch:24.01-py3": failed to resolve '
+        'reference "nvcr.io/nvidia/pytorch:24.01-py3": failed to do request: Head "https://nvcr.io'
+        '/v2/nvidia/pytorch/manifests/24.01-py3": dial tcp: lookup nvcr.io on 10.96.0.10:53: no '
+        "such host"
+    )
+    read = hits(nxdomain)
+    assert "registry.pull_timeout" not in read
+    assert "service.dns_unknown_host" in read
+    assert CATALOG.signatures["service.dns_unknown_host"].blame is Blame.SYMPTOM
+    # kubernetes/minikube issue #9580: the resolver did not answer in time
+    timeout = (
+        "ErrImagePull: rpc error: code = Unknown desc = Error response from daemon: Get "
+        "https://k8s.gcr.io/v2/: dial tcp: lookup k8s.gcr.io on 192.168.49.1:53: read udp "
+        "192.168.49.2:47348->192.168.49.1:53: i/o timeout"
+    )
+    assert "registry.pull_timeout" in hits(timeout)
