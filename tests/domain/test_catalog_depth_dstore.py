@@ -386,3 +386,23 @@ def test_an_image_pull_to_a_name_that_does_not_exist_is_no_registry_outage() -> 
         "192.168.49.2:47348->192.168.49.1:53: i/o timeout"
     )
     assert "registry.pull_timeout" in hits(timeout)
+
+
+def test_a_tracking_server_behind_a_private_ca_is_no_outage() -> None:
+    # rendered: mlflow/utils/rest_utils.py's "failed with exception" around urllib3's error
+    line = (
+        "mlflow.exceptions.MlflowException: API request to https://mlflow.example.com/api/2.0/"
+        "mlflow/runs/create failed with exception HTTPSConnectionPool(host='mlflow.example.com', "
+        "port=443): Max retries exceeded with url: /api/2.0/mlflow/runs/create (Caused by "
+        "SSLError(SSLCertVerificationError(1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify "
+        "failed: self signed certificate (_ssl.c:1006)')))"
+    )
+    assert set(hits(line)) == {"service.tls_verify_failed"}
+
+
+@pytest.mark.parametrize(("line", "key", "captures"), GOLDEN)
+def test_no_outage_or_hardware_entry_reads_a_split_off_line(
+    line: str, key: str, captures: dict[str, str]
+) -> None:
+    blames = {k: CATALOG.signatures[k].blame for k in hits(line)}
+    assert not {Blame.TRANSIENT, Blame.HARDWARE} & set(blames.values()), blames
