@@ -66,6 +66,11 @@ REQUIRED: dict[str, Blame] = {
     "service.gce_metadata_unavailable": Blame.TRANSIENT,
     "service.gce_metadata_refused": Blame.APPLICATION,
     "service.gce_metadata_retrying": Blame.INFO,
+    # depth review (session 22): refusals inside urllib3's MaxRetryError
+    # (tests/domain/test_catalog_depth_dstore.py)
+    "service.tls_verify_failed": Blame.APPLICATION,
+    "service.proxy_refused": Blame.APPLICATION,
+    "service.gcs_resumable_refused": Blame.APPLICATION,
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [

@@ -56,6 +56,8 @@ REQUIRED: dict[str, Blame] = {
     "storage.read_only_fs": Blame.SYMPTOM,
     "storage.torch_write_failed": Blame.SYMPTOM,
     "storage.safetensors_io": Blame.SYMPTOM,
+    # depth review (session 22), tests/domain/test_catalog_depth_dstore.py
+    "storage.safetensors_refused": Blame.APPLICATION,
     "storage.dcp_failed": Blame.SYMPTOM,
     "storage.lnet_timeout": Blame.TRANSIENT,  # golden lines: test_catalog_tracker_clusters.py
     # sweep L4 (issue 14): golden lines in test_catalog_tracker_platforms.py

@@ -50,6 +50,10 @@ BLAME: dict[str, Blame] = {
     "juicefs.not_formatted": Blame.APPLICATION,
     "mountpoint.mount_refused": Blame.APPLICATION,
     "alluxio.master_connection_lost": Blame.TRANSIENT,
+    # depth review (session 22), tests/domain/test_catalog_depth_dstore.py
+    "mountpoint.request_forbidden": Blame.APPLICATION,
+    "s3fs.wrong_region": Blame.APPLICATION,
+    "s3fs.not_implemented": Blame.APPLICATION,
 }
 
 NAMESPACES = frozenset(
@@ -368,6 +372,30 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "2025/05/26 20:42:32.592779 juicefs[14890] <FATAL>: database is not formatted, please "
         "run `juicefs format ...` first [main@main.go:31]",
         "juicefs.not_formatted",
+        {},
+    ),
+    # depth review (session 22): rendered from mountpoint-s3-fs fuse.rs and the client's
+    # S3RequestError::Forbidden (no public line of a read refused mid-run found)
+    (
+        'WARN read{req=14 ino=2 fh=1 offset=0 size=131072 name="shard-00000.tar"}: '
+        "mountpoint_s3_fs::fuse: read failed with errno 5: get request failed: Client error: "
+        "Forbidden: Access Denied",
+        "mountpoint.request_forbidden",
+        {"op": "read", "errno": "5", "message": "Access Denied"},
+    ),
+    # s3fs-fuse/s3fs-fuse issue #1195 (a bucket addressed through another region's endpoint)
+    (
+        "[ERR] curl.cpp:RequestPerform(2417): HTTP response code 301(Moved Permanently: also "
+        "happens when bucket's region is incorrect), returning EIO. Body Text: <?xml "
+        'version="1.0" encoding="UTF-8"?>',
+        "s3fs.wrong_region",
+        {},
+    ),
+    # rendered from s3fs-fuse curl.cpp RequestPerform's 501 case (no public line found)
+    (
+        "[INF]       curl.cpp:RequestPerform(2479): HTTP response code 501 was returned, "
+        "returning ENOTSUP",
+        "s3fs.not_implemented",
         {},
     ),
 ]
