@@ -82,13 +82,15 @@ def _append_entry(path: Path, entry: str) -> None:
 
     try:
         before = path.read_text(encoding="utf-8") if path.exists() else ""
-        parse_tokens(before + ("\n" if before and not before.endswith("\n") else "") + entry,
-                     str(path))  # fmt: skip
     except (OSError, UnicodeDecodeError) as exc:
         raise click.UsageError(f"--add-to {path}: cannot read it: {exc}") from None
+    # a blank line between entries, and a line end the file may lack
+    sep = "" if not before.strip() else ("\n" if before.endswith("\n") else "\n\n")
+    text = sep + entry
+    try:
+        parse_tokens(before + text, str(path))
     except TokensError as exc:
         raise click.UsageError(f"--add-to: {exc}; nothing was written") from None
-    text = ("\n" if before and not before.endswith("\n") else "") + entry
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as out:
