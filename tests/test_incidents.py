@@ -950,6 +950,14 @@ KNOWN_MISSES: dict[str, str] = {
         "would say the same on every run); that NGC's side failed every few runs is the "
         "maintainer's word"
     ),
+    "app-dllm-llada-pt-random-truncate-shape-mismatch-watchdog-8-gh200-nodes-slurm": (
+        "every rank timing out in the same all-reduce reads as a stalled collective (transient); "
+        "that random truncation gave the ranks different batch shapes is the maintainer's fix"
+    ),
+    "unknown-sglang-r1-two-h100-nodes-stuck-prefill-after-idle-watchdog-k8s": (
+        "a stall on every node with no fault reads as transient; the issue is open with only "
+        "workarounds (a restart, a keep-alive request)"
+    ),
 }
 
 

@@ -47,6 +47,7 @@ REQUIRED: dict[str, Blame] = {
     "ompi.error_log": Blame.SYMPTOM,
     "ompi.openib_completion_error": Blame.SYMPTOM,
     "ompi.tcp_peer_lost": Blame.SYMPTOM,
+    "ompi.tcp_unexpected_peer": Blame.APPLICATION,
     "ompi.peer_host": Blame.SYMPTOM,
     "ompi.ofi_completion_error": Blame.SYMPTOM,
     "ompi.ucx_ep_failed": Blame.SYMPTOM,
@@ -119,6 +120,19 @@ def test_a_crash_ucx_reports_is_not_a_complaint_about_a_peer() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    # horovod/horovod#1516 (Open MPI 4's wording), and 5.0's (rendered from btl_tcp_endpoint.c)
+    (
+        "ompi.tcp_unexpected_peer",
+        "[ib-gpu02][[22157,1],4][btl_tcp_endpoint.c:626:mca_btl_tcp_endpoint_recv_connect_ack] "
+        "received unexpected process identifier [[22157,1],7]",
+        {"got": "[[22157,1],7]"},
+    ),
+    (
+        "ompi.tcp_unexpected_peer",
+        "[n2][[4617,1],3][btl_tcp_endpoint.c:676:mca_btl_tcp_endpoint_recv_connect_ack] received "
+        "unexpected process identifier: got [[4617,1],5] expected [[4617,1],1]",
+        {"got": "[[4617,1],5]"},
+    ),
     # OLCF's Summit guide: IBM's collectives on GPU buffers with a complex datatype
     (
         "ompi.mpi_usage_error",
