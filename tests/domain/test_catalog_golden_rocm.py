@@ -44,6 +44,11 @@ REQUIRED: dict[str, Blame] = {
     "hip.device_unavailable": Blame.HARDWARE,
     "hip.no_gpu_visible": Blame.APPLICATION,
     "hip.unknown_error": Blame.HARDWARE,
+    # hipBLAS / rocBLAS statuses (s22-ddev depth review; tests/domain/test_catalog_depth_ddev.py)
+    "hip.blas_bad_call": Blame.APPLICATION,
+    "hip.blas_alloc_failed": Blame.APPLICATION,
+    "hip.blas_execution_failed": Blame.SYMPTOM,
+    "hip.blas_no_kernels_for_arch": Blame.APPLICATION,
     # ROCr
     "hsa.memory_fault": Blame.APPLICATION,
     "hsa.memory_fault_ecc": Blame.HARDWARE,
