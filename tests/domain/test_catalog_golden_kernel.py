@@ -31,6 +31,7 @@ REQUIRED: dict[str, Blame] = {
     "edac.corrected": Blame.INFO,
     "ghes.uncorrected": Blame.HARDWARE,
     "kernel.memory_failure": Blame.HARDWARE,
+    "kernel.memory_failure_killed": Blame.HARDWARE,
     "kernel.soft_lockup": Blame.SYMPTOM,
     "kernel.hard_lockup": Blame.HARDWARE,
     "kernel.rcu_stall": Blame.SYMPTOM,
