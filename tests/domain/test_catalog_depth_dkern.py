@@ -12,6 +12,9 @@ the codes it does not take.
   every status as a symptom).
 - nvrm.fabric_manager_not_loaded: NV_ERR_FABRIC_MANAGER_NOT_PRESENT, the node's fabric manager
   service, split off nvrm.device_fault_status (hardware 70, reset_gpu), which is narrowed.
+- ghes.fatal_panic, kernel.oom_panic: two panic reasons kernel.panic read alike (symptom 40):
+  ghes.c __ghes_panic (firmware's fatal hardware error) and oom_kill.c check_panic_on_oom (the
+  node out of memory with vm.panic_on_oom set).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ NEW: dict[str, Blame] = {
     "kernel.memory_failure_killed": Blame.HARDWARE,
     "nvrm.gsp_rpc_gpu_lost": Blame.HARDWARE,
     "nvrm.fabric_manager_not_loaded": Blame.HARDWARE,
+    "ghes.fatal_panic": Blame.HARDWARE,
+    "kernel.oom_panic": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -97,6 +102,27 @@ GOLDEN: Golden = [
         "nvrm.fabric_manager_not_loaded",
         {},
     ),
+    # Aili Yao on linux-edac, "Re: [PATCH v2] Dump cper error table in mce_panic" (2020-11-19; a
+    # fatal DIMM error on a Lenovo SR650)
+    (
+        "[  995.167274] Kernel panic - not syncing: Fatal hardware error!",
+        "ghes.fatal_panic",
+        {},
+    ),
+    # Michal Hocko, "[RFC] panic_on_oom_timeout" on linux-mm (2015-06-09)
+    (
+        "[  905.503378] Kernel panic - not syncing: Out of memory: system-wide panic_on_oom is "
+        "enabled",
+        "kernel.oom_panic",
+        {"mode": "system-wide"},
+    ),
+    # rendered: vm.panic_on_oom=2 (a cgroup's OOM panics the node too)
+    (
+        "[   81.234867] Kernel panic - not syncing: Out of memory: compulsory panic_on_oom is "
+        "enabled",
+        "kernel.oom_panic",
+        {"mode": "compulsory"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -135,6 +161,16 @@ NEGATIVE: list[tuple[str, str]] = [
         "NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] "
         "(0x00000062) returned from kchannelCtrlCmdResetIsolatedChannel",
     ),
+    # rendered: the other panic reasons stay with kernel.panic
+    ("ghes.fatal_panic", "Kernel panic - not syncing: Fatal exception in interrupt"),
+    ("ghes.fatal_panic", "Kernel panic - not syncing: Fatal machine check"),
+    ("kernel.oom_panic", "Kernel panic - not syncing: Out of memory and no killable processes..."),
+    ("kernel.oom_panic", "Kernel panic - not syncing: System is deadlocked on memory"),
+    # an OOM kill is kernel.oom_kill's, not a panic
+    (
+        "kernel.oom_panic",
+        "Out of memory: Killed process 4711 (python) total-vm:123456kB, anon-rss:120000kB",
+    ),
 ]
 
 (
@@ -160,11 +196,11 @@ def test_a_device_failure_names_the_node(key: str) -> None:
 def test_a_fabric_manager_not_loaded_is_the_nodes_setup_not_its_gpu() -> None:
     """NV_ERR_FABRIC_MANAGER_NOT_PRESENT no longer reads as a device fault to reset the GPU for;
     the node is inspected, named only with corroboration; the device statuses stay at 70."""
-    fm = GOLDEN[-1][0]
+    fm = next(line for line, key, _ in GOLDEN if key == "nvrm.fabric_manager_not_loaded")
     assert set(hits(fm)) & {"nvrm.device_fault_status"} == set()
     sig = CATALOG.signatures["nvrm.fabric_manager_not_loaded"]
     assert (sig.blame, sig.weight, sig.node_action.value) == (Blame.HARDWARE, 50, "inspect")
-    reset = NEGATIVE[-1][1]
+    reset = next(line for key, line in NEGATIVE if key == "nvrm.fabric_manager_not_loaded")
     assert ("nvrm.device_fault_status", Blame.HARDWARE, 70) in found(reset)
     for status in ("NVLINK_FABRIC_FAILURE", "FABRIC_STATE_OUT_OF_SYNC", "ECC_ERROR"):
         assert "nvrm.device_fault_status" in hits(f"Assertion failed: x [NV_ERR_{status}] (0x1)")
@@ -187,6 +223,21 @@ def test_the_old_entries_keep_the_codes_not_split_off() -> None:
         < 60
         <= catalog["kernel.memory_failure_killed"].weight
     )
+
+
+def test_a_panic_reads_by_its_reason() -> None:
+    """A panic on firmware's fatal hardware error names the node; a panic on OOM is the job's
+    memory and acts on no node; both keep kernel.panic beside them; other reasons only it."""
+    ghes = "[  995.167274] Kernel panic - not syncing: Fatal hardware error!"
+    assert {"ghes.fatal_panic", "kernel.panic"} <= set(hits(ghes))
+    sig = CATALOG.signatures["ghes.fatal_panic"]
+    assert (sig.blame, sig.node_action.value) == (Blame.HARDWARE, "inspect")
+    assert sig.weight >= 60
+    oom = CATALOG.signatures["kernel.oom_panic"]
+    assert (oom.blame, oom.node_action.value) == (Blame.APPLICATION, "none")
+    assert 50 <= oom.weight <= 60
+    other = "Kernel panic - not syncing: hung_task: blocked tasks"
+    assert set(hits(other)) == {"kernel.panic"}
 
 
 def test_a_killed_process_reads_as_the_nodes_hardware_alone() -> None:

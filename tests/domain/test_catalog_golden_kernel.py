@@ -32,6 +32,8 @@ REQUIRED: dict[str, Blame] = {
     "ghes.uncorrected": Blame.HARDWARE,
     "kernel.memory_failure": Blame.HARDWARE,
     "kernel.memory_failure_killed": Blame.HARDWARE,
+    "kernel.oom_panic": Blame.APPLICATION,
+    "ghes.fatal_panic": Blame.HARDWARE,
     "kernel.soft_lockup": Blame.SYMPTOM,
     "kernel.hard_lockup": Blame.HARDWARE,
     "kernel.rcu_stall": Blame.SYMPTOM,
