@@ -15,6 +15,9 @@ the codes it does not take.
 - ghes.fatal_panic, kernel.oom_panic: two panic reasons kernel.panic read alike (symptom 40):
   ghes.c __ghes_panic (firmware's fatal hardware error) and oom_kill.c check_panic_on_oom (the
   node out of memory with vm.panic_on_oom set).
+- dcgm.health_cpu_power_limit: DcgmHealthWatch.cpp MonitorCpuPower's FAILURE (a Grace CPU at its
+  power limit), and MonitorImex's (the IMEX service, dcgm.imex_unhealthy's), both left by the
+  narrowed dcgm.health_failure (hardware 70, drain_and_reset).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ NEW: dict[str, Blame] = {
     "nvrm.fabric_manager_not_loaded": Blame.HARDWARE,
     "ghes.fatal_panic": Blame.HARDWARE,
     "kernel.oom_panic": Blame.APPLICATION,
+    "dcgm.health_cpu_power_limit": Blame.INFO,
 }
 
 GOLDEN: Golden = [
@@ -123,6 +127,13 @@ GOLDEN: Golden = [
         "kernel.oom_panic",
         {"mode": "compulsory"},
     ),
+    # rendered from DcgmHealthWatch.cpp MonitorCpuPower through SetResponse (no public line found)
+    (
+        "nv-hostengine[77]: ERROR [77:79] [[Health]] Detected a FAILURE in health system Power: "
+        "'Detected 512.4 DCGM_FI_DEV_CPU_POWER_WATTS for 7:0 which is above the threshold 500.0'",
+        "dcgm.health_cpu_power_limit",
+        {"watts": "512.4", "cpu": "0", "limit": "500.0"},
+    ),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -166,6 +177,12 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ghes.fatal_panic", "Kernel panic - not syncing: Fatal machine check"),
     ("kernel.oom_panic", "Kernel panic - not syncing: Out of memory and no killable processes..."),
     ("kernel.oom_panic", "Kernel panic - not syncing: System is deadlocked on memory"),
+    # a CPU over its critical temperature stays dcgm.health_failure's (the node's cooling)
+    (
+        "dcgm.health_cpu_power_limit",
+        "nv-hostengine[77]: ERROR [77:79] [[Health]] Detected a FAILURE in health system Thermal: "
+        "'Detected 95.0 DCGM_FI_DEV_CPU_TEMP_CELSIUS for 7:0 which is above the threshold 90.0'",
+    ),
     # an OOM kill is kernel.oom_kill's, not a panic
     (
         "kernel.oom_panic",
@@ -238,6 +255,42 @@ def test_a_panic_reads_by_its_reason() -> None:
     assert 50 <= oom.weight <= 60
     other = "Kernel panic - not syncing: hung_task: blocked tasks"
     assert set(hits(other)) == {"kernel.panic"}
+
+
+IMEX_LINES = [
+    # rendered from DcgmHealthWatch.cpp MonitorImex through SetResponse
+    "nv-hostengine[77]: ERROR [77:79] [[Health]] Detected a FAILURE in health system NVLink: "
+    "'IMEX daemon status is 2 (not READY)'",
+    "nv-hostengine[77]: ERROR [77:79] [[Health]] Detected a FAILURE in health system NVLink: "
+    "'IMEX domain status is DEGRADED (unhealthy)'",
+]
+
+
+@pytest.mark.parametrize("line", IMEX_LINES)
+def test_an_imex_service_not_ready_is_no_gpu_failure(line: str) -> None:
+    """MonitorImex's FAILURE is the IMEX service or its domain: dcgm.imex_unhealthy's symptom,
+    no longer dcgm.health_failure's drain_and_reset."""
+    read = set(hits(line))
+    assert "dcgm.health_failure" not in read
+    assert "dcgm.imex_unhealthy" in read
+    assert all(blame is not Blame.HARDWARE for _, blame, _ in found(line))
+
+
+def test_a_cpu_at_its_power_limit_is_no_gpu_failure_but_device_failures_stay() -> None:
+    power = next(line for line, key, _ in GOLDEN if key == "dcgm.health_cpu_power_limit")
+    assert "dcgm.health_failure" not in hits(power)
+    sig = CATALOG.signatures["dcgm.health_cpu_power_limit"]
+    assert (sig.blame, sig.node_action.value) == (Blame.INFO, "monitor")
+    # NVIDIA/DCGM issue #270 (the entry's own example) and an NVLink counter FAILURE stay
+    for line in (
+        "nv-hostengine[1514002]: ERROR [1514002:1514004] [[Health]] Detected a FAILURE in health "
+        "system Memory: 'A double bit ECC error occurred on GPU 5.",
+        "Detected a FAILURE in health system NVLink: 'Detected 3 nvlink_flit_crc_error_count_total "
+        "NvLink errors on GPU 0's link 5 which exceeds threshold of 1'",
+        "Detected a FAILURE in health system Power: 'Detected 512.4 DCGM_FI_DEV_POWER_USAGE for "
+        "1:0 which is above the threshold 500.0'",
+    ):
+        assert hits(line)["dcgm.health_failure"]["system"] in {"Memory", "NVLink", "Power"}
 
 
 def test_a_killed_process_reads_as_the_nodes_hardware_alone() -> None:
