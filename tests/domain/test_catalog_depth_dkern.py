@@ -18,6 +18,9 @@ the codes it does not take.
 - dcgm.health_cpu_power_limit: DcgmHealthWatch.cpp MonitorCpuPower's FAILURE (a Grace CPU at its
   power limit), and MonitorImex's (the IMEX service, dcgm.imex_unhealthy's), both left by the
   narrowed dcgm.health_failure (hardware 70, drain_and_reset).
+- nvml.recovery_drain_p2p: nvidia-smi's "GPU Recovery Action : Drain P2P" (gpu.c's DRAIN_P2P,
+  set while NVLink's bandwidth mode changes under P2P traffic), left by the narrowed
+  nvml.recovery_action_required (hardware 70, reset_gpu).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ NEW: dict[str, Blame] = {
     "ghes.fatal_panic": Blame.HARDWARE,
     "kernel.oom_panic": Blame.APPLICATION,
     "dcgm.health_cpu_power_limit": Blame.INFO,
+    "nvml.recovery_drain_p2p": Blame.HARDWARE,
 }
 
 GOLDEN: Golden = [
@@ -134,6 +138,9 @@ GOLDEN: Golden = [
         "dcgm.health_cpu_power_limit",
         {"watts": "512.4", "cpu": "0", "limit": "500.0"},
     ),
+    # rendered from nvidia-smi -q's field (no public line with this value found)
+    ("    GPU Recovery Action                   : Drain P2P", "nvml.recovery_drain_p2p", {}),
+    ("GPU Recovery Action: Drain P2P", "nvml.recovery_drain_p2p", {}),
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -183,6 +190,10 @@ NEGATIVE: list[tuple[str, str]] = [
         "nv-hostengine[77]: ERROR [77:79] [[Health]] Detected a FAILURE in health system Thermal: "
         "'Detected 95.0 DCGM_FI_DEV_CPU_TEMP_CELSIUS for 7:0 which is above the threshold 90.0'",
     ),
+    # utkuozdemir/nvidia_gpu_exporter issue #393: a reset is still a reset
+    ("nvml.recovery_drain_p2p", "    GPU Recovery Action                   : Reset"),
+    ("nvml.recovery_drain_p2p", "    GPU Recovery Action                   : Drain and Reset"),
+    ("nvml.recovery_drain_p2p", "    GPU Recovery Action                   : None"),
     # an OOM kill is kernel.oom_kill's, not a panic
     (
         "kernel.oom_panic",
@@ -255,6 +266,17 @@ def test_a_panic_reads_by_its_reason() -> None:
     assert 50 <= oom.weight <= 60
     other = "Kernel panic - not syncing: hung_task: blocked tasks"
     assert set(hits(other)) == {"kernel.panic"}
+
+
+def test_drain_p2p_is_no_reset_but_the_other_actions_still_are() -> None:
+    drain = "    GPU Recovery Action                   : Drain P2P"
+    assert set(hits(drain)) == {"nvml.recovery_drain_p2p"}
+    sig = CATALOG.signatures["nvml.recovery_drain_p2p"]
+    assert (sig.blame, sig.node_action.value) == (Blame.HARDWARE, "monitor")
+    assert sig.weight < 60
+    for action in ("Reset", "Reboot", "Drain and Reset"):
+        line = f"    GPU Recovery Action                   : {action}"
+        assert hits(line)["nvml.recovery_action_required"]["action"] == action
 
 
 IMEX_LINES = [
