@@ -52,6 +52,7 @@ BLAME: dict[str, Blame] = {
     "nvrm.thread_timeout": Blame.SYMPTOM,
     "nvrm.assertion_failed": Blame.SYMPTOM,
     "nvrm.gsp_rpc_failed": Blame.SYMPTOM,
+    "nvrm.gsp_rpc_gpu_lost": Blame.HARDWARE,
     "nvrm.memsys_error": Blame.HARDWARE,
     "nvrm.no_device_initialized": Blame.HARDWARE,
     "nvrm.bar_invalid": Blame.HARDWARE,
@@ -248,6 +249,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "Aug 10 22:40:59.883607 anthill kernel: NVRM: GPU0 _issueRpcAndWait: rpcSendMessage "
         "failed with status 0x0000000f for fn 10 sequence 790!",
         "nvrm.gsp_rpc_failed",
+        {"status": "0x0000000f", "fn": "10"},
+    ),
+    # the same line: status 0x0F (NV_ERR_GPU_IS_LOST) is this node's GPU (depth review, session 22)
+    (
+        "Aug 10 22:40:59.883607 anthill kernel: NVRM: GPU0 _issueRpcAndWait: rpcSendMessage "
+        "failed with status 0x0000000f for fn 10 sequence 790!",
+        "nvrm.gsp_rpc_gpu_lost",
         {"status": "0x0000000f", "fn": "10"},
     ),
     # the RPC dump after XID 79 and 119 (pop-os/pop issue #3363 quotes its start; the whole line
