@@ -301,6 +301,7 @@ def test_an_imex_service_not_ready_is_no_gpu_failure(line: str) -> None:
 def test_a_cpu_at_its_power_limit_is_no_gpu_failure_but_device_failures_stay() -> None:
     power = next(line for line, key, _ in GOLDEN if key == "dcgm.health_cpu_power_limit")
     assert "dcgm.health_failure" not in hits(power)
+    assert "dcgm.field_violation" not in hits(power)  # nor the field-violation reading (60)
     sig = CATALOG.signatures["dcgm.health_cpu_power_limit"]
     assert (sig.blame, sig.node_action.value) == (Blame.INFO, "monitor")
     # NVIDIA/DCGM issue #270 (the entry's own example) and an NVLink counter FAILURE stay
