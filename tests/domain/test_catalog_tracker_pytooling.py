@@ -40,6 +40,8 @@ BLAME: dict[str, Blame] = {
     "pip.uv_no_solution": Blame.APPLICATION,
     "pip.requires_python": Blame.APPLICATION,
     "pip.requirements_unusable": Blame.APPLICATION,
+    "pip.requirements_file_io": Blame.SYMPTOM,
+    "conda.download_ca_unreadable": Blame.APPLICATION,
     "pip.wheel_build_failed": Blame.APPLICATION,
     "conda.download_failed": Blame.TRANSIENT,
     "conda.shell_not_initialized": Blame.APPLICATION,
@@ -256,6 +258,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "'requirement.txt'",
         "pip.requirements_unusable",
         {},
+    ),
+    # rendered from pip's req_file.py get_file_content (depth review s22-dapp): the same open on a
+    # stale NFS handle is the storage's, not the job's file list
+    (
+        "ERROR: Could not open requirements file: [Errno 116] Stale file handle: "
+        "'/shared/project/requirements.txt'",
+        "pip.requirements_file_io",
+        {"errno": "116"},
+    ),
+    # rendered from libmamba's build_download_error with curl's CURLE_SSL_CACERT_BADFILE text
+    (
+        "critical libmamba Download error (77) Problem with the SSL CA cert (path? access "
+        "rights?) [https://conda.anaconda.org/conda-forge/linux-64/repodata.json]",
+        "conda.download_ca_unreadable",
+        {"code": "77"},
     ),
     # MzeroMiko/VMamba issue #32, victorbai2/TFpackageText issue #1, antgroup/LLMOPT pull
     # request #8 (pip 24's parser message after the quote)

@@ -44,6 +44,7 @@ BLAME: dict[str, Blame] = {
     "tgi.model_init_failed": Blame.SYMPTOM,
     "lmdeploy.turbomind_cuda_oom": Blame.APPLICATION,
     "lmdeploy.turbomind_cuda_error": Blame.SYMPTOM,
+    "lmdeploy.turbomind_cuda_usage": Blame.APPLICATION,
     "sglang.router_workers_unhealthy": Blame.SYMPTOM,
     "nvdynamo.nats_unreachable": Blame.SYMPTOM,
     "llmd.no_target_pod": Blame.SYMPTOM,
@@ -304,6 +305,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
             "error": "API call is not supported in the installed CUDA driver",
             "where": "/lmdeploy/src/turbomind/utils/allocator.h:163",
         },
+    ),
+    # rendered from TurboMind's check() (depth review s22-dapp): the job's own use of CUDA
+    (
+        "RuntimeError: [TM][ERROR] CUDA runtime error: invalid argument "
+        "/lmdeploy/src/turbomind/utils/allocator.h:197",
+        "lmdeploy.turbomind_cuda_usage",
+        {"error": "invalid argument"},
     ),
     # sgl-project/sglang issue #2778 (title: --enable-torch-compile outlasting the 300 s wait)
     (

@@ -53,6 +53,7 @@ BLAME: dict[str, Blame] = {
     "neptune.api_token_rejected": Blame.APPLICATION,
     "neptune.connection_interrupted": Blame.INFO,
     "clearml.credentials_rejected": Blame.APPLICATION,
+    "clearml.login_server_error": Blame.TRANSIENT,
     "tensorboard.fs_scheme_unimplemented": Blame.APPLICATION,
 }
 
@@ -380,6 +381,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "search_hidden=True)",
         "clearml.credentials_rejected",
         {"endpoint": "projects.get_all"},
+    ),
+    # rendered from session.py refresh_token (depth review s22-dapp): the server's own 5xx
+    (
+        "clearml.backend_api.session.defs.LoginError: Failed getting token (error 500 from "
+        "http://clearml-apiserver:8008): General data error",
+        "clearml.login_server_error",
+        {"status": "500", "server": "http://clearml-apiserver:8008"},
     ),
     # --- TensorBoard / TensorFlow file systems ---
     # argonne-lcf/dlio_benchmark issue #87 (a Docker image without tensorflow-io's S3)
