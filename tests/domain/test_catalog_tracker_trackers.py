@@ -35,6 +35,7 @@ BLAME: dict[str, Blame] = {
     "wandbsdk.api_key_missing": Blame.APPLICATION,
     "wandbsdk.api_refused": Blame.APPLICATION,
     "wandbsdk.permission_denied": Blame.APPLICATION,
+    "wandbsdk.api_client_error": Blame.APPLICATION,
     "wandbsdk.service_start_failed": Blame.SYMPTOM,
     "wandbsdk.core_unavailable": Blame.APPLICATION,
     "wandbsdk.stream_chunk_dropped": Blame.SYMPTOM,
@@ -114,6 +115,17 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "verify that there are no issues with your networking setup.(Error 404: Not Found)",
         "wandbsdk.permission_denied",
         {},
+    ),
+    # rendered: wandb/apis/normalize.py, the Public API's 4xx (and its reason-only form)
+    (
+        "wandb.errors.CommError: HTTP 404: project not found",
+        "wandbsdk.api_client_error",
+        {"status": "404"},
+    ),
+    (
+        "wandb.errors.errors.CommError: HTTP 403 (Forbidden)",
+        "wandbsdk.api_client_error",
+        {"status": "403"},
     ),
     # dotchen/LAV issue #45 (an evaluation script wrapping the message)
     (
@@ -420,6 +432,9 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 
 # (key, look-alike line it must not match)
 NEGATIVE: list[tuple[str, str]] = [
+    # the service's own failures stay the service's (service.wandb_init_timeout)
+    ("wandbsdk.api_client_error", "wandb.errors.CommError: HTTP 429: rate limit exceeded"),
+    ("wandbsdk.api_client_error", "wandb.errors.CommError: HTTP 502 (Bad Gateway)"),
     # W&B's routine login and start lines (MarkFzp/act-plus-plus issue #14, wandb/examples #57)
     (
         "wandbsdk.api_key_missing",
@@ -586,3 +601,11 @@ def test_no_golden_line_is_read_with_two_blames() -> None:
             if k not in {"python.exception", "python.exception_elsewhere"}
         }
         assert len(blames) == 1, (line, blames)
+
+
+def test_a_public_api_client_error_is_the_jobs_and_a_server_error_the_services() -> None:
+    refused = hits("wandb.errors.CommError: HTTP 404: project not found")
+    assert "wandbsdk.api_client_error" in refused
+    assert "service.wandb_init_timeout" not in refused
+    failed = hits("wandb.errors.CommError: HTTP 502 (Bad Gateway)")
+    assert "service.wandb_init_timeout" in failed and "wandbsdk.api_client_error" not in failed
