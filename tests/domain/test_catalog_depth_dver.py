@@ -153,7 +153,7 @@ def test_captures_survive_the_wider_patterns() -> None:
     line = ("gpu-a01:4821:4890 [0] transport/net_ib.cc:171 NCCL WARN NET/IB : mlx5_0:1 Got async "
             "error event: port error")  # fmt: skip
     assert details(line, "nccl.ib_async_port_error") == {"device": "mlx5_0", "port": "1"}
-    line = "gpu-a01:4821:4890 [3] include/alloc.h:124 NCCL WARN Failed to CUDA calloc async 4096 bytes"
+    line = "gpu-a01:4821:4890 [3] NCCL WARN Failed to CUDA calloc async 4096 bytes"
     assert details(line, "nccl.cuda_oom")["bytes"] == "4096"
 
 
