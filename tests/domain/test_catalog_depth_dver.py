@@ -135,6 +135,12 @@ def details(line: str, signal: str) -> dict[str, str]:
         ("gpu-a01:4821:4850 [0] misc/socket.cc:395 NCCL WARN Net : connecting to address  with "
          "family 0 is neither AF_INET(2) nor AF_INET6(10)", "nccl.no_socket_interface",
          Blame.APPLICATION),
+        # rendered: NCCL v2.17.1 src/init.cc parseCommConfig (minCTAs/maxCTAs, 2.17+)
+        ("gpu-a01:4821:4821 [0] init.cc:1193 NCCL WARN Invalid config min/max channels attribute "
+         "value -2147483648/-2147483648", "nccl.config_invalid", Blame.APPLICATION),
+        # rendered: NCCL v2.22.3 src/group.cc ncclGroupEndInternal (ncclGroupSimulateEnd, 2.22+)
+        ("gpu-a01:4821:4821 [0] group.cc:502 NCCL WARN ncclSimInfo_t argument not initialized via "
+         "NCCL_SIM_INFO_INITIALIZER", "ncclcomm.struct_not_initialized", Blame.APPLICATION),
     ],
 )  # fmt: skip
 def test_older_and_newer_wordings(line: str, signal: str, blame: Blame) -> None:
