@@ -34,9 +34,9 @@ def details(line: str, signal: str) -> dict[str, str]:
     ("line", "signal", "blame"),
     [
         # rendered: NCCL v2.23.4 src/transport/net_ib.cc ncclIbAsyncThreadMain (2.23-2.28.3 print
-        # every non-fatal event as "Got async error event")
+        # every non-fatal event as "Got async error event"; a port error there is weak evidence)
         ("gpu-a01:4821:4890 [0] transport/net_ib.cc:171 NCCL WARN NET/IB : mlx5_0:1 Got async "
-         "error event: port error", "nccl.ib_async_port_error", Blame.HARDWARE),
+         "error event: port error", "nccl.ib_async_port_error_nonfatal", Blame.HARDWARE),
         # rendered: NCCL v2.23.4 src/transport/net_ib.cc ncclIbAsyncThreadMain
         ("gpu-a01:4821:4890 [0] transport/net_ib.cc:171 NCCL WARN NET/IB : mlx5_0:1 Got async "
          "error event: port active", "nccl.ib_async_benign", Blame.INFO),
@@ -158,7 +158,8 @@ def test_captures_survive_the_wider_patterns() -> None:
     assert details(line, "nccl.socket_poll_connect_failed")["peer"] == "10.1.2.3"
     line = ("gpu-a01:4821:4890 [0] transport/net_ib.cc:171 NCCL WARN NET/IB : mlx5_0:1 Got async "
             "error event: port error")  # fmt: skip
-    assert details(line, "nccl.ib_async_port_error") == {"device": "mlx5_0", "port": "1"}
+    assert details(line, "nccl.ib_async_port_error_nonfatal") == {"device": "mlx5_0", "port": "1"}
+    assert "nccl.ib_async_port_error" not in found(line)
     line = "gpu-a01:4821:4890 [3] NCCL WARN Failed to CUDA calloc async 4096 bytes"
     assert details(line, "nccl.cuda_oom")["bytes"] == "4096"
 
