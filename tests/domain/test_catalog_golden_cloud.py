@@ -108,6 +108,18 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         '{"action": "terminate", "time": "2017-09-18T08:22:00Z"}',
         {},
     ),
+    (  # runs-on/runs-on issue #277: the notice quoted inside the spot watcher's JSON record
+        "cloud.aws_spot_interruption",
+        '{"level":"warn","time":"2025-03-12T10:01:02Z","message":"Spot interruption payload '
+        'received: {\\"action\\":\\"terminate\\",\\"time\\":\\"2025-03-12T10:03:02Z\\"}"}',
+        {},
+    ),
+    (  # runs-on/runs-on issue #277: the watcher's own warning
+        "cloud.aws_spot_interruption",
+        '{"level":"warn","time":"2025-03-12T10:01:02Z","message":"Instance is going to be '
+        'interrupted in 2 minutes. Exiting..."}',
+        {},
+    ),
     (  # stackhpc/magnum-terraform README.md (three empty nodes removed in a row)
         "cloud.k8s_autoscaler_scale_down",
         "        I1017 14:00:17.891315       1 scale_down.go:882] Scale-down: removing empty "
