@@ -85,3 +85,15 @@ def test_a_restart_may_hand_the_ranks_out_again() -> None:
 def test_one_node_announcing_a_rank_twice_names_no_duplicate() -> None:
     findings = scan("n1", lightning(0, 2), lightning(0, 2, second=30), lightning(1, 2))
     assert duplicate_ranks(findings) == []
+
+
+def test_separate_trainings_one_per_node_each_with_its_whole_world_are_not_compared() -> None:
+    # one allocation running a 4-GPU training on each node: ranks 0-3 of 4 on both
+    findings = [
+        *scan("n1", *(lightning(r, 4, second=r) for r in range(4))),
+        *scan("n2", *(lightning(r, 4, second=r) for r in range(4))),
+    ]
+    assert duplicate_ranks(findings) == []
+    # single-process runs (a world of one) on every node, by design
+    alone = [*scan("n1", lightning(0, 1)), *scan("n2", lightning(0, 1))]
+    assert duplicate_ranks(alone) == []

@@ -13,7 +13,10 @@ retry: the job's launch, not a node. Two nodes announcing different world sizes 
 start-up say the same (each node was told another job shape).
 
 What is not compared: announcements far apart in time (an elastic restart may hand the ranks
-out again, on other nodes or in another world size) and a rank announced twice on one node.
+out again, on other nodes or in another world size), a rank announced twice on one node, and
+nodes that each announce their whole world (every rank of it): one allocation may run separate
+trainings, one per node, each with its own ranks 0..W-1. Only a world that spans nodes (a node
+announcing fewer ranks than its world holds) can have a rank claimed twice.
 """
 
 from __future__ import annotations
@@ -37,17 +40,31 @@ def duplicate_ranks(findings: Sequence[Finding]) -> list[Finding]:
         (f for f in findings if f.signal in ANNOUNCEMENTS and f.at is not None),
         key=lambda f: (f.at, f.node, f.line),
     )
+    spanning = _spanning(said)
     for i, first in enumerate(said):
         for other in said[i + 1 :]:
             assert first.at is not None and other.at is not None
             if other.at - first.at > SAME_START:
                 break
-            if other.node == first.node:
+            if other.node == first.node or not ({first.node, other.node} & spanning):
                 continue
             reason = _conflict(first, other)
             if reason is not None:
                 return [_finding(first, other, reason)]
     return []
+
+
+def _spanning(said: Sequence[Finding]) -> set[str]:
+    """The nodes that announced fewer distinct ranks than the world they named (of more than
+    one process): their world spans other nodes."""
+    ranks: dict[tuple[str, str], set[str]] = {}
+    for f in said:
+        world, rank = f.detail("world"), f.detail("global_rank")
+        if world and rank is not None:
+            ranks.setdefault((f.node, world), set()).add(rank)
+    return {
+        node for (node, world), seen in ranks.items() if int(world) > 1 and len(seen) < int(world)
+    }
 
 
 def _conflict(a: Finding, b: Finding) -> str | None:
