@@ -6,17 +6,11 @@ emitter's format string (said "rendered")."""
 from __future__ import annotations
 
 import io
-from datetime import UTC, datetime
 
 import pytest
 
-from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.records import Blame, NodeAction, Source
-from autorecover.parsing.scanning import Scanner
-
-CATALOG = builtin_catalog()
-SCANNER = Scanner(CATALOG)
-T0 = datetime(2026, 3, 4, tzinfo=UTC)
+from domain.golden import CATALOG, SCANNER, T0
 
 # key -> (blame, the weight range it must keep)
 ADDED: dict[str, tuple[Blame, range]] = {

@@ -6,16 +6,11 @@ keep leaving alone the INFO-level and retry look-alikes listed at the end."""
 from __future__ import annotations
 
 import io
-from datetime import UTC, datetime
 
 import pytest
 
-from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.records import Blame, Source
-from autorecover.parsing.scanning import Scanner
-
-SCANNER = Scanner(builtin_catalog())
-T0 = datetime(2026, 3, 4, tzinfo=UTC)
+from domain.golden import SCANNER, T0
 
 
 def found(line: str, source: Source = Source.LOGS) -> dict[str, Blame]:
