@@ -958,6 +958,10 @@ KNOWN_MISSES: dict[str, str] = {
         "a stall on every node with no fault reads as transient; the issue is open with only "
         "workarounds (a restart, a keep-alive request)"
     ),
+    "unknown-two-gpu-nodes-of-four-reboot-together-unexpectedly-twice-no-finding-slurm": (
+        "two nodes booting hard together read as their shared power or site (transient); the "
+        "thread never said why they rebooted (unknown)"
+    ),
 }
 
 
