@@ -616,9 +616,10 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
     ),
     # NVIDIA/nccl issue #905 (a comment; the reporter's flapping link)
     ("nccl.ib_async_port_error", "NCCL WARN NET/IB : Got async event : port error", {}),
-    # synthesized from NCCL 2.23+ formats (src/transport/net_ib/common.cc), device and port named
+    # synthesized from NCCL 2.28.9+ formats (src/transport/net_ib/common.cc), device and port
+    # named; NCCL files the port error under "the above are non-fatal" and runs on
     (
-        "nccl.ib_async_port_error",
+        "nccl.ib_async_port_error_nonfatal",
         "gpu-b07:52211:52290 [0] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_3:1 "
         "Got non-fatal async event: port error(10)",
         {"device": "mlx5_3", "port": "1"},
