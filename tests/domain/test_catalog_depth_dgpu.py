@@ -29,40 +29,72 @@ def details(line: str, signal: str, source: Source = Source.LOGS) -> dict[str, s
 
 DCGM = [
     # rendered: DCGM v2.3.4-v3.3.9 dcgmlib/dcgm_errors.h DCGM_FR_BROKEN_P2P_MEMORY_DEVICE_MSG
-    ("GPU 2 was unsuccessfully written to in a peer-to-peer test: Memory mismatch",
-     "dcgm.broken_p2p", Blame.HARDWARE),
+    (
+        "GPU 2 was unsuccessfully written to in a peer-to-peer test: Memory mismatch",
+        "dcgm.broken_p2p",
+        Blame.HARDWARE,
+    ),
     # rendered: DCGM v2.3.4-v3.3.9 dcgmlib/dcgm_errors.h DCGM_FR_BROKEN_P2P_WRITER_DEVICE_MSG
-    ("GPU 0 unsuccessfully wrote data in a peer-to-peer test: cudaMemcpy returned an error",
-     "dcgm.broken_p2p", Blame.HARDWARE),
+    (
+        "GPU 0 unsuccessfully wrote data in a peer-to-peer test: cudaMemcpy returned an error",
+        "dcgm.broken_p2p",
+        Blame.HARDWARE,
+    ),
     # rendered: DCGM v4.0.0-v4.4.1 dcgmlib/dcgm_errors.h DCGM_FR_FABRIC_MANAGER_TRAINING_ERROR_MSG
-    ("Fabric Manager (Cluster UUID: 7a9c1c1e-0000-0000-0000-000000000000, Clique ID: 32766): "
-     "Fabric training failed.", "dcgm.fabric_manager", Blame.HARDWARE),
+    (
+        "Fabric Manager (Cluster UUID: 7a9c1c1e-0000-0000-0000-000000000000, Clique ID: 32766): "
+        "Fabric training failed.",
+        "dcgm.fabric_manager",
+        Blame.HARDWARE,
+    ),
     # rendered: DCGM v2.1.4-v4.5.2 dcgmlib/dcgm_errors.h DCGM_FR_FIELD_THRESHOLD_DBL_MSG
-    ("Detected 12.5 pcie_replay_counter for GPU 3 which is above the threshold 10.0",
-     "dcgm.field_violation", Blame.HARDWARE),
+    (
+        "Detected 12.5 pcie_replay_counter for GPU 3 which is above the threshold 10.0",
+        "dcgm.field_violation",
+        Blame.HARDWARE,
+    ),
     # rendered: DCGM v2.3.4-v3.2.6 dcgmlib/dcgm_errors.h DCGM_FR_PENDING_ROW_REMAP_MSG
-    ("GPU 1 has uncorrectable memory errors and row remappings are pending",
-     "dcgm.row_remap_pending", Blame.HARDWARE),
+    (
+        "GPU 1 has uncorrectable memory errors and row remappings are pending",
+        "dcgm.row_remap_pending",
+        Blame.HARDWARE,
+    ),
     # rendered: DCGM v2.1.4 dcgmlib/dcgm_errors.h DCGM_FR_ROW_REMAP_FAILURE_MSG
     ("Error: Row remapping failed.", "dcgm.row_remap_failure", Blame.HARDWARE),
     # rendered: DCGM v3.2.5-v3.2.6 dcgmlib/dcgm_errors.h DCGM_FR_PCIE_REPLAYS_MSG (code 98)
-    ("GPU 4 had PCIe replays, see dmesg for more information", "dcgm.pcie_replay",
-     Blame.HARDWARE),
+    ("GPU 4 had PCIe replays, see dmesg for more information", "dcgm.pcie_replay", Blame.HARDWARE),
     # rendered: DCGM v2.1.4-v3.3.9 dcgmlib/dcgm_errors.h DCGM_FR_CLOCK_THROTTLE_THERMAL_MSG
-    ("Detected clock throttling due to thermal violation in GPU 2.", "dcgm.thermal",
-     Blame.HARDWARE),
+    (
+        "Detected clock throttling due to thermal violation in GPU 2.",
+        "dcgm.thermal",
+        Blame.HARDWARE,
+    ),
     # rendered: DCGM v2.1.4 dcgmlib/dcgm_errors.h DCGM_FR_THERMAL_VIOLATIONS_TS_MSG
-    ("Thermal violations totaling 12 samples started at 3.0 seconds into the test for GPU 5",
-     "dcgm.thermal", Blame.HARDWARE),
+    (
+        "Thermal violations totaling 12 samples started at 3.0 seconds into the test for GPU 5",
+        "dcgm.thermal",
+        Blame.HARDWARE,
+    ),
     # rendered: DCGM v2.1.4-v3.3.9 dcgmlib/dcgm_errors.h DCGM_FR_CLOCK_THROTTLE_POWER_MSG
-    ("Detected clock throttling due to power violation in GPU 6.", "dcgm.power_clocks",
-     Blame.HARDWARE),
+    (
+        "Detected clock throttling due to power violation in GPU 6.",
+        "dcgm.power_clocks",
+        Blame.HARDWARE,
+    ),
     # rendered: DCGM v2.1.4-v3.3.9 dcgmlib/dcgm_errors.h DCGM_FR_THROTTLING_VIOLATION_MSG
-    ("Clocks are being throttled for GPU 1 because of clock throttling starting 4.0 seconds into "
-     "the test. HW Slowdown is engaged", "dcgm.power_clocks", Blame.HARDWARE),
+    (
+        "Clocks are being throttled for GPU 1 because of clock throttling starting 4.0 seconds into "
+        "the test. HW Slowdown is engaged",
+        "dcgm.power_clocks",
+        Blame.HARDWARE,
+    ),
     # rendered: DCGM v2.1.4-v3.1.8 dcgmlib/dcgm_errors.h DCGM_FR_PERSISTENCE_MODE_MSG
-    ("Persistence mode for GPU 0 is currently disabled. The DCGM diagnostic requires peristence "
-     "mode to be enabled.", "dcgm.diagnostic_setup", Blame.INFO),
+    (
+        "Persistence mode for GPU 0 is currently disabled. The DCGM diagnostic requires peristence "
+        "mode to be enabled.",
+        "dcgm.diagnostic_setup",
+        Blame.INFO,
+    ),
     # rendered: DCGM v2.1.4-v4.0.0 dcgmlib/dcgm_errors.h DCGM_FR_TEST_DISABLED_MSG
     ("The Diagnostic test is skipped for this GPU.", "dcgm.diagnostic_setup", Blame.INFO),
     # rendered: DCGM v2.1.4-v2.4.7 dcgmlib/dcgm_errors.h DCGM_FR_BLACKLISTED_DRIVER_MSG
@@ -81,7 +113,7 @@ def test_captures_survive_the_wider_patterns() -> None:
     assert details(line, "dcgm.broken_p2p")["gpu"] == "2"
     line = "GPU 2 was unsuccessfully written to by GPU 0 over NVLink in a peer-to-peer test: x"
     assert details(line, "dcgm.broken_p2p") == {"gpu": "2", "writer": "0", "link": "NVLink"}
-    line = ("Fabric Manager (Cluster UUID: 7a9c, Clique ID: 32766): Fabric training failed.")
+    line = "Fabric Manager (Cluster UUID: 7a9c, Clique ID: 32766): Fabric training failed."
     assert details(line, "dcgm.fabric_manager") == {"cluster": "7a9c", "clique": "32766"}
     line = "Detected 12.5 pcie_replay_counter for GPU 3 which is above the threshold 10.0"
     assert details(line, "dcgm.field_violation")["entity"] == "3"
