@@ -12,7 +12,7 @@ import io
 import pytest
 
 from autorecover.domain.records import Blame, Source
-from domain.golden import SCANNER, T0
+from domain.golden import SCANNER, T0, hits
 
 
 def found(line: str, source: Source = Source.LOGS) -> dict[str, Blame]:
@@ -108,6 +108,105 @@ def test_older_and_newer_wordings(line: str, signal: str, blame: Blame) -> None:
     assert signals.get(signal) is blame, signals
 
 
+NVRM = [
+    # rendered: open-gpu-kernel-modules 525.147.05 src/nvidia/src/kernel/gpu/gsp/arch/turing/
+    # kernel_gsp_tu102.c kgspWaitForGfwBootOk_TU102 (525-530; 545 adds ", VBIOS version %s")
+    (
+        "NVRM: kgspWaitForGfwBootOk_TU102: failed to wait for GFW_BOOT: 0x0 (progress 0x3)",
+        "nvrm.gpu_boot_failed",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 545.29.06 same function
+    (
+        "NVRM: kgspWaitForGfwBootOk_TU102: failed to wait for GFW_BOOT: 0x0 (progress 0x3, VBIOS "
+        "version 96.00.89.00.01)",
+        "nvrm.gpu_boot_failed",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 530.41.03 kernel_gsp_tu102.c kgspWaitForGfwBootOk_TU102
+    (
+        "NVRM: kgspWaitForGfwBootOk_TU102: Timeout waiting for GFW_BOOT to complete",
+        "nvrm.gpu_boot_failed",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 515.105.01 src/common/nvswitch/kernel/inc/
+    # intr_nvswitch.h NVSWITCH_REPORT_FATAL ("Fatal, %s, instance=%d, chiplet=%d", 515-580)
+    (
+        "nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 22013, Fatal, Minion Link DLREQ interrupt, "
+        "instance=3, chiplet=1",
+        "nvswitch.sxid_fatal",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 535.288.01 common/nvswitch (SOE command timeout)
+    (
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 26005, Fatal, Timed out while waiting for SOE "
+        "command completion. Data {0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, "
+        "0x00000000}",
+        "nvswitch.sxid_fatal",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 515.105.01 intr_nvswitch.h NVSWITCH_REPORT_NONFATAL
+    (
+        "nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 12022, Non-fatal, ingress header DBE, "
+        "instance=3, chiplet=1",
+        "nvswitch.sxid_nonfatal",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 515.105.01 src/nvidia/kernel/vgpu/nv/rpc.c _issueRpcAsync
+    (
+        "NVRM: _issueRpcAsync: rpcSendMessage failed with status 0x00000065 for fn 76!",
+        "nvrm.gsp_rpc_failed",
+        Blame.SYMPTOM,
+    ),
+    # rendered: open-gpu-kernel-modules 580.142 src/nvidia/src/kernel/vgpu/rpc.c _issueRpcLarge
+    (
+        "NVRM: GPU0 _issueRpcLarge: rpcSendMessage failed with status 0x0000000f for fn 76!",
+        "nvrm.gsp_rpc_gpu_lost",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 515.105.01 kernel_gsp.c _kgspRpcDrainOneEvent (decimal)
+    (
+        "NVRM: _kgspRpcDrainOneEvent: Failed to process received event 4098: status=0x0000000f",
+        "nvrm.gsp_rpc_failed",
+        Blame.SYMPTOM,
+    ),
+    # rendered: open-gpu-kernel-modules 525.147.05 kernel_gsp.c _kgspRpcDrainOneEvent
+    (
+        "NVRM: _kgspRpcDrainOneEvent: Failed to process received event 0x1002 (RUN_CPU_SEQUENCER): "
+        "status=0x00000065",
+        "nvrm.gsp_rpc_failed",
+        Blame.SYMPTOM,
+    ),
+    # rendered: open-gpu-kernel-modules 565.77 src/nvidia/src/kernel/gpu/fsp/kern_fsp.c
+    # kfspPollForCanSend_IMPL (565, 575)
+    (
+        "NVRM: kfspPollForCanSend_IMPL: Timed out waiting for FSP command queue to be empty.",
+        "nvrm.fsp_timeout",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 570.211.01 kern_fsp.c kfspPollForCanSend_IMPL (570, 580)
+    (
+        "NVRM: kfspPollForCanSend_IMPL: Timed out waiting for FSP queues to be empty.",
+        "nvrm.fsp_timeout",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 550.163.01 src/nvidia/src/kernel/gpu/mem_sys/arch/hopper/
+    # kern_mem_sys_gh100.c kmemsysDoCacheOp_GH100 ("should not timeout, except for a HW bug")
+    (
+        "NVRM: GPU3 kmemsysDoCacheOp_GH100: - timeout error waiting for reg 0x1e42c update "
+        "cnt=2000001",
+        "nvrm.memsys_error",
+        Blame.HARDWARE,
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "signal", "blame"), NVRM)
+def test_driver_wordings_across_releases(line: str, signal: str, blame: Blame) -> None:
+    signals = found(line, Source.SYSTEM)
+    assert signals.get(signal) is blame, signals
+
+
 def test_captures_survive_the_wider_patterns() -> None:
     line = "GPU 2 was unsuccessfully written to in a peer-to-peer test: Memory mismatch"
     assert details(line, "dcgm.broken_p2p")["gpu"] == "2"
@@ -119,6 +218,14 @@ def test_captures_survive_the_wider_patterns() -> None:
     assert details(line, "dcgm.field_violation")["entity"] == "3"
     line = "GPU 1 has uncorrectable memory errors and row remappings are pending"
     assert details(line, "dcgm.row_remap_pending") == {"pending_gpu": "1"}
+    line = "nvidia-nvswitch1: SXid (PCI:0000:aa:00.0): 20034, Fatal, Link 32 LTSSM Fault Up"
+    assert details(line, "nvswitch.sxid_fatal", Source.SYSTEM) == {
+        "pci": "0000:aa:00.0",
+        "sxid": "20034",
+        "link": "32",
+    }
+    line = "NVRM: _kgspRpcDrainOneEvent: Failed to process received event 4098: status=0x0000000f"
+    assert details(line, "nvrm.gsp_rpc_failed", Source.SYSTEM) == {"event": "4098"}
 
 
 LOOK_ALIKES = [
@@ -127,9 +234,26 @@ LOOK_ALIKES = [
     ("Row remapping failed to allocate a spare row", "dcgm.row_remap_failure"),
     # an integer over threshold stays dcgm.field_threshold's (monitor), not the violation's
     ("Detected 12 xid_errors for GPU 3 which is above the threshold 10", "dcgm.field_violation"),
+    # a non-fatal SXid is never the fatal entry's, a fatal one never the non-fatal's
+    (
+        "nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 12022, Non-fatal, ingress header DBE, "
+        "instance=3, chiplet=1",
+        "nvswitch.sxid_fatal",
+    ),
+    (
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 26005, Fatal, Unexpected PRI error",
+        "nvswitch.sxid_nonfatal",
+    ),
+    # the GPU's SEC2 queue (580) is not the FSP
+    (
+        "NVRM: ksec2PollForCanSend: Timed out waiting for SEC2 command queue to be empty.",
+        "nvrm.fsp_timeout",
+    ),
+    # another RPC path's own words are not rpcSendMessage's
+    ("NVRM: _issueRpcAndWaitLarge: rpcRecvPoll timedout for fn 76!", "nvrm.gsp_rpc_gpu_lost"),
 ]
 
 
 @pytest.mark.parametrize(("line", "signal"), LOOK_ALIKES)
 def test_look_alikes_do_not_match(line: str, signal: str) -> None:
-    assert signal not in found(line)
+    assert signal not in hits(line)
