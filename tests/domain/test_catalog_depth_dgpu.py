@@ -207,6 +207,23 @@ def test_driver_wordings_across_releases(line: str, signal: str, blame: Blame) -
     assert signals.get(signal) is blame, signals
 
 
+ROCM = [
+    # rendered: ROCm/rccl rocm-5.1.3 src/transport/p2p.cc p2pSendSetup ("[Rem Allocator]" prefix,
+    # dropped in rocm-5.3.0)
+    (
+        "node01:5161:5196 [1] NCCL WARN [Rem Allocator] hipIpcGetMemHandle failed : invalid argument",
+        "rccl.ipc_failed",
+        Blame.SYMPTOM,
+    ),
+]
+
+
+@pytest.mark.parametrize(("line", "signal", "blame"), ROCM)
+def test_rocm_wordings_across_releases(line: str, signal: str, blame: Blame) -> None:
+    signals = found(line)
+    assert signals.get(signal) is blame, signals
+
+
 def test_captures_survive_the_wider_patterns() -> None:
     line = "GPU 2 was unsuccessfully written to in a peer-to-peer test: Memory mismatch"
     assert details(line, "dcgm.broken_p2p")["gpu"] == "2"
@@ -226,6 +243,11 @@ def test_captures_survive_the_wider_patterns() -> None:
     }
     line = "NVRM: _kgspRpcDrainOneEvent: Failed to process received event 4098: status=0x0000000f"
     assert details(line, "nvrm.gsp_rpc_failed", Source.SYSTEM) == {"event": "4098"}
+    line = "n1:5161:5196 [1] NCCL WARN [Rem Allocator] hipIpcGetMemHandle failed : invalid argument"
+    assert details(line, "rccl.ipc_failed") == {
+        "call": "hipIpcGetMemHandle",
+        "error": "invalid argument",
+    }
 
 
 LOOK_ALIKES = [
