@@ -198,6 +198,33 @@ NVRM = [
         "nvrm.memsys_error",
         Blame.HARDWARE,
     ),
+    # rendered: open-gpu-kernel-modules 525.147.05 src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c
+    # _kgspLogXid119 (525-530; "GSP Timeout" from 535) and arch/turing/kernel_gsp_tu102.c before
+    # XID 120 (525-535)
+    (
+        "NVRM: _kgspLogXid119: ********************************* GSP Failure "
+        "**********************************",
+        "nvrm.gsp_timeout",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 525.147.05 kernel_gsp.c kgspInitRm_IMPL
+    (
+        "NVRM: kgspInitRm_IMPL: cannot bootstrap riscv/gsp: 0x65",
+        "nvrm.gsp_init_failed",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 580.142 kernel_gsp.c kgspInitRm_IMPL
+    (
+        "NVRM: GPU0 kgspInitRm_IMPL: Max GSP-RM boot attempts exceeded: 3/3",
+        "nvrm.gsp_init_failed",
+        Blame.HARDWARE,
+    ),
+    # rendered: open-gpu-kernel-modules 515.105.01-580.142 kernel-open/nvidia/nv.c nvidia_init_module
+    ("NVRM: No NVIDIA GPU found.", "nvrm.no_device_initialized", Blame.HARDWARE),
+    # rendered: open-gpu-kernel-modules 535.288.01-580.142 kernel-open/nvidia/nv-pci.c nv_pci_probe
+    ("NVRM: Fatal Error while attempting to resize PCIe BARs.", "nvrm.bar_invalid", Blame.HARDWARE),
+    # rendered: open-gpu-kernel-modules 535.288.01-580.142 nv-pci.c nv_resize_pcie_bars
+    ("NVRM: FATAL: Failed to re-allocate BAR1.", "nvrm.bar_invalid", Blame.HARDWARE),
 ]
 
 
@@ -266,6 +293,9 @@ LOOK_ALIKES = [
         "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 26005, Fatal, Unexpected PRI error",
         "nvswitch.sxid_nonfatal",
     ),
+    # the driver's own "GSP" words that are not a failure banner
+    ("NVRM: GSP Failure handling disabled by regkey", "nvrm.gsp_timeout"),
+    ("NVRM: No NVIDIA GPU found in the list of supported devices", "nvrm.no_device_initialized"),
     # the GPU's SEC2 queue (580) is not the FSP
     (
         "NVRM: ksec2PollForCanSend: Timed out waiting for SEC2 command queue to be empty.",
