@@ -35,6 +35,7 @@ NEW_KEYS: dict[str, Blame] = {
     "ompi.cma_denied": Blame.APPLICATION,
     "ucx.ib_speed_unknown": Blame.APPLICATION,
     "ucx.no_usable_devices": Blame.APPLICATION,
+    "mpich.hydra_socket_error": Blame.SYMPTOM,
 }
 
 
@@ -152,6 +153,24 @@ NEW_KEYS: dict[str, Blame] = {
         # rendered: open-mpi/ompi v5.0.10 opal/mca/smsc/cma/smsc_cma_module.c
         # mca_smsc_cma_copy_from
         ("CMA read -1, expected 65536, errno = 1", "ompi.cma_denied", Blame.APPLICATION),
+        # rendered: openpmix/prrte v4.1.0 src/mca/rmaps/round_robin/help-prte-rmaps-rr.txt
+        # [prte-rmaps-rr:not-enough-cpus] (PRRTE v3+, Open MPI 5's mpirun)
+        ("There are not enough slots available in the system or not enough",
+         "ompi.launch_config", Blame.APPLICATION),
+        # rendered: openpmix/prrte v3.0.14 help-prte-rmaps-base.txt [out-of-resource]
+        ("Either there are not enough slots available in the system to launch",
+         "ompi.launch_config", Blame.APPLICATION),
+        # rendered: openpmix/prrte v3.0.14 help-prte-rmaps-rr.txt (a per-node request)
+        ("There are not enough slots on the nodes in your allocation to satisfy your request to "
+         "launch on a 8 process-per-node basis - only 4 slots/node were available.",
+         "ompi.launch_config", Blame.APPLICATION),
+        # rendered: openpmix/prrte v4.1.0 src/mca/schizo/prte/help-prun.txt
+        # [prun:exe-not-accessible] (the line now breaks after "could not")
+        ("prterun was unable to launch the specified application as it could not",
+         "ompi.launch_config", Blame.APPLICATION),
+        # rendered: openpmix/prrte v3.0.14 help-prun.txt [prun:wdir-not-found]
+        ("prterun was unable to launch the specified application as it could not find",
+         "ompi.launch_config", Blame.APPLICATION),
         # --- MPICH -------------------------------------------------------------------------
         # rendered: pmodels/mpich v3.3.2 src/mpid/ch4/netmod/ofi/ofi_events.h
         # MPIDI_OFI_handle_cq_error (v3.3: a header, before ofi_events.c)
@@ -162,6 +181,16 @@ NEW_KEYS: dict[str, Blame] = {
         ("MPIDI_OFI_find_provider(126): OFI fi_getinfo() failed (init_provider.c:126:"
          "MPIDI_OFI_find_provider:No data available)", "mpich.ofi_init_failed",
          Blame.APPLICATION),
+        # rendered: pmodels/mpich v4.1.3 src/mpi/errhan/errutil.c MPIR_Handle_fatal_error through
+        # ch3's MPID_Abort (4.x names the generated "internal_" function, not PMPI_)
+        ("Fatal error in internal_Barrier: Other MPI error, error stack:", "mpich.fatal_error",
+         Blame.SYMPTOM),
+        # rendered: pmodels/mpich v4.2.3 src/pm/hydra/lib/utils/sock.c HYDU_sock_connect
+        ('[proxy:0:1@gpu-02] HYDU_sock_connect (lib/utils/sock.c:141): unable to connect from '
+         '"gpu-02" to "gpu-01" (No route to host)', "mpich.hydra_socket_error", Blame.SYMPTOM),
+        # rendered: pmodels/mpich v3.3.2 src/pm/hydra/utils/sock/sock.c HYDU_sock_write
+        ("[mpiexec@gpu-01] HYDU_sock_write (utils/sock/sock.c:256): write error (Bad file "
+         "descriptor)", "mpich.hydra_socket_error", Blame.SYMPTOM),
     ],
 )  # fmt: skip
 def test_older_and_newer_wordings(line: str, signal: str, blame: Blame) -> None:
@@ -229,6 +258,10 @@ def test_captures_survive_the_wider_patterns() -> None:
         ("[1700000000.123456] [gpu-07:4242 :0]     ucp_context.c:1192 UCX  WARN  network device "
          "'mlx5_9:1' is not available, please use one or more of: 'eth0'(tcp), 'lo'(tcp)",
          "ucx.no_usable_devices"),
+        # Hydra's own progress trace, not a failed socket
+        ("[mpiexec@gpu-01] HYDU_sock_connect: connected to gpu-02", "mpich.hydra_socket_error"),
+        # a job's own message about slots
+        ("There are not enough slots available in the system", "ompi.launch_config"),
         # an application sentence, not the runtime's help text
         ("It looks like training failed for some reason", "ompi.init_failed"),
     ],

@@ -92,6 +92,7 @@ REQUIRED: dict[str, Blame] = {
     "ompi.cma_denied": Blame.APPLICATION,
     "ucx.ib_speed_unknown": Blame.APPLICATION,
     "ucx.no_usable_devices": Blame.APPLICATION,
+    "mpich.hydra_socket_error": Blame.SYMPTOM,
 }
 
 
