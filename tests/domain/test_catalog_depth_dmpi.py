@@ -36,6 +36,7 @@ NEW_KEYS: dict[str, Blame] = {
     "ucx.ib_speed_unknown": Blame.APPLICATION,
     "ucx.no_usable_devices": Blame.APPLICATION,
     "mpich.hydra_socket_error": Blame.SYMPTOM,
+    "ompi.daemon_unreachable": Blame.SYMPTOM,
 }
 
 
@@ -171,6 +172,12 @@ NEW_KEYS: dict[str, Blame] = {
         # rendered: openpmix/prrte v3.0.14 help-prun.txt [prun:wdir-not-found]
         ("prterun was unable to launch the specified application as it could not find",
          "ompi.launch_config", Blame.APPLICATION),
+        # rendered: open-mpi/ompi v4.1.8 orte/mca/errmgr/base/help-errmgr-base.txt [no-connect]
+        ("ORTE is unable to establish a communication connection to the",
+         "ompi.daemon_unreachable", Blame.SYMPTOM),
+        # rendered: openpmix/prrte v3.0.14 help-errmgr-base.txt [no-connect]
+        ("PRTE is unable to establish a communication connection to the",
+         "ompi.daemon_unreachable", Blame.SYMPTOM),
         # --- MPICH -------------------------------------------------------------------------
         # rendered: pmodels/mpich v3.3.2 src/mpid/ch4/netmod/ofi/ofi_events.h
         # MPIDI_OFI_handle_cq_error (v3.3: a header, before ofi_events.c)

@@ -93,6 +93,7 @@ REQUIRED: dict[str, Blame] = {
     "ucx.ib_speed_unknown": Blame.APPLICATION,
     "ucx.no_usable_devices": Blame.APPLICATION,
     "mpich.hydra_socket_error": Blame.SYMPTOM,
+    "ompi.daemon_unreachable": Blame.SYMPTOM,
 }
 
 
