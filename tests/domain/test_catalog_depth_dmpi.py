@@ -37,6 +37,7 @@ NEW_KEYS: dict[str, Blame] = {
     "ucx.no_usable_devices": Blame.APPLICATION,
     "mpich.hydra_socket_error": Blame.SYMPTOM,
     "ompi.daemon_unreachable": Blame.SYMPTOM,
+    "mpich.ucx_call_failed": Blame.SYMPTOM,
 }
 
 
@@ -198,6 +199,12 @@ NEW_KEYS: dict[str, Blame] = {
         # rendered: pmodels/mpich v3.3.2 src/pm/hydra/utils/sock/sock.c HYDU_sock_write
         ("[mpiexec@gpu-01] HYDU_sock_write (utils/sock/sock.c:256): write error (Bad file "
          "descriptor)", "mpich.hydra_socket_error", Blame.SYMPTOM),
+        # rendered: pmodels/mpich v4.2.3 src/mpid/ch4/netmod/ucx/ucx_impl.h MPIDI_UCX_CHK_STATUS
+        ("MPIDI_UCX_init_worker(180): ucx function returned with failed status(ucx_init.c 180 "
+         "MPIDI_UCX_init_worker Input/output error)", "mpich.ucx_call_failed", Blame.SYMPTOM),
+        # rendered: pmodels/mpich v3.3.2 ucx_impl.h MPIDI_UCX_CHK_REQUEST
+        ("MPIDI_UCX_send(84): returned failed request in UCX netmod(ucx_send.h 84 MPIDI_UCX_send "
+         "Endpoint timeout)", "mpich.ucx_call_failed", Blame.SYMPTOM),
     ],
 )  # fmt: skip
 def test_older_and_newer_wordings(line: str, signal: str, blame: Blame) -> None:

@@ -94,6 +94,7 @@ REQUIRED: dict[str, Blame] = {
     "ucx.no_usable_devices": Blame.APPLICATION,
     "mpich.hydra_socket_error": Blame.SYMPTOM,
     "ompi.daemon_unreachable": Blame.SYMPTOM,
+    "mpich.ucx_call_failed": Blame.SYMPTOM,
 }
 
 
