@@ -205,6 +205,15 @@ NEW_KEYS: dict[str, Blame] = {
         # rendered: pmodels/mpich v3.3.2 ucx_impl.h MPIDI_UCX_CHK_REQUEST
         ("MPIDI_UCX_send(84): returned failed request in UCX netmod(ucx_send.h 84 MPIDI_UCX_send "
          "Endpoint timeout)", "mpich.ucx_call_failed", Blame.SYMPTOM),
+        # --- libfabric ---------------------------------------------------------------------
+        # rendered: ofiwg/libfabric v1.11.2 prov/efa/src/rxr/rxr_cq.c rxr_cq_handle_tx_error
+        # (v1.9-v1.12; renamed rxr_cq_write_tx_error in v1.13)
+        ("libfabric:35:1598017255::efa:cq:rxr_cq_handle_tx_error():219<warn> "
+         "rxr_cq_handle_tx_error: err: 20, prov_err: Not a directory (20)",
+         "efa.rxr_completion_error", Blame.SYMPTOM),
+        ("libfabric:35:1598017255::efa:cq:rxr_cq_handle_rx_error():142<warn> "
+         "rxr_cq_handle_rx_error: err: 5, prov_err: Input/output error (5)",
+         "efa.rxr_completion_error", Blame.SYMPTOM),
     ],
 )  # fmt: skip
 def test_older_and_newer_wordings(line: str, signal: str, blame: Blame) -> None:
