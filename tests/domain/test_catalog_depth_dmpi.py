@@ -205,6 +205,13 @@ NEW_KEYS: dict[str, Blame] = {
         # rendered: pmodels/mpich v3.3.2 ucx_impl.h MPIDI_UCX_CHK_REQUEST
         ("MPIDI_UCX_send(84): returned failed request in UCX netmod(ucx_send.h 84 MPIDI_UCX_send "
          "Endpoint timeout)", "mpich.ucx_call_failed", Blame.SYMPTOM),
+        # --- UCC ---------------------------------------------------------------------------
+        # rendered: openucx/ucc v1.2.0 src/components/tl/ucp/reduce_scatter/reduce_scatter_ring.c
+        ("[1700000000.123456] [gpu-07:4242:0] reduce_scatter_ring.c:21   TL_UCP ERROR failure in "
+         "rs ring completion Endpoint timeout", "ucc.transport_error", Blame.SYMPTOM),
+        # rendered: openucx/ucc v1.8.0 src/components/tl/ucp (one-sided get)
+        ("[1700000000.123456] [gpu-07:4242:0] tl_ucp_sendrecv.h:312 TL_UCP ERROR failure in get "
+         "completion Connection reset by remote peer", "ucc.transport_error", Blame.SYMPTOM),
         # --- libfabric ---------------------------------------------------------------------
         # rendered: ofiwg/libfabric v1.11.2 prov/efa/src/rxr/rxr_cq.c rxr_cq_handle_tx_error
         # (v1.9-v1.12; renamed rxr_cq_write_tx_error in v1.13)
