@@ -93,6 +93,14 @@ NEW_KEYS: dict[str, Blame] = {
         ("[1700000000.123456] [gpu-07:4242 :0]     ucp_context.c:1451 UCX  ERROR no usable "
          "transports/devices (asked tcp on network:eth9 )", "ucx.no_usable_devices",
          Blame.APPLICATION),
+        # rendered: openucx/ucx v1.16.0 src/ucp/wireup/select.c ucp_wireup_select_transport
+        # (the RMA and AMO criteria titles are rendered with "registered" / "allocated" since v1.6)
+        ("[1700000000.123456] [gpu-07:4242 :0]          select.c:629  UCX  ERROR   no remote "
+         "registered memory access transport to gpu-08:5151: mlx5_0:1/IB - Destination is "
+         "unreachable", "ucx.no_transport", Blame.APPLICATION),
+        ("[1700000000.123456] [gpu-07:4242 :0]          select.c:629  UCX  ERROR   no atomic "
+         "operations on registered memory transport to <no debug data>: tcp/eth0 - no amo",
+         "ucx.no_transport", Blame.APPLICATION),
         # --- Open MPI, PRRTE ---------------------------------------------------------------
         # rendered: open-mpi/ompi v2.1.6 ompi/mca/pml/ucx/pml_ucx.c mca_pml_ucx_add_proc
         # (v2.1-v3.0, before "ucp_ep_create(proc=%d) failed")
