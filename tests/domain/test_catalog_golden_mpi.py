@@ -84,6 +84,17 @@ REQUIRED: dict[str, Blame] = {
     "pscom.connection_failed": Blame.SYMPTOM,
     "psm.cuda_invalid_argument": Blame.APPLICATION,
     "ucx.gpu_memory_seen_as_host": Blame.APPLICATION,
+    # wording-drift review (s23, dmpi)
+    "ompi.oob_peer_lost": Blame.SYMPTOM,
+    "ompi.ofi_call_failed": Blame.SYMPTOM,
+    "ompi.ofi_modex_failed": Blame.SYMPTOM,
+    "ompi.ofi_tag_bits": Blame.APPLICATION,
+    "ompi.cma_denied": Blame.APPLICATION,
+    "ucx.ib_speed_unknown": Blame.APPLICATION,
+    "ucx.no_usable_devices": Blame.APPLICATION,
+    "mpich.hydra_socket_error": Blame.SYMPTOM,
+    "ompi.daemon_unreachable": Blame.SYMPTOM,
+    "mpich.ucx_call_failed": Blame.SYMPTOM,
 }
 
 
