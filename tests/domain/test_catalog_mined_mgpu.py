@@ -13,6 +13,7 @@ from .golden import CATALOG, Golden, found, golden_line_checks, hits
 BLAME: dict[str, Blame] = {
     "amdgpu.kfd_preemption_failed": Blame.TRANSIENT,
     "amdgpu.firmware_unresponsive": Blame.HARDWARE,
+    "nvrm.init_adapter_failed": Blame.HARDWARE,
 }
 
 GOLDEN: Golden = [
@@ -83,6 +84,21 @@ GOLDEN: Golden = [
     ),
 ]
 
+GOLDEN += [
+    # the pre-515 kernel interface's wording of nv_start_device's second line
+    # (Bumblebee-Project/Bumblebee issue #722, driver 358; the 595 form beside it)
+    (
+        "[87669.726572] NVRM: rm_init_adapter failed for device bearing minor number 0",
+        "nvrm.init_adapter_failed",
+        {},
+    ),
+    (
+        "[   21.092238] NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0",
+        "nvrm.init_adapter_failed",
+        {},
+    ),
+]
+
 # Look-alikes: the consequences printed around them, healthy lines with the same words.
 NEGATIVE: list[tuple[str, str]] = [
     # what follows a failed preemption: consequences, left unread (ollama/ollama issue #738)
@@ -118,6 +134,11 @@ NEGATIVE: list[tuple[str, str]] = [
     # smu7's pre-message check and other programs' "send message" failures
     ("amdgpu.firmware_unresponsive", " failed to send pre message 146 ret is 0"),
     ("amdgpu.firmware_unresponsive", "ERROR: Failed to send message to 10.0.0.2: Broken pipe"),
+    # the open-file failure that follows RmInitAdapter's is its consequence, not a second reading
+    (
+        "nvrm.init_adapter_failed",
+        "[87669.726589] NVRM: nvidia_frontend_open: minor 0, module->open() failed, error -5",
+    ),
 ]
 
 (
