@@ -82,6 +82,8 @@ REQUIRED: dict[str, Blame] = {
     "amdgpu.firmware_unresponsive": Blame.HARDWARE,
     "amdgpu.ip_early_init_failed": Blame.HARDWARE,
     "amdgpu.ring_test_failed": Blame.HARDWARE,
+    # session 23 (mgpu) real-line mining; tests/domain/test_catalog_mined_mgpu.py
+    "amdgpu.kfd_preemption_failed": Blame.TRANSIENT,
 }
 
 # The texts that say this node's GPU failed (ECC, a fatal RAS interrupt, uncorrectable counts, a
