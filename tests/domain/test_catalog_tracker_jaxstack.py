@@ -53,10 +53,18 @@ BLAME: dict[str, Blame] = {
     "tensorstore.metadata_missing": Blame.APPLICATION,
     "flax.scope_param_error": Blame.APPLICATION,
     "grain.worker_failed": Blame.SYMPTOM,
+    # real-line mining (session 23), tests/domain/test_catalog_mined_mstore.py
+    "ocp.save_future_timeout": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # keras-team/keras issue #23609 (an async Orbax save timed out; mstore, session 23)
+    (
+        "ChainedFuture completed 0/1 futures but timed out after 1199.96 seconds",
+        "ocp.save_future_timeout",
+        {"done": "0", "total": "1", "seconds": "1199.96"},
+    ),
     # alpa-projects/alpa docs/install.rst (troubleshooting: a jaxlib pulled in by another package)
     (
         "RuntimeError: jaxlib version 0.3.7 is newer than and incompatible with jax version 0.3.5. "
