@@ -25,6 +25,7 @@ BLAME: dict[str, Blame] = {
     "wandb.api_server_error": Blame.TRANSIENT,
     "blobfuse.auth_failed": Blame.APPLICATION,
     "storage.eio": Blame.SYMPTOM,
+    "service.blobfile_retry": Blame.TRANSIENT,
 }
 
 GOLDEN: Golden = [
@@ -139,6 +140,35 @@ GOLDEN: Golden = [
     ("cat: testfile: Input/output error", "storage.eio", {"tool": "cat"}),
 ]
 
+GOLDEN += [
+    # blobfile/blobfile issue #107 (blobfile 0.x, GCS answering 429 and 503 to concurrent writers)
+    (
+        "[blobfile] error request failed with status 429 when executing http request <Request "
+        "method=POST url=https://storage.googleapis.com/upload/storage/v1/b/bucket/o>",
+        "service.blobfile_retry",
+        {"status": "429"},
+    ),
+    (
+        "error request failed with status 503 when executing http request <Request method=PUT "
+        "url=https://www.googleapis.com/upload/storage/v1/b/<bucket>/o?uploadType=resumable&"
+        "upload_id=",
+        "service.blobfile_retry",
+        {"status": "503"},
+    ),
+    # rendered from blobfile _common.py execute_request (blobfile 1.x and later)
+    (
+        "error message=unexpected status 503: if you are writing a blob this error may be due to "
+        "multiple concurrent writers - make sure you are not writing to the same blob from "
+        "multiple processes simultaneously, request=<Request method=PUT url=https://storage."
+        "googleapis.com/upload/storage/v1/b/bkt/o>, status=503, error=None, error_description=None,"
+        " error_headers=None when executing http request <Request method=PUT url=https://storage."
+        "googleapis.com/upload/storage/v1/b/bkt/o> attempt 3, sleeping for 2.4 seconds before "
+        "retrying",
+        "service.blobfile_retry",
+        {"new_status": "503"},
+    ),
+]
+
 # The emitters' other messages, and the same words elsewhere, that the entries must leave alone.
 NEGATIVE: list[tuple[str, str]] = [
     # a cancelled read (the reading process was interrupted or killed): a consequence, not a
@@ -202,6 +232,17 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("service.access_denied", "ERROR CODE: ContainerNotFound"),
     ("service.access_denied", "ERROR CODE: ServerBusy"),
+    # blobfile's non-retryable answers are raised, not retried: the job's bucket or credentials
+    (
+        "service.blobfile_retry",
+        "error request failed with status 404 when executing http request <Request method=GET "
+        "url=https://storage.googleapis.com/storage/v1/b/bkt/o/x>",
+    ),
+    (
+        "service.blobfile_retry",
+        "error message=unexpected status 403: credentials were found but do not grant access to "
+        "this resource when executing http request <Request method=GET url=https://x>",
+    ),
     # W&B's 4xx answers are the job's configuration (not a server error)
     ("wandb.api_server_error", "404 response executing GraphQL."),
     ("wandb.api_server_error", "403 response executing GraphQL."),
