@@ -116,6 +116,13 @@ GOLDEN: Golden = [
         {},
     ),
     ("ERROR CODE: AuthorizationPermissionMismatch", "service.access_denied", {}),
+    # skyplane-project/skyplane issue #354 (azure-storage-blob while a role assignment propagated)
+    (
+        "azure.core.exceptions.HttpResponseError: This request is not authorized to perform this "
+        "operation using this permission.",
+        "service.access_denied",
+        {},
+    ),
     # wandb/wandb issue #7267 (debug-internal.log: the GraphQL call's 500, then its retry)
     (
         "2024-03-30 17:51:42 ERROR   SenderThread:33739 [internal_api.py:execute():373] 500 "
