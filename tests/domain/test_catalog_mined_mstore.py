@@ -26,6 +26,8 @@ BLAME: dict[str, Blame] = {
     "blobfuse.auth_failed": Blame.APPLICATION,
     "storage.eio": Blame.SYMPTOM,
     "service.blobfile_retry": Blame.TRANSIENT,
+    "tensorstore.file_lock_failed": Blame.SYMPTOM,
+    "cloud.aws_scheduled_event": Blame.TRANSIENT,
 }
 
 GOLDEN: Golden = [
@@ -173,6 +175,35 @@ GOLDEN += [
         "retrying",
         "service.blobfile_retry",
         {"new_status": "503"},
+    ),
+]
+
+GOLDEN += [
+    # google-research/t5x issue #452 (TensorStore 0.1.19 writing a checkpoint to GPFS)
+    (
+        'ValueError: Error opening "zarr" driver: Error writing local file "/gpfsnyu/scratch/'
+        "kf2395/jukemir_t5/pretrain/checkpoint_100.tmp-1650949633/state.param_states.decoder."
+        'layers_0.pre_cross_attention_layer_norm.scale.v/.zarray": Failed to acquire lock on file: '
+        "/gpfsnyu/scratch/kf2395/jukemir_t5/pretrain/checkpoint_100.tmp-1650949633/state."
+        "param_states.decoder.layers_0.pre_cross_attention_layer_norm.scale.v/.zarray.__lock",
+        "tensorstore.file_lock_failed",
+        {},
+    ),
+    # femiwiki/femiwiki issue #24 and harmony-one/harmony-ops issue #42 (EC2 retirement notices)
+    (
+        "EC2 has detected degradation of the underlying hardware hosting your Amazon EC2 instance "
+        "(instance-ID: i-08c5e37b25e2b12d7) in the ap-northeast-1 region. Due to this degradation,"
+        " your instance could already be unreachable.",
+        "cloud.aws_scheduled_event",
+        {"instance": "i-08c5e37b25e2b12d7"},
+    ),
+    (
+        "EC2 has detected degradation of the underlying hardware hosting your Amazon EC2 instance "
+        "(instance-ID: i-0f06451ba2ca27c9c) associated with your AWS account (AWS Account ID: "
+        "656503231766) in the eu-central-1 region. Due to this degradation your instance could "
+        "already be unreachable. We will stop your instance after 2019-09-11 08:00 UTC.",
+        "cloud.aws_scheduled_event",
+        {"instance": "i-0f06451ba2ca27c9c"},
     ),
 ]
 
