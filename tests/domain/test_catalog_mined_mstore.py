@@ -147,6 +147,8 @@ GOLDEN: Golden = [
         {"tool": "rsync"},
     ),
     ("cat: testfile: Input/output error", "storage.eio", {"tool": "cat"}),
+    # awslabs/mountpoint-s3 issue #738 (tar | gzip writing to a Mountpoint mount)
+    ("gzip: stdout: Input/output error", "storage.eio", {"tool": "gzip"}),
 ]
 
 GOLDEN += [
