@@ -70,6 +70,8 @@ REQUIRED: dict[str, Blame] = {
     # (tests/domain/test_catalog_depth_dstore.py)
     "service.tls_verify_failed": Blame.APPLICATION,
     "service.proxy_refused": Blame.APPLICATION,
+    # real-line mining (session 23), golden lines in tests/domain/test_catalog_mined_mstore.py
+    "service.blobfile_retry": Blame.TRANSIENT,
     "service.gcs_resumable_refused": Blame.APPLICATION,
 }
 

@@ -22,6 +22,9 @@ FAMILY_FILE = "signatures-storage.toml"
 NAMESPACES = frozenset({"storage"})
 
 REQUIRED: dict[str, Blame] = {
+    # real-line mining (session 23), golden lines in tests/domain/test_catalog_mined_mstore.py
+    "storage.gcsfuse_op_failed": Blame.SYMPTOM,
+    "storage.gcsfuse_op_error": Blame.SYMPTOM,
     # shared file systems: an outage outside every node
     "storage.lustre_rpc_failed": Blame.TRANSIENT,
     "storage.lustre_request_expired": Blame.TRANSIENT,

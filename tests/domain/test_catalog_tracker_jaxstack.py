@@ -53,10 +53,27 @@ BLAME: dict[str, Blame] = {
     "tensorstore.metadata_missing": Blame.APPLICATION,
     "flax.scope_param_error": Blame.APPLICATION,
     "grain.worker_failed": Blame.SYMPTOM,
+    # real-line mining (session 23), tests/domain/test_catalog_mined_mstore.py
+    "ocp.save_future_timeout": Blame.SYMPTOM,
+    "tensorstore.file_lock_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # google-research/t5x issue #452 (a checkpoint on GPFS; mstore, session 23)
+    (
+        'ValueError: Error opening "zarr" driver: Error writing local file "/gpfs/scratch/t5/'
+        'checkpoint_100.tmp-1650949633/state.step/.zarray": Failed to acquire lock on file: '
+        "/gpfs/scratch/t5/checkpoint_100.tmp-1650949633/state.step/.zarray.__lock",
+        "tensorstore.file_lock_failed",
+        {"path": "/gpfs/scratch/t5/checkpoint_100.tmp-1650949633/state.step/.zarray.__lock"},
+    ),
+    # keras-team/keras issue #23609 (an async Orbax save timed out; mstore, session 23)
+    (
+        "ChainedFuture completed 0/1 futures but timed out after 1199.96 seconds",
+        "ocp.save_future_timeout",
+        {"done": "0", "total": "1", "seconds": "1199.96"},
+    ),
     # alpa-projects/alpa docs/install.rst (troubleshooting: a jaxlib pulled in by another package)
     (
         "RuntimeError: jaxlib version 0.3.7 is newer than and incompatible with jax version 0.3.5. "
