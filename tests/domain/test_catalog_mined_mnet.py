@@ -1,0 +1,90 @@
+"""Real failure lines of the collective and distributed-runtime emitters (NCCL, gloo, the c10d
+stores) that the catalog did not read before session 23's mining, each quoted from the public
+thread named beside it, with the signal and blame its emitter's source gives it; and look-alikes
+that must stay unread."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+import pytest
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.domain.records import Blame, Source
+from autorecover.parsing.scanning import Scanner
+
+SCANNER = Scanner(builtin_catalog())
+T0 = datetime(2026, 3, 4, tzinfo=UTC)
+
+
+def found(line: str) -> dict[str, Blame]:
+    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=Source.LOGS,
+                          reference=T0)  # fmt: skip
+    return {f.signal: f.blame for f in result.findings}
+
+
+@pytest.mark.parametrize(
+    ("line", "signal", "blame"),
+    [
+        # NVIDIA/nccl issue #1066: each rank sees only its own GPU; NVML cannot map the bus id
+        ("gcn6:1080061:1080359 [0] misc/nvmlwrap.cc:181 NCCL WARN nvmlDeviceGetHandleByPciBusId() "
+         "failed: Not Found", "nccl.nvml_call_failed", Blame.SYMPTOM),
+        # NVIDIA/nccl issue #1529: two containers on one node, different GPUs
+        ("ucpe-resource033018034100:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN "
+         "nvmlDeviceGetHandleByPciBusId() failed: Not Found", "nccl.nvml_call_failed",
+         Blame.SYMPTOM),
+        # NVIDIA/nccl issue #844: NCCL 2.10's remote allocator after a closed peer and an OOM
+        ("696b7901f9044f23b786795c0ef7257b000000:39:298 [0] bootstrap.cc:279 NCCL WARN [Rem "
+         "Allocator] Allocation failed (segment 0, fd 130)", "nccl.remote_allocator_failed",
+         Blame.SYMPTOM),
+        # pytorch/gloo issue #148: c10d FileStore::wait ran out of time at init_process_group
+        ("RuntimeError: Wait timeout", "c10d.store_timeout", Blame.SYMPTOM),
+        # gpustack/gpustack issue #4128: a numeric host name resolved to 0.0.0.189
+        ("(EngineCore_DP0 pid=90) ERROR 01-04 15:58:26 [core.py:866] RuntimeError: [enforce fail "
+         "at /pytorch/third_party/gloo/gloo/transport/tcp/device.cc:212] ifa != nullptr. Unable "
+         "to find interface for: [0.0.0.189]", "netconfig.gloo_no_address", Blame.APPLICATION),
+        # maxrmorrison/torchcrepe issue #30: gloo's libuv transport given no interface or host
+        ("RuntimeError: GlooDeviceFactory::makeUVDevice(): interface or hostname can't be empty",
+         "netconfig.gloo_no_address", Blame.APPLICATION),
+        # pytorch/gloo issue #268: a Mac and an Ubuntu host, one resolving to IPv6
+        ("RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:210] address "
+         "family mismatch", "netconfig.gloo_address_family_mismatch", Blame.APPLICATION),
+    ],
+)  # fmt: skip
+def test_mined_lines(line: str, signal: str, blame: Blame) -> None:
+    signals = found(line)
+    assert signals.get(signal) is blame, signals
+
+
+def test_nvml_call_failed_captures_the_call_and_nvml_text() -> None:
+    sig = builtin_catalog().signatures["nccl.nvml_call_failed"]
+    m = sig.compiled().search(
+        "x:1:2 [0] misc/nvmlwrap.cc:166 NCCL WARN nvmlDeviceGetHandleByIndex(3) failed: Unknown Error"
+    )
+    assert m is not None
+    assert (m["call"], m["error"]) == ("nvmlDeviceGetHandleByIndex", "Unknown Error")
+
+
+@pytest.mark.parametrize(
+    ("line", "signal"),
+    [
+        # NCCL's INFO-level NVMLTRY texts and a program's own NVML message are not NCCL WARNs
+        ("x:1:2 [0] NCCL INFO nvmlDeviceGetNvLinkState() failed: Not Supported",
+         "nccl.nvml_call_failed"),
+        ("Failed to get handle for device 0: Not Found", "nccl.nvml_call_failed"),
+        # NCCL 2.28's symmetric-memory allocator is another entry, not the 2.9-2.11 thread
+        ("[0] nccl/src/allocator.cc:229 (ncclSpaceAlloc) NCCL WARN Allocation failed. No "
+         "suitable space found to accommodate size=0x2171600000 within limit=0x2d00000000",
+         "nccl.remote_allocator_failed"),
+        # a wait timeout inside a message, or another program's, is not the store's bare text
+        ("RuntimeError: Wait timeout while polling the device", "c10d.store_timeout"),
+        ("wait timeout", "c10d.store_timeout"),
+        # gloo's own address-family-aware text elsewhere, and a plain socket error
+        ("socket: Address family not supported by protocol",
+         "netconfig.gloo_address_family_mismatch"),
+        ("RuntimeError: address family mismatch between ranks", "netconfig.gloo_address_family_mismatch"),
+    ],
+)  # fmt: skip
+def test_look_alikes_stay_unread(line: str, signal: str) -> None:
+    assert signal not in found(line)
