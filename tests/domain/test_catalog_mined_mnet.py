@@ -47,6 +47,12 @@ def found(line: str) -> dict[str, Blame]:
         # maxrmorrison/torchcrepe issue #30: gloo's libuv transport given no interface or host
         ("RuntimeError: GlooDeviceFactory::makeUVDevice(): interface or hostname can't be empty",
          "netconfig.gloo_no_address", Blame.APPLICATION),
+        # ray-project/ray issue #25866: Horovod's gloo rendezvous store on the launcher timed out
+        ("  what():  [/tmp/pip-install-43a3uo3a/horovod_33a452dfb1f34b4e998a6265ba22cf83/horovod/"
+         "common/gloo/http_store.cc:57] [/tmp/pip-install-43a3uo3a/horovod_33a452dfb1f34b4e998a6265"
+         "ba22cf83/horovod/common/gloo/http_store.cc:57] Wait timeout after 30 seconds for key(s): "
+         "0. You may want to increase the timeout via HOROVOD_GLOO_TIMEOUT_SECONDS",
+         "horovod.gloo_store_timeout", Blame.SYMPTOM),
         # pytorch/gloo issue #268: a Mac and an Ubuntu host, one resolving to IPv6
         ("RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:210] address "
          "family mismatch", "netconfig.gloo_address_family_mismatch", Blame.APPLICATION),
@@ -80,6 +86,9 @@ def test_nvml_call_failed_captures_the_call_and_nvml_text() -> None:
         # a wait timeout inside a message, or another program's, is not the store's bare text
         ("RuntimeError: Wait timeout while polling the device", "c10d.store_timeout"),
         ("wait timeout", "c10d.store_timeout"),
+        # another program's HTTP store, or Horovod's wording without the store's file
+        ("store/http_store.go:88] request failed for key(s): 0", "horovod.gloo_store_timeout"),
+        ("Wait timeout after 30 seconds for key(s): 0", "horovod.gloo_store_timeout"),
         # gloo's own address-family-aware text elsewhere, and a plain socket error
         ("socket: Address family not supported by protocol",
          "netconfig.gloo_address_family_mismatch"),
