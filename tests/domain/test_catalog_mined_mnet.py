@@ -38,6 +38,16 @@ def found(line: str) -> dict[str, Blame]:
         ("696b7901f9044f23b786795c0ef7257b000000:39:298 [0] bootstrap.cc:279 NCCL WARN [Rem "
          "Allocator] Allocation failed (segment 0, fd 130)", "nccl.remote_allocator_failed",
          Blame.SYMPTOM),
+        # NVIDIA/nccl issue #1589: a peer's /dev/shm segment gone before this rank attached
+        ("g148:14937:69361 [0] misc/shmutils.cc:93 NCCL WARN Call to open failed: No such file or "
+         "directory", "nccl.shm_syscall_failed", Blame.SYMPTOM),
+        # NVIDIA/nccl issue #328: NCCL 2.4 on a node whose /dev/shm the user could not write
+        ("node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission "
+         "denied", "nccl.shm_syscall_failed", Blame.SYMPTOM),
+        # aws/aws-ofi-nccl issue #990: the RDMA protocol's peer reported another rail count
+        ("accept_wait_for_connection(nccl_net_ofi_rdma_domain_t*, nccl_net_ofi_rdma_listen_comm_t*,"
+         " nccl_net_ofi_rdma_recv_comm_t**):4909 NCCL WARN NET/OFI Unexpected number of remote "
+         "rails for dev 3. Expected", "efa.rail_count_mismatch", Blame.SYMPTOM),
         # pytorch/gloo issue #148: c10d FileStore::wait ran out of time at init_process_group
         ("RuntimeError: Wait timeout", "c10d.store_timeout", Blame.SYMPTOM),
         # gpustack/gpustack issue #4128: a numeric host name resolved to 0.0.0.189
@@ -89,6 +99,12 @@ def test_nvml_call_failed_captures_the_call_and_nvml_text() -> None:
         # another program's HTTP store, or Horovod's wording without the store's file
         ("store/http_store.go:88] request failed for key(s): 0", "horovod.gloo_store_timeout"),
         ("Wait timeout after 30 seconds for key(s): 0", "horovod.gloo_store_timeout"),
+        # NCCL's socket and verbs calls have their own entries; a non-NCCL "Call to open failed"
+        ("x:1:2 [0] misc/socket.cc:430 NCCL WARN Call to connect failed : Connection refused",
+         "nccl.shm_syscall_failed"),
+        ("x:1:2 [0] misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_mr failed with error Bad address",
+         "nccl.shm_syscall_failed"),
+        ("Call to open failed: No such file or directory", "nccl.shm_syscall_failed"),
         # gloo's own address-family-aware text elsewhere, and a plain socket error
         ("socket: Address family not supported by protocol",
          "netconfig.gloo_address_family_mismatch"),
