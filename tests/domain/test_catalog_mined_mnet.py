@@ -48,6 +48,8 @@ def found(line: str) -> dict[str, Blame]:
         ("accept_wait_for_connection(nccl_net_ofi_rdma_domain_t*, nccl_net_ofi_rdma_listen_comm_t*,"
          " nccl_net_ofi_rdma_recv_comm_t**):4909 NCCL WARN NET/OFI Unexpected number of remote "
          "rails for dev 3. Expected", "efa.rail_count_mismatch", Blame.SYMPTOM),
+        # xh-liu/CC-FPSE issue #6: torch 1.x TCPStore client never reached MASTER_ADDR:PORT
+        ("RuntimeError: connect() timed out.", "c10d.store_connect_failed", Blame.TRANSIENT),
         # pytorch/gloo issue #148: c10d FileStore::wait ran out of time at init_process_group
         ("RuntimeError: Wait timeout", "c10d.store_timeout", Blame.SYMPTOM),
         # gpustack/gpustack issue #4128: a numeric host name resolved to 0.0.0.189
@@ -96,6 +98,9 @@ def test_nvml_call_failed_captures_the_call_and_nvml_text() -> None:
         # a wait timeout inside a message, or another program's, is not the store's bare text
         ("RuntimeError: Wait timeout while polling the device", "c10d.store_timeout"),
         ("wait timeout", "c10d.store_timeout"),
+        # torch 1.x's bare text only at the end of a line; another program's connect() message
+        ("RuntimeError: connect() timed out. Retrying with a new socket",
+         "c10d.store_connect_failed"),
         # another program's HTTP store, or Horovod's wording without the store's file
         ("store/http_store.go:88] request failed for key(s): 0", "horovod.gloo_store_timeout"),
         ("Wait timeout after 30 seconds for key(s): 0", "horovod.gloo_store_timeout"),
