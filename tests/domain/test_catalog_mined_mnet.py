@@ -50,6 +50,9 @@ def found(line: str) -> dict[str, Blame]:
          "rails for dev 3. Expected", "efa.rail_count_mismatch", Blame.SYMPTOM),
         # xh-liu/CC-FPSE issue #6: torch 1.x TCPStore client never reached MASTER_ADDR:PORT
         ("RuntimeError: connect() timed out.", "c10d.store_connect_failed", Blame.TRANSIENT),
+        # NVIDIA/nccl issue #2077: NVSwitch multicast slots used up (fabric manager healthy)
+        ("Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out "
+         "of memory'.", "nccl.nvls_multicast_exhausted", Blame.SYMPTOM),
         # pytorch/gloo issue #148: c10d FileStore::wait ran out of time at init_process_group
         ("RuntimeError: Wait timeout", "c10d.store_timeout", Blame.SYMPTOM),
         # gpustack/gpustack issue #4128: a numeric host name resolved to 0.0.0.189
@@ -118,3 +121,16 @@ def test_nvml_call_failed_captures_the_call_and_nvml_text() -> None:
 )  # fmt: skip
 def test_look_alikes_stay_unread(line: str, signal: str) -> None:
     assert signal not in found(line)
+
+
+def test_nvls_slot_exhaustion_is_not_read_as_the_nodes_fabric() -> None:
+    """NVIDIA/nccl issue #2077: CUDA error 2 from the multicast bind names no failed part; the
+    fabric-state errors (401, pytorch/ao pull request #3841) still read as the node's."""
+    exhausted = found(
+        "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out "
+        "of memory'."
+    )
+    assert "nccl.nvls_bind_failed" not in exhausted
+    fabric = found("  Failed to bind NVLink SHARP (NVLS) Multicast memory: CUDA error 401")
+    assert fabric.get("nccl.nvls_bind_failed") is Blame.HARDWARE
+    assert "nccl.nvls_multicast_exhausted" not in fabric
