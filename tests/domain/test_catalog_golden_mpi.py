@@ -69,6 +69,7 @@ REQUIRED: dict[str, Blame] = {
     "horovod.missing_rank": Blame.INFO,
     "horovod.mismatch": Blame.APPLICATION,
     "horovod.internal_error": Blame.SYMPTOM,
+    "horovod.gloo_store_timeout": Blame.SYMPTOM,  # mnet (session 23)
     "ucx.ib_retry_exceeded": Blame.SYMPTOM,
     "ucx.ib_completion_error": Blame.SYMPTOM,
     "ucx.ib_async_device_fatal": Blame.HARDWARE,

@@ -33,6 +33,7 @@ REQUIRED: dict[str, Blame] = {
     "netconfig.loopback_interface": Blame.INFO,
     "netconfig.link_local_interface": Blame.INFO,  # likewise (early.unreachable_interfaces)
     "netconfig.gloo_no_address": Blame.APPLICATION,
+    "netconfig.gloo_address_family_mismatch": Blame.APPLICATION,  # mnet (session 23)
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
