@@ -1,0 +1,196 @@
+"""Real-line mining of the launcher, scheduler and orchestration emitters (session 23): lines
+people posted publicly from Ray, Kubernetes (kubectl, the node lifecycle controller), Kueue,
+dstack, Compute Engine as a launcher shows it and libnvidia-container that the catalog did not
+read, each now read by an entry widened from the emitter's own format. Each golden line is
+cited; the look-alikes keep their older reading or none."""
+
+from __future__ import annotations
+
+from autorecover.domain.records import Blame
+
+from .golden import Golden, golden_line_checks
+
+# The entries this sweep widened, with the blame each already had (unchanged).
+BLAME: dict[str, Blame] = {
+    "ray.node_marked_dead": Blame.SYMPTOM,
+    "ray.raylet_marked_dead_exit": Blame.SYMPTOM,
+    "ray.worker_died": Blame.SYMPTOM,
+    "ray.raylet_died": Blame.SYMPTOM,
+    "ray.object_store_full": Blame.APPLICATION,
+    "ray.object_lost": Blame.SYMPTOM,
+    "ray.gcs_unreachable": Blame.SYMPTOM,
+    "container.cuda_requirement": Blame.APPLICATION,
+    "container.cli_host_setup_failed": Blame.HARDWARE,
+    "kueue.flavor_unassignable": Blame.SYMPTOM,
+    "cloud.k8s_node_not_ready": Blame.SYMPTOM,
+    "dstack.no_capacity": Blame.TRANSIENT,
+    "cloud.capacity_unavailable": Blame.TRANSIENT,
+}
+
+GOLDEN: Golden = [
+    # ray-project/ray issue #15128 (Ray 1.x's node removal, "and ip:")
+    (
+        "The node with node id: 75b2eec8a61cdafd37cc8072b1caf9abdeef9c4e74a4f24d5dfce28d and ip: "
+        "10.4.4.107 has been marked dead because the detector has missed too many heartbeats "
+        "from it. This can happen when a raylet crashes unexpectedly or has lagging heartbeats.",
+        "ray.node_marked_dead",
+        {"peer": "10.4.4.107"},
+    ),
+    # ray-project/ray pull request #34087 (node_manager.cc: the GCS no longer knows this raylet)
+    (
+        "GCS consider this node to be dead. Set the status to be unhealthy",
+        "ray.raylet_marked_dead_exit",
+        {},
+    ),
+    # ray-project/ray issue #7788 (Ray 0.8's node_manager.cc worker_died error)
+    (
+        "2020-03-28 18:22:59,901\tWARNING worker.py:1072 -- A worker died or was killed while "
+        "executing task ffffffffffffffffeb124b350200.",
+        "ray.worker_died",
+        {},
+    ),
+    # ray-project/ray issue #7788 (core_worker.cc CheckForRayletFailure)
+    (
+        "(pid=81331) E0328 18:23:00.165781 81395 core_worker.cc:382] Raylet failed. Shutting down.",
+        "ray.raylet_died",
+        {},
+    ),
+    # ray-project/ray issue #6198 (Ray 0.7's RayletError)
+    (
+        "(pid=41720) ray.exceptions.RayletError: The Raylet died with this message: [RayletClient] "
+        "Raylet connection closed.",
+        "ray.raylet_died",
+        {},
+    ),
+    # ray-project/ray issue #15016 (the error without its size)
+    (
+        "ray.exceptions.ObjectStoreFullError: Failed to put object "
+        "87c1a0582234fb65ffffffffffffffffffffffff0100000001000000 in object store because it is "
+        "full.",
+        "ray.object_store_full",
+        {},
+    ),
+    # ray-project/ray issue #4878 (Ray 0.7 on Arrow's plasma store)
+    (
+        "pyarrow.lib.PlasmaStoreFull: object does not fit in the plasma store",
+        "ray.object_store_full",
+        {},
+    ),
+    # ray-project/ray issue #5572 (put_reconstruction, Ray 0.7)
+    (
+        "The task with ID acb1c229fc06c8950ef56a75282e6bd2 is a driver task and so the object "
+        "created by ray.put could not be reconstructed.",
+        "ray.object_lost",
+        {},
+    ),
+    # ray-project/ray issue #15235 (service_based_gcs_client.cc, RAY_LOG(FATAL))
+    (
+        "2021-03-22T21:35:51Z o F0322 14:35:51.321081     9   315 service_based_gcs_client.cc:207] "
+        "Couldn't reconnect to GCS server. The last attempted GCS server address was :0",
+        "ray.gcs_unreachable",
+        {},
+    ),
+    # ray-project/ray issue #36651
+    (
+        "2023-06-14 23:53:52,845 ERROR utils.py:1391 -- Failed to connect to GCS. Please check "
+        "`gcs_server.out` for more details.",
+        "ray.gcs_unreachable",
+        {},
+    ),
+    # NVIDIA/nvidia-docker issue #536 (libnvidia-container 1.0, no advice after the condition)
+    (
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda >= 9.0",
+        "container.cuda_requirement",
+        {"condition": "cuda >= 9.0"},
+    ),
+    # SyneRBI/PETRIC2 issue #27 (the current wording still reads as before)
+    (
+        "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.8, please update "
+        "your driver to a newer version, or use an earlier cuda container",
+        "container.cuda_requirement",
+        {"condition": "cuda>=12.8"},
+    ),
+    # NVIDIA/nvidia-container-toolkit issue #679
+    (
+        "nvidia-container-cli: initialization error: change root failed: no such file or "
+        "directory: unknown.",
+        "container.cli_host_setup_failed",
+        {"chroot": "change root failed"},
+    ),
+    # kubernetes-sigs/kueue issue #189 (Kueue 0.1's admission message)
+    ("Workload didn't fit in the remaining quota", "kueue.flavor_unassignable", {}),
+    # rancher/rancher issue #29997 (kubectl describe node)
+    (
+        "Taints:             node.kubernetes.io/unreachable:NoExecute",
+        "cloud.k8s_node_not_ready",
+        {},
+    ),
+    # kubernetes/kubernetes issue #50127 (kubectl get nodes)
+    ("10.6.0.188   NotReady   10d       v1.7.2", "cloud.k8s_node_not_ready", {}),
+    # dstackai/dstack pull request #4113 (jobs_submitted.py _get_new_capacity_failure_message)
+    (
+        "Failed to provision in fleet 'cloud-fleet': tried 1 of 1 offers, all failed.",
+        "dstack.no_capacity",
+        {},
+    ),
+    ("Errors: p5.48xlarge in aws/us-west-1: NoCapacityError.", "dstack.no_capacity", {}),
+    # dstackai/dstack issue #521 (Compute Engine's stockout text, as dstack logged it)
+    (
+        "A a2-highgpu-1g VM instance is currently unavailable in the us-west1-b zone. "
+        "Alternatively, you can try your request again with a different VM hardware "
+        "configuration or at a later time. For more information, see the troubleshooting "
+        "documentation.",
+        "cloud.capacity_unavailable",
+        {},
+    ),
+]
+
+NEGATIVE: list[tuple[str, str]] = [
+    # a pod's tolerations name the same taints on every healthy pod
+    (
+        "cloud.k8s_node_not_ready",
+        "Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s",
+    ),
+    (
+        "cloud.k8s_node_not_ready",
+        "                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s",
+    ),
+    ("cloud.k8s_node_not_ready", "Taints:             <none>"),
+    ("cloud.k8s_node_not_ready", "10.6.0.187   Ready      10d       v1.7.2"),
+    ("cloud.k8s_node_not_ready", "k8s-node1   Ready    <none>   12d   v1.27.3"),
+    # an image's requirement as its environment states it, not the hook's refusal
+    ("container.cuda_requirement", "NVIDIA_REQUIRE_CUDA=cuda>=11.0 brand=tesla,driver>=418"),
+    # plasma's other status texts
+    ("ray.object_store_full", "object does not exist in the plasma store"),
+    ("ray.object_store_full", "object already exists in the plasma store"),
+    # the GCS client's per-attempt retry stays ray.gcs_connect_retry's (info)
+    (
+        "ray.gcs_unreachable",
+        "gcs_rpc_client.h:151: Failed to connect to GCS at address 192.168.2.40:6379 within 5 "
+        "seconds.",
+    ),
+    # dstack's other outcomes: no offer at all, another offer error
+    ("dstack.no_capacity", "No offers matching the run requirements in fleet 'cloud-fleet'."),
+    ("dstack.no_capacity", "Errors: p5.48xlarge in aws/us-west-1: ComputeError."),
+    # a missing driver library is container.driver_libraries_missing's
+    (
+        "container.cli_host_setup_failed",
+        "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: "
+        "cannot open shared object file: no such file or directory",
+    ),
+    # another service's "currently unavailable"
+    (
+        "cloud.capacity_unavailable",
+        "The service is currently unavailable in the us-east1 region, try again later",
+    ),
+    # Ray's current worker_died wording without a task ID is not the old one widened here
+    ("ray.worker_died", "A worker died or was killed while executing task."),
+]
+
+(
+    test_golden_line_yields_its_signal,
+    test_only_application_lines_read_as_the_application,
+    test_negative_line,
+    test_blame,
+    test_every_entry_pinned_here_has_a_golden_line,
+) = golden_line_checks(GOLDEN, NEGATIVE, BLAME)
