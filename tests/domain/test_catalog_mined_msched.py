@@ -25,6 +25,8 @@ BLAME: dict[str, Blame] = {
     "cloud.k8s_node_not_ready": Blame.SYMPTOM,
     "dstack.no_capacity": Blame.TRANSIENT,
     "cloud.capacity_unavailable": Blame.TRANSIENT,
+    # new
+    "deviceplugin.nvml_library_missing": Blame.HARDWARE,
 }
 
 GOLDEN: Golden = [
@@ -145,6 +147,38 @@ GOLDEN: Golden = [
     ),
 ]
 
+GOLDEN += [
+    # ray-project/ray issues #29412 and #45041 (the dashboard agent's process watcher)
+    (
+        "2022-11-02 02:42:14,808 WARNING worker.py:1849 -- Raylet is terminated: "
+        "ip=172.29.58.133, id=6ad361c6d67a3180a1a9ce9e00b1b6f371aab0dd0bd32052ebbaac63. "
+        "Termination is unexpected. Possible reasons include: (1) SIGKILL by the user or system "
+        "OOM killer, (2) Invalid memory access from Raylet causing SIGSEGV or SIGBUS, (3) Other "
+        "termination signals. Last 20 lines of the Raylet logs:",
+        "ray.raylet_died",
+        {},
+    ),
+    (
+        "2024-05-03 18:48:26,722\tERROR process_watcher.py:116 -- Raylet is terminated. "
+        "Termination is unexpected. Possible reasons include: (1) SIGKILL by the user or system "
+        "OOM killer, (2) Invalid memory access from Raylet causing SIGSEGV or SIGBUS, (3) Other "
+        "termination signals. Last 20 lines of the Raylet logs:",
+        "ray.raylet_died",
+        {},
+    ),
+    # NVIDIA/k8s-device-plugin issues #182 and #23 (1.8's wording)
+    (
+        "2020/10/14 18:04:53 Failed to initialize NVML: could not load NVML library.",
+        "deviceplugin.nvml_library_missing",
+        {},
+    ),
+    (
+        "Failed to start nvml with error:  could not load NVML library",
+        "deviceplugin.nvml_library_missing",
+        {},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # a pod's tolerations name the same taints on every healthy pod
     (
@@ -185,6 +219,16 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # Ray's current worker_died wording without a task ID is not the old one widened here
     ("ray.worker_died", "A worker died or was killed while executing task."),
+    # a raylet stopped by SIGTERM (ray stop, a scale-down) is graceful
+    ("ray.raylet_died", "Raylet is terminated. Termination is graceful."),
+    # the plugin's hint follows every NVML init failure; other codes keep their own entries
+    (
+        "deviceplugin.nvml_library_missing",
+        "2020/10/14 18:04:53 If this is a GPU node, did you set the docker default runtime to "
+        "`nvidia`?",
+    ),
+    ("deviceplugin.nvml_library_missing", "Failed to initialize NVML: Driver Not Loaded."),
+    ("deviceplugin.nvml_library_missing", "Failed to initialize NVML: Unknown Error"),
 ]
 
 (
