@@ -27,6 +27,7 @@ BLAME: dict[str, Blame] = {
     "cloud.capacity_unavailable": Blame.TRANSIENT,
     # new
     "deviceplugin.nvml_library_missing": Blame.HARDWARE,
+    "kubelet.pleg_unhealthy": Blame.HARDWARE,
 }
 
 GOLDEN: Golden = [
@@ -179,6 +180,44 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # kubernetes/kubernetes issue #61117 (kubelet's sync loop) and nds-org/jupyter-et issue #13
+    # (the node's Ready condition)
+    (
+        "Mar 13 16:02:43 vk-prod4-node-v18-w3fz kubelet[1450]: I0313 16:02:43.934473    1450 "
+        "kubelet.go:1778] skipping pod synchronization - [PLEG is not healthy: pleg was last seen "
+        "active 3m5.30015447s ago; threshold is 3m0s]",
+        "kubelet.pleg_unhealthy",
+        {"elapsed": "3m5.30015447s", "threshold": "3m0s"},
+    ),
+    (
+        "  Ready            False   Mon, 03 Jun 2019 13:54:18 +0000   Sun, 02 Jun 2019 21:39:37 "
+        "+0000   KubeletNotReady              PLEG is not healthy: pleg was last seen active "
+        "16h17m50.791825508s ago; threshold is 3m0s",
+        "kubelet.pleg_unhealthy",
+        {"elapsed": "16h17m50.791825508s"},
+    ),
+    # NVIDIA/nvidia-docker issue #1610 (a driver library the ld cache lists is gone)
+    (
+        "nvidia-container-cli: detection error: open failed: "
+        "/usr/lib/x86_64-linux-gnu/libnvidia-tls.so.470.86: no such file or directory: unknown.",
+        "container.cli_host_setup_failed",
+        {
+            "missing": "open failed: /usr/lib/x86_64-linux-gnu/libnvidia-tls.so.470.86: no such file "
+            "or directory"
+        },
+    ),
+    # hekmak/Conf-net issue #5 (the configured ldconfig does not exist on this host)
+    (
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: "
+        "starting container process caused: process_linux.go:545: container init caused: Running "
+        "hook #1:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: "
+        "ldcache error: open failed: /sbin/ldconfig.real: no such file or directory: unknown.",
+        "container.cli_host_setup_failed",
+        {"ldconfig": "open failed: /sbin/ldconfig.real: no such file or directory"},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # a pod's tolerations name the same taints on every healthy pod
     (
@@ -229,6 +268,19 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     ("deviceplugin.nvml_library_missing", "Failed to initialize NVML: Driver Not Loaded."),
     ("deviceplugin.nvml_library_missing", "Failed to initialize NVML: Unknown Error"),
+    # ldconfig that ran and failed inside the container's root (NVIDIA/nvidia-container-toolkit
+    # issue #147) is left open: the image's or the node's
+    (
+        "container.cli_host_setup_failed",
+        "nvidia-container-cli: ldcache error: process /sbin/ldconfig.real failed with error code: "
+        "1: unknown.",
+    ),
+    # the kubelet's healthy relist log
+    (
+        "kubelet.pleg_unhealthy",
+        "I0131 15:43:35.414429    3072 kubelet.go:1953] SyncLoop (PLEG): "
+        '"untrusted3_default(70a6b852-4440-11ea-9a3e-0624b25d9900)", event: ContainerStarted',
+    ),
 ]
 
 (
