@@ -28,6 +28,7 @@ BLAME: dict[str, Blame] = {
     # new
     "deviceplugin.nvml_library_missing": Blame.HARDWARE,
     "kubelet.pleg_unhealthy": Blame.HARDWARE,
+    "skypilot.cluster_not_up": Blame.SYMPTOM,
 }
 
 GOLDEN: Golden = [
@@ -218,6 +219,23 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # skypilot-org/skypilot issues #4753 and #7561 (sky/exceptions.py ClusterNotUpError)
+    (
+        "  | sky.exceptions.ClusterNotUpError: Executing tasks: skipped for cluster "
+        "'test-back-compat-buildkite-2' (status: INIT). It is only allowed for UP clusters. Wait "
+        "for a launch to finish, or use this command to try to transition the cluster to UP: sky "
+        "start test-back-compat-buildkite-2",
+        "skypilot.cluster_not_up",
+        {},
+    ),
+    (
+        "sky.exceptions.ClusterNotUpError: No in-progress managed jobs.",
+        "skypilot.cluster_not_up",
+        {},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # a pod's tolerations name the same taints on every healthy pod
     (
@@ -275,6 +293,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "nvidia-container-cli: ldcache error: process /sbin/ldconfig.real failed with error code: "
         "1: unknown.",
     ),
+    # the class named in a traceback's frame or an import is not the raised error
+    ("skypilot.cluster_not_up", "    raise exceptions.ClusterNotUpError("),
     # the kubelet's healthy relist log
     (
         "kubelet.pleg_unhealthy",
