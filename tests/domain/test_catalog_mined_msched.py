@@ -29,6 +29,7 @@ BLAME: dict[str, Blame] = {
     "deviceplugin.nvml_library_missing": Blame.HARDWARE,
     "kubelet.pleg_unhealthy": Blame.HARDWARE,
     "skypilot.cluster_not_up": Blame.SYMPTOM,
+    "ray.train_failed": Blame.SYMPTOM,
 }
 
 GOLDEN: Golden = [
@@ -236,6 +237,22 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # rendered from ray python/ray/train/v2/api/exceptions.py with the message ray-project/ray
+    # pull request #51199 shows ("Training failed due to worker errors:"); the generic Python
+    # entry read it as the job's own error
+    (
+        "ray.train.v2.api.exceptions.TrainingFailedError: Training failed due to worker errors:",
+        "ray.train_failed",
+        {},
+    ),
+    (
+        "ray.train.v2.api.exceptions.WorkerGroupError: Training failed due to worker errors:",
+        "ray.train_failed",
+        {},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # a pod's tolerations name the same taints on every healthy pod
     (
@@ -295,6 +312,8 @@ NEGATIVE: list[tuple[str, str]] = [
     ),
     # the class named in a traceback's frame or an import is not the raised error
     ("skypilot.cluster_not_up", "    raise exceptions.ClusterNotUpError("),
+    # the same words without Ray Train's exception are not its report
+    ("ray.train_failed", "Training failed due to worker errors: see the log above"),
     # the kubelet's healthy relist log
     (
         "kubelet.pleg_unhealthy",
