@@ -30,6 +30,7 @@ BLAME: dict[str, Blame] = {
     "kubelet.pleg_unhealthy": Blame.HARDWARE,
     "skypilot.cluster_not_up": Blame.SYMPTOM,
     "ray.train_failed": Blame.SYMPTOM,
+    "drivercontainer.kernel_unresolved": Blame.HARDWARE,
 }
 
 GOLDEN: Golden = [
@@ -253,6 +254,16 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # NVIDIA/gpu-operator issue #155 (the driver container's _resolve_kernel_version)
+    (
+        "Unable to open the file '/lib/modules/3.10.0-862.el7.x86_64/proc/version' (No such file or "
+        "directory).Could not resolve Linux kernel version",
+        "drivercontainer.kernel_unresolved",
+        {},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # a pod's tolerations name the same taints on every healthy pod
     (
@@ -314,6 +325,9 @@ NEGATIVE: list[tuple[str, str]] = [
     ("skypilot.cluster_not_up", "    raise exceptions.ClusterNotUpError("),
     # the same words without Ray Train's exception are not its report
     ("ray.train_failed", "Training failed due to worker errors: see the log above"),
+    # the driver container resolving the kernel normally
+    ("drivercontainer.kernel_unresolved", "Resolving Linux kernel version..."),
+    ("drivercontainer.kernel_unresolved", "Proceeding with Linux kernel version 5.0.0-36-generic"),
     # the kubelet's healthy relist log
     (
         "kubelet.pleg_unhealthy",
