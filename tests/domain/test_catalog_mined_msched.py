@@ -31,6 +31,7 @@ BLAME: dict[str, Blame] = {
     "skypilot.cluster_not_up": Blame.SYMPTOM,
     "ray.train_failed": Blame.SYMPTOM,
     "drivercontainer.kernel_unresolved": Blame.HARDWARE,
+    "ray.oom_killed": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -264,6 +265,21 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # ray-project/ray pull request #3323 and issue #20690 (Ray 0.6-1.x memory_monitor.py)
+    (
+        "ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node",
+        "ray.oom_killed",
+        {},
+    ),
+    (
+        "ray.exceptions.RayTaskError(RayOutOfMemoryError): ray::_RemoteSingleAgentEnv.step() "
+        "(pid=2162",
+        "ray.oom_killed",
+        {},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # a pod's tolerations name the same taints on every healthy pod
     (
@@ -328,6 +344,12 @@ NEGATIVE: list[tuple[str, str]] = [
     # the driver container resolving the kernel normally
     ("drivercontainer.kernel_unresolved", "Resolving Linux kernel version..."),
     ("drivercontainer.kernel_unresolved", "Proceeding with Linux kernel version 5.0.0-36-generic"),
+    # Ray 1.x's low-memory warning, before anything was killed or raised
+    (
+        "ray.oom_killed",
+        "Memory usage on this node: 29.6/30.9 GiB: ***LOW MEMORY*** less than 10% of the memory on "
+        "this node is available for use.",
+    ),
     # the kubelet's healthy relist log
     (
         "kubelet.pleg_unhealthy",
