@@ -32,6 +32,7 @@ BLAME: dict[str, Blame] = {
     "ray.train_failed": Blame.SYMPTOM,
     "drivercontainer.kernel_unresolved": Blame.HARDWARE,
     "ray.oom_killed": Blame.APPLICATION,
+    "k8sevent.dra_prepare_failed": Blame.SYMPTOM,
 }
 
 GOLDEN: Golden = [
@@ -280,6 +281,35 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # kubernetes-sigs/dra-driver-nvidia-gpu pull request #1218 (the pod event) and issue #814
+    # (kubelet's journal)
+    (
+        "  Warning  FailedPrepareDynamicResources  22s   kubelet            Failed to prepare "
+        "dynamic resources: prepare dynamic resources: NodePrepareResources: rpc error: code = "
+        "DeadlineExceeded desc = context deadline exceeded",
+        "k8sevent.dra_prepare_failed",
+        {},
+    ),
+    (
+        "Jan 14 22:32:39 instance20260113210117 kubelet[14067]: E0114 22:32:39.849988   14067 "
+        'kuberuntime_manager.go:1323] "Failed to prepare dynamic resources" err="prepare dynamic '
+        'resources: DRA driver compute-domain.nvidia.com is not registered" '
+        'pod="default/nccl-test-worker-0"',
+        "k8sevent.dra_prepare_failed",
+        {},
+    ),
+    # kubernetes-sigs/dra-driver-nvidia-gpu issue #35 (the GPU plugin's own log)
+    (
+        'E1205 22:40:41.196150       1 nonblockinggrpcserver.go:127] "dra: handling request failed" '
+        'err="error preparing devices for claim 148dc683-2f43-4b2f-a11e-2d49477cf6d6: MIG device '
+        "allocation failed: error creating MIG device: error creating GPU instance for '1g.20gb': "
+        'Insufficient Resources" requestID=1048',
+        "k8sevent.dra_prepare_failed",
+        {"claim": "148dc683-2f43-4b2f-a11e-2d49477cf6d6"},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # a pod's tolerations name the same taints on every healthy pod
     (
@@ -349,6 +379,12 @@ NEGATIVE: list[tuple[str, str]] = [
         "ray.oom_killed",
         "Memory usage on this node: 29.6/30.9 GiB: ***LOW MEMORY*** less than 10% of the memory on "
         "this node is available for use.",
+    ),
+    # the DRA plugin's normal request log
+    (
+        "k8sevent.dra_prepare_failed",
+        "I1205 22:41:57.167160       1 driver.go:107] NodePrepareResource is called: request: "
+        "&NodePrepareResourceRequest{Namespace:gpu-test1,ClaimUid:148dc683,ClaimName:job31-mig1g}",
     ),
     # the kubelet's healthy relist log
     (
