@@ -45,6 +45,7 @@ BLAME: dict[str, Blame] = {
     "dstack.volume_error": Blame.SYMPTOM,
     "dstack.run_limit_reached": Blame.SYMPTOM,
     "databricks.init_script_failed": Blame.APPLICATION,
+    "skypilot.cluster_not_up": Blame.SYMPTOM,  # msched (session 23)
 }
 
 NAMESPACES = frozenset(
@@ -166,6 +167,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # sky/jobs/state.py ManagedJobStatus, as the CLI prints a managed job's end (rendered)
     ("✓ Managed job finished: 7 (status: FAILED_NO_RESOURCE).", "skypilot.no_resource", {}),
     ("✓ Managed job finished: 12 (status: FAILED_PRECHECKS).", "skypilot.prechecks_failed", {}),
+    # skypilot-org/skypilot issue #7561 (sky/exceptions.py ClusterNotUpError; msched, session 23)
+    (
+        "sky.exceptions.ClusterNotUpError: No in-progress managed jobs.",
+        "skypilot.cluster_not_up",
+        {},
+    ),
     # dstackai/dstack issue #3545 (the run's event)
     (
         "Job status changed PROVISIONING -> TERMINATING. Termination reason: "

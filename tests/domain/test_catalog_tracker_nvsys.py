@@ -68,6 +68,7 @@ BLAME: dict[str, Blame] = {
     "installer.module_load_failed": Blame.HARDWARE,
     "dkms.nvidia_build_failed": Blame.HARDWARE,
     "drivercontainer.unload_failed": Blame.SYMPTOM,
+    "drivercontainer.kernel_unresolved": Blame.HARDWARE,  # msched (session 23)
     "hostengine.start_failed": Blame.HARDWARE,
     "nvswitch.version_mismatch": Blame.HARDWARE,
     "fabricmanager.start_failed": Blame.HARDWARE,
@@ -423,6 +424,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     (
         "Could not unload NVIDIA driver kernel modules, driver is in use",
         "drivercontainer.unload_failed",
+        {},
+    ),
+    # NVIDIA/gpu-operator issue #155 (the driver container on CentOS 7; msched, session 23)
+    (
+        "Unable to open the file '/lib/modules/3.10.0-862.el7.x86_64/proc/version' (No such file or "
+        "directory).Could not resolve Linux kernel version",
+        "drivercontainer.kernel_unresolved",
         {},
     ),
     # NVIDIA/gpu-driver-container issue #44 (the GPU operator's driver container, Secure Boot)
