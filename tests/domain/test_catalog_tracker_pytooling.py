@@ -58,6 +58,7 @@ BLAME: dict[str, Blame] = {
     "git.ref_not_found": Blame.APPLICATION,
     "git.transfer_interrupted": Blame.TRANSIENT,
     "git.pack_aborted": Blame.SYMPTOM,
+    "pip.subprocess_failed": Blame.APPLICATION,  # mapp (session 23)
 }
 
 NAMESPACES = frozenset(
@@ -310,6 +311,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "(flash-attn)",
         "pip.wheel_build_failed",
         {"projects": "flash-attn"},
+    ),
+    # Dao-AILab/flash-attention issue #304 (pip's build subprocess; mapp, session 23)
+    (
+        "  × python setup.py bdist_wheel did not run successfully.",
+        "pip.subprocess_failed",
+        {"command": "python setup.py bdist_wheel"},
     ),
     # astral-sh/uv issues #4303 and #10604 (Unicode), #2538 (ASCII), #12578 (a universal lock)
     ("  × No solution found when resolving dependencies:", "pip.uv_no_solution", {}),

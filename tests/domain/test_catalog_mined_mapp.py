@@ -1,0 +1,353 @@
+"""Real-line mining of the application-side emitters (session 23): the host toolchain a job's
+native build runs (GCC, clang, MSVC, GNU ld, collect2, make, CMake, setuptools, ptxas), pip's
+build-subprocess failure and PyTorch 0.4's state-dict size mismatch. Each golden line is a real
+line from the public thread named beside it; each look-alike must keep its older reading. Every
+entry is the application's: a build that fails is the job's sources, toolchain or environment, the
+same on every node and retry, and none may act on the node it ran on."""
+
+from __future__ import annotations
+
+from autorecover.domain.records import Blame
+
+from .golden import Golden, assert_no_node_action, golden_line_checks, hits
+
+# The entries this sweep added or widened, with the blame each decides.
+BLAME: dict[str, Blame] = {
+    "gcc.header_not_found": Blame.APPLICATION,
+    "ld.library_not_found": Blame.APPLICATION,
+    "gcc.link_failed": Blame.APPLICATION,
+    "make.target_failed": Blame.APPLICATION,
+    "cmake.configure_failed": Blame.APPLICATION,
+    "cmake.cuda_toolkit_not_found": Blame.APPLICATION,
+    "setuptools.command_failed": Blame.APPLICATION,
+    "nvcc.ptxas_fatal": Blame.APPLICATION,
+    "pip.subprocess_failed": Blame.APPLICATION,
+    "pip.wheel_build_failed": Blame.APPLICATION,
+    "torchser.state_dict_size_mismatch": Blame.APPLICATION,
+}
+
+GOLDEN: Golden = [
+    # BVLC/caffe issue #841 (GCC, make 3.x)
+    (
+        "src/caffe/blob.cpp:3:26: fatal error: cuda_runtime.h: No such file or directory",
+        "gcc.header_not_found",
+        {"header": "cuda_runtime.h"},
+    ),
+    # open-mmlab/mmdetection issue #71 (nvcc's host compiler, an include from the command line)
+    (
+        "/usr/include/stdc-predef.h:59:1: fatal error: cuda_runtime.h: No such file or directory",
+        "gcc.header_not_found",
+        {"header": "cuda_runtime.h"},
+    ),
+    # LeelaChessZero/lc0 issue #312
+    (
+        "cc1plus: fatal error: cuda_runtime.h: No such file or directory",
+        "gcc.header_not_found",
+        {"header": "cuda_runtime.h"},
+    ),
+    # lhao0301/pytorch-liteflownet3 issue #3 (torch's own headers include the CUDA runtime's)
+    (
+        "anaconda3/lib/python3.6/site-packages/torch/include/ATen/cuda/CUDAContext.h:5:30: fatal "
+        "error: cuda_runtime_api.h: No such file or directory",
+        "gcc.header_not_found",
+        {"header": "cuda_runtime_api.h"},
+    ),
+    # wang-xinyu/tensorrtx issue #2
+    (
+        "project/resnet/resnext50_32x4d.cpp:2:10: fatal error: cuda_runtime_api.h: No such file "
+        "or directory",
+        "gcc.header_not_found",
+        {"header": "cuda_runtime_api.h"},
+    ),
+    # erikwijmans/Pointnet2_PyTorch issue #181 (pip's indented build output)
+    (
+        "      <command-line>: fatal error: cuda_runtime.h: No such file or directory",
+        "gcc.header_not_found",
+        {"header": "cuda_runtime.h"},
+    ),
+    # HAWAIILAB/cuda-flux issue #1 (clang)
+    (
+        "/home/mnaderan/cuda-flux/lib/hostRuntime.cpp:3:10: fatal error: 'cuda_runtime.h' file "
+        "not found",
+        "gcc.header_not_found",
+        {"quoted": "cuda_runtime.h"},
+    ),
+    # phvu/cuda-smi issue #9 (clang on macOS)
+    (
+        "cuda-smi.cpp:4:10: fatal error: 'cuda_runtime_api.h' file not found",
+        "gcc.header_not_found",
+        {"quoted": "cuda_runtime_api.h"},
+    ),
+    # JPaulMora/Pyrit issue #643 (clang as nvcc's host compiler, a C++ standard header)
+    (
+        "/usr/include/crt/common_functions.h:111:10: fatal error: 'new' file not found",
+        "gcc.header_not_found",
+        {"quoted": "new"},
+    ),
+    # bazel-contrib/rules_cuda pull request #376 (clang's CUDA wrapper, curand missing)
+    (
+        "/usr/lib/llvm-19/lib/clang/19/include/__clang_cuda_runtime_wrapper.h:486:10: fatal "
+        "error: 'curand_mtgp32_kernel.h' file not found",
+        "gcc.header_not_found",
+        {"quoted": "curand_mtgp32_kernel.h"},
+    ),
+    # Jimver/cuda-toolkit issue #109 (MSVC)
+    (
+        "fatal error C1083: Cannot open include file: 'cuda_runtime.h': No such file or directory",
+        "gcc.header_not_found",
+        {"include": "cuda_runtime.h"},
+    ),
+    # JPaulMora/Pyrit issue #213 (GNU ld before 2.38, no strerror)
+    ("/usr/bin/ld: cannot find -lcuda", "ld.library_not_found", {"library": "-lcuda"}),
+    # rendered from binutils ld/ldfile.c (2.38 and later append the errno text)
+    (
+        "/usr/bin/ld: cannot find -lcudart: No such file or directory",
+        "ld.library_not_found",
+        {"library": "-lcudart"},
+    ),
+    # rendered from lld ELF/Driver.cpp
+    ("ld.lld: error: unable to find library -lcuda", "ld.library_not_found", {"lld": "-lcuda"}),
+    # andrejrcarvalho/OrangePi_SSD1306 issue #2, rivetTDA/rivet issue #170
+    (
+        "collect2: error: ld returned 1 exit status",
+        "gcc.link_failed",
+        {"linker": "ld", "status": "1"},
+    ),
+    # andlabs/ui issue #424 (MinGW)
+    (
+        "collect2.exe: error: ld returned 1 exit status",
+        "gcc.link_failed",
+        {"linker": "ld", "status": "1"},
+    ),
+    # JPaulMora/Pyrit issue #213 (GCC before 4.8)
+    ("collect2: ld returned 1 exit status", "gcc.link_failed", {"linker": "ld", "status": "1"}),
+    # gflags/gflags issue #241 (two lines pasted as one)
+    (
+        "collect2: error: ld returned 1 exit status Makefile:1079: recipe for target "
+        "'logging_unittest' faile",
+        "gcc.link_failed",
+        {"status": "1"},
+    ),
+    # BananaWorks07/trigger-control issue #1 (make 4.x)
+    (
+        "make: *** [Makefile:24: trigger-control] Error 1",
+        "make.target_failed",
+        {"target": "Makefile:24: trigger-control", "error": "Error 1"},
+    ),
+    # Duncaen/lobase issue #15 (recursive make)
+    (
+        "make[2]: *** [../../../mk/bsd.prog.mk:74: indent] Error 1",
+        "make.target_failed",
+        {"target": "../../../mk/bsd.prog.mk:74: indent"},
+    ),
+    (
+        "make[1]: *** [../../mk/bsd.subdir.mk:40: _SUBDIRUSE] Error 1",
+        "make.target_failed",
+        {"target": "../../mk/bsd.subdir.mk:40: _SUBDIRUSE"},
+    ),
+    # open-mmlab/mmdetection issue #71 (make 3.x)
+    ("make: *** [all] Error 1", "make.target_failed", {"target": "all"}),
+    # wang-xinyu/tensorrtx issue #2
+    (
+        "make[2]: *** [CMakeFiles/resnext50.dir/resnext50_32x4d.cpp.o] Error 1",
+        "make.target_failed",
+        {"target": "CMakeFiles/resnext50.dir/resnext50_32x4d.cpp.o", "error": "Error 1"},
+    ),
+    # xenogenesi/task-spooler issue #8
+    (
+        "CMake Error at /usr/share/cmake/Modules/CMakeDetermineCUDACompiler.cmake:180 (message):",
+        "cmake.configure_failed",
+        {"line": "180", "command": "message"},
+    ),
+    # torch/cutorch issue #833
+    (
+        "CMake Error at /usr/share/cmake-3.10/Modules/FindCUDA.cmake:682 (message):",
+        "cmake.configure_failed",
+        {"file": "/usr/share/cmake-3.10/Modules/FindCUDA.cmake", "line": "682"},
+    ),
+    # Cytnx-dev/Cytnx issue #949
+    (
+        "CMake Error at CMakeLists.txt:212 (enable_language):",
+        "cmake.configure_failed",
+        {"file": "CMakeLists.txt", "line": "212", "command": "enable_language"},
+    ),
+    # openhpc/ohpc issue #2141
+    ("-- Configuring incomplete, errors occurred!", "cmake.configure_failed", {}),
+    # xenogenesi/task-spooler issue #8, ecmwf/atlas issue #189, microsoft/vcpkg issue #36418
+    ("  Failed to find nvcc.", "cmake.cuda_toolkit_not_found", {"text": "Failed to find nvcc."}),
+    # torch/cutorch issue #833, isunchy/cuboid_abstraction issue #2
+    (
+        "  Specify CUDA_TOOLKIT_ROOT_DIR",
+        "cmake.cuda_toolkit_not_found",
+        {"text": "Specify CUDA_TOOLKIT_ROOT_DIR"},
+    ),
+    # compiler-explorer/infra pull request #2304
+    (
+        "  Could not find `nvcc` executable in any searched paths, please set",
+        "cmake.cuda_toolkit_not_found",
+        {"text": "Could not find `nvcc` executable in any searched paths"},
+    ),
+    # GMMTeam/GMM issue #3
+    (
+        '  Could NOT find CUDA (missing: CUDA_INCLUDE_DIRS) (found version "6.0")',
+        "cmake.cuda_toolkit_not_found",
+        {"text": "Could NOT find CUDA (missing: CUDA_INCLUDE_DIRS)"},
+    ),
+    # Cytnx-dev/Cytnx issue #949
+    (
+        "  No CMAKE_CUDA_COMPILER could be found.",
+        "cmake.cuda_toolkit_not_found",
+        {"text": "No CMAKE_CUDA_COMPILER could be found."},
+    ),
+    # JPaulMora/Pyrit issue #213, thangvubk/SoftGroup issue #41
+    (
+        "error: command 'gcc' failed with exit status 1",
+        "setuptools.command_failed",
+        {"command": "gcc", "status": "1"},
+    ),
+    # YuqingWang1029/VisTR issue #56, xingyizhou/CenterNet issue #999
+    (
+        "error: command 'g++' failed with exit status 1",
+        "setuptools.command_failed",
+        {"command": "g++", "status": "1"},
+    ),
+    # facebookresearch/maskrcnn-benchmark issue #750
+    (
+        "error: command '/usr/local/cuda/bin/nvcc' failed with exit status 2",
+        "setuptools.command_failed",
+        {"command": "/usr/local/cuda/bin/nvcc", "status": "2"},
+    ),
+    # jwyang/faster-rcnn.pytorch issue #719 (Python 2's repr)
+    (
+        "error: command u'/usr/local/cuda/bin/nvcc' failed with exit status 1",
+        "setuptools.command_failed",
+        {"command": "/usr/local/cuda/bin/nvcc", "status": "1"},
+    ),
+    # MVIG-SJTU/AlphaPose issue #814 (Windows)
+    (
+        "error: command 'C:\\\\Program Files\\\\NVIDIA GPU Computing Toolkit\\\\CUDA\\\\v10.0\\\\bin"
+        "\\\\nvcc.exe' failed with exit status 2",
+        "setuptools.command_failed",
+        {"status": "2"},
+    ),
+    # open-mmlab/mmdetection issue #71
+    (
+        "error: command 'nvcc' failed with exit status 1",
+        "setuptools.command_failed",
+        {"command": "nvcc", "status": "1"},
+    ),
+    # xiumingzhang/GenRe-ShapeHD issue #41 (the exception distutils raised)
+    (
+        "distutils.errors.LinkError: command 'gcc' failed with exit status 1",
+        "setuptools.command_failed",
+        {"command": "gcc"},
+    ),
+    # rendered from setuptools/_distutils/spawn.py (2021 and later; the compiler not installed)
+    (
+        "error: command 'gcc' failed: No such file or directory",
+        "setuptools.command_failed",
+        {"command": "gcc", "error": "No such file or directory"},
+    ),
+    (
+        "error: command '/usr/bin/gcc' failed with exit code 1",
+        "setuptools.command_failed",
+        {"command": "/usr/bin/gcc", "status": "1"},
+    ),
+    # triton-lang/triton pull request #5017
+    (
+        "  ptxas fatal   : (C7600) Register allocation failed with register count of '255'. "
+        "Compile the program with a higher register target",
+        "nvcc.ptxas_fatal",
+        {},
+    ),
+    (
+        "  ptxas fatal   : Ptx assembly aborted due to errors",
+        "nvcc.ptxas_fatal",
+        {"error": "Ptx assembly aborted due to errors"},
+    ),
+    # Dao-AILab/flash-attention issue #304 (both lines)
+    ("  error: subprocess-exited-with-error", "pip.subprocess_failed", {}),
+    (
+        "  × python setup.py bdist_wheel did not run successfully.",
+        "pip.subprocess_failed",
+        {"command": "python setup.py bdist_wheel"},
+    ),
+    # QwenLM/Qwen issue #10 (wheel_builder's summary)
+    ("Failed to build flash-attn", "pip.wheel_build_failed", {"failed": "flash-attn"}),
+    # pytorch/pytorch issue #15720 (PyTorch 0.4's wording)
+    (
+        "\tsize mismatch for block_level.position_enc.weight: copying a param of "
+        "torch.Size([51, 30]) from checkpoint, where the shape is torch.Size([18290, 30]) in "
+        "current model.",
+        "torchser.state_dict_size_mismatch",
+        {
+            "param": "block_level.position_enc.weight",
+            "old_saved": "torch.Size([51, 30])",
+            "old_current": "torch.Size([18290, 30])",
+        },
+    ),
+]
+
+NEGATIVE: list[tuple[str, str]] = [
+    # a missing source file on the command line is not a header; a Python open() of a header
+    ("gcc.header_not_found", "cc1plus: fatal error: train.cpp: No such file or directory"),
+    ("gcc.header_not_found", "gcc: fatal error: no input files"),
+    (
+        "gcc.header_not_found",
+        "FileNotFoundError: [Errno 2] No such file or directory: 'include/config.h'",
+    ),
+    # the MinGW line names a file, not a -l library (andlabs/ui issue #424)
+    (
+        "ld.library_not_found",
+        "c:/users/map/scoop/apps/gcc/current/bin/../lib/gcc/x86_64-w64-mingw32/11.2.0/../../../../"
+        "x86_64-w64-mingw32/bin/ld.exe: cannot find 1: No such file or directory",
+    ),
+    ("gcc.link_failed", "collect2 version 11.3.0"),
+    # make's "-" recipe it ignores, and its directory notes
+    ("make.target_failed", "make: [Makefile:5: clean] Error 1 (ignored)"),
+    ("make.target_failed", "make[1]: Leaving directory '/home/user/apex'"),
+    ("cmake.configure_failed", "CMake Warning at CMakeLists.txt:12 (message):"),
+    ("cmake.configure_failed", "-- Configuring done"),
+    ("cmake.cuda_toolkit_not_found", '-- Found CUDA: /usr/local/cuda (found version "12.1")'),
+    ("cmake.cuda_toolkit_not_found", "-- Found CUDAToolkit: /usr/local/cuda/include"),
+    # cpp_extension's ninja call is cppext.build_failed's; the issue's own typo is not the format
+    (
+        "setuptools.command_failed",
+        "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
+    ),
+    ("setuptools.command_failed", "error: commond '/usr/bin/gcc' failed with exit code 1"),
+    ("nvcc.ptxas_fatal", "ptxas info    : Used 64 registers, 380 bytes cmem[0]"),
+    (
+        "pip.subprocess_failed",
+        "  note: This error originates from a subprocess, and is likely not a problem with pip.",
+    ),
+    ("pip.wheel_build_failed", "Successfully built flash-attn"),
+    ("pip.wheel_build_failed", "  Running setup.py clean for flash-attn"),
+]
+
+(
+    test_golden_line_yields_its_signal,
+    test_only_application_lines_read_as_the_application,
+    test_negative_line,
+    test_blame,
+    test_every_entry_pinned_here_has_a_golden_line,
+) = golden_line_checks(GOLDEN, NEGATIVE, BLAME)
+
+
+def test_a_failed_build_names_no_node() -> None:
+    """A build's failure is the software's: none of these entries may act on the node."""
+    assert_no_node_action(BLAME)
+
+
+def test_the_informing_lines_stay_under_the_deciding_weight() -> None:
+    """make's and CMake's generic lines only restate a failure the compiler's line decides."""
+    assert "make.target_failed" in hits("make: *** [all] Error 1")
+    from .golden import CATALOG
+
+    assert CATALOG.signatures["make.target_failed"].weight < 50
+    assert CATALOG.signatures["cmake.configure_failed"].weight < 50
+
+
+def test_a_wrapped_failed_to_build_is_not_pips_summary() -> None:
+    """An exception or logger text that says "Failed to build X" after its own prefix is not pip's."""
+    assert "pip.wheel_build_failed" not in hits("RuntimeError: Failed to build engine")
