@@ -42,6 +42,8 @@ REQUIRED: dict[str, Blame] = {
     "cmake.cuda_toolkit_not_found": Blame.APPLICATION,
     "setuptools.command_failed": Blame.APPLICATION,
     "nvcc.ptxas_fatal": Blame.APPLICATION,
+    "gcc.compile_error": Blame.APPLICATION,
+    "ld.undefined_reference": Blame.APPLICATION,
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)

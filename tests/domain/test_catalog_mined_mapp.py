@@ -21,6 +21,8 @@ BLAME: dict[str, Blame] = {
     "cmake.cuda_toolkit_not_found": Blame.APPLICATION,
     "setuptools.command_failed": Blame.APPLICATION,
     "nvcc.ptxas_fatal": Blame.APPLICATION,
+    "gcc.compile_error": Blame.APPLICATION,
+    "ld.undefined_reference": Blame.APPLICATION,
     "pip.subprocess_failed": Blame.APPLICATION,
     "pip.wheel_build_failed": Blame.APPLICATION,
     "torchser.state_dict_size_mismatch": Blame.APPLICATION,
@@ -265,6 +267,71 @@ GOLDEN: Golden = [
         "nvcc.ptxas_fatal",
         {"error": "Ptx assembly aborted due to errors"},
     ),
+    # NVIDIA/nccl issue #87 (nvcc's EDG front end)
+    (
+        'src/core.cu(717): error: identifier "so" is undefined',
+        "gcc.compile_error",
+        {"file": "src/core.cu", "edg_line": "717", "error": 'identifier "so" is undefined'},
+    ),
+    # DerryHub/BEVFormer_tensorrt issue #92
+    (
+        'rotateKernel.cu(40): error: identifier "__hdiv" is undefined',
+        "gcc.compile_error",
+        {"file": "rotateKernel.cu", "edg_line": "40"},
+    ),
+    # tromp/cuckoo issue #20
+    (
+        "cuda_miner.cu(215): error: too few arguments in function call",
+        "gcc.compile_error",
+        {"error": "too few arguments in function call"},
+    ),
+    # laugh12321/TensorRT-YOLO issue #1 (pycuda's nvcc stderr)
+    (
+        "kernel.cu(5): error: incomplete type is not allowed",
+        "gcc.compile_error",
+        {"file": "kernel.cu", "edg_line": "5"},
+    ),
+    # Dookoo2/CUDACyclone issue #10, NVlabs/instant-ngp issue #1547 (GCC 11 headers under CUDA 11.5)
+    (
+        "/usr/include/c++/11/bits/std_function.h:435:145: error: parameter packs not expanded with "
+        "\u2018...\u2019:",
+        "gcc.compile_error",
+        {"file": "/usr/include/c++/11/bits/std_function.h", "line": "435"},
+    ),
+    # inducer/pycuda issue #2 (GCC 4.3: no column)
+    (
+        "src/wrapper/wrap_cudadrv.cpp:905: error: 'launch_kernel' is not a member of "
+        "'init_module__driver()::cl'",
+        "gcc.compile_error",
+        {"file": "src/wrapper/wrap_cudadrv.cpp", "line": "905"},
+    ),
+    # AndybnACT/GPU-comcot issue #1
+    (
+        "tmpxft_00003c4e_00000000-5_GPUMoment_s.cudafe1.cpp:(.text+0x4ee): undefined reference to "
+        "`cudaLaunchKernel'",
+        "ld.undefined_reference",
+        {"symbol": "cudaLaunchKernel"},
+    ),
+    (
+        "/usr/bin/ld: tmpxft_00003c68_00000000-5_GPUOpen_BD.cudafe1.cpp:(.text+0xa4): undefined "
+        "reference to `__cudaPushCallConfiguration'",
+        "ld.undefined_reference",
+        {"symbol": "__cudaPushCallConfiguration"},
+    ),
+    # voutcn/megahit issue #95 (CUDA 8 objects: cudaSetupArgument left CUDA 10)
+    (
+        "/tmp/tmpxft_000035b5_00000000-4_lv2_gpu_functions.cudafe1.stub.c:16: undefined reference "
+        "to `cudaSetupArgument'",
+        "ld.undefined_reference",
+        {"symbol": "cudaSetupArgument"},
+    ),
+    # BVLC/caffe issue #6269
+    (
+        "tmpxft_000053c6_00000000-4_math_functions.compute_61.cudafe1.cpp:(.text+0x45e): undefined "
+        "reference to `cudaLaunch'",
+        "ld.undefined_reference",
+        {"symbol": "cudaLaunch"},
+    ),
     # Dao-AILab/flash-attention issue #304 (both lines)
     ("  error: subprocess-exited-with-error", "pip.subprocess_failed", {}),
     (
@@ -303,6 +370,24 @@ NEGATIVE: list[tuple[str, str]] = [
         "x86_64-w64-mingw32/bin/ld.exe: cannot find 1: No such file or directory",
     ),
     ("gcc.link_failed", "collect2 version 11.3.0"),
+    # DeepSpeed's op probe (op_builder/builder.py has_function): a missing optional library
+    (
+        "gcc.header_not_found",
+        "/tmp/tmpk2j3/test.c:1:10: fatal error: libaio.h: No such file or directory",
+    ),
+    ("ld.library_not_found", "/usr/bin/ld: cannot find -laio: No such file or directory"),
+    ("ld.library_not_found", "/usr/bin/ld: cannot find -lcufile"),
+    # a warning, a note and nvcc's summary are not errors
+    (
+        "gcc.compile_error",
+        "/usr/include/c++/11/bits/std_function.h:435:145: note:         '_ArgTypes'",
+    ),
+    ("gcc.compile_error", 'kernel.cu(5): warning: attribute "__global__" does not apply here'),
+    (
+        "gcc.compile_error",
+        '15 errors detected in the compilation of "/tmp/tmpxft_00001830_00000000-9_cuda_miner.cpp1.ii".',
+    ),
+    ("ld.undefined_reference", "ld.lld: error: undefined symbol: cudaLaunchKernel"),
     # make's "-" recipe it ignores, and its directory notes
     ("make.target_failed", "make: [Makefile:5: clean] Error 1 (ignored)"),
     ("make.target_failed", "make[1]: Leaving directory '/home/user/apex'"),
