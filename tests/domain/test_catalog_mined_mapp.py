@@ -23,6 +23,7 @@ BLAME: dict[str, Blame] = {
     "nvcc.ptxas_fatal": Blame.APPLICATION,
     "gcc.compile_error": Blame.APPLICATION,
     "ld.undefined_reference": Blame.APPLICATION,
+    "libstdcxx.logic_error": Blame.APPLICATION,
     "pip.subprocess_failed": Blame.APPLICATION,
     "pip.wheel_build_failed": Blame.APPLICATION,
     "torchser.state_dict_size_mismatch": Blame.APPLICATION,
@@ -332,6 +333,46 @@ GOLDEN: Golden = [
         "ld.undefined_reference",
         {"symbol": "cudaLaunch"},
     ),
+    # uzh-rpg/rpg_ultimate_slam_open issue #26, CEA-LIST/Cingulata issue #41
+    (
+        "  what():  vector::_M_range_check: __n (which is 1) >= this->size() (which is 1)",
+        "libstdcxx.logic_error",
+        {"what": "vector::_M_range_check: __n (which is 1) >= this->size() (which is 1)"},
+    ),
+    # JDAI-CV/DNNLibrary issue #79, ov2slam/ov2slam issue #24
+    ("  what():  _Map_base::at", "libstdcxx.logic_error", {"what": "_Map_base::at"}),
+    # OlafvdSpek/xbt issue #28
+    ("  what():  basic_string::append", "libstdcxx.logic_error", {"what": "basic_string::append"}),
+    # gaoxiang12/slambook issue #132, JuneFeng/GAKE issue #3, pmelsted/KmerStream issue #16
+    (
+        "  what():  basic_string::_M_construct null not valid",
+        "libstdcxx.logic_error",
+        {"what": "basic_string::_M_construct null not valid"},
+    ),
+    # RawTherapee/RawTherapee issue #2322 (the pre-C++11 ABI)
+    (
+        "  what():  basic_string::_S_construct null not valid",
+        "libstdcxx.logic_error",
+        {"what": "basic_string::_S_construct null not valid"},
+    ),
+    # KDE/heaptrack pull request #58 (GCC 12)
+    (
+        "  what():  basic_string: construction from null is not valid",
+        "libstdcxx.logic_error",
+        {"what": "basic_string: construction from null is not valid"},
+    ),
+    # rogersce/cnpy issue #73, rohanmohapatra/hdbscan-cpp issue #13
+    (
+        "  what():  cannot create std::vector larger than max_size()",
+        "libstdcxx.logic_error",
+        {"what": "cannot create std::vector larger than max_size()"},
+    ),
+    # USCiLab/cereal issue #192
+    (
+        "      what():  vector::_M_default_append",
+        "libstdcxx.logic_error",
+        {"what": "vector::_M_default_append"},
+    ),
     # Dao-AILab/flash-attention issue #304 (both lines)
     ("  error: subprocess-exited-with-error", "pip.subprocess_failed", {}),
     (
@@ -370,6 +411,17 @@ NEGATIVE: list[tuple[str, str]] = [
         "x86_64-w64-mingw32/bin/ld.exe: cannot find 1: No such file or directory",
     ),
     ("gcc.link_failed", "collect2 version 11.3.0"),
+    # other what() lines keep their own entries; a Python-side IndexError is Python's
+    ("libstdcxx.logic_error", "  what():  std::bad_alloc"),
+    (
+        "libstdcxx.logic_error",
+        "  what():  CUDA error: an illegal memory access was encountered",
+    ),
+    (
+        "libstdcxx.logic_error",
+        "IndexError: vector::_M_range_check: __n (which is 3) >= this->size()",
+    ),
+    ("libstdcxx.logic_error", "terminate called after throwing an instance of 'std::out_of_range'"),
     # DeepSpeed's op probe (op_builder/builder.py has_function): a missing optional library
     (
         "gcc.header_not_found",
