@@ -24,6 +24,7 @@ BLAME: dict[str, Blame] = {
     "gcc.compile_error": Blame.APPLICATION,
     "ld.undefined_reference": Blame.APPLICATION,
     "libstdcxx.logic_error": Blame.APPLICATION,
+    "data.video_undecodable": Blame.APPLICATION,
     "pip.subprocess_failed": Blame.APPLICATION,
     "pip.wheel_build_failed": Blame.APPLICATION,
     "torchser.state_dict_size_mismatch": Blame.APPLICATION,
@@ -373,6 +374,35 @@ GOLDEN: Golden = [
         "libstdcxx.logic_error",
         {"what": "vector::_M_default_append"},
     ),
+    # OpenGVLab/UniFormerV2 issue #13 (decord under a retrying loader), open-mmlab/mmaction2 #1415
+    (
+        "[mov,mp4,m4a,3gp,3g2,mj2 @ 0x5647f2c997c0] moov atom not found",
+        "data.video_undecodable",
+        {"error": "moov atom not found"},
+    ),
+    (
+        "[11:33:14] /github/workspace/src/video/video_reader.cc:83: ERROR opening: "
+        "/data/gpfs/projects/punim0512/data/kinetics-dataset/k400/train/Haqw7b9U-L4.mp4, Invalid "
+        "data found when processing input",
+        "data.video_undecodable",
+        {
+            "file": "/data/gpfs/projects/punim0512/data/kinetics-dataset/k400/train/Haqw7b9U-L4.mp4",
+            "averror": "Invalid data found when processing input",
+        },
+    ),
+    # PKU-YuanGroup/Video-LLaVA issue #163 (a progress bar before the demuxer's line)
+    (
+        "89%|\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2588\u2589 | 5307/5979 "
+        "[15:40:54<2:01:44, 10.87s/it][mov,mp4,m4a,3gp,3g2,mj2 @ 0xf78b0000] moov atom not found",
+        "data.video_undecodable",
+        {"error": "moov atom not found"},
+    ),
+    # epic-kitchens/epic-kitchens-download-scripts issue #23 (ffprobe)
+    (
+        "P37/P37_102.MP4: Invalid data found when processing input",
+        "data.video_undecodable",
+        {"path": "P37/P37_102.MP4"},
+    ),
     # Dao-AILab/flash-attention issue #304 (both lines)
     ("  error: subprocess-exited-with-error", "pip.subprocess_failed", {}),
     (
@@ -411,6 +441,9 @@ NEGATIVE: list[tuple[str, str]] = [
         "x86_64-w64-mingw32/bin/ld.exe: cannot find 1: No such file or directory",
     ),
     ("gcc.link_failed", "collect2 version 11.3.0"),
+    # a decoder's per-frame complaint (decoding goes on) and PyAV's Python exception
+    ("data.video_undecodable", "[h264 @ 0xa5268c0] mmco: unref short failure"),
+    ("data.video_undecodable", "error while decoding MB 30 0, bytestream 26548"),
     # other what() lines keep their own entries; a Python-side IndexError is Python's
     ("libstdcxx.logic_error", "  what():  std::bad_alloc"),
     (
