@@ -26,6 +26,7 @@ BLAME: dict[str, Blame] = {
     "libstdcxx.logic_error": Blame.APPLICATION,
     "data.video_undecodable": Blame.APPLICATION,
     "pip.subprocess_failed": Blame.APPLICATION,
+    "pip.uv_build_failed": Blame.APPLICATION,
     "pip.wheel_build_failed": Blame.APPLICATION,
     "torchser.state_dict_size_mismatch": Blame.APPLICATION,
 }
@@ -410,6 +411,42 @@ GOLDEN: Golden = [
         "pip.subprocess_failed",
         {"command": "python setup.py bdist_wheel"},
     ),
+    # astral-sh/uv issue #7015 (uv 0.4)
+    (
+        "  Caused by: Build backend failed to determine extra requires with `build_wheel()` with "
+        "exit status: 1",
+        "pip.uv_build_failed",
+        {"hook": "build_wheel"},
+    ),
+    # genmoai/mochi issue #22
+    (
+        "  Caused by: Build backend failed to build wheel through `build_wheel()` with exit status: 1",
+        "pip.uv_build_failed",
+        {"hook": "build_wheel"},
+    ),
+    # ai-bond/flash-attention-v100 pull request #23 (uv 0.6)
+    (
+        "  × Failed to build `flash-attn-v100 @ file:///[...]/git/flash-attention-v100`",
+        "pip.uv_build_failed",
+        {"dist": "flash-attn-v100 @ file:///[...]/git/flash-attention-v100"},
+    ),
+    (
+        "  ╰─▶ Call to `setuptools.build_meta.build_wheel` failed (exit status: 1)",
+        "pip.uv_build_failed",
+        {"call": "setuptools.build_meta.build_wheel", "status": "1"},
+    ),
+    # NovaSky-AI/SkyRL issue #1382
+    (
+        "  × Failed to download and build `flash-attn==2.8.1`",
+        "pip.uv_build_failed",
+        {"dist": "flash-attn==2.8.1"},
+    ),
+    # astral-sh/uv pull request #11271
+    (
+        "      hint: This usually indicates a problem with the package or the build environment.",
+        "pip.uv_build_failed",
+        {},
+    ),
     # QwenLM/Qwen issue #10 (wheel_builder's summary)
     ("Failed to build flash-attn", "pip.wheel_build_failed", {"failed": "flash-attn"}),
     # pytorch/pytorch issue #15720 (PyTorch 0.4's wording)
@@ -492,6 +529,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "  note: This error originates from a subprocess, and is likely not a problem with pip.",
     ),
     ("pip.wheel_build_failed", "Successfully built flash-attn"),
+    ("pip.uv_build_failed", "   Building flash-attn-v100 @ file:///[...]/git/flash-attention-v100"),
+    ("pip.uv_build_failed", "      Built flash-attn-v100 @ file:///[...]/git/flash-attention-v100"),
     ("pip.wheel_build_failed", "  Running setup.py clean for flash-attn"),
 ]
 

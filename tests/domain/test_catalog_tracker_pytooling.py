@@ -59,6 +59,7 @@ BLAME: dict[str, Blame] = {
     "git.transfer_interrupted": Blame.TRANSIENT,
     "git.pack_aborted": Blame.SYMPTOM,
     "pip.subprocess_failed": Blame.APPLICATION,  # mapp (session 23)
+    "pip.uv_build_failed": Blame.APPLICATION,  # mapp (session 23)
 }
 
 NAMESPACES = frozenset(
@@ -311,6 +312,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "(flash-attn)",
         "pip.wheel_build_failed",
         {"projects": "flash-attn"},
+    ),
+    # astral-sh/uv issue #6437 (uv's build frontend; mapp, session 23)
+    (
+        "  ╰─▶ Call to `setuptools.build_meta:__legacy__.build_wheel` failed (exit code: 1)",
+        "pip.uv_build_failed",
+        {"call": "setuptools.build_meta:__legacy__.build_wheel", "status": "1"},
     ),
     # Dao-AILab/flash-attention issue #304 (pip's build subprocess; mapp, session 23)
     (
