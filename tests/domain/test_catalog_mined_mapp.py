@@ -102,6 +102,26 @@ GOLDEN: Golden = [
         "gcc.header_not_found",
         {"include": "cuda_runtime.h"},
     ),
+    # sgl-project/sglang issue #1117, pytorch/pytorch issue #97146 (Triton's launcher stub without
+    # the Python headers: python3-dev missing from the image)
+    (
+        "/tmp/tmps1rkq3y3/main.c:5:10: fatal error: Python.h: No such file or directory",
+        "gcc.header_not_found",
+        {"header": "Python.h"},
+    ),
+    # woct0rdho/triton-windows issues #113 and #96 (TinyCC)
+    (
+        "C:/Users/steven/AppData/Local/Temp/tmptw09ntof/cuda_utils.c:14: error: include file "
+        "'Python.h' not found",
+        "gcc.header_not_found",
+        {"tcc": "Python.h"},
+    ),
+    (
+        "E:/Comfy_UI/ComfyUI_windows_portable/python_embeded/Include/Python.h:12: error: include "
+        "file 'pyconfig.h' not found",
+        "gcc.header_not_found",
+        {"tcc": "pyconfig.h"},
+    ),
     # JPaulMora/Pyrit issue #213 (GNU ld before 2.38, no strerror)
     ("/usr/bin/ld: cannot find -lcuda", "ld.library_not_found", {"library": "-lcuda"}),
     # rendered from binutils ld/ldfile.c (2.38 and later append the errno text)
