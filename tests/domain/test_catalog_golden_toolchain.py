@@ -44,6 +44,8 @@ REQUIRED: dict[str, Blame] = {
     "nvcc.ptxas_fatal": Blame.APPLICATION,
     "gcc.compile_error": Blame.APPLICATION,
     "ld.undefined_reference": Blame.APPLICATION,
+    "nvcc.tool_died": Blame.APPLICATION,
+    "gcc.unrecognized_option": Blame.APPLICATION,
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)

@@ -23,6 +23,9 @@ BLAME: dict[str, Blame] = {
     "nvcc.ptxas_fatal": Blame.APPLICATION,
     "gcc.compile_error": Blame.APPLICATION,
     "ld.undefined_reference": Blame.APPLICATION,
+    "nvcc.tool_died": Blame.APPLICATION,
+    "gcc.unrecognized_option": Blame.APPLICATION,
+    "gcc.compiler_killed": Blame.APPLICATION,
     "libstdcxx.logic_error": Blame.APPLICATION,
     "data.video_undecodable": Blame.APPLICATION,
     "pip.subprocess_failed": Blame.APPLICATION,
@@ -328,6 +331,40 @@ GOLDEN: Golden = [
         "gcc.compile_error",
         {"file": "src/wrapper/wrap_cudadrv.cpp", "line": "905"},
     ),
+    # NVIDIA/cudf issue #8018, madgraph5/madgraph4gpu issue #639
+    (
+        "nvcc error   : 'cicc' died due to signal 9 (Kill signal)",
+        "nvcc.tool_died",
+        {"program": "cicc", "signal": "9"},
+    ),
+    (
+        "nvcc error   : 'cudafe++' died due to signal 9 (Kill signal)",
+        "nvcc.tool_died",
+        {"program": "cudafe++", "signal": "9"},
+    ),
+    # travis-ci/travis-ci issue #2407, arrayfire/arrayfire issue #2156, NVIDIA-Merlin/HugeCTR #199
+    (
+        "g++: internal compiler error: Killed (program cc1plus)",
+        "gcc.compiler_killed",
+        {"ice": "Killed", "program": "cc1plus"},
+    ),
+    (
+        "cc: internal compiler error: Killed (program cc1plus)",
+        "gcc.compiler_killed",
+        {"program": "cc1plus"},
+    ),
+    # inducer/pycuda issue #65
+    (
+        'cc1plus: error: unrecognized command line option "-Wp"',
+        "gcc.unrecognized_option",
+        {"driver": "cc1plus", "option": "-Wp"},
+    ),
+    # ggml-org/llama.cpp issue #12325
+    (
+        "gcc-12: error: unrecognized command-line option \u2018-compress-mode=size\u2019",
+        "gcc.unrecognized_option",
+        {"driver": "gcc-12", "option": "-compress-mode=size"},
+    ),
     # AndybnACT/GPU-comcot issue #1
     (
         "tmpxft_00003c4e_00000000-5_GPUMoment_s.cudafe1.cpp:(.text+0x4ee): undefined reference to "
@@ -498,6 +535,16 @@ NEGATIVE: list[tuple[str, str]] = [
         "x86_64-w64-mingw32/bin/ld.exe: cannot find 1: No such file or directory",
     ),
     ("gcc.link_failed", "collect2 version 11.3.0"),
+    # nvcc's warnings and GCC's own warning about a C++-only flag
+    (
+        "nvcc.tool_died",
+        "nvcc warning : The -std=c++14 flag is not supported with the configured host compiler.",
+    ),
+    (
+        "gcc.unrecognized_option",
+        "cc1: warning: command line option \u2018-std=c++11\u2019 is valid for C++/ObjC++ but not for C",
+    ),
+    ("gcc.compiler_killed", "g++: internal compiler error: Segmentation fault (program cc1plus)"),
     # a decoder's per-frame complaint (decoding goes on) and PyAV's Python exception
     ("data.video_undecodable", "[h264 @ 0xa5268c0] mmco: unref short failure"),
     ("data.video_undecodable", "error while decoding MB 30 0, bytestream 26548"),
