@@ -32,6 +32,7 @@ BLAME: dict[str, Blame] = {
     "pip.uv_build_failed": Blame.APPLICATION,
     "pip.wheel_build_failed": Blame.APPLICATION,
     "torchser.state_dict_size_mismatch": Blame.APPLICATION,
+    "deepspeed.op_build_failed": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -506,6 +507,17 @@ GOLDEN: Golden = [
     ),
     # QwenLM/Qwen issue #10 (wheel_builder's summary)
     ("Failed to build flash-attn", "pip.wheel_build_failed", {"failed": "flash-attn"}),
+    # deepspeedai/DeepSpeed issue #3211, LlamaChinese/Llama-Chinese issue #27 (setup.py's abort)
+    (
+        " [ERROR]  Unable to pre-compile async_io",
+        "deepspeed.op_build_failed",
+        {"op": "async_io"},
+    ),
+    (
+        "AssertionError: Unable to pre-compile async_io",
+        "deepspeed.op_build_failed",
+        {"op": "async_io"},
+    ),
     # pytorch/pytorch issue #15720 (PyTorch 0.4's wording)
     (
         "\tsize mismatch for block_level.position_enc.weight: copying a param of "
@@ -535,6 +547,16 @@ NEGATIVE: list[tuple[str, str]] = [
         "x86_64-w64-mingw32/bin/ld.exe: cannot find 1: No such file or directory",
     ),
     ("gcc.link_failed", "collect2 version 11.3.0"),
+    # DeepSpeed's warnings when an op is skipped (ds_report, setup.py since #6489)
+    (
+        "deepspeed.op_build_failed",
+        " [WARNING]  async_io requires the dev libaio .so object and headers but these were not found.",
+    ),
+    (
+        "deepspeed.op_build_failed",
+        " [WARNING]  Skip pre-compile of incompatible async_io; One can disable async_io with "
+        "DS_BUILD_AIO=0",
+    ),
     # nvcc's warnings and GCC's own warning about a C++-only flag
     (
         "nvcc.tool_died",
