@@ -33,6 +33,7 @@ BLAME: dict[str, Blame] = {
     "pip.wheel_build_failed": Blame.APPLICATION,
     "torchser.state_dict_size_mismatch": Blame.APPLICATION,
     "deepspeed.op_build_failed": Blame.APPLICATION,
+    "torch.cpu_alloc_failed": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -518,6 +519,28 @@ GOLDEN: Golden = [
         "deepspeed.op_build_failed",
         {"op": "async_io"},
     ),
+    # mxfold/mxfold2 issue #20 (the what() of an uncaught c10::Error)
+    (
+        "  what():  [enforce fail at alloc_cpu.cpp:75] err == 0. DefaultCPUAllocator: can't "
+        "allocate memory: you tried to allocate 132426121216 bytes. Error code 12 (Cannot allocate "
+        "memory)",
+        "torch.cpu_alloc_failed",
+        {"bytes": "132426121216"},
+    ),
+    # lllyasviel/Fooocus issue #237 (Windows)
+    (
+        "RuntimeError: [enforce fail at ..\\c10\\core\\impl\\alloc_cpu.cpp:72] data. "
+        "DefaultCPUAllocator: not enough memory: you tried to allocate 26214400 bytes.",
+        "torch.cpu_alloc_failed",
+        {"bytes": "26214400"},
+    ),
+    # pytorch/android-demo-app issue #114 (before pytorch/pytorch pull request #20618's bytes)
+    (
+        "RuntimeError: [enforce fail at CPUAllocator.cpp:73] data. DefaultCPUAllocator: not enough "
+        "memory: you tried to allocate 473909280 bytes. Buy new RAM!",
+        "torch.cpu_alloc_failed",
+        {"bytes": "473909280"},
+    ),
     # pytorch/pytorch issue #15720 (PyTorch 0.4's wording)
     (
         "\tsize mismatch for block_level.position_enc.weight: copying a param of "
@@ -547,6 +570,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "x86_64-w64-mingw32/bin/ld.exe: cannot find 1: No such file or directory",
     ),
     ("gcc.link_failed", "collect2 version 11.3.0"),
+    # a caller's OOM marker list quoting the text without an allocation size
+    ("torch.cpu_alloc_failed", '    "defaultcpuallocator: can\'t allocate memory",'),
     # DeepSpeed's warnings when an op is skipped (ds_report, setup.py since #6489)
     (
         "deepspeed.op_build_failed",
