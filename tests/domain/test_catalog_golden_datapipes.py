@@ -30,6 +30,7 @@ REQUIRED: dict[str, Blame] = {
     "data.tfrecord_corrupted": Blame.APPLICATION,
     "data.image_undecodable": Blame.APPLICATION,
     "data.mds_sample_missing": Blame.APPLICATION,
+    "data.video_undecodable": Blame.APPLICATION,  # mapp (session 23): test_catalog_mined_mapp.py
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)

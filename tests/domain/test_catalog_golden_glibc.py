@@ -35,6 +35,7 @@ REQUIRED: dict[str, Blame] = {
     "ldso.undefined_symbol": Blame.APPLICATION,
     "ldso.library_not_loadable": Blame.APPLICATION,
     "mkl.fatal_error": Blame.APPLICATION,
+    "libstdcxx.logic_error": Blame.APPLICATION,  # mapp (session 23): test_catalog_mined_mapp.py
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)

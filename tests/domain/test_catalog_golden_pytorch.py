@@ -18,6 +18,7 @@ FAMILY_FILE = "signatures-pytorch.toml"
 FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 BLAME: dict[str, Blame] = {
+    "torch.cpu_alloc_failed": Blame.APPLICATION,  # mapp (session 23)
     "c10d.nccl_async_teardown": Blame.SYMPTOM,
     "c10d.nccl_work_timeout": Blame.SYMPTOM,
     "c10d.nccl_watchdog_failure": Blame.SYMPTOM,
@@ -550,6 +551,13 @@ GOLDEN += [
         "socket has failed to bind to 0.0.0.0:98 (errno: 13 - Permission denied).",
         "c10d.store_port_denied",
         {"legacy_port": "98"},
+    ),
+    # JingyunLiang/VRT issue #49 (mapp, session 23; c10 alloc_cpu.cpp)
+    (
+        "RuntimeError: [enforce fail at alloc_cpu.cpp:73] . DefaultCPUAllocator: can't allocate "
+        "memory: you tried to allocate 116813856768 bytes. Error code 12 (Cannot allocate memory)",
+        "torch.cpu_alloc_failed",
+        {"bytes": "116813856768"},
     ),
 ]
 

@@ -21,7 +21,9 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-toolchain.toml"
-NAMESPACES = frozenset({"cppext", "ninja", "nvcc", "gcc", "llvm"})
+NAMESPACES = frozenset(
+    {"cppext", "ninja", "nvcc", "gcc", "llvm", "ld", "make", "cmake", "setuptools"}
+)
 
 REQUIRED: dict[str, Blame] = {
     "cppext.build_failed": Blame.APPLICATION,
@@ -31,6 +33,19 @@ REQUIRED: dict[str, Blame] = {
     "nvcc.unsupported_host_compiler": Blame.APPLICATION,
     "gcc.compiler_killed": Blame.APPLICATION,
     "llvm.fatal_error": Blame.APPLICATION,
+    # mapp (session 23); golden lines in tests/domain/test_catalog_mined_mapp.py
+    "gcc.header_not_found": Blame.APPLICATION,
+    "ld.library_not_found": Blame.APPLICATION,
+    "gcc.link_failed": Blame.APPLICATION,
+    "make.target_failed": Blame.APPLICATION,
+    "cmake.configure_failed": Blame.APPLICATION,
+    "cmake.cuda_toolkit_not_found": Blame.APPLICATION,
+    "setuptools.command_failed": Blame.APPLICATION,
+    "nvcc.ptxas_fatal": Blame.APPLICATION,
+    "gcc.compile_error": Blame.APPLICATION,
+    "ld.undefined_reference": Blame.APPLICATION,
+    "nvcc.tool_died": Blame.APPLICATION,
+    "gcc.unrecognized_option": Blame.APPLICATION,
 }
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)

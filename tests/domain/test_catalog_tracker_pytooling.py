@@ -58,6 +58,8 @@ BLAME: dict[str, Blame] = {
     "git.ref_not_found": Blame.APPLICATION,
     "git.transfer_interrupted": Blame.TRANSIENT,
     "git.pack_aborted": Blame.SYMPTOM,
+    "pip.subprocess_failed": Blame.APPLICATION,  # mapp (session 23)
+    "pip.uv_build_failed": Blame.APPLICATION,  # mapp (session 23)
 }
 
 NAMESPACES = frozenset(
@@ -310,6 +312,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "(flash-attn)",
         "pip.wheel_build_failed",
         {"projects": "flash-attn"},
+    ),
+    # astral-sh/uv issue #6437 (uv's build frontend; mapp, session 23)
+    (
+        "  ╰─▶ Call to `setuptools.build_meta:__legacy__.build_wheel` failed (exit code: 1)",
+        "pip.uv_build_failed",
+        {"call": "setuptools.build_meta:__legacy__.build_wheel", "status": "1"},
+    ),
+    # Dao-AILab/flash-attention issue #304 (pip's build subprocess; mapp, session 23)
+    (
+        "  × python setup.py bdist_wheel did not run successfully.",
+        "pip.subprocess_failed",
+        {"command": "python setup.py bdist_wheel"},
     ),
     # astral-sh/uv issues #4303 and #10604 (Unicode), #2538 (ASCII), #12578 (a universal lock)
     ("  × No solution found when resolving dependencies:", "pip.uv_no_solution", {}),
