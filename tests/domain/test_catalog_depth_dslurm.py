@@ -355,6 +355,33 @@ def details(line: str, signal: str) -> dict[str, str]:
             "slurm.task_plugin_failed",
             Blame.SYMPTOM,
         ),
+        # rendered: slurm slurm-17-11-13-2 src/slurmd/slurmstepd/io.c _init_task_stdio_fds
+        (
+            "slurmstepd: error: Could not open stderr file /scratch/u/run7/err-4021.log: "
+            "Permission denied",
+            "slurm.stdio_file_unopenable",
+            Blame.APPLICATION,
+        ),
+        # rendered: slurm slurm-25-05-8-1 src/slurmd/slurmstepd/io.c _init_task_stdio_fds
+        (
+            "slurmstepd: error: _init_task_stdio_fds: Could not open stdout file "
+            "'/home/u/logs/slurm-4021.out': 'No such file or directory'. Recursive path creation "
+            "failed: 'Permission denied'.",
+            "slurm.stdio_file_unopenable",
+            Blame.APPLICATION,
+        ),
+        # rendered: slurm slurm-20-11-9-1 src/plugins/gpu/nvml/gpu_nvml.c _nvml_get_handle
+        (
+            "slurmd: error: NVML: Failed to get device handle for GPU 3: GPU requires reset",
+            "slurm.gpu_nvml_handle_failed",
+            Blame.HARDWARE,
+        ),
+        # rendered: slurm slurm-25-05-8-1 src/plugins/gpu/nvml/gpu_nvml.c _nvml_get_handle
+        (
+            "[2026-03-06T03:44:12.118] error: Failed to get device handle for GPU 3: Unknown Error",
+            "slurm.gpu_nvml_handle_failed",
+            Blame.HARDWARE,
+        ),
     ],
 )
 def test_every_release_wording_is_read(line: str, signal: str, blame: Blame) -> None:
@@ -398,6 +425,17 @@ def test_every_release_wording_is_read(line: str, signal: str, blame: Blame) -> 
             "such file or directory (Did you start munged?)",
             "slurm.munge_unreachable",
             {"socket": "/var/run/munge/munge.socket.2", "error": "No such file or directory"},
+        ),
+        (
+            "slurmstepd: error: _init_task_stdio_fds: Could not open stdout file "
+            "'/home/u/logs/slurm-4021.out': 'No such file or directory'. Recursive path creation "
+            "failed: 'Permission denied'.",
+            "slurm.stdio_file_unopenable",
+            {
+                "stream": "stdout",
+                "path": "/home/u/logs/slurm-4021.out",
+                "error": "No such file or directory",
+            },
         ),
     ],
 )
@@ -458,6 +496,16 @@ def test_captures_survive_the_widening(line: str, signal: str, expected: dict[st
         (
             "slurm.pyxis_start_failed",
             "slurmstepd: pyxis: failed to remove container filesystem: pyxis_4021.0",
+        ),
+        # a file system's I/O error on the output path is not the job's path
+        (
+            "slurm.stdio_file_unopenable",
+            "slurmstepd: error: Could not open stdout file /lustre/u/out.log: Input/output error",
+        ),
+        # "GPU is lost" is nvml.gpu_is_lost's; this entry keeps to the other two errors
+        (
+            "slurm.gpu_nvml_handle_failed",
+            "slurmd: error: Failed to get device handle for GPU 3: GPU is lost",
         ),
     ],
 )
