@@ -382,6 +382,24 @@ def details(line: str, signal: str) -> dict[str, str]:
             "slurm.gpu_nvml_handle_failed",
             Blame.HARDWARE,
         ),
+        # rendered: slurm slurm-17-11-13-2 src/slurmd/slurmd/req.c _run_spank_job_script
+        (
+            "[2026-03-06T03:44:12.118] error: spank/prolog returned status 0x0100",
+            "slurm.prolog_failed",
+            Blame.TRANSIENT,
+        ),
+        # rendered: slurm slurm-21-08-8-2 src/plugins/prep/script/prep_script_slurmd.c _run_spank_job_script
+        (
+            "[2026-03-06T03:44:12.118] [4021.extern] error: spank/epilog timed out after 300 secs",
+            "slurm.epilog_failed",
+            Blame.HARDWARE,
+        ),
+        # rendered: slurm slurm-25-05-8-1 src/plugins/prep/script/prep_script_slurmd.c _run_spank_job_script
+        (
+            "[2026-03-06T03:44:12.118] error: spank/prolog returned status 0x0100 response=(null)",
+            "slurm.prolog_failed",
+            Blame.TRANSIENT,
+        ),
     ],
 )
 def test_every_release_wording_is_read(line: str, signal: str, blame: Blame) -> None:
