@@ -923,7 +923,14 @@ def test_an_unknown_says_which_weak_signals_it_set_aside() -> None:
     assert attribute(job(), [], [], RULES).summary == "no recognised failure signal in the window"
     # a symptom or an info line is not a weak cause
     noise = [f("process.terminated", "n1", Blame.SYMPTOM, 5, 98, source=Source.LOGS)]
-    assert "strong enough" not in attribute(job(), noise, healthy_activity(), RULES).summary
+    quiet = attribute(job(), noise, healthy_activity(), RULES)
+    assert "strong enough" not in quiet.summary
+    # ... but the unknown says which lines it read, and that they name no cause
+    assert quiet.cause is Cause.UNKNOWN
+    assert quiet.summary == (
+        "no cause recognised: only symptoms, which report a failure without saying what "
+        "failed: process.terminated on n1 (symptom 5)"
+    )
 
 
 # --- The job's history ------------------------------------------------------------------------

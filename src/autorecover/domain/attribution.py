@@ -369,7 +369,29 @@ def _decide(
             f"application {APPLICATION_THRESHOLD}"
         )
         return _verdict(Cause.UNKNOWN, (), [], [*weak, *symptoms], why)
+    said = _said(symptoms)
+    if said:
+        shown = ", ".join(f"{f.signal} on {f.node} (symptom {f.weight})" for f in said)
+        why = (
+            f"no cause recognised: only symptoms, which report a failure without saying what "
+            f"failed: {shown}"
+        )
+        return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
+
+
+def _said(symptoms: Sequence[Finding]) -> list[Finding]:
+    """The heaviest symptom lines of the job's own, one per signal and node, at most three: what
+    an `unknown` with no cause read (so a person sees that lines were read, and which)."""
+    out: list[Finding] = []
+    for f in sorted(symptoms, key=lambda f: (-f.weight, f.node, f.line)):
+        if (
+            f.weight > 0
+            and f.line > 0
+            and all((f.signal, f.node) != (g.signal, g.node) for g in out)
+        ):
+            out.append(f)
+    return out[:3]
 
 
 def _weak(seen: Sequence[Finding]) -> list[Finding]:
