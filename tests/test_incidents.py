@@ -121,7 +121,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # 0.49 since the twenty-first session's c120-c129 batches (41 bundles from threads and pages not
 # cited before after one was dropped, 20 held out, 5/20 right when first scored, each batch after
 # the rules and entries made before it merged); no earlier held-out verdict changed: 230 of the
-# earlier 451 plus 5 is 235/471.
+# earlier 451 plus 5 is 235/471. Still 0.49 after the twenty-third session's c141-c144 batches
+# (12 bundles, 6 held out, 1/6 right when first scored; no earlier held-out verdict changed):
+# 245/496.
 HELDOUT_FLOOR_ACCURACY = 0.49
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -145,8 +147,9 @@ HELDOUT_FLOOR_ACCURACY = 0.49
 # bundle scored 0/1 fresh): 29/64.
 # 0.44 since the twenty-first session's c124 batch (its one held-out hardware bundle scored 0/1
 # fresh): 29/65. 0.43 since the c128 batch (its one held-out hardware bundle scored 0/1 fresh):
-# 29/66.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.43
+# 29/66. 0.42 since the twenty-third session's c144 batch (its one held-out hardware bundle
+# scored 0/1 fresh): 29/68 (the twenty-second session's batches brought one more, also 0/1).
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.42
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -961,6 +964,14 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-two-gpu-nodes-of-four-reboot-together-unexpectedly-twice-no-finding-slurm": (
         "two nodes booting hard together read as their shared power or site (transient); the "
         "thread never said why they rebooted (unknown)"
+    ),
+    "unknown-llamafactory-two-nodes-16-ranks-stuck-first-step-allreduce-730-all-joined-watchdog-roce-bond": (
+        "every rank timing out on the first all-reduce with nothing behind it reads as a "
+        "transient collective failure; the issue is open with no reply (unknown)"
+    ),
+    "unknown-swift-megatron-two-nodes-ibv-reg-mr-iova2-invalid-argument-reduce-scatter-coalesced-k8s": (
+        "NCCL's ibv_reg_mr_iova2 EINVAL on one node with unhandled system errors reads as "
+        "symptoms of a failure elsewhere (transient); no diagnosis was posted (unknown)"
     ),
 }
 
