@@ -898,6 +898,27 @@ def test_the_summary_names_the_first_application_error() -> None:
     assert v.cause is Cause.APPLICATION and "first on n4" in v.summary
 
 
+def test_a_retry_on_symptoms_says_which_weak_lines_it_set_aside() -> None:
+    """A cascade retried as transient still shows the weaker line of a cause it weighed (a
+    port error below naming), after the lines it rests on: the first evidence line, which the
+    job's history compares across attempts, stays the cascade's."""
+    flap = f("nccl.ib_async_port_error_nonfatal", "n2", Blame.HARDWARE, 35, 90, source=Source.LOGS)
+    v = attribute(job(), [*cascade_without("n4"), flap], healthy_activity(), RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.TRANSIENT, ())
+    assert v.summary.endswith(
+        "(weighed and set aside, too weak alone: nccl.ib_async_port_error_nonfatal on n2 "
+        "(hardware 35))"
+    )
+    assert v.evidence[0].signal != flap.signal
+    assert v.evidence[-1].signal == flap.signal
+    # without it, the same cascade says nothing was set aside
+    plain = attribute(job(), cascade_without("n4"), healthy_activity(), RULES)
+    assert "set aside" not in plain.summary
+    assert [e.signal for e in v.evidence[:-1]] == [e.signal for e in plain.evidence][
+        : len(v.evidence) - 1
+    ]
+
+
 def test_thin_evidence_stays_unknown() -> None:
     assert attribute(job(), [], [], RULES).cause is Cause.UNKNOWN
     weak = f("pcie.aer_nonfatal", "n3", Blame.HARDWARE, 40, 98)

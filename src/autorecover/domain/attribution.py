@@ -27,7 +27,7 @@ The reasoning, in order:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from autorecover.domain.clearing import (
@@ -267,7 +267,7 @@ def _decide(
         return _verdict(Cause.APPLICATION, (), crashes, symptoms, why)
     if crashes:
         why = "a process crashed with a signal and nothing says why: retry, and watch for a repeat"
-        return _verdict(Cause.UNKNOWN, (), crashes, symptoms, why)
+        return _set_aside(Cause.UNKNOWN, crashes, symptoms, why, seen)
     collective = [f for f in symptoms if f.weight >= 20]
     if collective and not job.running:
         named = ", ".join(sorted({f.signal for f in collective})[:3])
@@ -324,28 +324,28 @@ def _decide(
                 "before any progress, with no process killed and no peer lost: the job's setup "
                 "fails the same way on every retry; retry once, a repeat stops it"
             )
-            return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
+            return _set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
         if all(f.signal in BARE_IO_ERRORS for f in collective):
             why = (
                 f"only an I/O error ({named}) and nothing strong enough to say where it came "
                 "from: the node's disk, a shared file system or the job's own files may have "
                 "failed; retry once, a repeat stops it"
             )
-            return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
+            return _set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
         if len(job.nodes) == 1 and only_waited_out(collective) and not killed_or_lost(job, seen):
             why = (
                 "collectives timed out on one host and nothing else is wrong: no peer lost, no "
                 "process killed, no error; with no network between its ranks, a rank that never "
                 "arrived or a GPU that hung, and no line says which: retry once, a repeat stops it"
             )
-            return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
+            return _set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
         quiet = missing_from_cascade(job, seen)
         if quiet is not None:
             why += (
                 f" (it started on {quiet}, the one node that did not complain, but nothing "
                 "else points at its hardware)"
             )
-        return _verdict(Cause.TRANSIENT, (), [], symptoms, why)
+        return _set_aside(Cause.TRANSIENT, [], symptoms, why, seen)
     if raised:
         ranks = {(f.node, f.rank) for f in outliers}
         own = [f for f in raised if (f.node, f.rank) in ranks] or raised
@@ -359,7 +359,7 @@ def _decide(
                 "the job stopped making progress on every node at once and no node shows a "
                 f"fault: {outlier_reason(outliers)}"
             )
-        return _verdict(Cause.TRANSIENT, (), [*outliers, *hang.findings], symptoms, why)
+        return _set_aside(Cause.TRANSIENT, [*outliers, *hang.findings], symptoms, why, seen)
     weak = _weak(seen)
     if weak:
         shown = ", ".join(f"{f.signal} on {f.node} ({f.blame.value} {f.weight})" for f in weak)
@@ -378,6 +378,32 @@ def _decide(
         )
         return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
     return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
+
+
+def _set_aside(
+    cause: Cause,
+    decisive: Sequence[Finding],
+    symptoms: Sequence[Finding],
+    why: str,
+    seen: Sequence[Finding],
+) -> Verdict:
+    """A verdict that names no node and no stop, saying which weaker lines of a cause (a
+    hardware line below naming, an application line below stopping) it weighed and set aside,
+    and listing them with the evidence, so that a person can see them and disagree."""
+    verdict = _verdict(cause, (), decisive, symptoms, why)
+    weak = _weak(seen)
+    if not weak:
+        return verdict
+    shown = ", ".join(f"{f.signal} on {f.node} ({f.blame.value} {f.weight})" for f in weak)
+    # after the lines the verdict rests on: its first line stays the failure's signal, which
+    # the job's history compares across attempts
+    listed = list(verdict.evidence[: MAX_EVIDENCE - len(weak)])
+    listed.extend(e for e in map(_evidence, weak) if e not in listed)
+    return replace(
+        verdict,
+        evidence=tuple(listed),
+        summary=f"{why} (weighed and set aside, too weak alone: {shown})",
+    )
 
 
 def _said(symptoms: Sequence[Finding]) -> list[Finding]:
