@@ -122,8 +122,8 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # cited before after one was dropped, 20 held out, 5/20 right when first scored, each batch after
 # the rules and entries made before it merged); no earlier held-out verdict changed: 230 of the
 # earlier 451 plus 5 is 235/471. Still 0.49 after the twenty-third session's c141-c144 batches
-# (16 bundles, 8 held out, 2/8 right when first scored; no earlier held-out verdict changed):
-# 246/498.
+# (20 bundles, 10 held out, 3/10 right when first scored; no earlier held-out verdict
+# changed): 247/500.
 HELDOUT_FLOOR_ACCURACY = 0.49
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -977,6 +977,14 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-swift-megatron-two-nodes-ibv-reg-mr-iova2-invalid-argument-reduce-scatter-coalesced-k8s": (
         "NCCL's ibv_reg_mr_iova2 EINVAL on one node with unhandled system errors reads as "
         "symptoms of a failure elsewhere (transient); no diagnosis was posted (unknown)"
+    ),
+    "unknown-hang-levanter-llama7b-v5e-16-stalls-two-steps-after-eval-jax-version-suspected-unconfirmed": (
+        "a stall on every host with nothing behind it reads as transient (the samples' "
+        "convention); the maintainer only guessed (unknown)"
+    ),
+    "unknown-olmo-1b-8xa800-olmothreaderror-data-thread-failed-minutes-in-rank5-childfailederror": (
+        "a data thread's Python exception on one rank reads as the job's own error "
+        "(application); the thread never found why the thread failed (unknown)"
     ),
 }
 
