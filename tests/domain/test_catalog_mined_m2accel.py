@@ -1,0 +1,154 @@
+"""Real-line mining of the non-NVIDIA accelerator stacks (session 23, m2accel): AWS Neuron,
+Intel Gaudi, TPU/XLA (torch_xla's XRT runtime), ROCm's MIOpen and Huawei Ascend's HCCL. Each
+golden line was posted in a public thread (named above it) and was not read, or not read with
+its emitter's meaning, before this sweep; the look-alikes keep each entry to its emitter's
+format."""
+
+from __future__ import annotations
+
+from autorecover.domain.records import Blame
+
+from .golden import Golden, golden_line_checks
+
+# The entries this sweep added or widened, with the blame each decides.
+BLAME: dict[str, Blame] = {
+    "neuron.exec_error": Blame.HARDWARE,
+    "neuron.invalid_usage": Blame.APPLICATION,
+    "neuron.cores_unavailable": Blame.HARDWARE,
+    "neuron.nrt_failure": Blame.SYMPTOM,
+    "habana.graph_compile_failed": Blame.APPLICATION,
+    "habana.launch_thread_exception": Blame.SYMPTOM,
+    "xla.xrt_session_lost": Blame.SYMPTOM,
+    "hip.miopen_kernel_build_failed": Blame.APPLICATION,
+    "hip.device_unavailable": Blame.HARDWARE,
+    "ascend.hccl_transport_init_failed": Blame.SYMPTOM,
+}
+
+GOLDEN: Golden = [
+    # aws-neuron/aws-neuron-sdk#351 (neuron-rtd's NMGR line beside TensorFlow's nrt_execute)
+    (
+        "2021-Nov-01 06:02:18.0992 13660:14125 ERROR  NMGR:dlr_infer                             "
+        "  Inference completed with err: 1004",
+        "neuron.exec_error",
+        {"nmgr": "1004"},
+    ),
+    # aws-neuron/aws-neuron-sdk#429 (TensorFlow-Neuron 1.x, nrtd's gRPC reply)
+    (
+        "2022-05-26 01:44:11.574098: E tensorflow/neuron/runtime/model.cc:706] shard error code "
+        '13, error message nrt::infer_wait failed with grpc status code 0, error message ""; nrt '
+        'status code 1004, details "[NMGR:exec_wait] Inference completed with err: 1004',
+        "neuron.exec_error",
+        {"rtd": "1004"},
+    ),
+    ("[NRTD:infer_wait] error: 1004", "neuron.exec_error", {"nrtd": "1004"}),
+    # aws-neuron/aws-neuron-sdk#820 (a NEFF from a newer neuronx-cc than the runtime)
+    (
+        "ERROR NEFF:neff_parse NEFF version: 2.0, features: 0x100 are not supported. Currently "
+        "supporting: 0x80000000000000ff",
+        "neuron.invalid_usage",
+        {},
+    ),
+    # aws-neuron/aws-neuron-sdk#493 (neuron-rtd 1.x, NeuronPerf)
+    (
+        "RuntimeError: NeuronDevice::process_nrtd_response: Context=NRTD_CTX_INITIALIZE NRTD "
+        "response code 'NERR_RESOURCE_NC' (9) There were insufficent NCs for the requested",
+        "neuron.cores_unavailable",
+        {},
+    ),
+    # aws-neuron/aws-neuron-sdk#779 (multi-node DDP under Ray Train, torch-neuronx's XRT bridge)
+    (
+        "  (0) INTERNAL: Nrt::Load failed on NeuronCores 0-0(2): nrt_load status=1, error "
+        'message="Non specific failure".',
+        "neuron.nrt_failure",
+        {},
+    ),
+    # HabanaAI/vllm-fork#484 (the Synapse API's line under the bridge's "Graph compile failed")
+    (
+        "[19:08:34.165033][SYN_API       ][error][tid:44F8A] synGraphCompile: SYN_API_CALL failed "
+        "status: 26[synFail]. graphHandle 0x557b3b2885e0",
+        "habana.graph_compile_failed",
+        {"api_status": "26"},
+    ),
+    # huggingface/optimum-habana#1426 (bloomz-7b1 on Gaudi2D)
+    (
+        "[rank6]: RuntimeError: [Rank:6] FATAL ERROR :: MODULE:PT_BRIDGE Exception in Launch "
+        "thread...",
+        "habana.launch_thread_exception",
+        {},
+    ),
+    # pytorch/xla#2661 (XRT on a TPU pod, mid-training)
+    (
+        "Exception in device=TPU:6: Aborted: Session 9d9f16636571817e is not found.",
+        "xla.xrt_session_lost",
+        {"session": "9d9f16636571817e"},
+    ),
+    # pytorch/xla#3024 (Kaggle TPU, "Randomly getting this runtime error in mid-epochs")
+    (
+        "RuntimeError: tensorflow/compiler/xla/xla_client/xrt_computation_client.cc:421 : Check "
+        "failed: session->session()->Run(session_work->feed_inputs, session_work->outputs_handles"
+        ", &outputs) == ::tensorflow::Status::OK() (Aborted: Session 018370a5591ff66c is not "
+        "found. vs. OK)",
+        "xla.xrt_session_lost",
+        {"session": "018370a5591ff66c"},
+    ),
+    # ryujaehun/pytorch-gpu-benchmark#19 (gfx900, comgr rejecting the ISA name)
+    (
+        "MIOpen Error: /MIOpen/src/hipoc/hipoc_program.cpp:286: Code object build failed. "
+        "Source: MIOpenIm2d2Col.cl",
+        "hip.miopen_kernel_build_failed",
+        {"source": "MIOpenIm2d2Col.cl"},
+    ),
+    (
+        "MIOpen(HIP): Error [BuildOcl] comgr status = INVALID_ARGUMENT (2)",
+        "hip.miopen_kernel_build_failed",
+        {"tool": "comgr", "status": "INVALID_ARGUMENT"},
+    ),
+    # ROCm/legacy-rocm-build#6150 (hipRTC without <type_traits>)
+    (
+        "MIOpen: Error [BuildHip] HIPRTC status = HIPRTC_ERROR_COMPILATION (6), source file: "
+        "MIOpenBatchNormFwdTrainSpatial.cpp",
+        "hip.miopen_kernel_build_failed",
+        {"tool": "HIPRTC", "status": "HIPRTC_ERROR_COMPILATION"},
+    ),
+    # ROCm/legacy-rocm-build#929 (tensorflow-rocm 2.0's stream_executor)
+    (
+        "2019-11-05 18:59:08.171466: E tensorflow/stream_executor/rocm/rocm_driver.cc:1032] could "
+        "not retrieve ROCM device count: HIP_ERROR_NoDevice",
+        "hip.device_unavailable",
+        {"error": "HIP_ERROR_NoDevice"},
+    ),
+    # vllm-project/vllm-ascend#3162 (GRPO with a vLLM server on Ascend)
+    (
+        "[rank1]: EI0009: [PID: 2225827] 2025-09-24-20:59:48.119.066 Transport init error. Reason: "
+        "[Create][DestLink]Create Dest error! createLink para:rank[1]-localUserrank[1]-localIpAddr"
+        "[172.16.0.114], dst_rank[0]-remoteUserrank[0]-remote_ip_addr[172.16.0.114]",
+        "ascend.hccl_transport_init_failed",
+        {},
+    ),
+]
+
+NEGATIVE: list[tuple[str, str]] = [
+    # another NRT status, and status codes that only start with 1
+    ("neuron.nrt_failure", 'nrt_execute: status=1004, error message="Execution was completed"'),
+    ("neuron.nrt_failure", "RuntimeError: nrt_load_collectives status=10"),
+    ("neuron.nrt_failure", "request finished with status=1 (exit code of a shell)"),
+    # a different NMGR error code is not 1004's meaning
+    ("neuron.exec_error", "ERROR  NMGR:dlr_infer  Inference completed with err: 1002"),
+    ("neuron.invalid_usage", "Model architectures ['X'] are not supported for now"),
+    ("habana.graph_compile_failed", "synLaunch: SYN_API_CALL failed status: 26[synFail]"),
+    ("habana.launch_thread_exception", "MODULE:PT_BRIDGE launch thread started"),
+    # a TF session that is simply closed, and other "not found" texts
+    ("xla.xrt_session_lost", "Aborted: Session handle is not found: abc"),
+    ("xla.xrt_session_lost", "NOT_FOUND: Session abc is not found"),
+    ("hip.miopen_kernel_build_failed", "MIOpen(HIP): Warning [BuildHip] HIPRTC status = ok"),
+    ("hip.miopen_kernel_build_failed", "Code object build succeeded. Source: naive_conv.cpp"),
+    ("ascend.hccl_transport_init_failed", "EI0006: Getting socket times out."),
+]
+
+(
+    test_golden_line_yields_its_signal,
+    test_only_application_lines_read_as_the_application,
+    test_negative_line,
+    test_blame,
+    test_every_entry_pinned_here_has_a_golden_line,
+) = golden_line_checks(GOLDEN, NEGATIVE, BLAME)
