@@ -62,6 +62,7 @@ REQUIRED: dict[str, Blame] = {
     # session 23 (m2accel) real-line mining; tests/domain/test_catalog_mined_m2accel.py
     "neuron.nrt_failure": Blame.SYMPTOM,
     "habana.launch_thread_exception": Blame.SYMPTOM,
+    "neuron.compile_failed": Blame.APPLICATION,
 }
 
 # The texts that say this node's device or its driver stack failed: the only hardware entries

@@ -22,6 +22,8 @@ BLAME: dict[str, Blame] = {
     "hip.miopen_kernel_build_failed": Blame.APPLICATION,
     "hip.device_unavailable": Blame.HARDWARE,
     "ascend.hccl_transport_init_failed": Blame.SYMPTOM,
+    "ascend.stream_sync_timeout": Blame.SYMPTOM,
+    "neuron.compile_failed": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -127,6 +129,60 @@ GOLDEN: Golden = [
     ),
 ]
 
+GOLDEN += [
+    # Ascend/pytorch#62 (LlamaFactory on 8 NPUs; rt_error_codes.h 507046 STREAM_SYNC_TIMEOUT)
+    (
+        "RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:435 NPU function "
+        "error: aclrtSynchronizeDevice, error code is 507046",
+        "ascend.stream_sync_timeout",
+        {"code": "507046"},
+    ),
+    # vllm-project/vllm-ascend#2800 (CANN's own line for 507048, FFTS_PLUS_TIMEOUT)
+    (
+        "(VllmWorker TP1 pid=961) ERROR 09-07 01:11:09 [multiproc_executor.py:596] EH9999: [PID: "
+        "961] 2025-09-07-01:11:09.333.567 synchronize stream failed, runtime result = 507048[FUNC:"
+        "ReportCallError][FILE:log_inner.cpp][LINE:161]",
+        "ascend.stream_sync_timeout",
+        {"code": "507048"},
+    ),
+    # aws-neuron/aws-neuron-sdk#601 (torch-neuronx's XLA bridge and its compile-cache wrapper)
+    (
+        "2022-11-22 19:07:46.362291: W tensorflow/core/framework/op_kernel.cc:1745] OP_REQUIRES "
+        "failed at tpu_execute_op.cc:266 : INTERNAL: neuronx-cc compilation failed.",
+        "neuron.compile_failed",
+        {},
+    ),
+    (
+        "2022-11-22 19:07:46.000353: ERROR ||NCC_WRAPPER||: There was a compilation error for this "
+        "graph in the previous run. Returning with the errored graph at /var/tmp/neuron-compile-"
+        "cache/USER_neuroncc-2.2.0.73+0af5a171c/MODULE_13878571457055826912/x.neff .",
+        "neuron.compile_failed",
+        {},
+    ),
+    # aws-neuron/aws-neuron-sdk#708 (transformers-neuronx, OPT 1.3B)
+    ("RuntimeError: neuronx-cc failed with -1", "neuron.compile_failed", {"code": "-1"}),
+    # aws-neuron/nki-samples#24 (an NKI kernel)
+    (
+        "[F134] neuronx-cc terminated abnormally - Please open a support ticket at "
+        "https://github.com/aws-neuron/aws-neuron-sdk/issues/new",
+        "neuron.compile_failed",
+        {},
+    ),
+    # aws-neuron/aws-neuron-sdk#134 (neuron-cc 1.x, BERT on inf1)
+    (
+        "07/23/2020 05:33:45 AM ERROR [neuron-cc]:  An Internal Compiler Error has occurred",
+        "neuron.compile_failed",
+        {},
+    ),
+    # aws-neuron/aws-neuron-sdk#1305 (trn2, an NKI collective)
+    (
+        "[INTERNAL_ERROR] [NCC_ILLC059] Could not find MemoryLocation named inst____mp_main__."
+        "<kernel_name>-0:<buffer_name>.N on core 1",
+        "neuron.compile_failed",
+        {"ncc": "NCC_ILLC059"},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # another NRT status, and status codes that only start with 1
     ("neuron.nrt_failure", 'nrt_execute: status=1004, error message="Execution was completed"'),
@@ -143,6 +199,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ("hip.miopen_kernel_build_failed", "MIOpen(HIP): Warning [BuildHip] HIPRTC status = ok"),
     ("hip.miopen_kernel_build_failed", "Code object build succeeded. Source: naive_conv.cpp"),
     ("ascend.hccl_transport_init_failed", "EI0006: Getting socket times out."),
+    # other rt_error_codes.h numbers (507045 a trap overflow, 5070480 no code at all)
+    ("ascend.stream_sync_timeout", "NPU function error: aclrtMemcpy, error code is 507045"),
+    ("ascend.stream_sync_timeout", "runtime result = 5070480"),
+    ("neuron.compile_failed", "Compiler status PASS"),
+    ("neuron.compile_failed", "INFO ||NCC_WRAPPER||: Call compiler with cmd: neuronx-cc compile"),
 ]
 
 (
