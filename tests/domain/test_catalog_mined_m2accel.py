@@ -24,6 +24,7 @@ BLAME: dict[str, Blame] = {
     "ascend.hccl_transport_init_failed": Blame.SYMPTOM,
     "ascend.stream_sync_timeout": Blame.SYMPTOM,
     "neuron.compile_failed": Blame.APPLICATION,
+    "oneccl.no_ofi_provider": Blame.APPLICATION,
 }
 
 GOLDEN: Golden = [
@@ -183,6 +184,22 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # intel/intel-extension-for-pytorch#810 (oneCCL on PVC, psm3 over mlx5)
+    (
+        "2025:05:23-19:04:20:(168955) |CCL_ERROR| atl_ofi.cpp:237 init: can't find suitable "
+        "provider",
+        "oneccl.no_ofi_provider",
+        {},
+    ),
+    (
+        "2025:05:23-19:04:20:(168955) |CCL_ERROR| atl_ofi_helper.cpp:1635 atl_ofi_open_nw_provs: "
+        "can not open network providers",
+        "oneccl.no_ofi_provider",
+        {},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # another NRT status, and status codes that only start with 1
     ("neuron.nrt_failure", 'nrt_execute: status=1004, error message="Execution was completed"'),
@@ -203,6 +220,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ascend.stream_sync_timeout", "NPU function error: aclrtMemcpy, error code is 507045"),
     ("ascend.stream_sync_timeout", "runtime result = 5070480"),
     ("neuron.compile_failed", "Compiler status PASS"),
+    ("oneccl.no_ofi_provider", 'return errors.New("can\'t find suitable provider")'),
     ("neuron.compile_failed", "INFO ||NCC_WRAPPER||: Call compiler with cmd: neuronx-cc compile"),
 ]
 
