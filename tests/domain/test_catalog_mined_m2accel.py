@@ -200,6 +200,24 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # aws-neuron/aws-neuron-sdk#1065 (Runtime 2.22's logical-core wording)
+    (
+        "2024-Dec-11 17:43:58.780308 45075:45075 ERROR   NRT:nrt_allocate_neuron_cores           "
+        "    Virtual Neuron Core(s) not available - Requested:2 Available:0 Virtual Core size 1",
+        "neuron.cores_unavailable",
+        {},
+    ),
+    # huggingface/optimum-neuron#619 (a TP degree the collectives cannot place)
+    (
+        "2024-Jun-01 13:16:27.706192   273:485   ERROR   NRT:nrt_load_collectives                "
+        "    Unsupported topology. Supported number of Neuron Cores is 1, 2, 8, 16 or a multiple of "
+        "32.  For other configurations, such as multiples of 2, consider using inf2 instances",
+        "neuron.invalid_usage",
+        {},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # another NRT status, and status codes that only start with 1
     ("neuron.nrt_failure", 'nrt_execute: status=1004, error message="Execution was completed"'),
