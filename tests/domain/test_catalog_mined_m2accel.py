@@ -25,6 +25,7 @@ BLAME: dict[str, Blame] = {
     "ascend.stream_sync_timeout": Blame.SYMPTOM,
     "neuron.compile_failed": Blame.APPLICATION,
     "oneccl.no_ofi_provider": Blame.APPLICATION,
+    "ascend.heartbeat_lost": Blame.HARDWARE,
 }
 
 GOLDEN: Golden = [
@@ -218,6 +219,21 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # vllm-project/vllm-ascend#8186 (CANN runtime's trace of a device that stopped answering)
+    (
+        "        Device[1] lost heartbeat.[FUNC:SyncTask][FILE:direct_hwts_engine.cc][LINE:407]",
+        "ascend.heartbeat_lost",
+        {"rt_device": "1"},
+    ),
+    (
+        "        rtDeviceSynchronizeWithTimeout execution failed, reason=lost heartbeat[FUNC:"
+        "FuncErrorReason][FILE:error_message_manage.cc][LINE:65]",
+        "ascend.heartbeat_lost",
+        {},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # another NRT status, and status codes that only start with 1
     ("neuron.nrt_failure", 'nrt_execute: status=1004, error message="Execution was completed"'),
@@ -238,6 +254,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ascend.stream_sync_timeout", "NPU function error: aclrtMemcpy, error code is 507045"),
     ("ascend.stream_sync_timeout", "runtime result = 5070480"),
     ("neuron.compile_failed", "Compiler status PASS"),
+    ("ascend.heartbeat_lost", "rtGetDevMsg execution failed, reason=driver error:no valid device"),
     ("oneccl.no_ofi_provider", 'return errors.New("can\'t find suitable provider")'),
     ("neuron.compile_failed", "INFO ||NCC_WRAPPER||: Call compiler with cmd: neuronx-cc compile"),
 ]
