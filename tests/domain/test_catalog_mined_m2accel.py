@@ -26,6 +26,8 @@ BLAME: dict[str, Blame] = {
     "neuron.compile_failed": Blame.APPLICATION,
     "oneccl.no_ofi_provider": Blame.APPLICATION,
     "ascend.heartbeat_lost": Blame.HARDWARE,
+    "xla.mesh_master_unreachable": Blame.SYMPTOM,
+    "neuroncoll.exec_timeout": Blame.SYMPTOM,
 }
 
 GOLDEN: Golden = [
@@ -234,6 +236,21 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # pytorch/xla#2604 (XRT multi-host mesh, xla_multiprocessing)
+    (
+        "Failed to connect to client mesh master: d7c1c93dfe8c:56419",
+        "xla.mesh_master_unreachable",
+        {"address": "d7c1c93dfe8c:56419"},
+    ),
+    # aws-neuron/aws-neuron-sdk#1028 (torch-neuron 1.x on inf1, NRT_TIMEOUT)
+    (
+        "RuntimeError: Failed to execute the model status=5 message=Timeout Exceeded",
+        "neuroncoll.exec_timeout",
+        {"model": "5"},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # another NRT status, and status codes that only start with 1
     ("neuron.nrt_failure", 'nrt_execute: status=1004, error message="Execution was completed"'),
@@ -254,6 +271,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ascend.stream_sync_timeout", "NPU function error: aclrtMemcpy, error code is 507045"),
     ("ascend.stream_sync_timeout", "runtime result = 5070480"),
     ("neuron.compile_failed", "Compiler status PASS"),
+    (
+        "xla.mesh_master_unreachable",
+        "I mesh_service.cc:208] Waiting to connect to client mesh master (300 seconds) 10.0.0.2:8477",
+    ),
+    ("neuroncoll.exec_timeout", "Failed to execute the model status=4 message=Allocation Failure"),
     ("ascend.heartbeat_lost", "rtGetDevMsg execution failed, reason=driver error:no valid device"),
     ("oneccl.no_ofi_provider", 'return errors.New("can\'t find suitable provider")'),
     ("neuron.compile_failed", "INFO ||NCC_WRAPPER||: Call compiler with cmd: neuronx-cc compile"),
