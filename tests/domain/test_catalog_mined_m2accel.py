@@ -28,6 +28,8 @@ BLAME: dict[str, Blame] = {
     "ascend.heartbeat_lost": Blame.HARDWARE,
     "xla.mesh_master_unreachable": Blame.SYMPTOM,
     "neuroncoll.exec_timeout": Blame.SYMPTOM,
+    "xpu.oom": Blame.APPLICATION,
+    "tenstorrent.mesh_links_missing": Blame.HARDWARE,
 }
 
 GOLDEN: Golden = [
@@ -251,6 +253,37 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # intel/intel-extension-for-pytorch#629 (IPEX's allocator on an A770)
+    (
+        "RuntimeError: XPU out of memory. Tried to allocate 1.71 GiB (GPU 0; 15.56 GiB total "
+        "capacity; 0 bytes already allocated; 0 bytes reserved in total by PyTorch)",
+        "xpu.oom",
+        {"size": "1.71 GiB"},
+    ),
+    (
+        "RuntimeError: Current platform can NOT allocate memory block with size larger than 4GB! "
+        "Tried to allocate 6.85 GiB (GPU  0; 15.56 GiB total capacity; 0 bytes already allocated; "
+        "0 bytes reserved in total by PyTorch)",
+        "xpu.oom",
+        {},
+    ),
+    # intel/intel-extension-for-tensorflow#46 (ITEX's BFC allocator)
+    (
+        "E itex/core/devices/bfc_allocator.cc:101] Allocator ran out of memory trying to allocate "
+        "10529419660 Bytes (rounded to 10529419776 Bytes)",
+        "xpu.oom",
+        {"bytes": "10529419660"},
+    ),
+    # tenstorrent/tt-metal#38026 (the fabric control plane's link count)
+    (
+        "[SERVER] ERROR 02-17 21:00:42 [engine.py:506] Expected 4 eth links from physical chip 1 "
+        "to physical chip 2",
+        "tenstorrent.mesh_links_missing",
+        {"expected": "4", "from_chip": "1", "to_chip": "2"},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # another NRT status, and status codes that only start with 1
     ("neuron.nrt_failure", 'nrt_execute: status=1004, error message="Execution was completed"'),
@@ -271,6 +304,12 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ascend.stream_sync_timeout", "NPU function error: aclrtMemcpy, error code is 507045"),
     ("ascend.stream_sync_timeout", "runtime result = 5070480"),
     ("neuron.compile_failed", "Compiler status PASS"),
+    # torch XPU's own OutOfMemoryError stays cuda.oom's alone
+    (
+        "xpu.oom",
+        "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 8.00 GiB. GPU 0 has a total "
+        "capacity of 15.11 GiB.",
+    ),
     (
         "xla.mesh_master_unreachable",
         "I mesh_service.cc:208] Waiting to connect to client mesh master (300 seconds) 10.0.0.2:8477",
