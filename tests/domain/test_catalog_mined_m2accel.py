@@ -30,6 +30,8 @@ BLAME: dict[str, Blame] = {
     "neuroncoll.exec_timeout": Blame.SYMPTOM,
     "xpu.oom": Blame.APPLICATION,
     "tenstorrent.mesh_links_missing": Blame.HARDWARE,
+    "ascend.npu_oom": Blame.APPLICATION,
+    "neuron.rtd_init_failed": Blame.SYMPTOM,
 }
 
 GOLDEN: Golden = [
@@ -284,6 +286,23 @@ GOLDEN += [
     ),
 ]
 
+GOLDEN += [
+    # PKU-YuanGroup/Helios#62 (CANN's EL0004 under vllm-omni on Ascend)
+    (
+        "ERROR 04-09 21:56:46 [diffusion_engine.py:82] [PID: 210907] 2026-04-09-21:56:40.384.694 "
+        "Memory_Allocation_Failure(EL0004): Failed to allocate memory requested by GE module.",
+        "ascend.npu_oom",
+        {},
+    ),
+    # aws-neuron/aws-neuron-sdk#851 (Runtime 2.x's nrt_init)
+    (
+        "2024-May-21 16:08:34.413221 58102:58102 ERROR   NRT:nrt_init                            "
+        "    Failed to initialize devices, error:1",
+        "neuron.rtd_init_failed",
+        {"nrt_error": "1"},
+    ),
+]
+
 NEGATIVE: list[tuple[str, str]] = [
     # another NRT status, and status codes that only start with 1
     ("neuron.nrt_failure", 'nrt_execute: status=1004, error message="Execution was completed"'),
@@ -304,6 +323,7 @@ NEGATIVE: list[tuple[str, str]] = [
     ("ascend.stream_sync_timeout", "NPU function error: aclrtMemcpy, error code is 507045"),
     ("ascend.stream_sync_timeout", "runtime result = 5070480"),
     ("neuron.compile_failed", "Compiler status PASS"),
+    ("ascend.npu_oom", "EL0004X: something else"),
     # torch XPU's own OutOfMemoryError stays cuda.oom's alone
     (
         "xpu.oom",
