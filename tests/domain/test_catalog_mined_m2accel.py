@@ -337,6 +337,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ("neuroncoll.exec_timeout", "Failed to execute the model status=4 message=Allocation Failure"),
     ("ascend.heartbeat_lost", "rtGetDevMsg execution failed, reason=driver error:no valid device"),
     ("oneccl.no_ofi_provider", 'return errors.New("can\'t find suitable provider")'),
+    # the communicator's exception stays the generic Python reading's
+    (
+        "oneccl.no_ofi_provider",
+        "RuntimeError: oneCCL: atl_ofi_comm.cpp:232 init_transport: EXCEPTION: failed to initialize ATL",
+    ),
     ("neuron.compile_failed", "INFO ||NCC_WRAPPER||: Call compiler with cmd: neuronx-cc compile"),
 ]
 
