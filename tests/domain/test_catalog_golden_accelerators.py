@@ -59,6 +59,10 @@ REQUIRED: dict[str, Blame] = {
     "xpu.oom": Blame.APPLICATION,
     "xpu.invalid_usage": Blame.APPLICATION,
     "i915.gpu_hang": Blame.TRANSIENT,
+    # session 23 (m2accel) real-line mining; tests/domain/test_catalog_mined_m2accel.py
+    "neuron.nrt_failure": Blame.SYMPTOM,
+    "habana.launch_thread_exception": Blame.SYMPTOM,
+    "neuron.compile_failed": Blame.APPLICATION,
 }
 
 # The texts that say this node's device or its driver stack failed: the only hardware entries

@@ -84,6 +84,8 @@ REQUIRED: dict[str, Blame] = {
     "amdgpu.ring_test_failed": Blame.HARDWARE,
     # session 23 (mgpu) real-line mining; tests/domain/test_catalog_mined_mgpu.py
     "amdgpu.kfd_preemption_failed": Blame.TRANSIENT,
+    # session 23 (m2accel) real-line mining; tests/domain/test_catalog_mined_m2accel.py
+    "hip.miopen_kernel_build_failed": Blame.APPLICATION,
 }
 
 # The texts that say this node's GPU failed (ECC, a fatal RAS interrupt, uncorrectable counts, a

@@ -51,6 +51,9 @@ BLAME: dict[str, Blame] = {
     # sweep R5 (issue 14): more lines in test_catalog_tracker_frameworks3.py
     "xla.preemption_notice_failed": Blame.SYMPTOM,
     "xla.register_task_failed": Blame.SYMPTOM,
+    # session 23 (m2accel) real-line mining; tests/domain/test_catalog_mined_m2accel.py
+    "xla.xrt_session_lost": Blame.SYMPTOM,
+    "xla.mesh_master_unreachable": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -318,6 +321,19 @@ GOLDEN += [
         "trace: ***",
         "xla.fatal_signal",
         {"signal": "SIGABRT"},
+    ),
+    # session 23 (m2accel): pytorch/xla#2661 (XRT on a TPU pod); more in
+    # test_catalog_mined_m2accel.py
+    (
+        "Exception in device=TPU:6: Aborted: Session 9d9f16636571817e is not found.",
+        "xla.xrt_session_lost",
+        {"session": "9d9f16636571817e"},
+    ),
+    # pytorch/xla#2604 (XRT multi-host mesh)
+    (
+        "Failed to connect to client mesh master: d7c1c93dfe8c:56419",
+        "xla.mesh_master_unreachable",
+        {"address": "d7c1c93dfe8c:56419"},
     ),
 ]
 

@@ -51,6 +51,8 @@ BLAME: dict[str, Blame] = {
     "ascend.hccl_config_invalid": Blame.APPLICATION,
     "mindspore.node_timed_out": Blame.SYMPTOM,
     "ascend.cpu_fallback": Blame.INFO,
+    # session 23 (m2accel) real-line mining; tests/domain/test_catalog_mined_m2accel.py
+    "ascend.hccl_transport_init_failed": Blame.SYMPTOM,
 }
 
 (
@@ -463,6 +465,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "worker 3 is the first one timed out, please check its log.",
         "mindspore.node_timed_out",
         {"count": "1"},
+    ),
+    # session 23 (m2accel): vllm-project/vllm-ascend#3162
+    (
+        "[rank1]: EI0009: [PID: 2225827] 2025-09-24-20:59:48.119.066 Transport init error. "
+        "Reason: [Create][DestLink]Create Dest error! createLink para:rank[1]-localUserrank[1]-"
+        "localIpAddr[172.16.0.114], dst_rank[0]-remoteUserrank[0]-remote_ip_addr[172.16.0.114]",
+        "ascend.hccl_transport_init_failed",
+        {},
     ),
 ]
 
