@@ -48,6 +48,11 @@ BLAME: dict[str, Blame] = {
     "sglang.router_workers_unhealthy": Blame.SYMPTOM,
     "nvdynamo.nats_unreachable": Blame.SYMPTOM,
     "llmd.no_target_pod": Blame.SYMPTOM,
+    # m2serve (session 23); their look-alikes: tests/domain/test_catalog_mined_m2serve.py
+    "trtllm.peer_access_unavailable": Blame.APPLICATION,
+    "trtllm.ncclcheck_failed": Blame.SYMPTOM,
+    "tritonserver.unexpected_platform": Blame.APPLICATION,
+    "ggml.cuda_error_abort": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -339,6 +344,29 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "llmd.no_target_pod",
         {},
     ),
+    # m2serve (session 23): NVIDIA/TensorRT-LLM issue #1374, #1039; server issue #2674; ollama #3701
+    (
+        "RuntimeError: Can't enable access between nodes 0 and 1",
+        "trtllm.peer_access_unavailable",
+        {"src": "0", "dest": "1"},
+    ),
+    (
+        "Failed, NCCL error /home/jenkins/agent/workspace/LLM/main/L0_MergeRequest/tensorrt_llm/"
+        "cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp:183 'unknown result code'",
+        "trtllm.ncclcheck_failed",
+        {"line": "183", "error": "unknown result code"},
+    ),
+    (
+        "E0327 01:23:03.176953 1 model_repository_manager.cc:1682] unexpected platform type "
+        "caffe2_netdef for resnet50_netdef",
+        "tritonserver.unexpected_platform",
+        {"platform": "caffe2_netdef", "model": "resnet50_netdef"},
+    ),
+    (
+        'GGML_ASSERT: /go/src/github.com/ollama/ollama/llm/llama.cpp/ggml-cuda.cu:60: !"CUDA error"',
+        "ggml.cuda_error_abort",
+        {},
+    ),
 ]
 
 # (key, look-alike line it must not match); "*": no entry of the family may match
@@ -417,7 +445,7 @@ NEGATIVE: list[tuple[str, str]] = [
 ) = family_contract(
     {
         "signatures-serving2.toml": frozenset(
-            {"trtllm", "tritonserver", "tgi", "lmdeploy", "sglang", "nvdynamo", "llmd"}
+            {"trtllm", "tritonserver", "tgi", "lmdeploy", "sglang", "nvdynamo", "llmd", "ggml"}
         )
     },
     BLAME,
