@@ -40,6 +40,10 @@ BLAME: dict[str, Blame] = {
     "trtllm.ncclcheck_failed": Blame.SYMPTOM,
     "tritonserver.unexpected_platform": Blame.APPLICATION,
     "ggml.cuda_error_abort": Blame.SYMPTOM,
+    "trtllm.mpicheck_failed": Blame.SYMPTOM,
+    # widened in signatures-frameworks.toml
+    "vllm.engine_restatement": Blame.SYMPTOM,
+    "vllm.shm_broadcast_stalled": Blame.SYMPTOM,
 }
 
 # (real line, signal, captures the line must yield)
@@ -188,6 +192,34 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {},
     ),
     ('[BUG] (v1.55.1) - MULTI GPU - ggml-cuda.cu:229: !"CUDA error"', "ggml.cuda_error_abort", {}),
+    # NVIDIA/TensorRT-LLM issue #1826 (AllreducePlugin::initialize under mpirun -n 4)
+    (
+        "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/"
+        "workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/mpiUtils.cpp:211 '6' "
+        "(/home/jenkins/agent/workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/"
+        "mpiUtils.cpp:211)",
+        "trtllm.mpicheck_failed",
+        {"line": "211", "code": "6"},
+    ),
+    # vllm-project/vllm issue #5443 (V0's async engine, 0.4.3 and 0.5.0)
+    (
+        "ERROR 06-13 02:36:52 async_llm_engine.py:532] Engine iteration timed out. This should "
+        "never happen!",
+        "vllm.engine_restatement",
+        {},
+    ),
+    (
+        "ERROR 06-13 02:36:52 async_llm_engine.py:52] Engine background task failed",
+        "vllm.engine_restatement",
+        {},
+    ),
+    # vllm-project/vllm issue #5901 (0.5.3.post1 under Triton's vLLM backend)
+    (
+        "\x1b[1;36m(VllmWorkerProcess pid=340358)\x1b[0;0m WARNING 08-28 14:16:50 "
+        "shm_broadcast.py:404] No available block found in 60 second.",
+        "vllm.shm_broadcast_stalled",
+        {},
+    ),
 ]
 
 # Look-alikes: healthy lines of the same emitters, other statuses, other programs' wordings.
@@ -246,6 +278,8 @@ NEGATIVE: list[tuple[str, str]] = [
         "error",
     ),
     ("trtllm.ncclcheck_failed", "[TensorRT-LLM][INFO] MPI size: 2, rank: 0"),
+    # TensorRT-LLM's own consistency check (NVIDIA/TensorRT-LLM issue #1796) stays the assertion's
+    ("trtllm.mpicheck_failed", "[TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp"),
     # Triton loading models
     (
         "tritonserver.unexpected_platform",
@@ -255,6 +289,16 @@ NEGATIVE: list[tuple[str, str]] = [
         "tritonserver.unexpected_platform",
         "E0605 06:26:38.150360 1 model_repository_manager.cc:1004] Poll failed for model "
         "directory '1': Invalid model name",
+    ),
+    # vLLM's healthy engine lines
+    (
+        "vllm.engine_restatement",
+        "INFO 06-13 02:36:50 async_llm_engine.py:529] Received request cmpl-1",
+    ),
+    (
+        "vllm.shm_broadcast_stalled",
+        "INFO 09-09 13:07:40 shm_broadcast.py:241] vLLM message queue "
+        "communication handle: Handle(connect_ip='127.0.0.1', local_reader_ranks=[1])",
     ),
     # ggml's healthy start-up and the error line the abort follows
     ("ggml.cuda_error_abort", "ggml_cuda_init: found 4 CUDA devices:"),

@@ -53,6 +53,7 @@ BLAME: dict[str, Blame] = {
     "trtllm.ncclcheck_failed": Blame.SYMPTOM,
     "tritonserver.unexpected_platform": Blame.APPLICATION,
     "ggml.cuda_error_abort": Blame.SYMPTOM,
+    "trtllm.mpicheck_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -366,6 +367,15 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         'GGML_ASSERT: /go/src/github.com/ollama/ollama/llm/llama.cpp/ggml-cuda.cu:60: !"CUDA error"',
         "ggml.cuda_error_abort",
         {},
+    ),
+    # NVIDIA/TensorRT-LLM issue #1826 (AllreducePlugin::initialize under mpirun -n 4)
+    (
+        "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/"
+        "workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/mpiUtils.cpp:211 '6' "
+        "(/home/jenkins/agent/workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/"
+        "mpiUtils.cpp:211)",
+        "trtllm.mpicheck_failed",
+        {"line": "211", "code": "6"},
     ),
 ]
 
