@@ -41,9 +41,12 @@ BLAME: dict[str, Blame] = {
     "tritonserver.unexpected_platform": Blame.APPLICATION,
     "ggml.cuda_error_abort": Blame.SYMPTOM,
     "trtllm.mpicheck_failed": Blame.SYMPTOM,
+    "ollama.runner_failed": Blame.SYMPTOM,
     # widened in signatures-frameworks.toml
     "vllm.engine_restatement": Blame.SYMPTOM,
     "vllm.shm_broadcast_stalled": Blame.SYMPTOM,
+    # widened in signatures-serving.toml
+    "nvdynamo.etcd_unreachable": Blame.SYMPTOM,
 }
 
 # (real line, signal, captures the line must yield)
@@ -192,6 +195,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {},
     ),
     ('[BUG] (v1.55.1) - MULTI GPU - ggml-cuda.cu:229: !"CUDA error"', "ggml.cuda_error_abort", {}),
+    # ollama/ollama pull request #11090 (a runner killed), issue #4427 (a runner that never came up)
+    (
+        'time=2025-06-27T14:42:08.637Z level=ERROR source=server.go:415 msg="llama runner '
+        'terminated" error="signal: killed"',
+        "ollama.runner_failed",
+        {},
+    ),
+    ("Error: timed out waiting for llama runner to start:", "ollama.runner_failed", {}),
     # NVIDIA/TensorRT-LLM issue #1826 (AllreducePlugin::initialize under mpirun -n 4)
     (
         "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/"
@@ -200,6 +211,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "mpiUtils.cpp:211)",
         "trtllm.mpicheck_failed",
         {"line": "211", "code": "6"},
+    ),
+    # ai-dynamo/dynamo issue #1188 (a worker started without etcd on localhost)
+    (
+        "ERROR dynamo_runtime::worker: Application shutdown with error: Failed to connect to etcd "
+        'server with config ClientOptions { etcd_url: ["http://localhost:2379"], '
+        "etcd_connect_options: None, attach_lease: true }",
+        "nvdynamo.etcd_unreachable",
+        {},
     ),
     # vllm-project/vllm issue #5443 (V0's async engine, 0.4.3 and 0.5.0)
     (
@@ -299,6 +318,20 @@ NEGATIVE: list[tuple[str, str]] = [
         "vllm.shm_broadcast_stalled",
         "INFO 09-09 13:07:40 shm_broadcast.py:241] vLLM message queue "
         "communication handle: Handle(connect_ip='127.0.0.1', local_reader_ranks=[1])",
+    ),
+    # ollama loading a model, and its warning about slow VRAM release (just a warning, ollama
+    # issue #9160)
+    (
+        "ollama.runner_failed",
+        'level=INFO source=server.go:545 msg="llama runner started in 3.21 seconds"',
+    ),
+    (
+        "ollama.runner_failed",
+        'level=INFO source=server.go:591 msg="waiting for llama runner to start responding"',
+    ),
+    (
+        "ollama.runner_failed",
+        'level=WARN source=sched.go:646 msg="gpu VRAM usage didn\'t recover within timeout"',
     ),
     # ggml's healthy start-up and the error line the abort follows
     ("ggml.cuda_error_abort", "ggml_cuda_init: found 4 CUDA devices:"),

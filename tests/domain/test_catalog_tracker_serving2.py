@@ -54,6 +54,7 @@ BLAME: dict[str, Blame] = {
     "tritonserver.unexpected_platform": Blame.APPLICATION,
     "ggml.cuda_error_abort": Blame.SYMPTOM,
     "trtllm.mpicheck_failed": Blame.SYMPTOM,
+    "ollama.runner_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -368,6 +369,14 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ggml.cuda_error_abort",
         {},
     ),
+    # ollama/ollama pull request #11090 (a runner killed), issue #4427 (a runner that never came up)
+    (
+        'time=2025-06-27T14:42:08.637Z level=ERROR source=server.go:415 msg="llama runner '
+        'terminated" error="signal: killed"',
+        "ollama.runner_failed",
+        {},
+    ),
+    ("Error: timed out waiting for llama runner to start:", "ollama.runner_failed", {}),
     # NVIDIA/TensorRT-LLM issue #1826 (AllreducePlugin::initialize under mpirun -n 4)
     (
         "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/"
@@ -455,7 +464,17 @@ NEGATIVE: list[tuple[str, str]] = [
 ) = family_contract(
     {
         "signatures-serving2.toml": frozenset(
-            {"trtllm", "tritonserver", "tgi", "lmdeploy", "sglang", "nvdynamo", "llmd", "ggml"}
+            {
+                "trtllm",
+                "tritonserver",
+                "tgi",
+                "lmdeploy",
+                "sglang",
+                "nvdynamo",
+                "llmd",
+                "ggml",
+                "ollama",
+            }
         )
     },
     BLAME,
