@@ -42,6 +42,7 @@ BLAME: dict[str, Blame] = {
     "ggml.cuda_error_abort": Blame.SYMPTOM,
     "trtllm.mpicheck_failed": Blame.SYMPTOM,
     "ollama.runner_failed": Blame.SYMPTOM,
+    "tgi.shard_rpc_failed": Blame.SYMPTOM,
     # widened in signatures-frameworks.toml
     "vllm.engine_restatement": Blame.SYMPTOM,
     "vllm.shm_broadcast_stalled": Blame.SYMPTOM,
@@ -203,6 +204,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {},
     ),
     ("Error: timed out waiting for llama runner to start:", "ollama.runner_failed", {}),
+    # huggingface/text-generation-inference issues #1207 (a shard gone) and #375 (relayed to the client)
+    (
+        "(task, pid=12148) 2023-10-25T12:24:19.123838Z ERROR batch{batch_size=1}:decode:decode{size=1}"
+        ":decode{size=1}: text_generation_client: router/client/src/lib.rs:33: Server error: "
+        "transport error",
+        "tgi.shard_rpc_failed",
+        {},
+    ),
+    (
+        '{"error":"Request failed during generation: Server error: attention_scores_2d must be a '
+        'CUDA tensor","error_type":"generation"}',
+        "tgi.shard_rpc_failed",
+        {},
+    ),
     # NVIDIA/TensorRT-LLM issue #1826 (AllreducePlugin::initialize under mpirun -n 4)
     (
         "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/"
@@ -333,6 +348,13 @@ NEGATIVE: list[tuple[str, str]] = [
         "ollama.runner_failed",
         'level=WARN source=sched.go:646 msg="gpu VRAM usage didn\'t recover within timeout"',
     ),
+    # TGI's router at work, and its healthy warm-up
+    (
+        "tgi.shard_rpc_failed",
+        "2024-04-13T07:15:09.806984Z  INFO text_generation_router: router/src/main.rs:311: Warming "
+        "up model",
+    ),
+    ("tgi.shard_rpc_failed", "Connected to Text Generation server"),
     # ggml's healthy start-up and the error line the abort follows
     ("ggml.cuda_error_abort", "ggml_cuda_init: found 4 CUDA devices:"),
     (

@@ -55,6 +55,7 @@ BLAME: dict[str, Blame] = {
     "ggml.cuda_error_abort": Blame.SYMPTOM,
     "trtllm.mpicheck_failed": Blame.SYMPTOM,
     "ollama.runner_failed": Blame.SYMPTOM,
+    "tgi.shard_rpc_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -377,6 +378,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         {},
     ),
     ("Error: timed out waiting for llama runner to start:", "ollama.runner_failed", {}),
+    # huggingface/text-generation-inference issues #1207 (a shard gone) and #375 (relayed to the client)
+    (
+        "(task, pid=12148) 2023-10-25T12:24:19.123838Z ERROR batch{batch_size=1}:decode:decode{size=1}"
+        ":decode{size=1}: text_generation_client: router/client/src/lib.rs:33: Server error: "
+        "transport error",
+        "tgi.shard_rpc_failed",
+        {},
+    ),
+    (
+        '{"error":"Request failed during generation: Server error: attention_scores_2d must be a '
+        'CUDA tensor","error_type":"generation"}',
+        "tgi.shard_rpc_failed",
+        {},
+    ),
     # NVIDIA/TensorRT-LLM issue #1826 (AllreducePlugin::initialize under mpirun -n 4)
     (
         "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/"
