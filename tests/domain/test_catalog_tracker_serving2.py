@@ -48,6 +48,14 @@ BLAME: dict[str, Blame] = {
     "sglang.router_workers_unhealthy": Blame.SYMPTOM,
     "nvdynamo.nats_unreachable": Blame.SYMPTOM,
     "llmd.no_target_pod": Blame.SYMPTOM,
+    # m2serve (session 23); their look-alikes: tests/domain/test_catalog_mined_m2serve.py
+    "trtllm.peer_access_unavailable": Blame.APPLICATION,
+    "trtllm.ncclcheck_failed": Blame.SYMPTOM,
+    "tritonserver.unexpected_platform": Blame.APPLICATION,
+    "ggml.cuda_error_abort": Blame.SYMPTOM,
+    "trtllm.mpicheck_failed": Blame.SYMPTOM,
+    "ollama.runner_failed": Blame.SYMPTOM,
+    "tgi.shard_rpc_failed": Blame.SYMPTOM,
 }
 
 # (line, signal, captures the line must yield)
@@ -339,6 +347,60 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "llmd.no_target_pod",
         {},
     ),
+    # m2serve (session 23): NVIDIA/TensorRT-LLM issue #1374, #1039; server issue #2674; ollama #3701
+    (
+        "RuntimeError: Can't enable access between nodes 0 and 1",
+        "trtllm.peer_access_unavailable",
+        {"src": "0", "dest": "1"},
+    ),
+    (
+        "Failed, NCCL error /home/jenkins/agent/workspace/LLM/main/L0_MergeRequest/tensorrt_llm/"
+        "cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp:183 'unknown result code'",
+        "trtllm.ncclcheck_failed",
+        {"line": "183", "error": "unknown result code"},
+    ),
+    (
+        "E0327 01:23:03.176953 1 model_repository_manager.cc:1682] unexpected platform type "
+        "caffe2_netdef for resnet50_netdef",
+        "tritonserver.unexpected_platform",
+        {"platform": "caffe2_netdef", "model": "resnet50_netdef"},
+    ),
+    (
+        'GGML_ASSERT: /go/src/github.com/ollama/ollama/llm/llama.cpp/ggml-cuda.cu:60: !"CUDA error"',
+        "ggml.cuda_error_abort",
+        {},
+    ),
+    # ollama/ollama pull request #11090 (a runner killed), issue #4427 (a runner that never came up)
+    (
+        'time=2025-06-27T14:42:08.637Z level=ERROR source=server.go:415 msg="llama runner '
+        'terminated" error="signal: killed"',
+        "ollama.runner_failed",
+        {},
+    ),
+    ("Error: timed out waiting for llama runner to start:", "ollama.runner_failed", {}),
+    # huggingface/text-generation-inference issues #1207 (a shard gone) and #375 (relayed to the client)
+    (
+        "(task, pid=12148) 2023-10-25T12:24:19.123838Z ERROR batch{batch_size=1}:decode:decode{size=1}"
+        ":decode{size=1}: text_generation_client: router/client/src/lib.rs:33: Server error: "
+        "transport error",
+        "tgi.shard_rpc_failed",
+        {},
+    ),
+    (
+        '{"error":"Request failed during generation: Server error: attention_scores_2d must be a '
+        'CUDA tensor","error_type":"generation"}',
+        "tgi.shard_rpc_failed",
+        {},
+    ),
+    # NVIDIA/TensorRT-LLM issue #1826 (AllreducePlugin::initialize under mpirun -n 4)
+    (
+        "  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error /home/jenkins/agent/"
+        "workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/mpiUtils.cpp:211 '6' "
+        "(/home/jenkins/agent/workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/common/"
+        "mpiUtils.cpp:211)",
+        "trtllm.mpicheck_failed",
+        {"line": "211", "code": "6"},
+    ),
 ]
 
 # (key, look-alike line it must not match); "*": no entry of the family may match
@@ -417,7 +479,17 @@ NEGATIVE: list[tuple[str, str]] = [
 ) = family_contract(
     {
         "signatures-serving2.toml": frozenset(
-            {"trtllm", "tritonserver", "tgi", "lmdeploy", "sglang", "nvdynamo", "llmd"}
+            {
+                "trtllm",
+                "tritonserver",
+                "tgi",
+                "lmdeploy",
+                "sglang",
+                "nvdynamo",
+                "llmd",
+                "ggml",
+                "ollama",
+            }
         )
     },
     BLAME,
