@@ -81,6 +81,21 @@ def found(line: str, source: Source = Source.SYSTEM) -> list[tuple[str, Blame, i
     return [(f.signal, f.blame, f.weight) for f in result.findings]
 
 
+def scanned_blames(line: str, source: Source = Source.LOGS) -> dict[str, Blame]:
+    """A full scan of the line as one file of `source` (job output by default): signal -> blame."""
+    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=source,
+                          reference=T0)  # fmt: skip
+    return {f.signal: f.blame for f in result.findings}
+
+
+def scanned_details(line: str, signal: str, source: Source = Source.LOGS) -> dict[str, str]:
+    """The details the scanner keeps on `signal`'s finding from the line (its captures, after
+    the scanner's own steps)."""
+    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=source,
+                          reference=T0)  # fmt: skip
+    return next(dict(f.details) for f in result.findings if f.signal == signal)
+
+
 # The family files' golden tests assert the same things; each file brings its own lines.
 
 

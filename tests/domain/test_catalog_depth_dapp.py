@@ -5,12 +5,11 @@ emitter's format string (said "rendered")."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from autorecover.domain.records import Blame, NodeAction, Source
-from domain.golden import CATALOG, SCANNER, T0
+from autorecover.domain.records import Blame, NodeAction
+from domain.golden import CATALOG
+from domain.golden import scanned_blames as found
 
 # key -> (blame, the weight range it must keep)
 ADDED: dict[str, tuple[Blame, range]] = {
@@ -21,12 +20,6 @@ ADDED: dict[str, tuple[Blame, range]] = {
     "python.shutdown_stream_lock": (Blame.SYMPTOM, range(0, 20)),
     "lmdeploy.turbomind_cuda_usage": (Blame.APPLICATION, range(50, 61)),
 }
-
-
-def found(line: str, source: Source = Source.LOGS) -> dict[str, Blame]:
-    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=source,
-                          reference=T0)  # fmt: skip
-    return {f.signal: f.blame for f in result.findings}
 
 
 @pytest.mark.parametrize(("key", "want"), sorted(ADDED.items()))

@@ -7,25 +7,12 @@ from, and must keep leaving alone the look-alikes listed at the end."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
 from autorecover.domain.records import Blame, Source
-from domain.golden import SCANNER, T0, hits
-
-
-def found(line: str, source: Source = Source.LOGS) -> dict[str, Blame]:
-    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=source,
-                          reference=T0)  # fmt: skip
-    return {f.signal: f.blame for f in result.findings}
-
-
-def details(line: str, signal: str, source: Source = Source.LOGS) -> dict[str, str]:
-    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=source,
-                          reference=T0)  # fmt: skip
-    return next(dict(f.details) for f in result.findings if f.signal == signal)
-
+from domain.golden import hits
+from domain.golden import scanned_blames as found
+from domain.golden import scanned_details as details
 
 DCGM = [
     # rendered: DCGM v2.3.4-v3.3.9 dcgmlib/dcgm_errors.h DCGM_FR_BROKEN_P2P_MEMORY_DEVICE_MSG

@@ -6,24 +6,11 @@ must keep leaving alone the look-alikes listed at the end."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from autorecover.domain.records import Blame, Source
-from domain.golden import SCANNER, T0
-
-
-def found(line: str, source: Source = Source.LOGS) -> dict[str, Blame]:
-    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=source,
-                          reference=T0)  # fmt: skip
-    return {f.signal: f.blame for f in result.findings}
-
-
-def details(line: str, signal: str) -> dict[str, str]:
-    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=Source.LOGS,
-                          reference=T0)  # fmt: skip
-    return next(dict(f.details) for f in result.findings if f.signal == signal)
+from autorecover.domain.records import Blame
+from domain.golden import scanned_blames as found
+from domain.golden import scanned_details as details
 
 
 @pytest.mark.parametrize(

@@ -15,17 +15,12 @@ from autorecover.domain.catalog import builtin_catalog
 from autorecover.domain.records import Blame, Source
 from autorecover.domain.shape import family
 from autorecover.parsing.scanning import Scanner
+from domain.golden import scanned_blames as found
 
 SCANNER = Scanner(builtin_catalog())
 T0 = datetime(2026, 3, 4, tzinfo=UTC)
 _DATA = resources.files("autorecover.domain") / "data" / "signatures-efa.toml"
 EFA_KEYS = frozenset(tomllib.loads(_DATA.read_text(encoding="utf-8"))["signature"])
-
-
-def found(line: str, source: Source = Source.LOGS) -> dict[str, Blame]:
-    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=source,
-                          reference=T0)  # fmt: skip
-    return {f.signal: f.blame for f in result.findings}
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@ Each line is quoted from the public issue named beside it."""
 
 from __future__ import annotations
 
-import io
 import tomllib
 from datetime import UTC, datetime
 from importlib import resources
@@ -11,19 +10,14 @@ from importlib import resources
 import pytest
 
 from autorecover.domain.catalog import builtin_catalog
-from autorecover.domain.records import Blame, Source
+from autorecover.domain.records import Blame
 from autorecover.parsing.scanning import Scanner
+from domain.golden import scanned_blames as found
 
 SCANNER = Scanner(builtin_catalog())
 T0 = datetime(2026, 3, 4, tzinfo=UTC)
 _DATA = resources.files("autorecover.domain") / "data" / "signatures-ncclinit.toml"
 INIT_KEYS = frozenset(tomllib.loads(_DATA.read_text(encoding="utf-8"))["signature"])
-
-
-def found(line: str) -> dict[str, Blame]:
-    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=Source.LOGS,
-                          reference=T0)  # fmt: skip
-    return {f.signal: f.blame for f in result.findings}
 
 
 @pytest.mark.parametrize(

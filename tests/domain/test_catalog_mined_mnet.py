@@ -5,23 +5,17 @@ that must stay unread."""
 
 from __future__ import annotations
 
-import io
 from datetime import UTC, datetime
 
 import pytest
 
 from autorecover.domain.catalog import builtin_catalog
-from autorecover.domain.records import Blame, Source
+from autorecover.domain.records import Blame
 from autorecover.parsing.scanning import Scanner
+from domain.golden import scanned_blames as found
 
 SCANNER = Scanner(builtin_catalog())
 T0 = datetime(2026, 3, 4, tzinfo=UTC)
-
-
-def found(line: str) -> dict[str, Blame]:
-    result = SCANNER.scan(io.BytesIO(line.encode() + b"\n"), node="n1", source=Source.LOGS,
-                          reference=T0)  # fmt: skip
-    return {f.signal: f.blame for f in result.findings}
 
 
 @pytest.mark.parametrize(
