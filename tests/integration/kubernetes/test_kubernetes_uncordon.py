@@ -51,8 +51,14 @@ def test_kubernetes_a_persons_uncordon_is_intent_and_not_fought(kube: KubeHarnes
     assert kube.node(node)["spec"]["unschedulable"] is True
     wait(lambda: "autorecover" in kube.nodes.observe([node])[node].cordoned_by, "our cordon")
     clock.ahead += timedelta(seconds=10)
-    controller.tick()  # drained (no pods): diagnosing, its result an hour away
-    assert controller.node(node).state is NodeState.DIAGNOSING
+
+    def diagnosing() -> bool:
+        # drained (no pods): diagnosing, its result an hour away. A pod an earlier test left
+        # terminating on the node holds the drain until the informer sees it gone.
+        controller.tick()
+        return controller.node(node).state is NodeState.DIAGNOSING
+
+    wait(diagnosing, "the node drained and in diagnosis")
 
     # A person: `kubectl uncordon NODE` is exactly this merge patch, by another field manager.
     kube.client.patch(Node, node, {"spec": {"unschedulable": None}}, patch_type=PatchType.MERGE)
