@@ -28,11 +28,15 @@ import json
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from autorecover.adapters.bundles import BundleError, explain
 from autorecover.domain.catalog import Catalog, builtin_catalog
+from autorecover.domain.jobs.decisions import Budget, JobHistory, decide_job
+from autorecover.domain.jobs.policy import builtin_job_policy
+from autorecover.domain.records import Action, Verdict
 from autorecover.parsing.scanning import Scanner
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,6 +46,19 @@ SPLITS = ("tune", "heldout")
 HELDOUT = "heldout"  # scored in aggregate only: no output names one of its bundles
 SAMPLE = "sample"  # the split of tests/samples bundles (tuned on, like `tune`)
 CAUSES = ("hardware", "transient", "application", "unknown")
+# What job recovery's first decision on the verdict does to the job, against what the
+# expected verdict calls for (`handling`): best first.
+HANDLING = {
+    "right": "right",
+    "extra_retry": "an application failure retried once before the stop",
+    "broken_node_kept": "retried with a broken node still in the job",
+    "stopped": "stopped a job a retry could have run",
+    "app_retried": "an application failure retried as transient",
+    "healthy_excluded": "a healthy node excluded",
+    "error": "the bundle could not be read",
+}
+# The decision a verdict gets on a job's first failure (`decide_job`, the built-in policy):
+DECISIONS = ("requeue_excluding", "retry_infrastructure", "retry_user", "stop")
 TARGET_ACCURACY = 0.90
 MIN_BUNDLES = 150
 
@@ -85,6 +102,8 @@ class Outcome:
     got_suspects: tuple[str, ...]
     summary: str = ""
     error: str = ""
+    got_decision: str = ""  # one of DECISIONS
+    got_exclude: tuple[str, ...] = ()  # the nodes that decision keeps the job away from
 
     @property
     def cause_right(self) -> bool:
@@ -103,6 +122,28 @@ class Outcome:
         """Nodes named that the expected verdict does not name: each costs a healthy node."""
         return tuple(sorted(set(self.got_suspects) - set(self.want_suspects)))
 
+    @property
+    def handling(self) -> str:
+        """What the first decision on our verdict does to the job, judged by the expected
+        cause: a key of HANDLING. A hardware failure wants a requeue without exactly its
+        nodes; a transient or unknown one a retry on the same nodes; an application failure a
+        stop (a retry charged to the user's budget reaches it on the repeat: `_confirm` and
+        the history rule)."""
+        if self.error:
+            return "error"
+        wanted = set(self.want_suspects) if self.want_cause == "hardware" else set()
+        if set(self.got_exclude) - wanted:
+            return "healthy_excluded"
+        if self.want_cause == "hardware":
+            if self.got_decision == "stop":
+                return "stopped"
+            return "right" if set(self.got_exclude) == wanted else "broken_node_kept"
+        if self.want_cause == "application":
+            return {"stop": "right", "retry_user": "extra_retry"}.get(
+                self.got_decision, "app_retried"
+            )
+        return "stopped" if self.got_decision == "stop" else "right"
+
 
 def score_bundle(bundle: Path, split: str, catalog: Catalog, scanner: Scanner) -> Outcome:
     expected = json.loads((bundle / "expected.json").read_text())
@@ -111,6 +152,7 @@ def score_bundle(bundle: Path, split: str, catalog: Catalog, scanner: Scanner) -
         verdict = explain(bundle, catalog, scanner).verdict
     except BundleError as exc:
         return Outcome(bundle.name, split, *want, "error", (), error=str(exc))
+    decision, exclude = first_decision(verdict)
     return Outcome(
         bundle=bundle.name,
         split=split,
@@ -119,7 +161,25 @@ def score_bundle(bundle: Path, split: str, catalog: Catalog, scanner: Scanner) -
         want_suspects=want[1],
         got_suspects=tuple(sorted(verdict.suspect_nodes)),
         summary=verdict.summary,
+        got_decision=decision,
+        got_exclude=exclude,
     )
+
+
+def first_decision(verdict: Verdict) -> tuple[str, tuple[str, ...]]:
+    """Job recovery's decision on `verdict` as a job's first failure, under the built-in
+    policy (the served engine's `decide_job`): one of DECISIONS and the nodes it excludes."""
+    now = datetime(2026, 1, 1, tzinfo=UTC)  # no history: the time changes nothing
+    made = decide_job(
+        verdict, JobHistory(), now, builtin_job_policy(), incident="score", checkpoint=None
+    )
+    if made.action is Action.STOP:
+        return "stop", ()
+    if made.exclude:
+        return "requeue_excluding", tuple(sorted(made.exclude))
+    if made.budget is Budget.INFRASTRUCTURE:
+        return "retry_infrastructure", ()
+    return "retry_user", ()
 
 
 def score(
@@ -149,6 +209,7 @@ class Tally:
     false_isolation_bundles: int = 0
     false_isolation_nodes: int = 0
     unknown: int = 0  # verdicts of `unknown`
+    handled: dict[str, int] = field(default_factory=lambda: dict.fromkeys(HANDLING, 0))
     misses: list[str] = field(default_factory=list)
 
     def add(self, o: Outcome) -> None:
@@ -161,6 +222,7 @@ class Tally:
             self.false_isolation_bundles += 1
             self.false_isolation_nodes += len(o.false_isolations)
         self.unknown += o.got_cause == "unknown"
+        self.handled[o.handling] += 1
         if not o.right and o.split != HELDOUT:
             self.misses.append(o.bundle)  # a held-out bundle is never named
 
@@ -230,6 +292,7 @@ def render(outcomes: Sequence[Outcome], misses: bool) -> str:
                 f"| {t.false_isolation_bundles}/{t.false_isolation_nodes} "
                 f"| {_pct(t.unknown, t.bundles)} |"
             )
+    lines += ["", *render_handling(outcomes)]
     if misses:
         wrong = [o for o in outcomes if not o.right and o.split != HELDOUT]
         held = sum(not o.right for o in outcomes if o.split == HELDOUT)
@@ -241,6 +304,23 @@ def render(outcomes: Sequence[Outcome], misses: bool) -> str:
                 f"- [{o.split}] {o.bundle}: got {got}, want {o.want_cause} {list(o.want_suspects)}"
             )
     return "\n".join(lines)
+
+
+def render_handling(outcomes: Sequence[Outcome]) -> list[str]:
+    """What job recovery's first decision does to each split's jobs (`Outcome.handling`)."""
+    shown = [k for k in HANDLING if k != "error" or any(o.error for o in outcomes)]
+    lines = [
+        "What the first decision does to the job (`decide_job`, built-in policy):",
+        "",
+        "| split | bundles | " + " | ".join(HANDLING[k] for k in shown) + " |",
+        "|---|---|" + "---|" * len(shown),
+    ]
+    table = tally(outcomes)
+    for split in [s for s in (*SPLITS, SAMPLE) if s in table]:
+        t = table[split]["all"]
+        cells = " | ".join(_pct(t.handled[k], t.bundles) for k in shown)
+        lines.append(f"| {split} | {t.bundles} | {cells} |")
+    return lines
 
 
 def as_json(outcomes: Sequence[Outcome], why: Sequence[str]) -> dict[str, Any]:

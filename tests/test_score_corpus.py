@@ -30,7 +30,12 @@ def score() -> ModuleType:
 
 
 def bundle(
-    root: Path, name: str, state: str, expected: dict[str, object], xid_on: str = ""
+    root: Path,
+    name: str,
+    state: str,
+    expected: dict[str, object],
+    xid_on: str = "",
+    job_line: str = "",
 ) -> Path:
     path = root / name
     (path / "system").mkdir(parents=True)
@@ -48,6 +53,10 @@ def bundle(
         (path / "system" / f"{xid_on}.log").write_text(
             f"2026-05-04T08:59:00+00:00 {xid_on} kernel: {XID79}\n"
         )
+    if job_line:
+        (path / "logs").mkdir()
+        for node in ("n1", "n2"):
+            (path / "logs" / f"{node}.log").write_text(f"[rank0]: {job_line}\n")
     (path / "expected.json").write_text(json.dumps(expected))
     return path
 
@@ -119,3 +128,41 @@ def test_a_held_out_split_on_target_passes(score: ModuleType, tmp_path: Path) ->
     bundle(tmp_path, "alpha", "PREEMPTED", want("transient"))
     bundle(tmp_path, "delta", "FAILED", want("hardware", "n2"), xid_on="n2")
     assert score.main([str(tmp_path), "--min-bundles", "2"]) == 0
+
+
+def test_what_the_first_decision_does_to_the_job(
+    score: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = "ModuleNotFoundError: No module named 'flash_attn'"  # application 85: a stop
+    value = "ValueError: bad shape"  # application 50: one confirmation retry first
+    bundle(tmp_path, "a", "PREEMPTED", want("transient", split="tune"))
+    bundle(tmp_path, "b", "FAILED", want("hardware", "n2", split="tune"), xid_on="n2")
+    bundle(tmp_path, "c", "FAILED", want("hardware", "n1", split="tune"), xid_on="n2")
+    bundle(tmp_path, "d", "FAILED", want("transient", split="tune"))  # unknown: a retry too
+    bundle(tmp_path, "e", "FAILED", want("application", split="tune"), job_line=missing)
+    bundle(tmp_path, "f", "FAILED", want("application", split="tune"), job_line=value)
+    bundle(tmp_path, "g", "FAILED", want("unknown", split="tune"), job_line=missing)
+    bundle(tmp_path, "h", "FAILED", want("application", split="tune"))  # unknown: retried
+    bundle(tmp_path, "i", "PREEMPTED", want("application", split="tune"))
+    bundle(tmp_path, "j", "FAILED", want("hardware", "n2", split="tune"))
+
+    got = {o.bundle: (o.got_decision, o.got_exclude, o.handling)
+           for o in score.score([tmp_path])}  # fmt: skip
+    assert got == {
+        "a": ("retry_infrastructure", (), "right"),
+        "b": ("requeue_excluding", ("n2",), "right"),
+        "c": ("requeue_excluding", ("n2",), "healthy_excluded"),
+        "d": ("retry_user", (), "right"),
+        "e": ("stop", (), "right"),
+        "f": ("retry_user", (), "extra_retry"),
+        "g": ("stop", (), "stopped"),
+        "h": ("retry_user", (), "extra_retry"),
+        "i": ("retry_infrastructure", (), "app_retried"),
+        "j": ("retry_user", (), "broken_node_kept"),
+    }
+    assert score.main([str(tmp_path), "--no-targets"]) == 0
+    out = capsys.readouterr().out
+    assert "| tune | 10 | 4/10 (40%) | 2/10 (20%) | 1/10 (10%) | 1/10 (10%) | 1/10 (10%) " in out
+    assert score.main([str(tmp_path), "--json", "--no-targets"]) == 0
+    handled = json.loads(capsys.readouterr().out)["splits"]["tune"]["all"]["handled"]
+    assert handled["healthy_excluded"] == 1 and handled["right"] == 4
