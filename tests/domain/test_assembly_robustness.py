@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from autorecover.domain.attribution import attribute, rank_evidence
+from autorecover.domain.attribution import attribute
 from autorecover.domain.records import Activity, Blame, Cause, Finding, JobRecord, Source
 from autorecover.domain.reports import blamed_peers, named_failures
+from autorecover.domain.verdicts import rank_evidence
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 

@@ -22,13 +22,15 @@ The reasoning, in order:
    (`hangs.py`): transient, requeue, naming where the stacks and the flight recorders place
    it. Otherwise unknown.
 6. The job's earlier attempts (`history.py`) may turn a repeated failure into `application`.
+
+How the verdict is worded and which lines it shows is `verdicts.py`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import timedelta
 
 from autorecover.domain.clearing import (
     cleared,
@@ -47,17 +49,15 @@ from autorecover.domain.early import (
     trained,
     unreachable_interfaces,
 )
-from autorecover.domain.fatal_errors import FIRST_FATAL, first_fatal
+from autorecover.domain.fatal_errors import first_fatal
 from autorecover.domain.final_states import state_findings
 from autorecover.domain.hangs import OUTLIERS, raised_reason, standing
 from autorecover.domain.history import Attempt, recall
 from autorecover.domain.ranks import duplicate_ranks
 from autorecover.domain.records import (
-    ACTION_FOR_CAUSE,
     Activity,
     Blame,
     Cause,
-    Evidence,
     Finding,
     JobRecord,
     Source,
@@ -77,32 +77,30 @@ from autorecover.domain.shape import (
     stopped_first,
     straggler,
 )
-from autorecover.domain.stalls import LOCKUPS, stalled
+from autorecover.domain.stalls import stalled
 from autorecover.domain.timeouts import (
     only_waited_out,
     waited_on_main_process,
     waited_on_preprocessing,
 )
+from autorecover.domain.verdicts import (
+    APPLICATION_THRESHOLD,
+    HARDWARE_THRESHOLD,
+    TRANSIENT_THRESHOLD,
+    Scored,
+    application_reason,
+    hardware_reason,
+    make_verdict,
+    said_symptoms,
+    set_aside,
+    transient_reason,
+    weak_findings,
+)
 
-HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
-APPLICATION_THRESHOLD = 50
-TRANSIENT_THRESHOLD = 50
 # An application error this much earlier than the first hardware line came first.
 APP_BEFORE_HW = timedelta(minutes=2)
-MAX_EVIDENCE = 8
-REASON_TEXT = 200  # characters of a telemetry error record's text quoted in a summary
 NVRX_NO_REQUEUE_EXIT = 93
 # Rank-local crashes of unknown cause: not a collective symptom, not yet anyone's fault.
-
-
-@dataclass(frozen=True, slots=True)
-class _Scored:
-    """Per-node hardware score with the findings behind it."""
-
-    node: str
-    score: int
-    findings: tuple[Finding, ...]
-    first_at: datetime | None
 
 
 def attribute(
@@ -197,7 +195,7 @@ def _decide(
         f.signal == "torch.elastic_failure" and f.detail("exitcode") == str(NVRX_NO_REQUEUE_EXIT)
         for f in seen
     ):
-        return _verdict(
+        return make_verdict(
             Cause.APPLICATION,
             (),
             [*app, *_by_signal(seen, "nvrx.no_progress")],
@@ -221,16 +219,16 @@ def _decide(
             "fabric they share (a switch, a link, the subnet manager), not each node's adapter: "
             "retry without excluding any"
         )
-        return _verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
+        return make_verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
     if suspects:
         decisive = [f for s in suspects for f in hw.get(s, _empty(s)).findings]
         if hang is not None:
             decisive.extend(hang.findings)
         decisive.extend(f for f in [*outliers, *raised] if f.node in suspects)
-        why = _hardware_reason(suspects, hw, symptoms, hang.findings if hang else ())
-        return _verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
+        why = hardware_reason(suspects, hw, symptoms, hang.findings if hang else ())
+        return make_verdict(Cause.HARDWARE, tuple(sorted(suspects)), decisive, symptoms, why)
     if app:
-        return _verdict(Cause.APPLICATION, (), app, symptoms, _application_reason(app, job))
+        return make_verdict(Cause.APPLICATION, (), app, symptoms, application_reason(app, job))
     if shared:
         decisive = [f for f in seen if shared.holds(f)]
         signals = ", ".join(sorted({f.signal for f in decisive}))
@@ -240,12 +238,12 @@ def _decide(
                 f"the same device error ({signals}) from every node's ranks at once: the "
                 "job's own use of the GPU, not one node's hardware"
             )
-            return _verdict(Cause.APPLICATION, (), decisive, symptoms, why)
+            return make_verdict(Cause.APPLICATION, (), decisive, symptoms, why)
         why = (
             f"{signals} ({names}) on every node of the job at once: the fabric, the shared "
             "storage, the driver or the job, not one node's hardware: retry without excluding any"
         )
-        return _verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
+        return make_verdict(Cause.TRANSIENT, (), decisive, symptoms, why)
     slowed = straggler(job, seen)
     if slowed:
         node = slowed[0].node
@@ -254,9 +252,9 @@ def _decide(
             f"({slowed[0].signal}): synchronous training runs at the pace of its slowest "
             "rank; requeue without it"
         )
-        return _verdict(Cause.HARDWARE, (node,), slowed, [*transient, *symptoms], why)
+        return make_verdict(Cause.HARDWARE, (node,), slowed, [*transient, *symptoms], why)
     if transient:
-        return _verdict(Cause.TRANSIENT, (), transient, symptoms, _transient_reason(transient))
+        return make_verdict(Cause.TRANSIENT, (), transient, symptoms, transient_reason(transient))
     crashes = [f for f in symptoms if f.signal in LOCAL_CRASHES]
     if crashes and crashed_everywhere(job, crashes, seen) and before_it_ran(job, seen, activity):
         why = (
@@ -264,10 +262,10 @@ def _decide(
             "the program, its build or its environment (a node's fault crashes that node "
             "alone): stop"
         )
-        return _verdict(Cause.APPLICATION, (), crashes, symptoms, why)
+        return make_verdict(Cause.APPLICATION, (), crashes, symptoms, why)
     if crashes:
         why = "a process crashed with a signal and nothing says why: retry, and watch for a repeat"
-        return _set_aside(Cause.UNKNOWN, crashes, symptoms, why, seen)
+        return set_aside(Cause.UNKNOWN, crashes, symptoms, why, seen)
     collective = [f for f in symptoms if f.weight >= 20]
     if collective and not job.running:
         named = ", ".join(sorted({f.signal for f in collective})[:3])
@@ -283,7 +281,7 @@ def _decide(
                 "process group's timeout and will again; raise the timeout or preprocess ahead: "
                 "stop"
             )
-            return _verdict(Cause.APPLICATION, (), waits, symptoms, why)
+            return make_verdict(Cause.APPLICATION, (), waits, symptoms, why)
         unfinished = waited_on_preprocessing(seen)
         if unfinished and not killed_or_lost(job, seen):
             bar = unfinished[0]
@@ -294,10 +292,10 @@ def _decide(
                 "process group's timeout and will again; raise the timeout or preprocess "
                 "ahead: stop"
             )
-            return _verdict(Cause.APPLICATION, (), unfinished, symptoms, why)
+            return make_verdict(Cause.APPLICATION, (), unfinished, symptoms, why)
         if outliers:
             why += f" ({outlier_reason(outliers)})"
-            return _verdict(Cause.TRANSIENT, (), outliers, symptoms, why)
+            return make_verdict(Cause.TRANSIENT, (), outliers, symptoms, why)
         if before_it_ran(job, seen, activity):
             unreachable = unreachable_interfaces(job, seen)
             if unreachable:
@@ -309,7 +307,7 @@ def _decide(
                     "link-local): the job's network configuration (NCCL_SOCKET_IFNAME, "
                     "GLOO_SOCKET_IFNAME) fails the same way on every retry: stop"
                 )
-                return _verdict(Cause.APPLICATION, (), unreachable, symptoms, why)
+                return make_verdict(Cause.APPLICATION, (), unreachable, symptoms, why)
             held = port_held(job, seen)
             if held:
                 why = (
@@ -318,38 +316,38 @@ def _decide(
                     "in use): another process there holds it (a previous job's leftover, a "
                     "co-tenant), not the job's code nor the node's hardware: retry"
                 )
-                return _verdict(Cause.TRANSIENT, (), held, symptoms, why)
+                return make_verdict(Cause.TRANSIENT, (), held, symptoms, why)
             why = (
                 f"collective failure within {SETUP_WINDOW.seconds // 60} minutes of the start, "
                 "before any progress, with no process killed and no peer lost: the job's setup "
                 "fails the same way on every retry; retry once, a repeat stops it"
             )
-            return _set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
+            return set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
         if all(f.signal in BARE_IO_ERRORS for f in collective):
             why = (
                 f"only an I/O error ({named}) and nothing strong enough to say where it came "
                 "from: the node's disk, a shared file system or the job's own files may have "
                 "failed; retry once, a repeat stops it"
             )
-            return _set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
+            return set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
         if len(job.nodes) == 1 and only_waited_out(collective) and not killed_or_lost(job, seen):
             why = (
                 "collectives timed out on one host and nothing else is wrong: no peer lost, no "
                 "process killed, no error; with no network between its ranks, a rank that never "
                 "arrived or a GPU that hung, and no line says which: retry once, a repeat stops it"
             )
-            return _set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
+            return set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
         quiet = missing_from_cascade(job, seen)
         if quiet is not None:
             why += (
                 f" (it started on {quiet}, the one node that did not complain, but nothing "
                 "else points at its hardware)"
             )
-        return _set_aside(Cause.TRANSIENT, [], symptoms, why, seen)
+        return set_aside(Cause.TRANSIENT, [], symptoms, why, seen)
     if raised:
         ranks = {(f.node, f.rank) for f in outliers}
         own = [f for f in raised if (f.node, f.rank) in ranks] or raised
-        return _verdict(
+        return make_verdict(
             Cause.TRANSIENT, (), [*outliers, *own], symptoms, raised_reason(raised, outliers)
         )
     if hang is not None:
@@ -359,8 +357,8 @@ def _decide(
                 "the job stopped making progress on every node at once and no node shows a "
                 f"fault: {outlier_reason(outliers)}"
             )
-        return _set_aside(Cause.TRANSIENT, [*outliers, *hang.findings], symptoms, why, seen)
-    weak = _weak(seen)
+        return set_aside(Cause.TRANSIENT, [*outliers, *hang.findings], symptoms, why, seen)
+    weak = weak_findings(seen)
     if weak:
         shown = ", ".join(f"{f.signal} on {f.node} ({f.blame.value} {f.weight})" for f in weak)
         why = (
@@ -368,76 +366,18 @@ def _decide(
             f"{HARDWARE_THRESHOLD}, a retry at transient {TRANSIENT_THRESHOLD}, a stop at "
             f"application {APPLICATION_THRESHOLD}"
         )
-        return _verdict(Cause.UNKNOWN, (), [], [*weak, *symptoms], why)
-    said = _said(symptoms)
+        return make_verdict(Cause.UNKNOWN, (), [], [*weak, *symptoms], why)
+    said = said_symptoms(symptoms)
     if said:
         shown = ", ".join(f"{f.signal} on {f.node} (symptom {f.weight})" for f in said)
         why = (
             f"no cause recognised: only symptoms, which report a failure without saying what "
             f"failed: {shown}"
         )
-        return _verdict(Cause.UNKNOWN, (), [], symptoms, why)
-    return _verdict(Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window")
-
-
-def _set_aside(
-    cause: Cause,
-    decisive: Sequence[Finding],
-    symptoms: Sequence[Finding],
-    why: str,
-    seen: Sequence[Finding],
-) -> Verdict:
-    """A verdict that names no node and no stop, saying which weaker lines of a cause (a
-    hardware line below naming, an application line below stopping) it weighed and set aside,
-    and listing them with the evidence, so that a person can see them and disagree."""
-    verdict = _verdict(cause, (), decisive, symptoms, why)
-    weak = _weak(seen)
-    if not weak:
-        return verdict
-    shown = ", ".join(f"{f.signal} on {f.node} ({f.blame.value} {f.weight})" for f in weak)
-    # after the lines the verdict rests on: its first line stays the failure's signal, which
-    # the job's history compares across attempts
-    listed = list(verdict.evidence[: MAX_EVIDENCE - len(weak)])
-    listed.extend(e for e in map(_evidence, weak) if e not in listed)
-    return replace(
-        verdict,
-        evidence=tuple(listed),
-        summary=f"{why} (weighed and set aside, too weak alone: {shown})",
+        return make_verdict(Cause.UNKNOWN, (), [], symptoms, why)
+    return make_verdict(
+        Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window"
     )
-
-
-def _said(symptoms: Sequence[Finding]) -> list[Finding]:
-    """The heaviest symptom lines of the job's own, one per signal and node, at most three: what
-    an `unknown` with no cause read (so a person sees that lines were read, and which)."""
-    out: list[Finding] = []
-    for f in sorted(symptoms, key=lambda f: (-f.weight, f.node, f.line)):
-        if (
-            f.weight > 0
-            and f.line > 0
-            and all((f.signal, f.node) != (g.signal, g.node) for g in out)
-        ):
-            out.append(f)
-    return out[:3]
-
-
-def _weak(seen: Sequence[Finding]) -> list[Finding]:
-    """The strongest findings that blamed something but stayed below its threshold: one per
-    signal and node, at most three, so that an `unknown` says what it weighed and set aside (a
-    strong finding another rule set aside is not 'weak' and is not listed)."""
-    below = {
-        Blame.HARDWARE: HARDWARE_THRESHOLD,
-        Blame.TRANSIENT: TRANSIENT_THRESHOLD,
-        Blame.APPLICATION: APPLICATION_THRESHOLD,
-    }
-    ranked = sorted(
-        (f for f in seen if 0 < f.weight < below.get(f.blame, 0)),
-        key=lambda f: (-f.weight, f.at.timestamp() if f.at else 0.0, f.node, f.line),
-    )
-    out: list[Finding] = []
-    for f in ranked:
-        if all((f.signal, f.node) != (g.signal, g.node) for g in out):
-            out.append(f)
-    return out[:3]
 
 
 @dataclass(frozen=True, slots=True)
@@ -493,18 +433,18 @@ def _shared(job: JobRecord, seen: Sequence[Finding], app: Sequence[Finding]) -> 
     return _Shared(frozenset(families), level, frozenset(own))
 
 
-def _empty(node: str) -> _Scored:
-    return _Scored(node=node, score=0, findings=(), first_at=None)
+def _empty(node: str) -> Scored:
+    return Scored(node=node, score=0, findings=(), first_at=None)
 
 
-def _hardware_scores(findings: Iterable[Finding]) -> dict[str, _Scored]:
+def _hardware_scores(findings: Iterable[Finding]) -> dict[str, Scored]:
     """Each node's hardware weight: its strongest signal, plus a little for corroboration."""
     # +5 for each further distinct hardware signal, +10 when seen from two vantages.
     by_node: dict[str, list[Finding]] = {}
     for f in findings:
         if f.blame is Blame.HARDWARE and f.weight > 0:
             by_node.setdefault(f.node, []).append(f)
-    out: dict[str, _Scored] = {}
+    out: dict[str, Scored] = {}
     for node, fs in by_node.items():
         signals = {f.signal for f in fs}
         # Seen from more than one vantage (its kernel log and its job output, or other nodes
@@ -514,11 +454,11 @@ def _hardware_scores(findings: Iterable[Finding]) -> dict[str, _Scored]:
             max(f.weight for f in fs) + 5 * (len(signals) - 1) + (10 if len(vantages) > 1 else 0)
         )
         times = [f.at for f in fs if f.at is not None]
-        out[node] = _Scored(node, min(score, 100), tuple(fs), min(times) if times else None)
+        out[node] = Scored(node, min(score, 100), tuple(fs), min(times) if times else None)
     return out
 
 
-def _suspects(hw: dict[str, _Scored], app: list[Finding]) -> list[str]:
+def _suspects(hw: dict[str, Scored], app: list[Finding]) -> list[str]:
     strong = [s for s in hw.values() if s.score >= HARDWARE_THRESHOLD]
     if not strong:
         return []
@@ -533,109 +473,3 @@ def _suspects(hw: dict[str, _Scored], app: list[Finding]) -> list[str]:
 
 def _by_signal(findings: Iterable[Finding], signal: str) -> list[Finding]:
     return [f for f in findings if f.signal == signal]
-
-
-def _hardware_reason(
-    suspects: list[str],
-    hw: dict[str, _Scored],
-    symptoms: list[Finding],
-    stall: Sequence[Finding] = (),
-) -> str:
-    parts = []
-    for node in sorted(suspects):
-        scored = hw.get(node)
-        if scored is None or not scored.findings:
-            said = next((f.text for f in stall if f.node == node), "stopped making progress first")
-            locks = sorted({f.signal for f in symptoms if f.node == node and f.signal in LOCKUPS})
-            if locks:
-                said += f", while its kernel reported {', '.join(locks)}"
-            parts.append(f"{node}: {said}")
-            continue
-        top = max(scored.findings, key=lambda f: f.weight)
-        when = f" at {top.at:%H:%M:%S}Z" if top.at else ""
-        if top.signal == "node.stopped_first":  # derived: its text says why
-            parts.append(f"{node}: {top.text}")
-            continue
-        parts.append(f"{node}: {top.signal}{when} (node action: {top.node_action})")
-    why = "hardware fault on " + "; ".join(parts)
-    bystanders = sorted({f.node for f in symptoms if f.weight >= 20} - set(suspects))
-    if bystanders:
-        signals = sorted({f.signal for f in symptoms if f.node in bystanders and f.weight >= 20})
-        why += f"; {len(bystanders)} other node(s) show only its symptoms ({', '.join(signals)})"
-    return why + ": requeue without " + ", ".join(sorted(suspects))
-
-
-def _application_reason(app: list[Finding], job: JobRecord) -> str:
-    top = max(app, key=lambda f: (f.weight, -(f.at.timestamp() if f.at else 0)))
-    nodes = sorted({f.node for f in app})
-    spread = ", ".join(nodes)
-    if len(job.nodes) > 1 and set(nodes) >= set(job.nodes):
-        spread = "every node"
-    timed = [f for f in app if f.at is not None]
-    first = min(timed, key=lambda f: (f.at, f.line)) if timed else top
-    if len(nodes) > 1 and first.at is not None:
-        spread += f", first on {first.node} ({first.signal} at {first.at:%H:%M:%S}Z)"
-    what = top.signal
-    if top.detail("telemetry") == "error":  # the library's record says who, when, what
-        what += ", " + top.text.split(": ", 1)[-1][:REASON_TEXT]
-        if top.detail("context") == FIRST_FATAL:
-            what += f" ({FIRST_FATAL})"
-    return f"the application failed ({what}) on {spread}: a retry would fail the same way"
-
-
-def _transient_reason(transient: list[Finding]) -> str:
-    top = max(transient, key=lambda f: f.weight)
-    return f"{top.signal}: an infrastructure event, not the job or a node; requeue"
-
-
-def _verdict(
-    cause: Cause,
-    suspects: tuple[str, ...],
-    decisive: Sequence[Finding],
-    symptoms: Sequence[Finding],
-    why: str,
-) -> Verdict:
-    return Verdict(
-        cause=cause,
-        suspect_nodes=suspects,
-        action=ACTION_FOR_CAUSE[cause],
-        evidence=tuple(rank_evidence(decisive, symptoms)),
-        summary=why,
-        strength=max((f.weight for f in decisive), default=0),
-    )
-
-
-def rank_evidence(decisive: Sequence[Finding], symptoms: Sequence[Finding]) -> list[Evidence]:
-    """Most decisive first; one line per (file, signal); then the earliest symptoms.
-
-    Ties are broken by the node, never by the order of `job.json`'s node list
-    (which a collector chooses); the scheduler's own word (`job.json`'s state, stamped with
-    whichever node comes first) is one line of its own, not a repeat of a node's."""
-    out: list[Evidence] = []
-    seen: set[tuple[str, str, str]] = set()
-
-    def order(f: Finding) -> tuple[int, float, int, str]:
-        # a node's own ties keep the order the rules gave them (the most telling first)
-        return (-f.weight, f.at.timestamp() if f.at else 0.0, f.line, f.origin or f.node)
-
-    def key(f: Finding) -> tuple[str, str, str]:
-        return (str(f.source), "" if f.source is Source.JOB else f.node, f.signal)
-
-    for f in sorted(decisive, key=order):
-        if key(f) in seen:
-            continue
-        seen.add(key(f))
-        out.append(_evidence(f))
-    del out[MAX_EVIDENCE:]
-    early = sorted(symptoms, key=lambda f: order(f)[1:])
-    for f in early:
-        if len(out) >= MAX_EVIDENCE:
-            break
-        if key(f) not in seen:
-            seen.add(key(f))
-            out.append(_evidence(f))
-    return out
-
-
-def _evidence(f: Finding) -> Evidence:
-    return Evidence(f.origin or f.node, f.source, f.line, f.signal, f.text)
