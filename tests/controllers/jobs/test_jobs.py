@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from autorecover.controllers.jobs.records import IncidentPhase, JobActionKind, Stage
+from autorecover.controllers.jobs.records import IncidentPhase, JobActionKind, JobPhase, Stage
 from autorecover.controllers.jobs.timelines import breakdown
 from autorecover.controllers.ports import ActionStatus, Provenance, TransientError
 from autorecover.domain.jobs.decisions import Budget
@@ -399,6 +399,28 @@ def test_verification_gives_a_slow_scheduler_its_delay(rig: JobRig) -> None:
     assert rig.incident().phase is IncidentPhase.RECOVERING
     # Started when the scheduler next looked after the 10 s backoff (the pass at +15 s).
     assert breakdown(rig.store.timeline(rig.incident().id)).reschedule_s == 15.0
+
+
+def test_an_attempt_stamped_before_its_requeue_is_rescheduled_at_the_requeue(rig: JobRig) -> None:
+    """A scheduler stamping whole seconds (Slurm's start time), or starting the attempt inside
+    the requeue call, gives a start before the engine's time of the requeue: the reschedule is
+    0 s, not negative, and the other parts stay as measured."""
+    rig.submit()
+    rig.steps(count=3)
+    rig.scheduler.write("train", "n0", PREEMPTED.format(node="n0") + "\n")
+    rig.fail()
+    rig.run()  # requeued
+    stopped = {m.stage: m.at for m in rig.store.timeline(rig.incident().id)}[Stage.STOPPED]
+    attempt = rig.scheduler.jobs["train"].current
+    assert attempt.index == 1 and attempt.started is None
+    # the scheduler runs it at once and stamps it in whole seconds, before the requeue's time
+    attempt.nodes, attempt.phase, attempt.state = ("n0", "n1", "n2", "n3"), JobPhase.RUNNING, "R"
+    attempt.started = stopped - timedelta(seconds=0.7)
+    rig.run()
+    assert rig.incident().phase is IncidentPhase.RECOVERING
+    marks = {m.stage: m.at for m in rig.store.timeline(rig.incident().id)}
+    assert marks[Stage.RESCHEDULED] == stopped
+    assert breakdown(rig.store.timeline(rig.incident().id)).reschedule_s == 0.0
 
 
 def test_the_timeline_without_telemetry_still_closes_when_the_attempt_ends(rig: JobRig) -> None:

@@ -100,7 +100,11 @@ def _verify(
     del ledger.verifying[incident.id]
     if check.ok:
         changes.verifications.append(Outcome(action.id, ActionStatus.DONE, now, check.detail))
-        ledger.mark(incident.id, Stage.RESCHEDULED, s.started or now, changes, check.detail)
+        # The attempt the requeue made started no earlier than the requeue: a scheduler's
+        # start before it is the scheduler's precision (Slurm's whole seconds) or its start
+        # inside the requeue call, which the engine's clock times at the call's return.
+        started = max(s.started or now, done.updated_at)
+        ledger.mark(incident.id, Stage.RESCHEDULED, started, changes, check.detail)
         ledger.put(replace(incident, phase=IncidentPhase.RECOVERING), changes)
         return
     why = f"verification failed: {check.detail}"

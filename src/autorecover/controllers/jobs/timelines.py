@@ -3,7 +3,10 @@ checkpoint load, first step, and the training lost since the last checkpoint.
 
 The marks come from three clocks: the controller's (detected, decided, stopped), the
 scheduler's (failed, rescheduled) and the training processes' telemetry (started, checkpoint
-loaded, first step). A negative part therefore shows clock skew; it is kept as measured.
+loaded, first step). A negative part therefore shows clock skew; it is kept as measured. One
+bound is causal, not a clock's: the new attempt is marked rescheduled no earlier than the
+requeue that made it was done (`following.py`), since a scheduler that starts it inside the
+requeue call, or stamps whole seconds (Slurm), would otherwise show a negative reschedule.
 """
 
 from __future__ import annotations
