@@ -8,9 +8,11 @@ at its own byte offsets. Where the node's agent is alive (it asked for its sourc
 (`agent_excerpt`, through `POST /api/v1/agent/logs`): the engine keeps no stream for that pod.
 Elsewhere one follower streams `pods/log?follow=true` through the API server; a stream that
 breaks is opened again and the bytes already spooled are skipped (a container's log only
-grows), and it ends with its pod. For `grace_s` after the engine starts a source waits for its
-agent rather than falling back at once (agents ask every 10 s). A pod whose agent falls silent
-is followed through the API from a little before the agent's last excerpt.
+grows), and it ends with its pod. Each answer is closed however it ends (`follow_log`), so a
+container slow to start does not use up the session's connections. For `grace_s` after the
+engine starts a source waits for its agent rather than falling back at once (agents ask every
+10 s). A pod whose agent falls silent is followed through the API from a little before the
+agent's last excerpt.
 
 Disk is bounded twice: `max_file_bytes` per spool file and `max_total_bytes` for the whole
 spool, sized from the volume it lives on (the chart's spool emptyDir); an append past either
@@ -24,13 +26,16 @@ import asyncio
 import hashlib
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import AsyncGenerator, Iterable
+from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx2 as httpx
+from lightkube import AsyncClient
 from lightkube.core.exceptions import ApiError
+from lightkube.resources.core_v1 import PodLog
 
 from autorecover.adapters.kubernetes.client import KubeSession, api_code
 from autorecover.adapters.schedulers import AgentLogSource
@@ -43,6 +48,7 @@ RETRY_S = 1.0
 AGENT_FRESH_S = 30.0  # an agent that asked for its sources this recently reads its pods
 GRACE_S = 30.0  # after the engine starts, sources wait this long for their agent
 OVERLAP_S = 10  # a fallback stream starts this long before the agent's last excerpt
+CONNECT_S = 30.0  # a stream's connect, write and pool timeouts (it reads without one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,19 +231,17 @@ class LogSpool:
         while True:
             seen = 0
             try:
-                lines = self.session.client.log(
-                    source.pod, namespace=source.namespace, container=source.container,
-                    follow=True, since=since_s,
-                )  # fmt: skip
-                async for line in lines:
-                    data = line.encode("utf-8", "replace")
-                    seen += len(data)
-                    if seen <= done:
-                        continue
-                    start = seen - len(data)
-                    if not self._append(path, data[max(0, done - start) :]):
-                        return  # pruned: nobody reads this attempt any more
-                    done = seen
+                stream = follow_log(self.session.client, source, since_s)
+                async with aclosing(stream) as lines:
+                    async for line in lines:
+                        data = line.encode("utf-8", "replace")
+                        seen += len(data)
+                        if seen <= done:
+                            continue
+                        start = seen - len(data)
+                        if not self._append(path, data[max(0, done - start) :]):
+                            return  # pruned: nobody reads this attempt any more
+                        done = seen
                 return  # the container ended and its log is complete
             except asyncio.CancelledError:
                 raise
@@ -253,14 +257,6 @@ class LogSpool:
             except (httpx.HTTPError, OSError) as exc:
                 log.info("log of %s/%s interrupted (%s); again", source.namespace, source.pod,
                          type(exc).__name__)  # fmt: skip
-                await asyncio.sleep(RETRY_S)
-            except RuntimeError:
-                # lightkube's asynchronous follow reads an error answer's body synchronously
-                # and raises this instead of ApiError: the status is lost. Most often it is
-                # the 400 of a container not started yet (or a log not there yet), so ask
-                # again while the attempt is read; its pruning ends the follower.
-                if path not in self._locks:
-                    return
                 await asyncio.sleep(RETRY_S)
 
     def _append(self, path: Path, data: bytes) -> bool:
@@ -285,6 +281,37 @@ class LogSpool:
             with path.open("ab") as f:
                 f.write(data)
         return True
+
+
+async def follow_log(
+    client: AsyncClient, source: LogSource, since_s: int | None = None
+) -> AsyncGenerator[str, None]:
+    """`pods/log?follow=true` of the source's container, line by line (each with its
+    newline); an error answer raises `ApiError` with its status. The answer is closed
+    however the stream ends (close this generator: `contextlib.aclosing`).
+
+    lightkube's own `AsyncClient.log(follow=True)` reads an error answer's body with the
+    synchronous `read()`, which raises RuntimeError on an asynchronous stream, and never
+    closes that answer: every 400 (a container not started yet) or 404 kept one of the
+    session's pooled connections for good, and a follower asks again every second, so
+    within about a hundred seconds every call of the session, any follower's included,
+    waited for a connection and failed with PoolTimeout. So the request is lightkube's, and
+    its answer ours."""
+    api = client._client  # lightkube's GenericAsyncClient: builds the request as `log` does
+    request = api.prepare_request(
+        "get", PodLog, name=source.pod, namespace=source.namespace,
+        params={"container": source.container, "follow": True, "sinceSeconds": since_s},
+    )  # fmt: skip
+    request.timeout = httpx.Timeout(CONNECT_S, read=None)
+    answer = await api.send(api.build_adapter_request(request), stream=True)  # type: ignore[no-untyped-call]
+    try:
+        if answer.is_error:
+            await answer.aread()  # the Status in its body, for ApiError
+        api.raise_for_status(answer)  # type: ignore[no-untyped-call]
+        async for line in answer.aiter_lines():
+            yield line + "\n"
+    finally:
+        await answer.aclose()
 
 
 def forget_others(spool: LogSpool, watched: set[str]) -> None:

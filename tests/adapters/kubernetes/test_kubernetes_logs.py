@@ -1,0 +1,96 @@
+"""`LogSpool`'s API followers against a stand-in API server (a local HTTP server): a
+container that answers `pods/log` with 400 for a long while (not started yet, as a kubelet
+says, or no kwok `Logs` object yet) is asked again every `RETRY_S`, and each of those answers
+must give its connection back, or the session's pool (100 connections) runs dry and the log
+is never read once it is there."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from lightkube import KubeConfig
+
+from autorecover.adapters.clock import SystemClock
+from autorecover.adapters.kubernetes import logs
+from autorecover.adapters.kubernetes.client import KubeSession
+from autorecover.adapters.kubernetes.logs import LogSource, LogSpool
+
+REFUSED = 150  # past the pool's 100 connections
+LINE = '{"telemetry": "autorecover/1", "event": "step", "step": 12}'
+
+
+class PodLogs(BaseHTTPRequestHandler):
+    """`pods/log`: 400 (a Status, as the API server relays it) `REFUSED` times, then the
+    container's log, whole (the stream ends)."""
+
+    protocol_version = "HTTP/1.1"  # keep-alive: connections are pooled as with the API server
+    disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms wait each
+    asked = 0
+    lock = threading.Lock()
+
+    def do_GET(self) -> None:
+        with PodLogs.lock:
+            PodLogs.asked += 1
+            refused = PodLogs.asked <= REFUSED
+        if refused:
+            body = json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                               "reason": "BadRequest", "code": 400,
+                               "message": 'container "node" is waiting to start'}).encode()  # fmt: skip
+            self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+        else:
+            body = f"{LINE}\n".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def session() -> Iterator[KubeSession]:
+    PodLogs.asked = 0
+    server = ThreadingHTTPServer(("127.0.0.1", 0), PodLogs)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    config = KubeConfig.from_dict({
+        "clusters": [{"name": "c", "cluster": {
+            "server": f"http://127.0.0.1:{server.server_address[1]}"}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+        "current-context": "x",
+    })  # fmt: skip
+    built = KubeSession(config)
+    try:
+        yield built
+    finally:
+        built.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_container_refused_for_long_is_read_once_it_starts(
+    session: KubeSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logs, "RETRY_S", 0.0)
+    spool = LogSpool(session, tmp_path / "spool", SystemClock(), grace_s=0.0)
+    source = LogSource("trainjob:t/train", 1, "gpu-04", "t", "train-node-0-0-bxwrs",
+                       "0b6f3c7e-1d2a-4c5b-9e8f-112233445566", "node")  # fmt: skip
+    spool.follow([source])
+    deadline = time.monotonic() + 20  # each leaked connection would hold the pool for good
+    while LINE.encode() not in spool.read(source.job, 1, source.node, 0, 1 << 20):
+        assert time.monotonic() < deadline, (
+            f"the log never read: {PodLogs.asked} asked, {REFUSED} refused"
+        )
+        time.sleep(0.05)
+    assert PodLogs.asked == REFUSED + 1
+    assert spool.streams == 1
