@@ -31,6 +31,29 @@ def test_explain_prints_a_readable_verdict() -> None:
     assert "system/gpu-a03.log:33  [xid.79]" in result.output
 
 
+def test_explain_says_what_job_recovery_does_first(tmp_path: Path) -> None:
+    """`action` is the verdict's; `recovery` is job recovery's first decision on it: a stop on
+    application evidence under 70 waits for one confirmation retry."""
+    result = run("explain", str(SAMPLES / "xid79-fell-off-bus"))
+    assert "  recovery: hardware (xid.79) on gpu-a03: requeue at once without them" in (
+        result.output
+    )
+    bundle = tmp_path / "value-error"
+    (bundle / "logs").mkdir(parents=True)
+    job = {"scheduler": "slurm", "job": "7", "nodes": ["n1"], "started": "2026-05-04T08:00:00Z",
+           "ended": "2026-05-04T09:00:00Z", "collected": "2026-05-04T09:05:00Z",
+           "state": "FAILED"}  # fmt: skip
+    (bundle / "job.json").write_text(json.dumps(job))
+    (bundle / "logs" / "n1.log").write_text("[rank0]: ValueError: bad shape\n")
+    result = run("explain", str(bundle))
+    assert result.exit_code == 0, result.output
+    assert "  action:   stop\n" in result.output
+    assert (
+        "  recovery: application (python.exception) on weak evidence: one confirmation retry "
+        "(job recovery on a first failure, built-in policy)"
+    ) in result.output
+
+
 def test_explain_json_is_the_format_object() -> None:
     result = run("explain", "--json", str(SAMPLES / "xid48-ecc-one-node"))
     assert result.exit_code == 0, result.output

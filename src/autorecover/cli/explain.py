@@ -13,7 +13,7 @@ import click
 if TYPE_CHECKING:
     from autorecover.adapters.bundles import Explanation
     from autorecover.domain.catalog import Catalog
-    from autorecover.domain.records import Evidence
+    from autorecover.domain.records import Evidence, Verdict
 
 CATALOG_HELP = (
     "A TOML catalog override, merged by key onto the built-in XIDs and signatures "
@@ -115,6 +115,7 @@ def render(r: Explanation, *, all_evidence: bool = False) -> str:
         f"  cause:    {click.style(str(v.cause), fg=_colour(str(v.cause)), bold=True)}",
         f"  suspects: {', '.join(v.suspect_nodes) or '-'}",
         f"  action:   {v.action}",
+        f"  recovery: {first_decision(v)}",
         f"  why:      {v.summary}",
         "  evidence:",
     ]
@@ -134,6 +135,21 @@ def render(r: Explanation, *, all_evidence: bool = False) -> str:
     for node, signal, count in r.repeats:
         lines.append(f"  storm:    {signal} on {node}: {count} more identical lines not listed")
     return "\n".join(lines) + "\n"
+
+
+def first_decision(verdict: Verdict) -> str:
+    """What job recovery does with the verdict on a job's first failure under the built-in
+    policy (`decide_job`): a weak application verdict earns a confirmation retry first."""
+    from datetime import UTC, datetime
+
+    from autorecover.domain.jobs.decisions import JobHistory, decide_job
+    from autorecover.domain.jobs.policy import builtin_job_policy
+
+    now = datetime(2026, 1, 1, tzinfo=UTC)  # no history: the time changes nothing
+    made = decide_job(
+        verdict, JobHistory(), now, builtin_job_policy(), incident="explain", checkpoint=None
+    )
+    return f"{made.reason} (job recovery on a first failure, built-in policy)"
 
 
 def _all(r: Explanation) -> tuple[Evidence, ...]:
