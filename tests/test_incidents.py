@@ -986,6 +986,10 @@ KNOWN_MISSES: dict[str, str] = {
         "a data thread's Python exception on one rank reads as the job's own error "
         "(application); the thread never found why the thread failed (unknown)"
     ),
+    "unknown-verl-ppo-ray-two-aws-nodes-nccl-unhandled-system-error-connect-169-254-0-1-software-caused-connection-abort": (
+        "a peer reached at a link-local address (169.254.0.1) reads as the job's interface choice "
+        "(application); the issue is open with no cause (unknown)"
+    ),
 }
 
 
