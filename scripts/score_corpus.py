@@ -28,13 +28,13 @@ import json
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from autorecover.adapters.bundles import BundleError, explain
 from autorecover.domain.catalog import Catalog, builtin_catalog
-from autorecover.domain.jobs.decisions import Budget, JobHistory, decide_job
+from autorecover.domain.jobs import decisions
+from autorecover.domain.jobs.decisions import Budget
 from autorecover.domain.jobs.policy import builtin_job_policy
 from autorecover.domain.records import Action, Verdict
 from autorecover.parsing.scanning import Scanner
@@ -169,10 +169,7 @@ def score_bundle(bundle: Path, split: str, catalog: Catalog, scanner: Scanner) -
 def first_decision(verdict: Verdict) -> tuple[str, tuple[str, ...]]:
     """Job recovery's decision on `verdict` as a job's first failure, under the built-in
     policy (the served engine's `decide_job`): one of DECISIONS and the nodes it excludes."""
-    now = datetime(2026, 1, 1, tzinfo=UTC)  # no history: the time changes nothing
-    made = decide_job(
-        verdict, JobHistory(), now, builtin_job_policy(), incident="score", checkpoint=None
-    )
+    made = decisions.first_decision(verdict, builtin_job_policy())
     if made.action is Action.STOP:
         return "stop", ()
     if made.exclude:

@@ -140,15 +140,10 @@ def render(r: Explanation, *, all_evidence: bool = False) -> str:
 def first_decision(verdict: Verdict) -> str:
     """What job recovery does with the verdict on a job's first failure under the built-in
     policy (`decide_job`): a weak application verdict earns a confirmation retry first."""
-    from datetime import UTC, datetime
-
-    from autorecover.domain.jobs.decisions import JobHistory, decide_job
+    from autorecover.domain.jobs import decisions
     from autorecover.domain.jobs.policy import builtin_job_policy
 
-    now = datetime(2026, 1, 1, tzinfo=UTC)  # no history: the time changes nothing
-    made = decide_job(
-        verdict, JobHistory(), now, builtin_job_policy(), incident="explain", checkpoint=None
-    )
+    made = decisions.first_decision(verdict, builtin_job_policy())
     return f"{made.reason} (job recovery on a first failure, built-in policy)"
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autorecover.domain.jobs.decisions import Budget, JobHistory, decide_job
+from autorecover.domain.jobs.decisions import Budget, JobHistory, decide_job, first_decision
 from autorecover.domain.jobs.policy import (
     JobPolicy,
     PolicyError,
@@ -176,3 +176,14 @@ def test_budgets_and_invariants_hold_for_any_sequence(rows: list[tuple[Cause, st
             assert d.hand_over == ()
         if v.cause is Cause.APPLICATION:
             assert d.budget in (Budget.NONE, Budget.USER)
+
+
+def test_the_first_decision_is_a_first_failures() -> None:
+    """What `explain` and the corpus score show beside a verdict: no history, so a weak
+    application verdict gets its confirmation retry and a strong one a stop."""
+    weak = first_decision(verdict(Cause.APPLICATION, strength=50), POLICY)
+    assert (weak.action, weak.budget) == (Action.REQUEUE, Budget.USER)
+    assert "one confirmation retry" in weak.reason
+    assert first_decision(verdict(Cause.APPLICATION, strength=85), POLICY).action is Action.STOP
+    hw = first_decision(verdict(Cause.HARDWARE, ("n3",)), POLICY)
+    assert (hw.action, hw.exclude) == (Action.REQUEUE_EXCLUDING, ("n3",))

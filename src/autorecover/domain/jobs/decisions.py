@@ -8,7 +8,7 @@ records the decision before it acts and verifies the result after.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 from autorecover.domain.jobs.cliques import Widened
@@ -139,6 +139,14 @@ def decide_job(
         return made.stop("cause unknown and the user's retry budget is spent")
     why = f"cause unknown ({root}): bounded retry"
     return made.requeue(Budget.USER, why, delay_s=policy.transient_backoff_s[0])
+
+
+def first_decision(verdict: Verdict, policy: JobPolicy) -> JobDecision:
+    """The decision on `verdict` as a job's first failure (no history, no checkpoint): what
+    `autorecover explain` and the corpus score show beside a verdict. Without history the time
+    changes nothing."""
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    return decide_job(verdict, JobHistory(), now, policy, incident="first", checkpoint=None)
 
 
 @dataclass(frozen=True, slots=True)
