@@ -178,7 +178,7 @@ def test_budgets_and_invariants_hold_for_any_sequence(rows: list[tuple[Cause, st
             assert d.budget in (Budget.NONE, Budget.USER)
 
 
-def test_the_first_decision_is_a_first_failures() -> None:
+def test_first_decision_decides_as_on_a_jobs_first_failure() -> None:
     """What `explain` and the corpus score show beside a verdict: no history, so a weak
     application verdict gets its confirmation retry and a strong one a stop."""
     weak = first_decision(verdict(Cause.APPLICATION, strength=50), POLICY)
