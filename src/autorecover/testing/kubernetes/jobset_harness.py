@@ -150,22 +150,26 @@ class JobSetHarness:
             ))  # fmt: skip
 
     def close(self) -> None:
-        """Delete this test's JobSets (or TrainJobs) and wait for their Jobs to go (the
-        harness then deletes the pods: no Job is left to make them again)."""
-        for kind in (TrainJob, JobSet):
-            self._delete_all(kind)
+        """Delete this test's TrainJobs, then its JobSets, and wait for their Jobs to go (the
+        harness then deletes the pods: no Job is left to make them again).
+
+        A TrainJob goes in the background, its JobSet left to the garbage collector and to
+        the JobSet deletion below: held in foreground deletion, the Trainer (v2.0.0) applies
+        its JobSet again after each deletion of it, and every new JobSet makes its Jobs and
+        pods again, for minutes, while the next test runs."""
+        if self.kube.cluster.get("/apis/trainer.kubeflow.org/v1alpha1/trainjobs") is not None:
+            self._delete_all(TrainJob, CascadeType.BACKGROUND)
+            wait(lambda: not list(self.kube.client.list(TrainJob, namespace=self.namespace)),
+                 "the test's TrainJobs gone", 30)  # fmt: skip
+        self._delete_all(JobSet, CascadeType.FOREGROUND)
         wait(lambda: not list(self.kube.client.list(Job, namespace=self.namespace)),
              "the test's Jobs gone", 30)  # fmt: skip
 
-    def _delete_all(self, kind: type[Any]) -> None:
-        if kind is TrainJob and self.kube.cluster.get(
-                "/apis/trainer.kubeflow.org/v1alpha1/trainjobs") is None:  # fmt: skip
-            return  # Trainer not installed
+    def _delete_all(self, kind: type[Any], cascade: CascadeType) -> None:
         for obj in self.kube.client.list(kind, namespace=self.namespace):
             name = obj.to_dict()["metadata"]["name"]
             with contextlib.suppress(ApiError):
-                self.kube.client.delete(kind, name, namespace=self.namespace,
-                                        cascade=CascadeType.FOREGROUND)  # fmt: skip
+                self.kube.client.delete(kind, name, namespace=self.namespace, cascade=cascade)
 
 
 class TrainJobHarness(JobSetHarness):
