@@ -15,9 +15,11 @@ lack it and changes no other.
 
 Per split and per expected cause it prints: bundles, cause accuracy, hardware bundles whose
 suspects are exactly right, false isolations (a named node the expected verdict does not name:
-bundles and nodes), and the `unknown` rate. It exits 1 when the held-out split misses the
-targets (cause accuracy >= 90 %, every hardware suspect set exact, no false isolation) or the
-corpus has fewer than `--min-bundles` (150) bundles; `--no-targets` only prints.
+bundles and nodes), and the `unknown` rate; then, per split, what job recovery's first decision
+on each verdict does to the job, judged by the expected cause (`Outcome.handling`). It exits 1
+when the held-out split misses the targets (cause accuracy >= 90 %, every hardware suspect set
+exact, no false isolation) or the corpus has fewer than `--min-bundles` (150) bundles;
+`--no-targets` only prints.
 """
 
 from __future__ import annotations
