@@ -7,6 +7,7 @@ is never read once it is there."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ import pytest
 from lightkube import KubeConfig
 
 from autorecover.adapters.clock import SystemClock
-from autorecover.adapters.kubernetes import logs
+from autorecover.adapters.kubernetes import client, logs
 from autorecover.adapters.kubernetes.client import KubeSession
 from autorecover.adapters.kubernetes.logs import LogSource, LogSpool
 
@@ -94,3 +95,23 @@ def test_a_container_refused_for_long_is_read_once_it_starts(
         time.sleep(0.05)
     assert PodLogs.asked == REFUSED + 1
     assert spool.streams == 1
+
+
+def test_every_connection_to_the_api_server_carries_tcp_keepalive(session: KubeSession) -> None:
+    """Watches and log follows read without a timeout: without keep-alive a connection left
+    half-open (a partition, a load balancer's idle timeout) would keep them waiting for good.
+    The socket the session really used says what the kernel will do."""
+
+    async def sock_of_a_call() -> socket.socket:
+        http = session.client._client._client  # lightkube's httpx client
+        async with http.stream("GET", "/api/v1/namespaces/x/pods/p/log") as answer:
+            await answer.aread()
+            sock: socket.socket = answer.extensions["network_stream"].get_extra_info("socket")
+            return sock
+
+    sock = session.call(sock_of_a_call())
+    assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == client.KEEPALIVE_IDLE_S
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL) == client.KEEPALIVE_INTERVAL_S
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == client.KEEPALIVE_PROBES
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == client.USER_TIMEOUT_MS
