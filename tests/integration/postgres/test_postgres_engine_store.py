@@ -250,3 +250,44 @@ def test_postgres_a_poison_batch_is_set_aside_and_the_fault_behind_it_recorded(
         assert next(t.to for t in store.transitions("n2")) is NodeState.QUARANTINED
     finally:
         store.close()
+
+
+def test_postgres_connection_carries_tcp_keepalive_and_the_urls_own_settings_win(
+    postgres_url: str,
+) -> None:
+    """Every call waits for the server under one lock: a connection left half-open (a
+    failover, a partition) must fail within about a minute, not stall the engine for the
+    kernel's ~15 minutes of retransmissions. Read off the socket libpq really uses."""
+    import os
+    import socket
+
+    from autorecover.adapters.store.postgres import KEEPALIVE, PostgresStore
+    from autorecover.adapters.store.url import StoreUrlError
+    from autorecover.testing.postgres import PASSWORD
+
+    def options(url: str) -> tuple[int, int, int, int, int]:
+        store = PostgresStore(url)
+        try:
+            fd = store._db._connection().pgconn.socket  # type: ignore[attr-defined]
+            with socket.socket(fileno=os.dup(fd)) as sock:
+                return (
+                    sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE),
+                    sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE),
+                    sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL),
+                    sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT),
+                    sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT),
+                )
+        finally:
+            store.close()
+
+    assert options(postgres_url) == (
+        1,
+        KEEPALIVE["keepalives_idle"],
+        KEEPALIVE["keepalives_interval"],
+        KEEPALIVE["keepalives_count"],
+        KEEPALIVE["tcp_user_timeout"],
+    )
+    assert options(f"{postgres_url}?keepalives_idle=7&tcp_user_timeout=9000")[1::3] == (7, 9000)
+    with pytest.raises(StoreUrlError, match="bogus") as caught:
+        PostgresStore(f"{postgres_url}?bogus=1")
+    assert "***" in str(caught.value) and PASSWORD not in str(caught.value)

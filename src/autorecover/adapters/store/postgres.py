@@ -3,6 +3,13 @@
 Opened by URL (`postgresql://user:password@host:port/db`, or libpq's other forms). One
 connection behind a lock, reconnected after it breaks; psycopg's exceptions are mapped here
 to ours: a constraint violated -> `ConflictError`, the server away -> `TransientError`.
+
+Every call holds the lock while it waits for the server, so a connection left half-open (the
+database's host gone in a failover, a partition, a proxy's idle timeout) would stall every
+API call and pass for as long as the kernel keeps retransmitting (about 15 minutes by default).
+So the connection carries TCP keep-alive probes after 30 s idle and a 60 s TCP user timeout
+(`KEEPALIVE`): a dead server is noticed within about a minute, the call fails as transient and
+the next one connects again. Settings the URL gives itself win.
 """
 
 from __future__ import annotations
@@ -13,11 +20,33 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict
 
 from autorecover.adapters.store.base import ConflictError
 from autorecover.adapters.store.sql.dialect import POSTGRES, Row
 from autorecover.adapters.store.sql.engine import SqlEngineStore
+from autorecover.adapters.store.url import StoreUrlError, redact
 from autorecover.controllers.ports import TransientError
+
+# libpq's TCP keep-alive and user timeout (seconds, the user timeout in milliseconds); ignored
+# by libpq on a Unix-domain socket.
+KEEPALIVE = {
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 60_000,
+}
+
+
+def connection_options(url: str) -> dict[str, Any]:
+    """`KEEPALIVE`'s settings the URL does not give itself; `StoreUrlError` for a URL libpq
+    cannot read."""
+    try:
+        given = conninfo_to_dict(url)
+    except psycopg.ProgrammingError as exc:
+        raise StoreUrlError(f"store URL {redact(url)!r}: {exc}") from None
+    return {k: v for k, v in KEEPALIVE.items() if k not in given}
 
 
 class PgDb:
@@ -28,6 +57,7 @@ class PgDb:
     def __init__(self, url: str, connect_timeout_s: int = 10) -> None:
         self._url = url
         self._timeout = connect_timeout_s
+        self._options = connection_options(url)
         self._lock = threading.RLock()
         self._conn: psycopg.Connection[Any] | None = None
         with self._lock:
@@ -39,7 +69,7 @@ class PgDb:
             with _mapped():
                 conn = psycopg.connect(
                     self._url, autocommit=True, connect_timeout=self._timeout,
-                    application_name="autorecover",
+                    application_name="autorecover", **self._options,
                 )  # fmt: skip
             self._conn = conn
         return conn
