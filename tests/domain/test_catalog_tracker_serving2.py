@@ -359,6 +359,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "trtllm.ncclcheck_failed",
         {"line": "183", "error": "unknown result code"},
     ),
+    # session 25: NVIDIA/TransformerEngine issue #994 (userbuffers bootstrap, an empty quote)
+    (
+        "Failed, NCCL error TransformerEngine_official/transformer_engine/pytorch/csrc/"
+        "userbuffers/userbuffers-host.cpp:223 ''",
+        "trtllm.ncclcheck_failed",
+        {"line": "223", "error": ""},
+    ),
     (
         "E0327 01:23:03.176953 1 model_repository_manager.cc:1682] unexpected platform type "
         "caffe2_netdef for resnet50_netdef",
