@@ -967,6 +967,23 @@ def progress(step: int) -> list[Activity]:
     ]
 
 
+def test_every_node_crashing_with_nothing_else_failing_is_the_jobs_code_path() -> None:
+    """Late in a run (no "before any progress" rule applies): every node's processes crash and
+    no other line fails. A node's fault crashes that node alone, and a peer's death makes the
+    others complain (collective timeouts, lost peers), not crash."""
+    everywhere = [crash(n, 100 + i / 10) for i, n in enumerate(NODES)]
+    v = attribute(job(), everywhere, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+    assert "every node's processes crashed and nothing else failed" in v.summary
+    assert attribute(job(), everywhere[:3], [], RULES).cause is Cause.UNKNOWN  # one node left
+    cascade = [*everywhere, timeout("n4", 99)]  # a collective complained: not this rule's
+    assert attribute(job(), cascade, [], RULES).cause is not Cause.APPLICATION
+    killed = job(exit_codes=(("n1", 137),))  # a process was killed: not a clean code path
+    assert attribute(killed, everywhere, [], RULES).cause is not Cause.APPLICATION
+    aborted = [replace(c, details=(("signal", "SIGABRT"),)) for c in everywhere]
+    assert attribute(job(), aborted, [], RULES).cause is Cause.UNKNOWN  # aborts say elsewhere
+
+
 def test_the_same_unexplained_crash_again_is_the_application() -> None:
     alone = attribute(job(), [crash("n2")], [], RULES)
     assert alone.cause is Cause.UNKNOWN

@@ -17,7 +17,8 @@ The reasoning, in order:
    node's own timeout); otherwise a transient cause (preemption, eviction, a collective
    timeout with no hardware behind it; `unknown` when it came before the job got going,
    `early.py`, or when a one-host cascade is collective timeouts alone, `timeouts.py`, or the
-   only symptom is an I/O error naming no disk or file system, `shape.BARE_IO_ERRORS`). A
+   only symptom is an I/O error naming no disk or file system, `shape.BARE_IO_ERRORS`; the
+   application when every node's processes crashed and nothing else failed, `early.py`). A
    running job whose ranks' telemetry library raised a hang, with no progress since, hangs
    (`hangs.py`): transient, requeue, naming where the stacks and the flight recorders place
    it. Otherwise unknown.
@@ -43,6 +44,7 @@ from autorecover.domain.desync import collective_desync
 from autorecover.domain.early import (
     SETUP_WINDOW,
     before_it_ran,
+    crashed_alone,
     crashed_everywhere,
     killed_or_lost,
     port_held,
@@ -261,6 +263,13 @@ def _decide(
             "every node's processes crashed within minutes of the start, before any progress: "
             "the program, its build or its environment (a node's fault crashes that node "
             "alone): stop"
+        )
+        return make_verdict(Cause.APPLICATION, (), crashes, symptoms, why)
+    if crashes and crashed_alone(job, crashes, seen):
+        why = (
+            "every node's processes crashed and nothing else failed: one code path reached on "
+            "every node (a node's fault crashes that node alone; a peer's death makes the "
+            "others complain, not crash): the program, its build or its environment"
         )
         return make_verdict(Cause.APPLICATION, (), crashes, symptoms, why)
     if crashes:

@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 from datetime import timedelta
 
-from autorecover.domain.records import Activity, Finding, JobRecord, Source
+from autorecover.domain.records import Activity, Blame, Finding, JobRecord, Source
 
 SETUP_WINDOW = timedelta(minutes=10)  # a job that ended this soon after its start never ran
 # Set-up's own collectives (a barrier, the parameters' broadcast) come first; a later sequence
@@ -177,6 +177,19 @@ def crashed_everywhere(job: JobRecord, crashes: Sequence[Finding], seen: Sequenc
     }
     hosts |= {node for node, code in job.exit_codes if code in CRASH_EXITS}
     return set(job.nodes) <= hosts
+
+
+def crashed_alone(job: JobRecord, crashes: Sequence[Finding], seen: Sequence[Finding]) -> bool:
+    """True when every node's processes crashed (their own crash reports, not aborts) and
+    nothing else failed: no collective complaint, no killed process, no lost peer. One code
+    path reached on every node, not a node's fault (it crashes that node alone) nor a cascade
+    (a peer's death makes the survivors complain, not crash)."""
+    if len(job.nodes) < 2 or killed_or_lost(job, seen):
+        return False
+    own = {f.node for f in crashes if not _aborted(f)}
+    if own != set(job.nodes):
+        return False
+    return not any(f.weight >= 20 and f.blame is Blame.SYMPTOM and f not in crashes for f in seen)
 
 
 def _aborted(f: Finding) -> bool:
