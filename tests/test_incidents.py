@@ -990,6 +990,29 @@ KNOWN_MISSES: dict[str, str] = {
         "a peer reached at a link-local address (169.254.0.1) reads as the job's interface choice "
         "(application); the issue is open with no cause (unknown)"
     ),
+    "hw-lsf-csm-allocation-delete-csmerr-timeout-external-message-compute-node-crashed": (
+        "LSF's job history with CSM's 'csm_allocation_delete returned CSMERR_TIMEOUT' (no entry) "
+        "and one node's system log going quiet reads as nothing (unknown); that the message "
+        "means a compute node crashed, and which, is the thread's"
+    ),
+    "tr-wcoss2-pals-launch-rpc-could-not-allocate-port-for-pmi-system-issue-rerun-ran": (
+        "PALS's 'launch RPC: Couldn't allocate a port for PMI to use' has no entry (no public "
+        "source says what exhausts it) and reads as nothing (unknown); that it was a system "
+        "issue and the rerun ran is the thread's"
+    ),
+    "app-lsf-csm-api-version-init-regression-every-job-exited-term-external-signal-after-3s": (
+        "LSF's TERM_EXTERNAL_SIGNAL three seconds in (no entry: a signal from outside LSF, "
+        "which says nothing of who sent it or why) reads as nothing (unknown); that a CSM API "
+        "version regression killed every job is the thread's"
+    ),
+    "unknown-cscs-ault-rocm-ci-gtest-wrong-gpu-result-then-node-killed-by-broadcast-test-drained": (
+        "Slurm's node failure with nothing behind it reads as a failure elsewhere (transient); "
+        "the thread never said why the node died (unknown)"
+    ),
+    "unknown-nccl-2262-ras-status-all-ranks-running-ok-while-rank118-allreduce-watchdog-timeout-32-nodes": (
+        "watchdog timeouts with nothing behind them read as a collective failure elsewhere "
+        "(transient); the thread found no cause (unknown)"
+    ),
 }
 
 
