@@ -765,11 +765,6 @@ KNOWN_MISSES: dict[str, str] = {
         "with no evidence why (transient); that FlashInfer's MoE kernel wrote out of bounds is "
         "the coredump's, in the thread"
     ),
-    "trap-xid31-unrecognized-client-every-gpu-mnnvl-allreduce-oob-b300-k8s": (
-        "XID 13 then XID 31 on every GPU of one node of two (application 40 each) is neither "
-        "that node's hardware nor strong enough for the job's (unknown); the out-of-bounds "
-        "write in the all-reduce kernel is the coredump's"
-    ),
     "unknown-vllm-glm53-flash-tp4-b200-recurring-illegal-access-different-kernel-per-rank-k8s": (
         "an illegal memory access reads as the job's kernel (application); the thread never "
         "found whose (unknown)"

@@ -258,6 +258,24 @@ def test_xid13_on_every_node_is_the_application() -> None:
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
 
 
+def xid_on(node: str, number: int, bus: str, minutes: float) -> Finding:
+    text = f"NVRM: Xid (PCI:0000:{bus}:00): {number}, pid=4242, name=python3, Graphics Exception"
+    return f(f"xid.{number}", node, Blame.APPLICATION, 40, minutes, text=text)
+
+
+def test_xid13_or_31_on_several_gpus_of_one_node_is_the_application() -> None:
+    """NVIDIA's workflows read these XIDs repeating on one GPU as that GPU's; on several GPUs
+    of the node at once the fault followed the work, not a device."""
+    several = [xid_on("n2", n, bus, 50) for n in (13, 31) for bus in ("1b", "43", "9a")]
+    v = attribute(job(), several, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+    assert {e.signal for e in v.evidence} <= {"xid.13", "xid.31"} and v.evidence
+    one_gpu = [xid_on("n2", 31, "1b", 50), xid_on("n2", 31, "1b", 51)]  # one GPU, repeating
+    assert attribute(job(), one_gpu, [], RULES).cause is Cause.UNKNOWN
+    spread = [xid_on("n2", 13, "1b", 50), xid_on("n3", 13, "43", 50)]  # two nodes, one GPU each
+    assert attribute(job(), spread, [], RULES).cause is Cause.UNKNOWN
+
+
 def test_cuda_launch_timeout_on_every_node_is_the_application() -> None:
     fs = [f("cuda.launch_timeout", n, Blame.HARDWARE, 45, 50, source=Source.LOGS) for n in NODES]
     fs.append(f("xid.8", "n2", Blame.HARDWARE, 30, 49))

@@ -168,10 +168,13 @@ def in_context(
     window = Window.of(job)
     kept = [f for f in findings if window.holds(f.at) or _still_holds(f, findings, window)]
     xids_by_node: dict[str, set[int]] = {}
+    gpus: dict[tuple[str, int], set[str]] = {}  # (node, XID) -> the GPUs that reported it
     for f in kept:
         number = xid_number(f)
         if number is not None:
             xids_by_node.setdefault(f.node, set()).add(number)
+            if (m := _XID_GPU.search(f.text)) is not None:
+                gpus.setdefault((f.node, number), set()).add(m.group(1).lower())
     contained = {
         node
         for node, xs in xids_by_node.items()
@@ -220,7 +223,7 @@ def in_context(
             out.append(f)
             continue
         entry_rules = rules.get(number, frozenset())
-        out.append(_apply_rules(f, number, entry_rules, job, xids_by_node))
+        out.append(_apply_rules(f, number, entry_rules, job, xids_by_node, gpus))
     return out
 
 
@@ -330,6 +333,13 @@ def _overfull_barrier(f: Finding) -> bool:
                 and int(arrived) > int(world))  # fmt: skip
 
 
+# The GPU a kernel XID line names: "NVRM: Xid (PCI:0000:ba:00): 13, ..."
+_XID_GPU = re.compile(r"Xid \((?:PCI:)?([0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.\d)?)\)")
+# An application XID (13, 31: `app_if_all_nodes`) on two or more GPUs of one node: the
+# application's, enough to decide (on every node of the job: 75)
+SEVERAL_GPUS_WEIGHT = 60
+
+
 def xid_number(finding: Finding) -> int | None:
     """The XID number of an `xid.N` finding, else None."""
     if not finding.signal.startswith("xid."):
@@ -346,6 +356,7 @@ def _apply_rules(
     rules: frozenset[str],
     job: JobRecord,
     xids_by_node: dict[str, set[int]],
+    gpus: dict[tuple[str, int], set[str]],
 ) -> Finding:
     if "sympathetic" in rules:
         others = xids_by_node.get(f.node, set()) - {number}
@@ -357,6 +368,11 @@ def _apply_rules(
             return _reread(
                 f, Blame.APPLICATION, 75, NodeAction.NONE, "on every node: the application"
             )
+        if len(gpus.get((f.node, number), ())) >= 2:
+            # NVIDIA's workflows read these XIDs repeating on one GPU as that GPU's; the same
+            # fault on several GPUs of the node followed the work, not a device
+            note = "on several GPUs of the node: the application"
+            return _reread(f, Blame.APPLICATION, SEVERAL_GPUS_WEIGHT, NodeAction.NONE, note)
         return f
     if "driver_handled" in rules:
         return _reread(f, Blame.INFO, min(f.weight, 5), NodeAction.MONITOR, "handled by the driver")
