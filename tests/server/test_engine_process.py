@@ -5,6 +5,7 @@ twice — and a graceful SIGTERM that gives the lease up."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -143,3 +144,62 @@ def test_kill_9_mid_recovery_loses_no_signal_and_repeats_no_action(tmp_path: Pat
         assert {k for n, _, k in kinds if n == node} >= {"cordon", "drain", "reboot", "resume"}
     assert lease_expiry == 0  # given up on SIGTERM: a standby would not have to wait
     assert (tmp_path / "engine.log").stat().st_size < 1_000_000
+
+
+def _keepalive_timer(local_port: int, remote_port: int) -> tuple[int, int] | None:
+    """(timer kind, ticks left) of the TCP connection from `local_port` to `remote_port` on
+    loopback, as /proc/net/tcp shows it: kind 2 is the keep-alive timer."""
+    for row in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        cols = row.split()
+        local, remote, timer = cols[1], cols[2], cols[5]
+        if (
+            int(local.split(":")[1], 16) == local_port
+            and int(remote.split(":")[1], 16) == remote_port
+        ):
+            kind, ticks = timer.split(":")
+            return int(kind, 16), int(ticks, 16)
+    return None
+
+
+def test_the_served_engine_keeps_tcp_keepalive_on_every_connection(tmp_path: Path) -> None:
+    """An agent's connection left half-open (a partition, a node powered off mid-request) must
+    not hold its request open for good: the kernel's keep-alive timer runs on the engine's end
+    of an idle connection (read from /proc/net/tcp, the engine being another process)."""
+    import socket
+
+    from autorecover.adapters import keepalive
+
+    port = free_port()
+    engine = Engine(tmp_path, port)
+    try:
+        engine.until("the engine listening", lambda: bool(engine.get("/readyz")))
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as idle:
+            mine = idle.getsockname()[1]
+            deadline = time.monotonic() + 5
+            timer = _keepalive_timer(port, mine)
+            while timer is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+                timer = _keepalive_timer(port, mine)
+            assert timer is not None, "the engine's end of the connection is not in /proc/net/tcp"
+            kind, ticks = timer
+            hz = os.sysconf("SC_CLK_TCK")
+            assert kind == 2, f"no keep-alive timer on the engine's end (timer {kind})"
+            assert 0 < ticks <= keepalive.IDLE_S * hz
+    finally:
+        engine.kill(signal.SIGTERM)
+
+
+def test_serve_on_a_taken_port_says_so_and_exits(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        engine = Engine(tmp_path, port)
+        code = engine.proc.wait(60)
+        engine.log.close()
+    text = (tmp_path / "engine.log").read_text()
+    assert code == 1
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in text
+    assert "Traceback" not in text

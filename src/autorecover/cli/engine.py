@@ -473,6 +473,8 @@ def serve_cmd(
     click.echo(f"dashboard: {scheme}://{listen}/ui/", err=True)
     try:
         serve(engine, host, port, log_level, auth=auth, tls=tls)
+    except ValueError as exc:  # the address cannot be bound
+        raise click.ClickException(str(exc)) from None
     finally:
         cluster.close()  # the Kubernetes session's watches and loop; nothing for the others
         close_auth()

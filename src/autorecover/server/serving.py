@@ -11,6 +11,7 @@ for new connections without a restart; a changed client CA needs one.
 from __future__ import annotations
 
 import asyncio
+import socket
 import ssl
 import threading
 import time
@@ -22,6 +23,7 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from autorecover.adapters import keepalive
 from autorecover.server.app import create_app
 from autorecover.server.auth import Auth, is_loopback
 from autorecover.server.engine import Engine
@@ -193,4 +195,21 @@ def serve(
     tls: TlsFiles | None = None,
 ) -> None:
     """Serve until a signal: the lifespan then stops the runner and gives the lease up."""
-    uvicorn.Server(server_config(engine, host, port, log_level, auth=auth, tls=tls)).run()
+    config = server_config(engine, host, port, log_level, auth=auth, tls=tls)
+    uvicorn.Server(config).run(sockets=[listening_socket(host, port)])
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound as uvicorn binds one, with TCP keep-alive: every connection it
+    accepts inherits the options, so an agent's connection left half-open by a partition or a
+    node powered off mid-request is closed within about a minute instead of holding its
+    request open for good (`adapters/keepalive.py`). ValueError when it cannot bind."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        keepalive.apply(sock)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock

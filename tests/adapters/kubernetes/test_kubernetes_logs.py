@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from lightkube import KubeConfig
 
+from autorecover.adapters import keepalive
 from autorecover.adapters.clock import SystemClock
-from autorecover.adapters.kubernetes import client, logs
+from autorecover.adapters.kubernetes import logs
 from autorecover.adapters.kubernetes.client import KubeSession
 from autorecover.adapters.kubernetes.logs import LogSource, LogSpool
 
@@ -111,7 +112,7 @@ def test_every_connection_to_the_api_server_carries_tcp_keepalive(session: KubeS
 
     sock = session.call(sock_of_a_call())
     assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
-    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == client.KEEPALIVE_IDLE_S
-    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL) == client.KEEPALIVE_INTERVAL_S
-    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == client.KEEPALIVE_PROBES
-    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == client.USER_TIMEOUT_MS
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == keepalive.IDLE_S
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL) == keepalive.INTERVAL_S
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == keepalive.PROBES
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == keepalive.USER_TIMEOUT_MS

@@ -6,10 +6,10 @@ asynchronous: `KubeSession` runs an asyncio loop in a daemon thread, holds one
 `Informer` keeps a watch-backed cache of one kind there (see informers.py).
 
 Watches and `pods/log` follows read without a timeout (a quiet job writes nothing for hours), so
-every connection to the API server carries TCP keep-alive, as client-go's dialer does (probes
-after 30 s idle), and a user timeout: a connection a network partition, a node's reboot or a
-load balancer's idle timeout left half-open fails within about a minute and is opened again,
-instead of leaving a watch or a log follower waiting for good.
+every connection to the API server carries TCP keep-alive (`adapters/keepalive.py`), as
+client-go's dialer does (probes after 30 s idle), and a user timeout: a connection a network
+partition, a node's reboot or a load balancer's idle timeout left half-open fails within about
+a minute and is opened again, instead of leaving a watch or a log follower waiting for good.
 
 Errors are mapped once, here, to the ports' vocabulary: a conflict, throttling, a server
 error or a lost connection is `TransientError` (try again on a later pass); anything else
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -31,6 +30,7 @@ from lightkube import AsyncClient, KubeConfig
 from lightkube.config.client_adapter import verify_cluster
 from lightkube.core.exceptions import ApiError
 
+from autorecover.adapters import keepalive
 from autorecover.controllers.ports import PermanentError, TransientError
 
 T = TypeVar("T")
@@ -38,27 +38,6 @@ log = logging.getLogger(__name__)
 FIELD_MANAGER = "autorecover"
 CALL_TIMEOUT_S = 30.0
 _TRANSIENT_CODES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-KEEPALIVE_IDLE_S = 30  # client-go's dialer: KeepAlive 30 s
-KEEPALIVE_INTERVAL_S = 10
-KEEPALIVE_PROBES = 3
-USER_TIMEOUT_MS = 60_000  # unacknowledged data (or probes) this long: the connection is dead
-
-
-def keepalive_options() -> list[tuple[int, int, int]]:
-    """Socket options for connections to the API server: keep-alive probes after
-    `KEEPALIVE_IDLE_S`, and (Linux) a user timeout, so a dead peer is noticed in about a
-    minute whether the connection is idle or has data in flight."""
-    options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
-    tcp = {
-        "TCP_KEEPIDLE": KEEPALIVE_IDLE_S,
-        "TCP_KEEPINTVL": KEEPALIVE_INTERVAL_S,
-        "TCP_KEEPCNT": KEEPALIVE_PROBES,
-        "TCP_USER_TIMEOUT": USER_TIMEOUT_MS,
-    }
-    for name, value in tcp.items():
-        if hasattr(socket, name):  # not every platform has each
-            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
-    return options
 
 
 class NotFoundError(PermanentError):
@@ -126,7 +105,8 @@ class KubeSession:
         if single is None or single.user is None:
             raise ValueError("the Kubernetes configuration names no context with a user")
         verify = verify_cluster(single.cluster, single.user, single.abs_file)
-        transport = httpx.AsyncHTTPTransport(verify=verify, socket_options=keepalive_options())
+        options = keepalive.socket_options()
+        transport = httpx.AsyncHTTPTransport(verify=verify, socket_options=options)
         return AsyncClient(
             single, field_manager=FIELD_MANAGER, timeout=httpx.Timeout(30.0), transport=transport
         )

@@ -22,6 +22,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
+from autorecover.adapters import keepalive
 from autorecover.adapters.store.base import ConflictError
 from autorecover.adapters.store.sql.dialect import POSTGRES, Row
 from autorecover.adapters.store.sql.engine import SqlEngineStore
@@ -32,10 +33,10 @@ from autorecover.controllers.ports import TransientError
 # by libpq on a Unix-domain socket.
 KEEPALIVE = {
     "keepalives": 1,
-    "keepalives_idle": 30,
-    "keepalives_interval": 10,
-    "keepalives_count": 3,
-    "tcp_user_timeout": 60_000,
+    "keepalives_idle": keepalive.IDLE_S,
+    "keepalives_interval": keepalive.INTERVAL_S,
+    "keepalives_count": keepalive.PROBES,
+    "tcp_user_timeout": keepalive.USER_TIMEOUT_MS,
 }
 
 
