@@ -208,10 +208,6 @@ KNOWN_MISSES: dict[str, str] = {
         "(symptom) while progress stops everywhere at once; the GPU was replaced per the thread"
     ),
     # the c31 batch, scored fresh: tune 1/3 (HPX's CUDA wrapper was read right after)
-    "app-charm-cudastreamcreate-46-multiple-pes-per-exclusive-gpu": (
-        "Charm++'s 'Return value 46 from cudaStreamCreate' gives the CUDA error as a number "
-        "only; the thread traced it to several processes sharing an exclusive-mode GPU"
-    ),
     "unknown-megatron-moe-two-thread-alltoall-watchdog-timeout": (
         "watchdog timeouts with no error behind them read as a transient cascade; the thread "
         "never found the cause (unknown)"

@@ -517,6 +517,17 @@ def test_cuda_codes_read_as_the_core_catalog_reads_them() -> None:
         assert (ours.blame, ours.weight) == (theirs.blame, theirs.weight), key
 
 
+def test_charms_numbered_device_errors_read_as_cuda_finding_no_usable_gpu() -> None:
+    """Charm++ prints the cudaError_t number without its text: 46 (devices unavailable) and 100
+    (no device) are what CUDA's own text reads as `cuda.device_unavailable`; other numbers stay
+    the carrier's alone."""
+    for code in ("46", "100"):
+        line = f"Return value {code} from 'cudaStreamCreate(&kernel_stream)'.  Exiting."
+        assert {"charm.cuda_error", "cuda.device_unavailable"} <= set(hits(line)), line
+    assert "cuda.device_unavailable" not in hits("Return value 2 from 'cudaMalloc(&p, n)'.")
+    assert "cuda.device_unavailable" not in hits("Return value 46 from 'MPI_Init(&argc)'.")
+
+
 def test_signal_reports_weigh_like_the_other_crash_handlers() -> None:
     """gfortran's and forrtl's signal reports are local crashes, weighed like Open MPI's handler."""
     handler = CATALOG.signatures["ompi.signal_report"]
