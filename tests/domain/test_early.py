@@ -123,18 +123,29 @@ def test_srun_reporting_every_nodes_crash_from_the_first_node_counts_for_each() 
 
 
 @pytest.mark.parametrize(
-    ("ended", "nodes", "activity"),
+    ("ended", "activity"),
     [
-        (T0 + timedelta(hours=2), NODES, []),  # the job had run for hours
-        (EARLY, ("n1", "n2"), []),  # n3 and n4 did not crash
-        (EARLY, NODES, [Activity(node="n1", source=Source.LOGS, present=True, last_step=40)]),
+        (EARLY, []),
+        (T0 + timedelta(hours=2), []),  # the job had run for hours
+        (EARLY, [Activity(node="n1", source=Source.LOGS, present=True, last_step=40)]),
     ],
 )
-def test_a_crash_not_on_every_node_or_after_the_job_ran_stays_unknown(
-    ended: object, nodes: tuple[str, ...], activity: list[Activity]
-) -> None:
-    v = attribute(job(ended=ended), [crash(n) for n in nodes], activity, RULES)
+def test_a_crash_not_on_every_node_stays_unknown(ended: object, activity: list[Activity]) -> None:
+    v = attribute(job(ended=ended), [crash(n) for n in ("n1", "n2")], activity, RULES)  # not n3, n4
     assert v.cause is Cause.UNKNOWN and "crashed with a signal" in v.summary, v
+
+
+@pytest.mark.parametrize(
+    "activity", [[], [Activity(node="n1", source=Source.LOGS, present=True, last_step=40)]]
+)
+def test_every_node_crashing_after_the_job_ran_is_the_program_when_nothing_else_failed(
+    activity: list[Activity],
+) -> None:
+    """After progress the start-up reading does not apply; `crashed_alone` does (twenty-fifth
+    session): every node's own crash and no other failure is one code path everywhere."""
+    late = job(ended=T0 + timedelta(hours=2))
+    v = attribute(late, [crash(n) for n in NODES], activity, RULES)
+    assert v.cause is Cause.APPLICATION and "nothing else failed" in v.summary, v
 
 
 def test_every_node_aborting_at_the_start_is_not_called_a_crash() -> None:
