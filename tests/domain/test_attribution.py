@@ -996,6 +996,8 @@ def test_every_node_crashing_with_nothing_else_failing_is_the_jobs_code_path() -
     assert attribute(job(), everywhere[:3], [], RULES).cause is Cause.UNKNOWN  # one node left
     cascade = [*everywhere, timeout("n4", 99)]  # a collective complained: not this rule's
     assert attribute(job(), cascade, [], RULES).cause is not Cause.APPLICATION
+    weak_hw = [*everywhere, f("cuda.launch_timeout", "n3", Blame.HARDWARE, 45, 99.5)]
+    assert attribute(job(), weak_hw, [], RULES).cause is not Cause.APPLICATION  # a node's hint
     killed = job(exit_codes=(("n1", 137),))  # a process was killed: not a clean code path
     assert attribute(killed, everywhere, [], RULES).cause is not Cause.APPLICATION
     aborted = [replace(c, details=(("signal", "SIGABRT"),)) for c in everywhere]

@@ -181,15 +181,19 @@ def crashed_everywhere(job: JobRecord, crashes: Sequence[Finding], seen: Sequenc
 
 def crashed_alone(job: JobRecord, crashes: Sequence[Finding], seen: Sequence[Finding]) -> bool:
     """True when every node's processes crashed (their own crash reports, not aborts) and
-    nothing else failed: no collective complaint, no killed process, no lost peer. One code
-    path reached on every node, not a node's fault (it crashes that node alone) nor a cascade
-    (a peer's death makes the survivors complain, not crash)."""
+    nothing else failed: no collective complaint, no killed process, no lost peer, no hardware
+    line however weak. One code path reached on every node, not a node's fault (it crashes
+    that node alone) nor a cascade (a peer's death makes the survivors complain, not crash)."""
     if len(job.nodes) < 2 or killed_or_lost(job, seen):
         return False
     own = {f.node for f in crashes if not _aborted(f)}
     if own != set(job.nodes):
         return False
-    return not any(f.weight >= 20 and f.blame is Blame.SYMPTOM and f not in crashes for f in seen)
+    return not any(
+        (f.blame is Blame.SYMPTOM and f.weight >= 20 and f not in crashes)
+        or (f.blame is Blame.HARDWARE and f.weight > 0)
+        for f in seen
+    )
 
 
 def _aborted(f: Finding) -> bool:
