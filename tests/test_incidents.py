@@ -726,11 +726,6 @@ KNOWN_MISSES: dict[str, str] = {
         "vLLM's 'Error executing method load_model' with the traceback cut before its exception "
         "names nothing; that the worker was handed the leader's local cache path is the issue's"
     ),
-    "app-aws-ofi-nccl-174-upgrade-internal-error-at-barrier-slurm": (
-        "NCCL's 'internal error' on every rank at the first barrier, before any progress, is a "
-        "setup failure a retry may or may not get past (unknown); that an aws-ofi-nccl upgrade "
-        "broke it is the reporter's"
-    ),
     "app-nccl-tests-built-against-nccl1-unhandled-cuda-error-8xp100": (
         "nccl-tests' 'unhandled cuda error' is a symptom with nothing behind it (unknown); that "
         "the tests were built against NCCL 1.0 is the maintainer's"

@@ -228,6 +228,29 @@ def test_a_set_up_failure_after_a_rank_chose_a_link_local_interface_is_the_jobs(
     assert one.cause is not Cause.APPLICATION
 
 
+def nccl_code(signal: str, node: str) -> Finding:
+    return f(signal, node, Blame.SYMPTOM, 20, 3, source=Source.LOGS)
+
+
+@pytest.mark.parametrize("signal", ["nccl.internal_error", "nccl.unhandled_cuda_error"])
+def test_nccls_own_software_failing_on_every_node_at_set_up_is_the_jobs(signal: str) -> None:
+    """ncclInternalError (an internal check) and ncclUnhandledCudaError (a CUDA call NCCL made)
+    on every node before any progress: NCCL, its plugin or CUDA as the job ships them."""
+    v = attribute(early_job(), [nccl_code(signal, n) for n in NODES], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v
+    assert f"NCCL reported {signal} on every node at set-up" in v.summary
+    some = [nccl_code(signal, n) for n in NODES[:3]]  # not on n4
+    assert attribute(early_job(), some, [], RULES).cause is not Cause.APPLICATION
+    late = attribute(job(), [nccl_code(signal, n) for n in NODES], [], RULES)  # after it ran
+    assert late.cause is not Cause.APPLICATION
+
+
+def test_a_failed_system_call_in_nccl_on_every_node_at_set_up_stays_open() -> None:
+    """ncclSystemError (a socket, shared memory, verbs) may be the network's: not the job's."""
+    v = attribute(early_job(), [system_error(n) for n in NODES], [], RULES)
+    assert v.cause is Cause.UNKNOWN
+
+
 def eio(node: str, minutes: float) -> Finding:
     return f("storage.eio", node, Blame.SYMPTOM, 30, minutes, source=Source.LOGS)
 

@@ -47,6 +47,7 @@ from autorecover.domain.early import (
     crashed_alone,
     crashed_everywhere,
     killed_or_lost,
+    nccl_software_everywhere,
     port_held,
     trained,
     unreachable_interfaces,
@@ -317,6 +318,14 @@ def _decide(
                     "GLOO_SOCKET_IFNAME) fails the same way on every retry: stop"
                 )
                 return make_verdict(Cause.APPLICATION, (), unreachable, symptoms, why)
+            software = nccl_software_everywhere(job, seen)
+            if software:
+                why = (
+                    f"NCCL reported {software[0].signal} on every node at set-up, before any "
+                    "progress: its own software (an internal check, a CUDA call it made), with "
+                    "its plugin and CUDA as the job ships them, fails the same way on every retry"
+                )
+                return make_verdict(Cause.APPLICATION, (), software, symptoms, why)
             held = port_held(job, seen)
             if held:
                 why = (

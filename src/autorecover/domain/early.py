@@ -131,6 +131,29 @@ def port_held(job: JobRecord, seen: Sequence[Finding]) -> list[Finding]:
     return list(first.values())
 
 
+# NCCL's own result codes that say its software failed, not a peer or the network: an internal
+# check (ncclInternalError, "internal error - please report this issue to the NCCL developers")
+# and a CUDA call NCCL made (ncclUnhandledCudaError). On every node of a job at set-up they are
+# NCCL, its plugin or CUDA as the job ships them, the same on every retry. A failed system call
+# (ncclSystemError: a socket, shared memory, verbs) may be the network's and is not here.
+NCCL_SOFTWARE = frozenset({"nccl.internal_error", "nccl.unhandled_cuda_error"})
+
+
+def nccl_software_everywhere(job: JobRecord, seen: Sequence[Finding]) -> list[Finding]:
+    """The first line per node of one `NCCL_SOFTWARE` code when every node of a multi-node job
+    printed it; empty otherwise."""
+    if len(job.nodes) < 2:
+        return []
+    for signal in sorted(NCCL_SOFTWARE):
+        first: dict[str, Finding] = {}
+        for f in seen:
+            if f.signal == signal:
+                first.setdefault(f.node, f)
+        if set(job.nodes) <= set(first):
+            return [first[n] for n in job.nodes]
+    return []
+
+
 def killed_or_lost(job: JobRecord, seen: Sequence[Finding]) -> bool:
     """True when a line or an exit status says a process was killed or a peer lost."""
     if any(code == KILLED_EXIT for _, code in job.exit_codes):
