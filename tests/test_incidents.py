@@ -560,11 +560,6 @@ KNOWN_MISSES: dict[str, str] = {
         "reads as a collective failure (transient); the Ray issue is open with no cause"
     ),
     # the fifteenth session's batches (c50-c55), scored fresh: see docs/attribution.md section 8
-    "app-vllm-ray-spare-4090-server-other-subnet-nic-socketstartconnect-abort": (
-        "NCCL's refused connection and 'unhandled system error' at set-up, before any progress, "
-        "are a setup failure that a retry may or may not get past (unknown); that the spare "
-        "server's interfaces needed NCCL_SOCKET_IFNAME is the write-up's"
-    ),
     "app-gpt-neox-deepspeed-8-nodes-sorted-nodelist-non-head-inits-tcpstore-timeout": (
         "one node timing out against the c10d store names no cause (unknown); that the job "
         "script sorted the node list before picking MASTER_ADDR is the issue's"

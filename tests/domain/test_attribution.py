@@ -228,6 +228,28 @@ def test_a_set_up_failure_after_a_rank_chose_a_link_local_interface_is_the_jobs(
     assert one.cause is not Cause.APPLICATION
 
 
+def bootstrap_on(node: str, iface: str, address: str) -> Finding:
+    text = f"{node}:4242:4242 [0] NCCL INFO Bootstrap : Using {iface}:{address}<0>"
+    return f("nccl.bootstrap", node, Blame.INFO, 0, 1, source=Source.LOGS, text=text,
+             details=(("iface", iface), ("address", address)))  # fmt: skip
+
+
+def test_a_set_up_failure_after_nodes_chose_differently_named_interfaces_is_the_jobs() -> None:
+    """NCCL picks each node's bootstrap interface by itself unless NCCL_SOCKET_IFNAME says
+    which: nodes that chose differently (eth2 on one, bond0 on the rest) often sit on networks
+    that do not route to each other."""
+    chose = [bootstrap_on(n, "eth2" if n == "n4" else "bond0", f"10.37.8.{i}")
+             for i, n in enumerate(NODES, 1)]  # fmt: skip
+    fs = [*chose, *(system_error(n) for n in NODES)]
+    v = attribute(early_job(), fs, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v
+    assert "n4 eth2" in v.summary and "NCCL_SOCKET_IFNAME" in v.summary
+    same = [bootstrap_on(n, "bond0", f"10.37.8.{i}") for i, n in enumerate(NODES, 1)]
+    assert attribute(early_job(), [*same, *fs[4:]], [], RULES).cause is Cause.UNKNOWN
+    unseen = [*chose[:3], *fs[4:]]  # n4 printed no bootstrap line: its choice is unknown
+    assert attribute(early_job(), unseen, [], RULES).cause is Cause.UNKNOWN
+
+
 def nccl_code(signal: str, node: str) -> Finding:
     return f(signal, node, Blame.SYMPTOM, 20, 3, source=Source.LOGS)
 

@@ -47,6 +47,7 @@ from autorecover.domain.early import (
     crashed_alone,
     crashed_everywhere,
     killed_or_lost,
+    mismatched_interfaces,
     nccl_software_everywhere,
     port_held,
     trained,
@@ -318,6 +319,16 @@ def _decide(
                     "GLOO_SOCKET_IFNAME) fails the same way on every retry: stop"
                 )
                 return make_verdict(Cause.APPLICATION, (), unreachable, symptoms, why)
+            mismatched = mismatched_interfaces(job, seen)
+            if mismatched:
+                chosen = ", ".join(f"{f.node} {f.detail('iface')}" for f in mismatched[:4])
+                why = (
+                    f"collective failure at set-up while the nodes chose differently named "
+                    f"interfaces for NCCL's bootstrap ({chosen}): networks that may not reach "
+                    "each other; the job's network configuration (NCCL_SOCKET_IFNAME) fails the "
+                    "same way on every retry: stop"
+                )
+                return make_verdict(Cause.APPLICATION, (), mismatched, symptoms, why)
             software = nccl_software_everywhere(job, seen)
             if software:
                 why = (

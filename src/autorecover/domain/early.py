@@ -39,6 +39,7 @@ SETUP_WINDOW = timedelta(minutes=10)  # a job that ended this soon after its sta
 SETUP_COLLECTIVES = 8
 SEQUENCE = re.compile(r"\bSeqNum=(\d{1,12})\b")
 # A rank's choice of an interface that no other host can reach (on one host, harmless).
+NCCL_BOOTSTRAP = "nccl.bootstrap"  # "NCCL INFO Bootstrap : Using <iface>:<address><port>"
 UNREACHABLE_INTERFACES = frozenset(
     {"netconfig.loopback_interface", "netconfig.link_local_interface"}
 )
@@ -102,6 +103,26 @@ def unreachable_interfaces(job: JobRecord, seen: Sequence[Finding]) -> list[Find
         if f.signal in UNREACHABLE_INTERFACES:
             first.setdefault((f.node, f.signal), f)
     return list(first.values())
+
+
+def mismatched_interfaces(job: JobRecord, seen: Sequence[Finding]) -> list[Finding]:
+    """On a job spanning nodes, each node's first NCCL bootstrap line when every node printed
+    one and they name interfaces of different names (one node on `eth2`, the others on
+    `bond0`); empty otherwise. NCCL picks its out-of-band interface on each node by itself
+    unless NCCL_SOCKET_IFNAME says which: nodes that chose differently often sit on networks
+    that do not route to each other, and a set-up that then fails is the job's network
+    configuration."""
+    if len(job.nodes) < 2:
+        return []
+    first: dict[str, Finding] = {}
+    for f in seen:
+        if f.signal == NCCL_BOOTSTRAP and f.detail("iface"):
+            first.setdefault(f.node, f)
+    if not set(job.nodes) <= set(first):
+        return []
+    if len({first[n].detail("iface") for n in job.nodes}) < 2:
+        return []
+    return [first[n] for n in job.nodes]
 
 
 # Lines that say an address the job binds was already taken (EADDRINUSE: Linux errno 98, BSD 48,
