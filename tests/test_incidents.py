@@ -547,10 +547,6 @@ KNOWN_MISSES: dict[str, str] = {
     ),
     # the c47-c49 batches, scored fresh: tune 6/12 (the NVLS set-up reading, pynvml's unknown
     # error on one node and Ray's internal check were read after, from their emitters)
-    "app-megatron-bridge-nemotron3-super-hangs-after-last-iteration-cuda-graph-teardown-time-limit": (
-        "a job cancelled at its time limit reads as the scheduler's (transient); that it hung "
-        "deleting CUDA graphs after its last iteration, a bug, is the issue's"
-    ),
     "hang-vllm-tp2-a6000-ada-second-run-stalls-0-of-16-iommu-acs-slurm": (
         "a stall right after NCCL's set-up with no line from the node names nothing (unknown); "
         "that ACS and the IOMMU on that machine broke peer traffic is the reporter's fix"

@@ -1049,6 +1049,22 @@ def test_every_node_crashing_with_nothing_else_failing_is_the_jobs_code_path() -
     assert attribute(job(), aborted, [], RULES).cause is Cause.UNKNOWN  # aborts say elsewhere
 
 
+def test_a_run_that_reached_its_last_step_and_then_ran_out_of_time_is_the_jobs() -> None:
+    """Megatron printed `iteration 50/ 50`, then nothing until Slurm's time limit: the time
+    went to what comes after training (teardown, a final save), which will hang again."""
+    limit = f("slurm.time_limit", "n1", Blame.TRANSIENT, 80, 110, source=Source.LOGS)
+    done = [Activity(node=n, source=Source.LOGS, present=True, last_step=50, last_of_run=50)
+            for n in NODES]  # fmt: skip
+    v = attribute(job(state="TIMEOUT"), [limit], done, RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v
+    assert "reached its last step (50 of 50) and then ran out of its time" in v.summary
+    going = [replace(a, last_step=49, last_of_run=None) for a in done]  # still training
+    assert attribute(job(state="TIMEOUT"), [limit], going, RULES).cause is Cause.TRANSIENT
+    preempted = f("slurm.preempted", "n1", Blame.TRANSIENT, 80, 110, source=Source.LOGS)
+    both = attribute(job(), [limit, preempted], done, RULES)  # a preemption is the scheduler's
+    assert both.cause is Cause.TRANSIENT
+
+
 def test_the_same_unexplained_crash_again_is_the_application() -> None:
     alone = attribute(job(), [crash("n2")], [], RULES)
     assert alone.cause is Cause.UNKNOWN

@@ -118,3 +118,39 @@ def test_an_epoch_line_and_a_step_line_of_the_same_second() -> None:
     a = _activity(text)
     assert a.progress_lines == 2
     assert a.last_progress_at == datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("line", "total", "last"),
+    [
+        # Megatron-LM megatron/training/training.py training_log: the run's length after the count
+        (
+            " [2026-04-20 03:17:07] iteration       50/      50 | consumed samples:        25600 |"
+            " lm loss: 4.7918",
+            50,
+            True,
+        ),
+        (" [2026-04-20 03:16:57] iteration       49/      50 | lm loss: 4.6802", 50, False),
+        ("step 300/300 loss 1.93", 300, True),
+        # an epoch's steps count to the epoch's end, not the run's
+        ("Epoch 1 step 100/100 loss 2.31", None, False),
+        # a tqdm bar fills for every epoch and evaluation: its total is not the run's
+        ("Epoch 0: 100%|##########| 450/450 [01:23<00:00, 5.37it/s, loss=2.31]", None, False),
+        ("step 12 | loss 1.24", None, False),
+    ],
+)
+def test_a_progress_line_says_when_the_run_reached_its_last_step(
+    line: str, total: int | None, last: bool
+) -> None:
+    p = parse_progress(line, REF)
+    assert p is not None and (p.total, p.last) == (total, last)
+
+
+def test_the_scanner_keeps_the_runs_last_step_once_a_line_said_it() -> None:
+    done = _activity(
+        "[2026-12-01 10:00:00] iteration 49/ 50 | lm loss: 4.6\n"
+        "[2026-12-01 10:00:10] iteration 50/ 50 | lm loss: 4.7\n"
+        "[after training is done] datetime: 2026-12-01 10:00:11\n"
+    )
+    assert done.last_of_run == 50
+    assert _activity("[2026-12-01 10:00:00] iteration 49/ 50 | lm loss: 4.6\n").last_of_run is None

@@ -43,6 +43,7 @@ from autorecover.domain.context import in_context
 from autorecover.domain.desync import collective_desync
 from autorecover.domain.early import (
     SETUP_WINDOW,
+    TIME_LIMITS,
     before_it_ran,
     crashed_alone,
     crashed_everywhere,
@@ -50,6 +51,7 @@ from autorecover.domain.early import (
     mismatched_interfaces,
     nccl_software_everywhere,
     port_held,
+    ran_to_its_last_step,
     trained,
     unreachable_interfaces,
 )
@@ -257,6 +259,17 @@ def _decide(
             "rank; requeue without it"
         )
         return make_verdict(Cause.HARDWARE, (node,), slowed, [*transient, *symptoms], why)
+    last_step = ran_to_its_last_step(activity)
+    outlived = [f for f in transient if f.signal in TIME_LIMITS]
+    if last_step is not None and (hang is not None or (transient and outlived == transient)):
+        how = "ran out of its time" if outlived else "stopped making progress"
+        why = (
+            f"the run reached its last step ({last_step} of {last_step}) and then {how} with "
+            "no error: the work after training (its shutdown, a final save or evaluation) hung, "
+            "as it will again; not the nodes, not the scheduler"
+        )
+        decisive = [*outlived, *(hang.findings if hang is not None else ())]
+        return make_verdict(Cause.APPLICATION, (), decisive, symptoms, why)
     if transient:
         return make_verdict(Cause.TRANSIENT, (), transient, symptoms, transient_reason(transient))
     crashes = [f for f in symptoms if f.signal in LOCAL_CRASHES]

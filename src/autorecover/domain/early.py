@@ -80,6 +80,19 @@ def trained(activity: Sequence[Activity]) -> bool:
     )
 
 
+def ran_to_its_last_step(activity: Sequence[Activity]) -> int | None:
+    """The run's last step when a job log said the run reached it (Megatron's `iteration 50/
+    50`), else None."""
+    last = [a.last_of_run for a in activity if a.source is Source.LOGS and a.last_of_run]
+    return max(last) if last else None
+
+
+# The schedulers' time limits (the job ran out of its wall time): read beside a run that had
+# reached its last step, the time went to what comes after training.
+TIME_LIMITS = frozenset({"slurm.time_limit", "pbs.walltime_exceeded", "lsf.run_limit",
+                         "flux.timeout"})  # fmt: skip
+
+
 def before_it_ran(job: JobRecord, seen: Sequence[Finding], activity: Sequence[Activity]) -> bool:
     """True when the job ended within `SETUP_WINDOW` of its start, no node recorded a
     training step, no collective's sequence number is past set-up's, and no line says a

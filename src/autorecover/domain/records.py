@@ -125,6 +125,7 @@ class Activity:
     last_step: int | None = None
     progress_records: int = 0  # telemetry records
     progress_lines: int = 0  # plain-text progress lines (a loss and a step), without telemetry
+    last_of_run: int | None = None  # the run's last step, when a progress line said it (N of N)
     median_step_interval_s: float | None = None
     # Between plain-text progress lines: a job that logs every 100 steps is silent that long.
     median_progress_gap_s: float | None = None

@@ -39,12 +39,24 @@ _TQDM = re.compile(r"(?<![\d/])(\d{1,10})/(?:\d{1,10}|\?) \[[\d:]{4,12}(?:<[\d:?
 _ERROR = re.compile(r"(?i)error|exception|traceback|warn|fail|not found|nan or inf|overflow")
 
 
+# The run's length after a step counter: Megatron's `iteration 50/ 50`, `step 300/300`.
+_TOTAL = re.compile(r"\s{0,4}/\s{0,12}(\d{1,10})(?![\w.])")
+
+
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """One progress line: the step it names (None when it names an epoch only) and its time."""
+    """One progress line: the step it names (None when it names an epoch only), its time, and
+    the run's last step when the line says it (`iteration 50/ 50`; not a tqdm bar's total,
+    which an epoch's or an evaluation's bar fills as often as the run's)."""
 
     step: int | None
     at: datetime | None
+    total: int | None = None
+
+    @property
+    def last(self) -> bool:
+        """The line reports the run's last step."""
+        return self.step is not None and self.total is not None and 0 < self.total <= self.step
 
 
 def parse_progress(text: str, reference: datetime) -> Progress | None:
@@ -57,11 +69,14 @@ def parse_progress(text: str, reference: datetime) -> Progress | None:
     if not tqdm and not _LOSS.search(message):
         return None
     step: int | None = None
+    total: int | None = None
     m = _STEP.search(message)
     if m:
         step = int(m.group(1))
+        if (t := _TOTAL.match(message, m.end())) is not None and not _EPOCH.search(message):
+            total = int(t.group(1))  # a step within an epoch counts to the epoch's end
     elif tqdm:
         step = int(tqdm.group(1))
     elif not _EPOCH.search(message):
         return None
-    return Progress(step=step, at=parsed.at or find_embedded_time(message))
+    return Progress(step=step, at=parsed.at or find_embedded_time(message), total=total)

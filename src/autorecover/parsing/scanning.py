@@ -292,6 +292,7 @@ class _FileState:
     last_step: int | None = None
     progress_records: int = 0
     progress_lines: int = 0  # plain-text progress lines read (while no telemetry was seen)
+    last_of_run: int | None = None  # a progress line's step that was the run's last (N of N)
     ends_with_newline: bool = True
     dense_markers: bool = False  # the last chunk had many telemetry markers
     findings: list[Finding] = field(default_factory=list)
@@ -366,6 +367,9 @@ class _FileState:
         if not found:
             return
         self.progress_lines += len(found)
+        for p in found:
+            if p.last and p.step is not None:
+                self.last_of_run = max(p.step, self.last_of_run or 0)
         # by time only: a step may be None (an epoch line) beside another line's number
         stamped = sorted(((p.at, p.step) for p in found if p.at is not None), key=lambda x: x[0])
         for (a, sa), (b, sb) in itertools.pairwise(stamped):
@@ -402,6 +406,7 @@ class _FileState:
             last_step=self.last_step,
             progress_records=self.progress_records,
             progress_lines=self.progress_lines,
+            last_of_run=self.last_of_run,
             median_step_interval_s=median,
             median_progress_gap_s=gap,
         )

@@ -283,6 +283,7 @@ def _merged(old: Activity | None, new: Activity) -> Activity:
         last_step=new.last_step if new.last_step is not None else old.last_step,
         progress_records=old.progress_records + new.progress_records,
         progress_lines=old.progress_lines + new.progress_lines,
+        last_of_run=max(old.last_of_run or 0, new.last_of_run or 0) or None,
         median_step_interval_s=new.median_step_interval_s or old.median_step_interval_s,
         median_progress_gap_s=new.median_progress_gap_s or old.median_progress_gap_s,
     )
