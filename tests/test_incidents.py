@@ -990,6 +990,11 @@ KNOWN_MISSES: dict[str, str] = {
         "watchdog timeouts with nothing behind them read as a collective failure elsewhere "
         "(transient); the thread found no cause (unknown)"
     ),
+    "unknown-litdata-s3-streaming-index-json-missing-in-chunk-cache-on-one-of-two-nodes-intermittent": (
+        "a Python exception naming a missing file in the streaming cache reads as the job's "
+        "own error (application); the thread never found why it happened on one node at times "
+        "(unknown)"
+    ),
 }
 
 
