@@ -105,6 +105,14 @@ GOLDEN = [
      "function !!!", "cuda.invalid_usage"),
     # SPECFEM's exit_on_cuda_error: SPECFEM/specfem3d issue #1344
     ("CUDA error !!!!! <out of memory> !!!!! ", "cuda.oom"),
+    # AdaptiveCpp's (hipSYCL's) result::dump, the backend's number only (1: invalid value in
+    # cudaError_t, CUresult and hipError_t alike): GROMACS on an MI250X system, a cached buffer
+    # cleared after its reallocation
+    ("[hipSYCL Error] from /tmp/hellsvik/hipsycl/0.9.4/cpeGNU-22.06-rocm-5.3.3-llvm/hipSYCL-0.9.4/"
+     "src/runtime/hip/hip_queue.cpp:355 @ submit_memset() : hip_queue: hipMemsetAsync() failed "
+     "(error code = HIP:1)", "cuda.invalid_usage"),
+    ("[AdaptiveCpp Error] from /opt/acpp/src/runtime/cuda/cuda_queue.cpp:189 @ submit_memcpy(): "
+     "cuda_queue: Couldn't submit memcpy (error code = CUDA:700)", "cuda.illegal_memory_access"),
 ]  # fmt: skip
 
 # Look-alikes: the same common texts without a CUDA call or check before them, and a CUDA
@@ -121,6 +129,8 @@ NEGATIVE = [
     "Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading CUDA: driver shutting down",
     # curl through libcurl's curl_easy_strerror after a function name, rendered: not a CUDA call
     "curl_easy_perform failed: unknown error",
+    # AdaptiveCpp's report of a backend code no CUDA entry reads by number (10: invalid device)
+    "[AdaptiveCpp Error] from q.cpp:7 @ f(): cuda_queue: x (error code = CUDA:10)",
 ]
 
 
