@@ -1059,6 +1059,8 @@ def test_a_run_that_reached_its_last_step_and_then_ran_out_of_time_is_the_jobs()
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v
     assert "reached its last step (50 of 50) and then ran out of its time" in v.summary
     going = [replace(a, last_step=49, last_of_run=None) for a in done]  # still training
+    again = [replace(a, last_step=3) for a in done]  # the counter started again: an epoch's
+    assert attribute(job(state="TIMEOUT"), [limit], again, RULES).cause is Cause.TRANSIENT
     assert attribute(job(state="TIMEOUT"), [limit], going, RULES).cause is Cause.TRANSIENT
     preempted = f("slurm.preempted", "n1", Blame.TRANSIENT, 80, 110, source=Source.LOGS)
     both = attribute(job(), [limit, preempted], done, RULES)  # a preemption is the scheduler's

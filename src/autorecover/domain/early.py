@@ -82,8 +82,16 @@ def trained(activity: Sequence[Activity]) -> bool:
 
 def ran_to_its_last_step(activity: Sequence[Activity]) -> int | None:
     """The run's last step when a job log said the run reached it (Megatron's `iteration 50/
-    50`), else None."""
-    last = [a.last_of_run for a in activity if a.source is Source.LOGS and a.last_of_run]
+    50`) and its latest progress is still there (a counter that starts again, an epoch's, did
+    not end the run), else None."""
+    last = [
+        a.last_of_run
+        for a in activity
+        if a.source is Source.LOGS
+        and a.last_of_run
+        and a.last_step is not None
+        and a.last_step >= a.last_of_run
+    ]
     return max(last) if last else None
 
 
