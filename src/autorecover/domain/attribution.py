@@ -48,12 +48,9 @@ from autorecover.domain.early import (
     crashed_alone,
     crashed_everywhere,
     killed_or_lost,
-    mismatched_interfaces,
-    nccl_software_everywhere,
-    port_held,
     ran_to_its_last_step,
+    set_up_reading,
     trained,
-    unreachable_interfaces,
 )
 from autorecover.domain.fatal_errors import first_fatal
 from autorecover.domain.final_states import state_findings
@@ -321,44 +318,10 @@ def _decide(
             why += f" ({outlier_reason(outliers)})"
             return make_verdict(Cause.TRANSIENT, (), outliers, symptoms, why)
         if before_it_ran(job, seen, activity):
-            unreachable = unreachable_interfaces(job, seen)
-            if unreachable:
-                iface = unreachable[0]
-                why = (
-                    f"collective failure at set-up while {iface.node} chose "
-                    f"{iface.detail('iface') or iface.detail('oob_iface') or 'the loopback'} "
-                    "for its collectives, an interface no other host can reach (loopback or "
-                    "link-local): the job's network configuration (NCCL_SOCKET_IFNAME, "
-                    "GLOO_SOCKET_IFNAME) fails the same way on every retry: stop"
-                )
-                return make_verdict(Cause.APPLICATION, (), unreachable, symptoms, why)
-            mismatched = mismatched_interfaces(job, seen)
-            if mismatched:
-                chosen = ", ".join(f"{f.node} {f.detail('iface')}" for f in mismatched[:4])
-                why = (
-                    f"collective failure at set-up while the nodes chose differently named "
-                    f"interfaces for NCCL's bootstrap ({chosen}): networks that may not reach "
-                    "each other; the job's network configuration (NCCL_SOCKET_IFNAME) fails the "
-                    "same way on every retry: stop"
-                )
-                return make_verdict(Cause.APPLICATION, (), mismatched, symptoms, why)
-            software = nccl_software_everywhere(job, seen)
-            if software:
-                why = (
-                    f"NCCL reported {software[0].signal} on every node at set-up, before any "
-                    "progress: its own software (an internal check, a CUDA call it made), with "
-                    "its plugin and CUDA as the job ships them, fails the same way on every retry"
-                )
-                return make_verdict(Cause.APPLICATION, (), software, symptoms, why)
-            held = port_held(job, seen)
-            if held:
-                why = (
-                    f"set-up failed because a port the job binds was already taken on "
-                    f"{', '.join(sorted({f.node for f in held}))} ({held[0].signal}: address "
-                    "in use): another process there holds it (a previous job's leftover, a "
-                    "co-tenant), not the job's code nor the node's hardware: retry"
-                )
-                return make_verdict(Cause.TRANSIENT, (), held, symptoms, why)
+            reading = set_up_reading(job, seen)
+            if reading is not None:
+                cause, lines, why = reading
+                return make_verdict(cause, (), lines, symptoms, why)
             why = (
                 f"collective failure within {SETUP_WINDOW.seconds // 60} minutes of the start, "
                 "before any progress, with no process killed and no peer lost: the job's setup "

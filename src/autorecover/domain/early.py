@@ -23,6 +23,14 @@ advertised an address its peers cannot connect to (`unreachable_interfaces`). Th
 the job's network configuration (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME), the same on every
 retry. Another: a port the job binds already taken (EADDRINUSE) on one node of several, or on a
 one-node job, is a process that node kept (`port_held`): transient, whatever the job's setup.
+Two more (`mismatched_interfaces`, `nccl_software_everywhere`): nodes that chose differently
+named interfaces for NCCL's bootstrap, and NCCL's own internal or CUDA error on every node, are
+the job's configuration and software stack. `set_up_reading` asks them in that order.
+
+Crashes and the run's end are read here too: every node's processes crashing at the start, or
+at any time with nothing else failing, is the program (`crashed_everywhere`, `crashed_alone`);
+a run whose progress reached its last step before the job ran out of time hung after training
+(`ran_to_its_last_step`).
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ import re
 from collections.abc import Sequence
 from datetime import timedelta
 
-from autorecover.domain.records import Activity, Blame, Finding, JobRecord, Source
+from autorecover.domain.records import Activity, Blame, Cause, Finding, JobRecord, Source
 
 SETUP_WINDOW = timedelta(minutes=10)  # a job that ended this soon after its start never ran
 # Set-up's own collectives (a barrier, the parameters' broadcast) come first; a later sequence
@@ -263,3 +271,50 @@ def crashed_alone(job: JobRecord, crashes: Sequence[Finding], seen: Sequence[Fin
 
 def _aborted(f: Finding) -> bool:
     return any(f.detail(key) in ABORTS for key in _SIGNAL_DETAILS)
+
+
+Reading = tuple[Cause, list[Finding], str]  # a cause, the lines it rests on, the reason
+
+
+def set_up_reading(job: JobRecord, seen: Sequence[Finding]) -> Reading | None:
+    """What the lines of a collective failure at set-up (`before_it_ran`) say caused it, when
+    they say: (cause, the lines, the reason); None leaves it `unknown`."""
+    unreachable = unreachable_interfaces(job, seen)
+    if unreachable:
+        iface = unreachable[0]
+        chose = iface.detail("iface") or iface.detail("oob_iface") or "the loopback"
+        why = (
+            f"collective failure at set-up while {iface.node} chose {chose} for its "
+            "collectives, an interface no other host can reach (loopback or link-local): the "
+            "job's network configuration (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME) fails the "
+            "same way on every retry: stop"
+        )
+        return Cause.APPLICATION, unreachable, why
+    mismatched = mismatched_interfaces(job, seen)
+    if mismatched:
+        chosen = ", ".join(f"{f.node} {f.detail('iface')}" for f in mismatched[:4])
+        why = (
+            "collective failure at set-up while the nodes chose differently named interfaces "
+            f"for NCCL's bootstrap ({chosen}): networks that may not reach each other; the "
+            "job's network configuration (NCCL_SOCKET_IFNAME) fails the same way on every "
+            "retry: stop"
+        )
+        return Cause.APPLICATION, mismatched, why
+    software = nccl_software_everywhere(job, seen)
+    if software:
+        why = (
+            f"NCCL reported {software[0].signal} on every node at set-up, before any progress: "
+            "its own software (an internal check, a CUDA call it made), with its plugin and "
+            "CUDA as the job ships them, fails the same way on every retry"
+        )
+        return Cause.APPLICATION, software, why
+    held = port_held(job, seen)
+    if held:
+        why = (
+            "set-up failed because a port the job binds was already taken on "
+            f"{', '.join(sorted({f.node for f in held}))} ({held[0].signal}: address in use): "
+            "another process there holds it (a previous job's leftover, a co-tenant), not the "
+            "job's code nor the node's hardware: retry"
+        )
+        return Cause.TRANSIENT, held, why
+    return None
