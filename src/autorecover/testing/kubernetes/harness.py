@@ -195,6 +195,16 @@ class KubeHarness:
 
         wait(failed, f"{pod} failed", 10)
 
+    def terminating(self, pod: str) -> bool:
+        """The pod is gone or being deleted."""
+        try:
+            found = self.client.get(Pod, pod, namespace=self.namespace)
+        except ApiError as error:
+            if error.status.code == 404:
+                return True
+            raise
+        return found.metadata is not None and found.metadata.deletionTimestamp is not None
+
     def log_path(self, pod: str) -> Path:
         """The file kwok serves as the pod's log."""
         folder = self.tmp / "pod-logs"
