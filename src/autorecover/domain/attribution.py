@@ -18,7 +18,9 @@ The reasoning, in order:
    timeout with no hardware behind it; `unknown` when it came before the job got going,
    `early.py`, or when a one-host cascade is collective timeouts alone, `timeouts.py`, or the
    only symptom is an I/O error naming no disk or file system, `shape.BARE_IO_ERRORS`; the
-   application when every node's processes crashed and nothing else failed, `early.py`). A
+   application when a set-up failure's lines name the job's configuration, when every node's
+   processes crashed and nothing else failed, or when the run reached its last step before
+   its time ran out, `early.py`). A
    running job whose ranks' telemetry library raised a hang, with no progress since, hangs
    (`hangs.py`): transient, requeue, naming where the stacks and the flight recorders place
    it. Otherwise unknown.

@@ -36,7 +36,7 @@ a run whose progress reached its last step before the job ran out of time hung a
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 
 from autorecover.domain.records import Activity, Blame, Cause, Finding, JobRecord, Source
@@ -122,6 +122,14 @@ def before_it_ran(job: JobRecord, seen: Sequence[Finding], activity: Sequence[Ac
     return not killed_or_lost(job, seen)
 
 
+def _first_per_node(lines: Iterable[Finding]) -> dict[str, Finding]:
+    """Each node's first line among `lines`."""
+    first: dict[str, Finding] = {}
+    for f in lines:
+        first.setdefault(f.node, f)
+    return first
+
+
 def unreachable_interfaces(job: JobRecord, seen: Sequence[Finding]) -> list[Finding]:
     """On a job spanning nodes, the lines in which a rank chose the loopback or a link-local
     interface for its collectives (one per node and signal); empty on one node."""
@@ -143,10 +151,7 @@ def mismatched_interfaces(job: JobRecord, seen: Sequence[Finding]) -> list[Findi
     configuration."""
     if len(job.nodes) < 2:
         return []
-    first: dict[str, Finding] = {}
-    for f in seen:
-        if f.signal == NCCL_BOOTSTRAP and f.detail("iface"):
-            first.setdefault(f.node, f)
+    first = _first_per_node(f for f in seen if f.signal == NCCL_BOOTSTRAP and f.detail("iface"))
     if not set(job.nodes) <= set(first):
         return []
     if len({first[n].detail("iface") for n in job.nodes}) < 2:
@@ -172,10 +177,10 @@ def port_held(job: JobRecord, seen: Sequence[Finding]) -> list[Finding]:
     other nodes, gets past. On every node of a multi-node job it is the job binding its own
     port twice on each (a launcher started per rank, a port hard-coded), the same on every
     retry, which this does not claim."""
-    first: dict[str, Finding] = {}
-    for f in seen:
-        if f.signal in PORT_BINDS or (f.signal in STORE_BINDS and ADDRESS_IN_USE.search(f.text)):
-            first.setdefault(f.node, f)
+    first = _first_per_node(
+        f for f in seen
+        if f.signal in PORT_BINDS or (f.signal in STORE_BINDS and ADDRESS_IN_USE.search(f.text))
+    )  # fmt: skip
     if len(job.nodes) > 1 and set(job.nodes) <= set(first):
         return []
     return list(first.values())
@@ -195,10 +200,7 @@ def nccl_software_everywhere(job: JobRecord, seen: Sequence[Finding]) -> list[Fi
     if len(job.nodes) < 2:
         return []
     for signal in sorted(NCCL_SOFTWARE):
-        first: dict[str, Finding] = {}
-        for f in seen:
-            if f.signal == signal:
-                first.setdefault(f.node, f)
+        first = _first_per_node(f for f in seen if f.signal == signal)
         if set(job.nodes) <= set(first):
             return [first[n] for n in job.nodes]
     return []
