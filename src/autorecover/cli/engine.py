@@ -377,7 +377,7 @@ def serve_cmd(
     from autorecover.server.failpoints import failpoint_from, hooks_for
     from autorecover.server.identities import open_auth
     from autorecover.server.policies import load_policies
-    from autorecover.server.serving import check_listen, parse_listen, serve
+    from autorecover.server.serving import ListenError, check_listen, parse_listen, serve
     from autorecover.server.wiring import build_engine, cluster_for
 
     logging.basicConfig(
@@ -473,7 +473,7 @@ def serve_cmd(
     click.echo(f"dashboard: {scheme}://{listen}/ui/", err=True)
     try:
         serve(engine, host, port, log_level, auth=auth, tls=tls)
-    except ValueError as exc:  # the address cannot be bound
+    except ListenError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         cluster.close()  # the Kubernetes session's watches and loop; nothing for the others

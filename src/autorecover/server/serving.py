@@ -199,11 +199,15 @@ def serve(
     uvicorn.Server(config).run(sockets=[listening_socket(host, port)])
 
 
+class ListenError(ValueError):
+    """The server's address cannot be bound."""
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """The server's socket, bound as uvicorn binds one, with TCP keep-alive: every connection it
     accepts inherits the options, so an agent's connection left half-open by a partition or a
     node powered off mid-request is closed within about a minute instead of holding its
-    request open for good (`adapters/keepalive.py`). ValueError when it cannot bind."""
+    request open for good (`adapters/keepalive.py`). `ListenError` when it cannot bind."""
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -211,5 +215,5 @@ def listening_socket(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     return sock
