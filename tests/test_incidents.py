@@ -995,6 +995,25 @@ KNOWN_MISSES: dict[str, str] = {
         "own error (application); the thread never found why it happened on one node at times "
         "(unknown)"
     ),
+    # the twenty-sixth session's batches (c153-c155), scored fresh
+    "app-aks-nv36ads-a10-node-image-stale-grid-570-installer-580-userspace-nvml-mismatch-cdi-starterror-k8s": (
+        "NVML's driver/library version mismatch on every node at once reads as the nodes' "
+        "shared stack, not one node (transient, retry); that a stale node image pulled the "
+        "wrong driver installer, so a retry on that pool fails the same way, is the thread's"
+    ),
+    "trap-aks-gpu-node-driver-510-gsp-rpc-timeout-xid119-app-crash-runs-on-470-and-515": (
+        "XID 119 (GSP RPC timeout) on the job's one node names that node, as NVIDIA's XID "
+        "catalog reads it (reset the GPU); that driver 510's GSP firmware was at fault and other "
+        "driver versions ran is the thread's"
+    ),
+    "unknown-rocm57-two-gpu-training-node-smu-mode1-reset-failed-psp-resume-failed-reappears-on-rocm6": (
+        "amdgpu's failed GPU reset (mode1 reset, PSP resume) names the node (hardware); the "
+        "thread never established whether the card or the driver was at fault (unknown)"
+    ),
+    "unknown-tfjob-t2t-sync-gpu-training-gcs-429-object-change-rate-limit-on-checkpoint-upload-workers-crash-stale": (
+        "workers' exceptions after a storage rate limit read as symptoms of a failure "
+        "elsewhere (transient, retry); the thread went stale with the cause open (unknown)"
+    ),
 }
 
 

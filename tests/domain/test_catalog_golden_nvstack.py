@@ -35,6 +35,12 @@ from domain.golden import CATALOG, found
          Blame.HARDWARE),
         ("Failed to initialize NVML: Driver/library version mismatch", "nvml.version_mismatch",
          Blame.HARDWARE),
+        # NVIDIA's Go components wrap go-nvml's return: fmt.Errorf("failed to initialize NVML: %v")
+        ('error modifying OCI spec: failed to create the automatic CDI modifier: failed to '
+         'generate CDI spec for mode "auto": failed to construct device spec generators: failed '
+         "to initialize NVML: Driver/library version mismatch", "nvml.version_mismatch",
+         Blame.HARDWARE),
+        ("failed to initialize NVML: Driver Not Loaded", "nvml.driver_unreachable", Blame.HARDWARE),
         ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make "
          "sure that the latest NVIDIA driver is installed and running.",
          "nvml.driver_unreachable", Blame.HARDWARE),
