@@ -83,17 +83,24 @@ class Serve:
     def state(self, node: str) -> str:
         return str(self.api(f"/api/v1/nodes/{node}")["state"])
 
-    def until(self, what: str, check: Callable[[], bool]) -> None:
+    def until(self, what: str, check: Callable[[], bool], seen: Callable[[], str] = str) -> None:
+        """Wait for `check`; on timeout say what `seen` returns then (the state waited on),
+        the last error a call raised and the engine's log."""
         deadline = time.monotonic() + DEADLINE_S
+        error = "none"
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, f"serve exited: {self.log.read_text()[-3000:]}"
             try:
                 if check():
                     return
-            except (OSError, urllib.error.HTTPError):
-                pass  # not listening yet, or not known yet
+            except (OSError, urllib.error.HTTPError) as exc:
+                error = repr(exc)  # not listening yet, or not known yet (kept as text:
+                # an HTTPError kept alive holds its answer's socket open)
             time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}: {self.log.read_text()[-3000:]}")
+        raise AssertionError(
+            f"timed out waiting for {what}; last error {error}; seen {seen()}; "
+            f"engine log: {self.log.read_text()[-3000:]}"
+        )
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -214,7 +221,12 @@ def test_dashboard_browser_live_xid_then_release_through_the_page(
             new[:] = [i["id"] for i in serve.api("/api/v1/incidents") if i["id"] not in before]
             return bool(new)
 
-        serve.until("a new incident for node-1's second XID", opened)
+        def seen() -> str:
+            transitions = serve.api("/api/v1/nodes/node-1")["transitions"]
+            steps = [(t["at"], t["from_state"], t["to_state"], t["incident"]) for t in transitions]
+            return f"incidents before {sorted(before)}, node-1's transitions {steps}"
+
+        serve.until("a new incident for node-1's second XID", opened, seen)
         incidents.wait_for_selector(f'a[href="/ui/incidents/{quote(new[0])}"]', timeout=5000)
         assert cell(fleet, "node-1")[0] in "qdrvn"
         assert tab.errors == []

@@ -105,6 +105,16 @@ def test_a_hardware_fault_quarantines_with_cordon_taint_drain_and_provenance() -
     assert [a.id for a in d.actions] == ["n1/1/cordon", "n1/1/taint", "n1/1/drain"]
 
 
+def test_a_node_released_and_faulting_again_in_the_same_second_opens_a_new_incident() -> None:
+    first = decide(NodeRecord("n1"), [sig()], START, ctx())
+    back = release(first.record, START, "alice", "reseated")
+    again = decide(back.record, [sig()], START, ctx())
+    assert first.transition is not None and again.transition is not None
+    assert again.record.state is Q and again.transition.incident is not None
+    assert again.transition.incident != first.transition.incident
+    assert first.transition.incident == f"hw/n1/{START:%Y%m%dT%H%M%SZ}-1"
+
+
 def test_a_signal_replayed_long_after_decides_nothing() -> None:
     old = sig(at=START - timedelta(hours=2))
     d = decide(NodeRecord("n1"), [old], START, ctx())

@@ -203,7 +203,10 @@ def _detect(rec: NodeRecord, found: _Found, now: datetime, ctx: DecisionContext)
         incident = ctx.incident.id
     else:
         kept = None if healthy else rec.incident
-        incident = found.incident or kept or f"hw/{rec.node}/{now:%Y%m%dT%H%M%SZ}"
+        # The node's transition count makes the id unique: a node released and faulting
+        # again within the same second is a second incident, not more of the first.
+        fresh = f"hw/{rec.node}/{now:%Y%m%dT%H%M%SZ}-{rec.seq + 1}"
+        incident = found.incident or kept or fresh
     cleared = {"held": None, "held_since": None, "incident": incident}
     if to is _S:
         why = f"suspect: {_cause(found, rec)}" + (
