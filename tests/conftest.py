@@ -1,8 +1,9 @@
 """Shared fixtures: the built-in catalog and a scanner, built once per session.
 
-`./scripts/test -n 2 --dist loadgroup` runs the suite on two pytest-xdist workers (CI runs it
-serially). Each test is put in a group: a real system's whole folder (its session fixture
-starts the system once, on one worker), else its own file (module fixtures are built once)."""
+`./scripts/test` (and so CI) runs the suite on two pytest-xdist workers, `--dist loadgroup`
+(`AUTORECOVER_TEST_WORKERS=0` runs it serially). Each test is put in a group: a real system's
+whole folder (its session fixture starts the system once, on one worker), else its own file
+(module fixtures are built once)."""
 
 from __future__ import annotations
 
