@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from dataclasses import replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from autorecover.adapters.fakes.cluster import FakeScheduler
+from autorecover.adapters.http.wire import batch_document
 from autorecover.adapters.store.base import EngineStore
 from autorecover.adapters.store.sqlite import SqliteStore
 from autorecover.controllers.ports import TransientError
@@ -165,3 +167,47 @@ def test_a_store_that_is_away_answers_503_and_readyz_says_so(fleet: Fleet, tmp_p
     assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
     assert "store unavailable" in answer.json()["detail"]
     assert replica.client.get("/readyz").status_code == 200  # reads still work
+
+
+@pytest.mark.parametrize("skew", [timedelta(minutes=10), -timedelta(hours=2)])
+def test_a_node_whose_clock_is_wrong_has_its_signals_moved_onto_the_engines_clock(
+    fleet: Fleet, replica: Replica, skew: timedelta
+) -> None:
+    """A node's clock minutes ahead had every batch refused as from the future; hours behind,
+    its XID was set aside as a buffer replayed late. Its agent says when it sent the batch,
+    on the same wrong clock: the difference moves each signal onto the engine's."""
+    replica.step()
+    now = fleet.clock.now()
+    seen = xid79("n1", fleet.clock)
+    wrong = replace(seen, at=now + skew - timedelta(seconds=5))  # five seconds before sending
+    body = batch_document("n1", [wrong], sent_at=now + skew, dropped=0)
+    assert replica.client.post("/api/v1/signals", json=body).status_code == 202
+    fleet.advance(1, replica)
+    detail = replica.client.get("/api/v1/nodes/n1").json()
+    assert [t["to_state"] for t in detail["transitions"]][:1] == ["quarantined"]
+    kept = datetime.fromisoformat(detail["signals"][0]["at"])
+    assert kept == now - timedelta(seconds=5)
+    offset = metric(replica.client.get("/metrics").text,
+                    'autorecover_agent_clock_offset_seconds{node="n1"}')  # fmt: skip
+    assert offset == -skew.total_seconds()
+
+
+def test_a_clock_within_the_tolerance_or_a_batch_without_its_send_time_is_kept_as_sent(
+    fleet: Fleet, replica: Replica
+) -> None:
+    replica.step()
+    now = fleet.clock.now()
+    close = replace(xid79("n1", fleet.clock), at=now - timedelta(seconds=40))
+    body = batch_document("n1", [close], sent_at=now - timedelta(seconds=20), dropped=0)
+    assert replica.client.post("/api/v1/signals", json=body).status_code == 202
+    unstamped = batch_document("n2", [replace(close, node="n2")], sent_at=now, dropped=0)
+    del unstamped["sent_at"]
+    assert replica.client.post("/api/v1/signals", json=unstamped).status_code == 202
+    fleet.advance(1, replica)
+    for node in ("n1", "n2"):
+        signal = replica.client.get(f"/api/v1/nodes/{node}").json()["signals"][0]
+        assert datetime.fromisoformat(signal["at"]) == now - timedelta(seconds=40), node
+    ahead = replace(close, node="n2", at=now + timedelta(minutes=6))
+    unstamped = batch_document("n2", [ahead], sent_at=now, dropped=0)
+    del unstamped["sent_at"]  # nothing to measure the node's clock by: still refused
+    assert replica.client.post("/api/v1/signals", json=unstamped).status_code == 422

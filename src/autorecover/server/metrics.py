@@ -15,7 +15,7 @@ from collections import Counter as Tally
 from collections.abc import Callable, Iterator
 from datetime import datetime
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -221,6 +221,13 @@ class EngineMetrics:
             buckets=PASS_BUCKETS_S,
             registry=self.registry,
         )
+        self._clock_offset = Gauge(
+            "autorecover_agent_clock_offset_seconds",
+            "When the engine received a node's last batch minus when its agent says it sent it "
+            "(the node's clock error plus transit; beyond 30 s its signals' times are moved).",
+            ["node"],
+            registry=self.registry,
+        )
         self._failures = Counter(
             "autorecover_pass_failures",
             "Controller passes that raised (the controller is rebuilt from the store).",
@@ -243,6 +250,10 @@ class EngineMetrics:
         self._batches.labels(outcome).inc()
         if signals:
             self._signals.inc(signals)
+
+    def agent_clock(self, node: str, offset_s: float) -> None:
+        """Record how far behind (positive) or ahead a node's agent clock was, last batch."""
+        self._clock_offset.labels(node).set(offset_s)
 
     def pod_log_excerpts(self, taken: int, ignored: int, size: int) -> None:
         """Count one post of pod-log excerpts."""
