@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from autorecover.adapters.fakes.cluster import FakeScheduler
+from autorecover.adapters.fakes.cluster import FakeClock, FakeScheduler
 from autorecover.adapters.http.wire import batch_document
 from autorecover.adapters.store.base import EngineStore
 from autorecover.adapters.store.sqlite import SqliteStore
@@ -169,7 +169,10 @@ def test_a_store_that_is_away_answers_503_and_readyz_says_so(fleet: Fleet, tmp_p
     assert replica.client.get("/readyz").status_code == 200  # reads still work
 
 
-@pytest.mark.parametrize("skew", [timedelta(minutes=10), -timedelta(hours=2)])
+EPOCH_SKEW = datetime(1970, 1, 1, 0, 10, tzinfo=UTC) - FakeClock().now()  # a lost clock
+
+
+@pytest.mark.parametrize("skew", [timedelta(minutes=10), -timedelta(hours=2), EPOCH_SKEW])
 def test_a_node_whose_clock_is_wrong_has_its_signals_moved_onto_the_engines_clock(
     fleet: Fleet, replica: Replica, skew: timedelta
 ) -> None:

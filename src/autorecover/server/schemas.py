@@ -34,7 +34,9 @@ MAX_DETAIL_KEY = 64
 MAX_DETAIL_VALUE = 1024
 MAX_NAME = 253  # a DNS name: Kubernetes node names, Slurm host names
 MAX_KEY = 200  # signal keys, components, incident ids
-EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)  # nothing we read was observed before this
+# The Unix epoch: where a node whose real-time clock lost its setting starts counting (its
+# times are moved onto the engine's clock by the intake: `intake.clock_offset`).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 MAX_AHEAD = timedelta(minutes=5)  # `at` may lead the engine's clock by this much (skew)
 NODE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 KEY_PATTERN = r"^[\x21-\x7e]+$"  # printable ASCII, no spaces: catalog keys
@@ -59,7 +61,7 @@ def _iso_text(value: object) -> object:
     return value
 
 
-def _since_2000(at: datetime) -> datetime:
+def _since_epoch(at: datetime) -> datetime:
     try:
         utc = at.astimezone(UTC)
     except OverflowError:
@@ -83,9 +85,10 @@ DetailKey = Annotated[
 DetailValue = Annotated[
     str, StringConstraints(max_length=MAX_DETAIL_VALUE), AfterValidator(_storable)
 ]
-When = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_since_2000)]
+When = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_since_epoch)]
 _AT = (
-    "When it was observed: ISO 8601 with a UTC offset, not before 2000-01-01 and at most "
+    "When it was observed, on the node's clock: ISO 8601 with a UTC offset, not before "
+    "1970-01-01; moved onto the engine's clock by the batch's sent_at, at most "
     f"{int(MAX_AHEAD.total_seconds())} s ahead of the engine's clock."
 )
 
