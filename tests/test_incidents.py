@@ -513,11 +513,6 @@ KNOWN_MISSES: dict[str, str] = {
     ),
     # the c43-c46 batches (fourteenth session), scored fresh: tune 12/22 (huggingface_hub's 429
     # retry warning was read right after, from its source)
-    "app-imagenet-mp-spawn-two-nodes-nccl-unhandled-cuda-old-nccl": (
-        "NCCL's 'unhandled cuda error' at DDP construction on both nodes is a symptom with nothing "
-        "behind it (unknown); that the NCCL was too old, and the interface setting fixed it, is "
-        "the thread's"
-    ),
     "app-kuberay-two-trn1-torchxla-backend-no-neuron-rt-root-comm-id-buildglobalcomm-k8s": (
         "the Neuron runtime's 'Nrt::BuildGlobalComm failed ... Non specific failure' has no entry "
         "(its source does not say why); that Ray's backend never set NEURON_RT_ROOT_COMM_ID is the "

@@ -250,20 +250,24 @@ def test_a_set_up_failure_after_nodes_chose_differently_named_interfaces_is_the_
     assert attribute(early_job(), unseen, [], RULES).cause is Cause.UNKNOWN
 
 
-def nccl_code(signal: str, node: str) -> Finding:
-    return f(signal, node, Blame.SYMPTOM, 20, 3, source=Source.LOGS)
+def nccl_code(signal: str, node: str, weight: int = 20) -> Finding:
+    return f(signal, node, Blame.SYMPTOM, weight, 3, source=Source.LOGS)
 
 
+@pytest.mark.parametrize("weight", [20, 15])  # 15: the only, weak, symptom of the failure
 @pytest.mark.parametrize("signal", ["nccl.internal_error", "nccl.unhandled_cuda_error"])
-def test_nccls_own_software_failing_on_every_node_at_set_up_is_the_jobs(signal: str) -> None:
+def test_nccls_own_software_failing_on_every_node_at_set_up_is_the_jobs(
+    signal: str, weight: int
+) -> None:
     """ncclInternalError (an internal check) and ncclUnhandledCudaError (a CUDA call NCCL made)
     on every node before any progress: NCCL, its plugin or CUDA as the job ships them."""
-    v = attribute(early_job(), [nccl_code(signal, n) for n in NODES], [], RULES)
+    codes = [nccl_code(signal, n, weight) for n in NODES]
+    v = attribute(early_job(), codes, [], RULES)
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v
     assert f"NCCL reported {signal} on every node at set-up" in v.summary
-    some = [nccl_code(signal, n) for n in NODES[:3]]  # not on n4
+    some = codes[:3]  # not on n4
     assert attribute(early_job(), some, [], RULES).cause is not Cause.APPLICATION
-    late = attribute(job(), [nccl_code(signal, n) for n in NODES], [], RULES)  # after it ran
+    late = attribute(job(), codes, [], RULES)  # after it ran
     assert late.cause is not Cause.APPLICATION
 
 

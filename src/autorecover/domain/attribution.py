@@ -50,6 +50,7 @@ from autorecover.domain.early import (
     crashed_alone,
     crashed_everywhere,
     killed_or_lost,
+    nccl_software_reading,
     ran_to_its_last_step,
     set_up_reading,
     trained,
@@ -374,6 +375,10 @@ def _decide(
             f"application {APPLICATION_THRESHOLD}"
         )
         return make_verdict(Cause.UNKNOWN, (), [], [*weak, *symptoms], why)
+    software = before_it_ran(job, seen, activity) and nccl_software_reading(job, seen)
+    if software:
+        cause, lines, why = software
+        return make_verdict(cause, (), lines, symptoms, why)
     said = said_symptoms(symptoms)
     if said:
         shown = ", ".join(f"{f.signal} on {f.node} (symptom {f.weight})" for f in said)

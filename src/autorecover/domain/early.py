@@ -206,6 +206,22 @@ def nccl_software_everywhere(job: JobRecord, seen: Sequence[Finding]) -> list[Fi
     return []
 
 
+def nccl_software_reading(job: JobRecord, seen: Sequence[Finding]) -> Reading | None:
+    """NCCL's own internal or CUDA error on every node of a job at set-up is the job's
+    software stack (`nccl_software_everywhere`); None when it is not on every node. Asked by
+    `set_up_reading`, and on its own where these errors are all a set-up failure printed (they
+    are weak symptoms: nothing stronger says the collectives failed)."""
+    software = nccl_software_everywhere(job, seen)
+    if not software:
+        return None
+    why = (
+        f"NCCL reported {software[0].signal} on every node at set-up, before any progress: "
+        "its own software (an internal check, a CUDA call it made), with its plugin and "
+        "CUDA as the job ships them, fails the same way on every retry"
+    )
+    return Cause.APPLICATION, software, why
+
+
 def killed_or_lost(job: JobRecord, seen: Sequence[Finding]) -> bool:
     """True when a line or an exit status says a process was killed or a peer lost."""
     if any(code == KILLED_EXIT for _, code in job.exit_codes):
@@ -302,14 +318,9 @@ def set_up_reading(job: JobRecord, seen: Sequence[Finding]) -> Reading | None:
             "retry: stop"
         )
         return Cause.APPLICATION, mismatched, why
-    software = nccl_software_everywhere(job, seen)
-    if software:
-        why = (
-            f"NCCL reported {software[0].signal} on every node at set-up, before any progress: "
-            "its own software (an internal check, a CUDA call it made), with its plugin and "
-            "CUDA as the job ships them, fails the same way on every retry"
-        )
-        return Cause.APPLICATION, software, why
+    software = nccl_software_reading(job, seen)
+    if software is not None:
+        return software
     held = port_held(job, seen)
     if held:
         why = (
