@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from lightkube import KubeConfig
@@ -58,10 +59,37 @@ class PodLogs(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def session() -> Iterator[KubeSession]:
-    PodLogs.asked = 0
-    server = ThreadingHTTPServer(("127.0.0.1", 0), PodLogs)
+class Streams(BaseHTTPRequestHandler):
+    """`pods/log?follow=true`, one answer per request from `ANSWERS`: the lines it streams
+    (chunked) and whether the stream then ends (the container exited) or breaks (the
+    connection cut mid-body, as an API server restart does). The query each request asked
+    is kept in `asked`."""
+
+    protocol_version = "HTTP/1.1"
+    ANSWERS: ClassVar[list[tuple[list[str], bool]]] = []
+    asked: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        Streams.asked.append(self.path)
+        lines, ends = Streams.ANSWERS.pop(0) if Streams.ANSWERS else ([], True)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for line in lines:
+            data = f"{line}\n".encode()
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        if ends:
+            self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+        self.close_connection = True  # a break: no last chunk, the connection closes
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _session(handler: type[BaseHTTPRequestHandler]) -> Iterator[KubeSession]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     config = KubeConfig.from_dict({
@@ -78,6 +106,18 @@ def session() -> Iterator[KubeSession]:
         built.close()
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def session() -> Iterator[KubeSession]:
+    PodLogs.asked = 0
+    yield from _session(PodLogs)
+
+
+@pytest.fixture
+def streams() -> Iterator[KubeSession]:
+    Streams.ANSWERS, Streams.asked = [], []
+    yield from _session(Streams)
 
 
 def test_a_container_refused_for_long_is_read_once_it_starts(
@@ -116,3 +156,64 @@ def test_every_connection_to_the_api_server_carries_tcp_keepalive(session: KubeS
     assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL) == keepalive.INTERVAL_S
     assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT) == keepalive.PROBES
     assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == keepalive.USER_TIMEOUT_MS
+
+
+def _spooled(spool: LogSpool, source: LogSource, want: bytes) -> bytes:
+    deadline = time.monotonic() + 10
+    while (got := spool.read(source.job, 1, source.node, 0, 1 << 20)) != want:
+        assert time.monotonic() < deadline, got
+        time.sleep(0.05)
+    return got
+
+
+SOURCE = LogSource("t/train", 1, "gpu-02", "t", "train-worker-0", "uid-1", "pytorch")
+
+
+def test_a_stream_opened_again_after_the_kubelet_rotated_the_log_loses_nothing(
+    streams: KubeSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kubelet serves a container's current log file only: after it rotated the file, the
+    stream opened again begins with fewer bytes than were spooled. Skipping by bytes dropped
+    the new lines (the failure among them); the kubelet's timestamps say what is new."""
+    monkeypatch.setattr(logs, "RETRY_S", 0.0)
+    Streams.ANSWERS = [
+        (["2026-12-05T10:00:00.000000001Z step 1 " + "x" * 200,
+          "2026-12-05T10:00:01.000000000Z step 2 " + "x" * 200], False),  # then it breaks
+        (["2026-12-05T10:00:02.5Z NCCL error: unhandled system error"], True),  # rotated
+    ]  # fmt: skip
+    spool = LogSpool(streams, tmp_path / "spool", SystemClock(), grace_s=0.0)
+    spool.follow([SOURCE])
+    want = f"step 1 {'x' * 200}\nstep 2 {'x' * 200}\nNCCL error: unhandled system error\n"
+    _spooled(spool, SOURCE, want.encode())
+    assert all("timestamps=true" in q.lower() for q in Streams.asked) and len(Streams.asked) == 2
+
+
+def test_lines_of_one_write_share_a_timestamp_and_each_is_spooled_once_across_a_break(
+    streams: KubeSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logs, "RETRY_S", 0.0)
+    t1, t2, t3 = (f"2026-12-05T10:00:0{i}.000000000Z" for i in (1, 2, 3))
+    first = [f"{t1} a", f"{t2} Traceback (most recent call last):", f"{t2}   File x"]
+    again = [*first, f"{t2} RuntimeError: boom", f"{t3} exit"]  # the same file, grown
+    Streams.ANSWERS = [(first, False), (again, True)]
+    spool = LogSpool(streams, tmp_path / "spool", SystemClock(), grace_s=0.0)
+    spool.follow([SOURCE])
+    want = "a\nTraceback (most recent call last):\n  File x\nRuntimeError: boom\nexit\n"
+    _spooled(spool, SOURCE, want.encode())
+
+
+@pytest.mark.parametrize(
+    ("line", "key", "text"),
+    [
+        ("2026-12-05T10:00:02.123456789Z hi", (1796464802, 123456789), "hi"),
+        ("2026-12-05T10:00:02.5Z hi", (1796464802, 500000000), "hi"),
+        ("2026-12-05T10:00:02Z 2026-01-01T00:00:00Z app", (1796464802, 0),
+         "2026-01-01T00:00:00Z app"),
+        ("no stamp here", None, "no stamp here"),
+        ("2026-13-45T10:00:02Z bad month", None, "2026-13-45T10:00:02Z bad month"),
+    ],
+)  # fmt: skip
+def test_a_kubelet_timestamp_is_read_and_taken_off_the_line(
+    line: str, key: tuple[int, int] | None, text: str
+) -> None:
+    assert logs.stamped(line) == (key, text)

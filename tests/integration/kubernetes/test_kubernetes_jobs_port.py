@@ -79,3 +79,25 @@ def test_kubernetes_a_pod_drained_before_any_pass_keeps_its_node_in_the_attempt(
     seen = wait(lambda: next((w for w in kube.jobs.watched() if w.job == job), None), "watched")
     # every node the attempt ran on, and the one the operator recreated the pod on, if bound
     assert node in seen.status.nodes and set(first.values()) <= set(seen.status.nodes)
+
+
+def test_kubernetes_a_log_stream_opened_again_after_rotation_loses_and_repeats_nothing(
+    kube: KubeHarness,
+) -> None:
+    """The kubelet serves a container's current log file only: when it has rotated the file
+    and the stream is opened again (here the API server restarted), the new stream begins with
+    fewer bytes than were spooled. Each line is known by the kubelet's timestamp on it."""
+    job = kube.submit(workers=0)
+    node = kube.placement(count=1)["train-master-0"]
+    kube.log("train-master-0", "step 1 " + "x" * 500)
+    wait(lambda: kube.jobs.watched() and b"step 1" in kube.jobs.read_output(
+        job, 0, node, 0, 4096), "spooled")  # fmt: skip
+    log = kube.log_path("train-master-0")
+    log.rename(log.with_suffix(".log.1"))  # rotated: the current file starts empty
+    log.touch()
+    kube.log("train-master-0", "NCCL error: unhandled system error")
+    kube.cluster.restart_apiserver()
+    wait(lambda: b"NCCL error" in kube.jobs.read_output(job, 0, node, 0, 4096),
+         "the line after the rotation spooled", 60)  # fmt: skip
+    text = kube.jobs.read_output(job, 0, node, 0, 4096)
+    assert text == b"step 1 " + b"x" * 500 + b"\nNCCL error: unhandled system error\n"

@@ -6,10 +6,13 @@ container's output goes into the spool file of (job, attempt, node), which job r
 at its own byte offsets. Where the node's agent is alive (it asked for its sources within
 `agent_fresh_s`), the agent reads the container's log file on the node and ships excerpts
 (`agent_excerpt`, through `POST /api/v1/agent/logs`): the engine keeps no stream for that pod.
-Elsewhere one follower streams `pods/log?follow=true` through the API server; a stream that
-breaks is opened again and the bytes already spooled are skipped (a container's log only
-grows), and it ends with its pod. Each answer is closed however it ends (`follow_log`), so a
-container slow to start does not use up the session's connections. For `grace_s` after the
+Elsewhere one follower streams `pods/log?follow=true&timestamps=true` through the API
+server; a stream that breaks is opened again and the lines already spooled are skipped by the
+kubelet's timestamp on each (`Resume`), which holds where counting bytes did not: after the
+kubelet rotated the container's log (it serves the current file only) or on a stream asked
+from a time (`sinceSeconds`); the timestamp is not spooled. It ends with its pod. Each
+answer is closed however it ends (`follow_log`), so a container slow to start does not use up
+the session's connections. For `grace_s` after the
 engine starts a source waits for its agent rather than falling back at once (agents ask every
 10 s). A pod whose agent falls silent is followed through the API from a little before the
 agent's last excerpt.
@@ -23,8 +26,10 @@ engine starts: nothing maps its old files to jobs any more.
 from __future__ import annotations
 
 import asyncio
+import calendar
 import hashlib
 import logging
+import re
 import threading
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
@@ -49,6 +54,54 @@ AGENT_FRESH_S = 30.0  # an agent that asked for its sources this recently reads 
 GRACE_S = 30.0  # after the engine starts, sources wait this long for their agent
 OVERLAP_S = 10  # a fallback stream starts this long before the agent's last excerpt
 CONNECT_S = 30.0  # a stream's connect, write and pool timeouts (it reads without one)
+
+
+# `timestamps=true`: the kubelet's RFC 3339 time of each line (nanoseconds, fixed width as the
+# kubelet writes them; any width read), then one space, then the container's text.
+STAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z ")
+
+
+def stamped(line: str) -> tuple[tuple[int, int] | None, str]:
+    """A `timestamps=true` line's time as (seconds, nanoseconds) since the epoch and the
+    container's text after it; (None, line) when it carries none."""
+    m = STAMP.match(line)
+    if m is None:
+        return None, line
+    y, mo, d, h, mi, sec = (int(g) for g in m.groups()[:6])
+    try:
+        seconds = calendar.timegm((y, mo, d, h, mi, sec, 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None, line
+    return (seconds, int((m.group(7) or "0").ljust(9, "0"))), line[m.end() :]
+
+
+@dataclass(slots=True)
+class Resume:
+    """Where one container's spooled output ends, so that a stream opened again skips what is
+    spooled: the newest kubelet timestamp spooled and how many lines carried it (one write
+    of several lines shares one), or, for lines without a timestamp, the bytes spooled."""
+
+    last: tuple[int, int] | None = None
+    at_last: int = 0
+    done: int = 0  # bytes of unstamped lines spooled (a server that ignores `timestamps`)
+    same: int = 0  # lines stamped `last` in the stream now read
+
+    def reopened(self) -> None:
+        """A new stream: it starts again from the log's beginning (or its `sinceSeconds`)."""
+        self.same = 0
+
+    def fresh(self, key: tuple[int, int]) -> bool:
+        """Whether a stamped line is new; records it when it is."""
+        if self.last is not None and key < self.last:
+            return False
+        if key == self.last:
+            self.same += 1
+            if self.same <= self.at_last:
+                return False
+            self.at_last += 1
+            return True
+        self.last, self.at_last, self.same = key, 1, 1
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,22 +279,28 @@ class LogSpool:
 
     async def _follow(self, source: LogSource, since_s: int | None = None) -> None:
         path = self.path(source.job, source.attempt, source.node)
-        # Bytes of this container already in the spool (when the stream is opened again).
-        done = 0
+        spooled = Resume()  # what of this container is in the spool, across streams
         while True:
-            seen = 0
+            seen = 0  # this stream's unstamped bytes
+            spooled.reopened()
             try:
                 stream = follow_log(self.session.client, source, since_s)
                 async with aclosing(stream) as lines:
                     async for line in lines:
-                        data = line.encode("utf-8", "replace")
-                        seen += len(data)
-                        if seen <= done:
-                            continue
-                        start = seen - len(data)
-                        if not self._append(path, data[max(0, done - start) :]):
+                        key, text = stamped(line)
+                        if key is not None:
+                            if not spooled.fresh(key):
+                                continue
+                            data = text.encode("utf-8", "replace")
+                        else:
+                            data = line.encode("utf-8", "replace")
+                            seen += len(data)
+                            if seen <= spooled.done:
+                                continue
+                            data = data[max(0, spooled.done - (seen - len(data))) :]
+                            spooled.done = seen
+                        if not self._append(path, data):
                             return  # pruned: nobody reads this attempt any more
-                        done = seen
                 return  # the container ended and its log is complete
             except asyncio.CancelledError:
                 raise
@@ -300,7 +359,8 @@ async def follow_log(
     api = client._client  # lightkube's GenericAsyncClient: builds the request as `log` does
     request = api.prepare_request(
         "get", PodLog, name=source.pod, namespace=source.namespace,
-        params={"container": source.container, "follow": True, "sinceSeconds": since_s},
+        params={"container": source.container, "follow": True, "timestamps": True,
+                "sinceSeconds": since_s},
     )  # fmt: skip
     request.timeout = httpx.Timeout(CONNECT_S, read=None)
     answer = await api.send(api.build_adapter_request(request), stream=True)  # type: ignore[no-untyped-call]
