@@ -217,3 +217,13 @@ def test_a_kubelet_timestamp_is_read_and_taken_off_the_line(
     line: str, key: tuple[int, int] | None, text: str
 ) -> None:
     assert logs.stamped(line) == (key, text)
+
+
+def test_lines_without_a_timestamp_are_resumed_by_the_bytes_spooled() -> None:
+    """A server that ignores `timestamps=true`: a log only grows, so the bytes spooled are
+    the part of a stream opened again to skip (a rotation cannot be told there)."""
+    spooled = logs.Resume()
+    spooled.reopened()
+    assert [spooled.new_part(x) for x in ("a\n", "bb\n")] == [b"a\n", b"bb\n"]
+    spooled.reopened()
+    assert [spooled.new_part(x) for x in ("a\n", "bb\n", "c\n")] == [b"", b"", b"c\n"]

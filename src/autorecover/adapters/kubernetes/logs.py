@@ -12,10 +12,9 @@ kubelet's timestamp on each (`Resume`), which holds where counting bytes did not
 kubelet rotated the container's log (it serves the current file only) or on a stream asked
 from a time (`sinceSeconds`); the timestamp is not spooled. It ends with its pod. Each
 answer is closed however it ends (`follow_log`), so a container slow to start does not use up
-the session's connections. For `grace_s` after the
-engine starts a source waits for its agent rather than falling back at once (agents ask every
-10 s). A pod whose agent falls silent is followed through the API from a little before the
-agent's last excerpt.
+the session's connections. For `grace_s` after the engine starts a source waits for its agent
+rather than falling back at once (agents ask every 10 s). A pod whose agent falls silent is
+followed through the API from a little before the agent's last excerpt.
 
 Disk is bounded twice: `max_file_bytes` per spool file and `max_total_bytes` for the whole
 spool, sized from the volume it lives on (the chart's spool emptyDir); an append past either
@@ -85,10 +84,23 @@ class Resume:
     at_last: int = 0
     done: int = 0  # bytes of unstamped lines spooled (a server that ignores `timestamps`)
     same: int = 0  # lines stamped `last` in the stream now read
+    seen: int = 0  # bytes of unstamped lines in the stream now read
 
     def reopened(self) -> None:
         """A new stream: it starts again from the log's beginning (or its `sinceSeconds`)."""
-        self.same = 0
+        self.same = self.seen = 0
+
+    def new_part(self, line: str) -> bytes:
+        """What of one line of the stream now read is not spooled yet (b"" when none)."""
+        key, text = stamped(line)
+        if key is not None:
+            return text.encode("utf-8", "replace") if self.fresh(key) else b""
+        data = line.encode("utf-8", "replace")  # no timestamp: a log only grows, count bytes
+        start, self.seen = self.seen, self.seen + len(data)
+        if self.seen <= self.done:
+            return b""
+        data, self.done = data[max(0, self.done - start) :], self.seen
+        return data
 
     def fresh(self, key: tuple[int, int]) -> bool:
         """Whether a stamped line is new; records it when it is."""
@@ -281,25 +293,13 @@ class LogSpool:
         path = self.path(source.job, source.attempt, source.node)
         spooled = Resume()  # what of this container is in the spool, across streams
         while True:
-            seen = 0  # this stream's unstamped bytes
             spooled.reopened()
             try:
                 stream = follow_log(self.session.client, source, since_s)
                 async with aclosing(stream) as lines:
                     async for line in lines:
-                        key, text = stamped(line)
-                        if key is not None:
-                            if not spooled.fresh(key):
-                                continue
-                            data = text.encode("utf-8", "replace")
-                        else:
-                            data = line.encode("utf-8", "replace")
-                            seen += len(data)
-                            if seen <= spooled.done:
-                                continue
-                            data = data[max(0, spooled.done - (seen - len(data))) :]
-                            spooled.done = seen
-                        if not self._append(path, data):
+                        data = spooled.new_part(line)
+                        if data and not self._append(path, data):
                             return  # pruned: nobody reads this attempt any more
                 return  # the container ended and its log is complete
             except asyncio.CancelledError:
