@@ -134,7 +134,13 @@ def test_a_container_refused_for_long_is_read_once_it_starts(
             f"the log never read: {PodLogs.asked} asked, {REFUSED} refused"
         )
         time.sleep(0.05)
-    assert PodLogs.asked == REFUSED + 1
+    # Opened once more after it ended: nothing new there, so the container has ended.
+    deadline = time.monotonic() + 10
+    while PodLogs.asked < REFUSED + 2:
+        assert time.monotonic() < deadline, PodLogs.asked
+        time.sleep(0.05)
+    time.sleep(0.2)
+    assert PodLogs.asked == REFUSED + 2
     assert spool.streams == 1
 
 
@@ -185,7 +191,27 @@ def test_a_stream_opened_again_after_the_kubelet_rotated_the_log_loses_nothing(
     spool.follow([SOURCE])
     want = f"step 1 {'x' * 200}\nstep 2 {'x' * 200}\nNCCL error: unhandled system error\n"
     _spooled(spool, SOURCE, want.encode())
-    assert all("timestamps=true" in q.lower() for q in Streams.asked) and len(Streams.asked) == 2
+    assert all("timestamps=true" in q.lower() for q in Streams.asked)
+
+
+def test_a_stream_that_ends_is_opened_again_until_it_has_nothing_new(
+    streams: KubeSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follow also ends, cleanly, when the kubelet restarts or the API server's proxy lets
+    go while the container runs on: opened again, it goes on; an ended container's log has
+    nothing new, and that is its end."""
+    monkeypatch.setattr(logs, "RETRY_S", 0.0)
+    t1, t2 = "2026-12-05T10:00:01.000000000Z", "2026-12-05T10:00:02.000000000Z"
+    Streams.ANSWERS = [([f"{t1} one"], True), ([f"{t1} one", f"{t2} two"], True)]
+    spool = LogSpool(streams, tmp_path / "spool", SystemClock(), grace_s=0.0)
+    spool.follow([SOURCE])
+    _spooled(spool, SOURCE, b"one\ntwo\n")
+    deadline = time.monotonic() + 10
+    while len(Streams.asked) < 3:  # the third finds nothing new: the follower ends
+        assert time.monotonic() < deadline, Streams.asked
+        time.sleep(0.05)
+    time.sleep(0.2)
+    assert len(Streams.asked) == 3
 
 
 def test_lines_of_one_write_share_a_timestamp_and_each_is_spooled_once_across_a_break(

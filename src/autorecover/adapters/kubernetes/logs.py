@@ -10,7 +10,9 @@ Elsewhere one follower streams `pods/log?follow=true&timestamps=true` through th
 server; a stream that breaks is opened again and the lines already spooled are skipped by the
 kubelet's timestamp on each (`Resume`), which holds where counting bytes did not: after the
 kubelet rotated the container's log (it serves the current file only) or on a stream asked
-from a time (`sinceSeconds`); the timestamp is not spooled. It ends with its pod. Each
+from a time (`sinceSeconds`); the timestamp is not spooled. A stream that ends cleanly is
+opened again too (a kubelet restart, a proxy letting an idle stream go); the follower ends
+when one ends at once with nothing new (`ENDED_WITHIN_S`: its container ended). Each
 answer is closed however it ends (`follow_log`), so a container slow to start does not use up
 the session's connections. For `grace_s` after the engine starts a source waits for its agent
 rather than falling back at once (agents ask every 10 s). A pod whose agent falls silent is
@@ -53,6 +55,7 @@ AGENT_FRESH_S = 30.0  # an agent that asked for its sources this recently reads 
 GRACE_S = 30.0  # after the engine starts, sources wait this long for their agent
 OVERLAP_S = 10  # a fallback stream starts this long before the agent's last excerpt
 CONNECT_S = 30.0  # a stream's connect, write and pool timeouts (it reads without one)
+ENDED_WITHIN_S = 5.0  # a stream that ends this soon with nothing new: its container ended
 
 
 # `timestamps=true`: the kubelet's RFC 3339 time of each line (nanoseconds, fixed width as the
@@ -292,8 +295,10 @@ class LogSpool:
     async def _follow(self, source: LogSource, since_s: int | None = None) -> None:
         path = self.path(source.job, source.attempt, source.node)
         spooled = Resume()  # what of this container is in the spool, across streams
+        clock = asyncio.get_running_loop().time
         while True:
             spooled.reopened()
+            fresh, opened = False, clock()
             try:
                 stream = follow_log(self.session.client, source, since_s)
                 async with aclosing(stream) as lines:
@@ -301,7 +306,13 @@ class LogSpool:
                         data = spooled.new_part(line)
                         if data and not self._append(path, data):
                             return  # pruned: nobody reads this attempt any more
-                return  # the container ended and its log is complete
+                        fresh = fresh or bool(data)
+                # A follow ends when its container ends, but also when the kubelet restarts
+                # or a proxy on the way lets an idle stream go: opened again, a running
+                # container's log goes on; an ended one's is served whole and closed at once
+                # with nothing new, and that is its end.
+                if not fresh and clock() - opened < ENDED_WITHIN_S:
+                    return
             except asyncio.CancelledError:
                 raise
             except ApiError as exc:
