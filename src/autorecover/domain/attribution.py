@@ -375,8 +375,8 @@ def _decide(
             f"application {APPLICATION_THRESHOLD}"
         )
         return make_verdict(Cause.UNKNOWN, (), [], [*weak, *symptoms], why)
-    software = before_it_ran(job, seen, activity) and nccl_software_reading(job, seen)
-    if software:
+    software = nccl_software_reading(job, seen) if before_it_ran(job, seen, activity) else None
+    if software is not None:
         cause, lines, why = software
         return make_verdict(cause, (), lines, symptoms, why)
     said = said_symptoms(symptoms)
