@@ -42,6 +42,7 @@ from datetime import timedelta
 from autorecover.domain.records import Activity, Blame, Cause, Finding, JobRecord, Source
 
 SETUP_WINDOW = timedelta(minutes=10)  # a job that ended this soon after its start never ran
+Reading = tuple[Cause, list[Finding], str]  # a cause, the lines it rests on, the reason
 # Set-up's own collectives (a barrier, the parameters' broadcast) come first; a later sequence
 # number means collectives had worked.
 SETUP_COLLECTIVES = 8
@@ -290,8 +291,6 @@ def crashed_alone(job: JobRecord, crashes: Sequence[Finding], seen: Sequence[Fin
 def _aborted(f: Finding) -> bool:
     return any(f.detail(key) in ABORTS for key in _SIGNAL_DETAILS)
 
-
-Reading = tuple[Cause, list[Finding], str]  # a cause, the lines it rests on, the reason
 
 
 def set_up_reading(job: JobRecord, seen: Sequence[Finding]) -> Reading | None:
