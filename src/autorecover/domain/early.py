@@ -292,7 +292,6 @@ def _aborted(f: Finding) -> bool:
     return any(f.detail(key) in ABORTS for key in _SIGNAL_DETAILS)
 
 
-
 def set_up_reading(job: JobRecord, seen: Sequence[Finding]) -> Reading | None:
     """What the lines of a collective failure at set-up (`before_it_ran`) say caused it, when
     they say: (cause, the lines, the reason); None leaves it `unknown`."""
