@@ -1021,6 +1021,14 @@ KNOWN_MISSES: dict[str, str] = {
         "HIP's invalid device pointer on one rank reads as the job's misuse of the device API "
         "(application); the issue is open with no cause (unknown)"
     ),
+    "app-tpu-v2-128-pod-biggan-tpuestimator-infeed-unable-to-enqueue-when-not-opened-malformed-input-data": (
+        "TPUEstimator's infeed and outfeed errors say a step failed, not why (unknown); the reporter "
+        "put it down to malformed input data, 'likely' (application)"
+    ),
+    "unknown-nccl-tests-two-dgx-h100-roce-ibv-modify-qp-network-unreachable-peer-connection-reset-open": (
+        "ibv_modify_qp 'Network is unreachable' reads as the RoCE addressing the job configured "
+        "(application); the thread is open with no cause (unknown)"
+    ),
 }
 
 
