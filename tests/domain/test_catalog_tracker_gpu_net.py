@@ -142,6 +142,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nccl.qp_setup_config",
         {"error": "Network is unreachable"},
     ),
+    # NVIDIA/nccl issue #799 (a RoCE port the container has no network device for)
+    (
+        "72bf7b08-26f3-4ebc-8b9d-85df3e4414c0:76786:77145 [3] misc/ibvwrap.cc:284 NCCL WARN Call to "
+        "ibv_modify_qp failed with error No such device",
+        "nccl.qp_setup_config",
+        {"error": "No such device"},
+    ),
     # NVIDIA/nccl issue #2013 (a comment; host and GIDs elided by the reporter)
     (
         "[2026-03-13 22:26:02] host-01.example.com:XXXXXX [5] ibvwrap.c:262 NCCL WARN Call to "
