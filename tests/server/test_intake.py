@@ -190,9 +190,12 @@ def test_a_node_whose_clock_is_wrong_has_its_signals_moved_onto_the_engines_cloc
     assert [t["to_state"] for t in detail["transitions"]][:1] == ["quarantined"]
     kept = datetime.fromisoformat(detail["signals"][0]["at"])
     assert kept == now - timedelta(seconds=5)
-    offset = metric(replica.client.get("/metrics").text,
-                    'autorecover_agent_clock_offset_seconds{node="n1"}')  # fmt: skip
+    exported = replica.client.get("/metrics").text
+    offset = metric(exported, 'autorecover_agent_clock_offset_seconds{node="n1"}')
     assert offset == -skew.total_seconds()
+    # When it was measured, on the engine's clock: what the clock alert's freshness reads.
+    measured = metric(exported, 'autorecover_agent_clock_measured_timestamp_seconds{node="n1"}')
+    assert measured == now.timestamp()
 
 
 def test_a_clock_within_the_tolerance_or_a_batch_without_its_send_time_is_kept_as_sent(

@@ -99,7 +99,7 @@ class Intake:
         signals = []
         now = self._clock.now()
         if batch.sent_at is not None:
-            self._metrics.agent_clock(batch.node, (now - batch.sent_at).total_seconds())
+            self._metrics.agent_clock(batch.node, (now - batch.sent_at).total_seconds(), now)
         offset = clock_offset(batch.sent_at, now)
         if offset and batch.signals:
             self._warn(batch.node, offset, now)

@@ -228,6 +228,13 @@ class EngineMetrics:
             ["node"],
             registry=self.registry,
         )
+        self._clock_measured = Gauge(
+            "autorecover_agent_clock_measured_timestamp_seconds",
+            "When this replica last measured a node's clock (its agent's batches, heartbeats "
+            "included, carry the time they were sent): an offset older than this is stale.",
+            ["node"],
+            registry=self.registry,
+        )
         self._failures = Counter(
             "autorecover_pass_failures",
             "Controller passes that raised (the controller is rebuilt from the store).",
@@ -251,9 +258,10 @@ class EngineMetrics:
         if signals:
             self._signals.inc(signals)
 
-    def agent_clock(self, node: str, offset_s: float) -> None:
+    def agent_clock(self, node: str, offset_s: float, measured_at: datetime) -> None:
         """Record how far behind (positive) or ahead a node's agent clock was, last batch."""
         self._clock_offset.labels(node).set(offset_s)
+        self._clock_measured.labels(node).set(measured_at.timestamp())
 
     def pod_log_excerpts(self, taken: int, ignored: int, size: int) -> None:
         """Count one post of pod-log excerpts."""
