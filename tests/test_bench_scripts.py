@@ -262,3 +262,21 @@ def test_node_logs_bench_writes_output_framed_as_a_kubelet_does() -> None:
     framed = bench.cri_framed(raw)
     assert framed.count(b" stdout F ") == 3
     assert CriDecoder().feed(framed) == raw
+
+
+def test_the_incidents_bench_fills_a_history_the_engine_reads_as_asked(tmp_path: Path) -> None:
+    from autorecover.adapters.store.sqlite import SqliteStore
+    from autorecover.server import views
+
+    bench = _load("bench_incidents")
+    transitions = bench.fill(tmp_path / "engine.db", incidents=30, nodes=4, still_open=3)
+    assert transitions == 27 * 5 + 3
+    store = SqliteStore(tmp_path / "engine.db")
+    try:
+        every = views.hardware_incidents(store)
+        assert len(every) == 30 and sum(i.state == "open" for i in every) == 3
+        assert [i.id for i in views.hardware_incidents(store, open_only=True)] == [
+            i.id for i in every[-3:]
+        ]  # the last three, each its node's latest, are the open ones
+    finally:
+        store.close()

@@ -88,6 +88,18 @@ def test_views_render_tables_and_json(served: Served, token_file: Path) -> None:
     ]
 
 
+def test_incidents_take_a_limit_and_list_the_open_ones(served: Served, token_file: Path) -> None:
+    url, _ = served
+    runner = runner_with(token_file)
+    first = runner.invoke(incidents_cmd, ["--engine", url, "--limit", "1"])
+    assert first.exit_code == 0, first.output
+    assert "(the newest 1; --limit for more)" in first.output  # on stderr, said once
+    opened = runner.invoke(incidents_cmd, ["--engine", url, "--open", "--json"])
+    assert [i["state"] for i in json.loads(opened.output)] == ["open"]
+    bad = runner.invoke(incidents_cmd, ["--engine", url, "--limit", "0"])
+    assert bad.exit_code == 2 and "--limit" in bad.output
+
+
 def test_an_unknown_incident_and_an_absent_engine_are_errors(
     served: Served, token_file: Path
 ) -> None:

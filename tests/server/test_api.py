@@ -54,6 +54,34 @@ def test_an_incident_closes_when_its_node_returns(fleet: Fleet, replica: Replica
     assert 'autorecover_nodes{state="healthy"} 1.0' in text
 
 
+def test_the_incident_list_pages_newest_first_and_lists_every_open_one(
+    fleet: Fleet, replica: Replica
+) -> None:
+    """n1's incident closes, then n2 and n3 fault: `limit` gives the newest, oldest first;
+    `state=open` every open one, `state=closed` the closed ones among the newest."""
+    for _ in range(10):
+        fleet.advance(10, replica)
+    for node in ("n2", "n3"):
+        replica.client.post(
+            "/api/v1/signals", json=document(node, xid79(node, fleet.clock), clock=fleet.clock)
+        )
+        fleet.advance(1, replica)
+    every = replica.client.get("/api/v1/incidents").json()
+    assert [(i["nodes"], i["state"]) for i in every] == [
+        (["n1"], "closed"), (["n2"], "open"), (["n3"], "open"),
+    ]  # fmt: skip
+    get = replica.client.get
+    assert [i["nodes"] for i in get("/api/v1/incidents", params={"limit": 2}).json()] == [
+        ["n2"], ["n3"],
+    ]  # fmt: skip
+    opened = get("/api/v1/incidents", params={"limit": 1, "state": "open"}).json()
+    assert [i["nodes"] for i in opened] == [["n2"], ["n3"]]  # every open one, past the limit
+    closed = get("/api/v1/incidents", params={"state": "closed"}).json()
+    assert [i["nodes"] for i in closed] == [["n1"]]
+    for bad in ({"limit": 0}, {"limit": 100_001}, {"state": "stuck"}):
+        assert get("/api/v1/incidents", params=bad).status_code == 422, bad
+
+
 def test_actions_filter_by_node_and_status(replica: Replica) -> None:
     everything = replica.client.get("/api/v1/actions").json()
     assert [a["kind"] for a in everything] == ["cordon", "taint", "drain"]

@@ -96,6 +96,21 @@ def test_dashboard_sign_in_sets_a_strict_httponly_cookie_and_never_shows_the_tok
         assert "<script>" not in page.text and " style=" not in page.text, path
 
 
+def test_dashboard_incident_list_says_when_it_shows_only_the_newest(
+    fleet: Fleet, replica: Replica
+) -> None:
+    for node in ("n1", "n2"):
+        fault(fleet, replica, node)
+    client = browser(replica, fleet.tokens.operator)
+    newest = client.get("/ui/incidents?limit=1").text
+    assert "The newest 1 incidents" in newest and 'href="/ui/nodes/n2"' in newest
+    assert 'href="/ui/nodes/n1"' not in newest
+    every = client.get("/ui/incidents?limit=1&state=open").text  # every open one, unlimited
+    assert 'href="/ui/nodes/n1"' in every and 'href="/ui/nodes/n2"' in every
+    assert "The newest" not in every
+    assert "The newest" not in client.get("/ui/incidents").text  # two, under the page's 500
+
+
 def test_dashboard_refuses_a_bad_token_and_a_caller_without_the_viewer_role(
     fleet: Fleet, replica: Replica
 ) -> None:

@@ -94,22 +94,35 @@ jobs_cmd = click.command("jobs", help="Jobs job recovery watches: restarts, caus
         "no jobs yet",
     )
 )
-incidents_cmd = click.command("incidents", help="Every incident, hardware and job, oldest first.")(
-    _view(
-        "/api/v1/incidents",
-        ("INCIDENT", "SOURCE", "CAUSE", "STATE", "OPENED", "NODES", "SUMMARY"),
-        lambda i: (
-            i["id"],
-            i["source"],
-            i["cause"],
-            i["state"],
-            _when(i["opened_at"]),
-            ",".join(i["nodes"]) or "-",
-            i["summary"],
-        ),
-        "no incidents",
-    )
-)
+
+
+def _incident_row(i: Any) -> Sequence[str]:
+    return (i["id"], i["source"], i["cause"], i["state"], _when(i["opened_at"]),
+            ",".join(i["nodes"]) or "-", i["summary"])  # fmt: skip
+
+
+@click.command("incidents", help="The newest incidents, hardware and job, oldest first.")
+@click.option("--limit", type=click.IntRange(1, 100_000), default=1000, show_default=True,
+              help="How many of the newest to list.")  # fmt: skip
+@click.option("--open", "open_only", is_flag=True,
+              help="Every open incident instead, however old: what waits on someone.")  # fmt: skip
+@engine_option
+@json_option
+@credential_options
+def incidents_cmd(
+    limit: int, open_only: bool, engine_url: str, as_json: bool, **creds: Any
+) -> None:
+    query = f"limit={limit}" + ("&state=open" if open_only else "")
+    found = _read(engine_url, f"/api/v1/incidents?{query}", credentials_from(**creds))
+    if as_json:
+        click.echo(json.dumps(found, indent=2))
+    elif not found:
+        click.echo("no open incidents" if open_only else "no incidents")
+    else:
+        header = ("INCIDENT", "SOURCE", "CAUSE", "STATE", "OPENED", "NODES", "SUMMARY")
+        click.echo(table([_incident_row(i) for i in found], header))
+        if not open_only and len(found) >= limit:
+            click.echo(f"(the newest {limit}; --limit for more)", err=True)
 
 
 @click.command("incident")

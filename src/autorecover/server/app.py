@@ -152,10 +152,13 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
         return engine.jobs.jobs()
 
     @app.get(f"{API}/incidents", response_model=list[IncidentOut])
-    def get_incidents() -> list[IncidentOut]:
-        """Every incident, hardware and job, oldest first."""
-        found = views.hardware_incidents(store) + engine.jobs.incidents()
-        return sorted(found, key=lambda i: (i.opened_at, i.id))
+    def get_incidents(
+        limit: int = Query(views.INCIDENTS_LIMIT, ge=1, le=views.INCIDENTS_MAX),
+        state: str = Query("", pattern="^(open|closed)?$"),
+    ) -> list[IncidentOut]:
+        """Incidents, hardware and job, oldest first: the newest `limit`; with `state=open`
+        every open one however old, with `state=closed` the closed ones among the newest."""
+        return views.newest_incidents(store, engine.jobs, limit, state)
 
     @app.get(
         f"{API}/incidents/{{incident:path}}", response_model=IncidentDetail, responses=_MISSING

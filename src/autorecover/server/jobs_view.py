@@ -26,8 +26,8 @@ class JobsView(Protocol):
         """Every job job recovery remembers."""
         ...
 
-    def incidents(self) -> list[IncidentOut]:
-        """Every job incident, oldest first."""
+    def incidents(self, limit: int | None = None, *, open_only: bool = False) -> list[IncidentOut]:
+        """Job incidents, oldest first: every one, the newest `limit`, or the open ones."""
         ...
 
     def incident(self, incident: str) -> IncidentDetail | None:
@@ -60,7 +60,7 @@ class NoJobs:
         """None."""
         return []
 
-    def incidents(self) -> list[IncidentOut]:
+    def incidents(self, limit: int | None = None, *, open_only: bool = False) -> list[IncidentOut]:
         """None."""
         return []
 
@@ -146,13 +146,15 @@ class StoreJobsView:
             )
         return out
 
-    def incidents(self) -> list[IncidentOut]:
-        """Every job incident."""
-        return [_incident(i) for i in self._store.incidents()]
+    def incidents(self, limit: int | None = None, *, open_only: bool = False) -> list[IncidentOut]:
+        """Job incidents, oldest first: every one, the newest `limit`, or the open ones."""
+        found = self._store.incidents(newest=limit, open_only=open_only)
+        return [_incident(i) for i in found]
 
     def incident(self, incident: str) -> IncidentDetail | None:
         """One job incident with the verdict's evidence and the recovery's timeline."""
-        found = next((i for i in self._store.incidents() if i.id == incident), None)
+        job = incident.rpartition("#")[0]  # `<job>#<attempt>/<kind>...`: only its job's are read
+        found = next((i for i in self._store.incidents(job) if i.id == incident), None)
         if found is None:
             return None
         verdict = found.verdict

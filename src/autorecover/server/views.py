@@ -8,6 +8,7 @@ still out of service under it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from autorecover.adapters.store.base import DeadLetter, EngineStore, NodeView
 from autorecover.controllers.hardware.ports import ActionRecord, Event
@@ -30,6 +31,9 @@ from autorecover.server.schemas import (
     TimelineEntry,
     TransitionOut,
 )
+
+if TYPE_CHECKING:  # jobs_view imports this module
+    from autorecover.server.jobs_view import JobsView
 
 
 def node_out(view: NodeView) -> NodeOut:
@@ -144,16 +148,53 @@ def dead_letter_out(d: DeadLetter) -> DeadLetterOut:
     )  # fmt: skip
 
 
-def hardware_incidents(store: EngineStore) -> list[IncidentOut]:
-    """Every hardware incident, oldest first."""
+def hardware_incidents(
+    store: EngineStore, limit: int | None = None, *, open_only: bool = False
+) -> list[IncidentOut]:
+    """Hardware incidents, oldest first: every one, the newest `limit`, or (`open_only`, which
+    takes no limit) every open one.
+
+    A long history is not read whole for a page: the newest `limit` are chosen by the store
+    (one grouped scan) and only their transitions read; the open ones are those of nodes not
+    healthy now, and the domain incidents not closed."""
+    domains = {d.id: d for d in store.domain_incidents()}
+    if open_only:
+        wanted = {v.record.incident for v in store.node_views()
+                  if v.record.state is not NodeState.HEALTHY and v.record.incident}  # fmt: skip
+        transitions = store.incident_transitions(wanted)
+        domains = {i: d for i, d in domains.items() if d.closed_at is None or i in wanted}
+    elif limit is not None:
+        transitions = store.incident_transitions(store.newest_incidents(limit))
+    else:
+        transitions = store.transitions()
     by_id: dict[str, list[Transition]] = {}
-    for t in store.transitions():
+    for t in transitions:
         if t.incident:
             by_id.setdefault(t.incident, []).append(t)
-    domains = {d.id: d for d in store.domain_incidents()}
     out = [_incident(i, ts, domains.get(i)) for i, ts in by_id.items()]
     out += [_incident(d.id, [], d) for d in domains.values() if d.id not in by_id]
-    return sorted(out, key=lambda i: (i.opened_at, i.id))
+    if open_only:
+        out = [i for i in out if i.state == "open"]
+    out.sort(key=lambda i: (i.opened_at, i.id))
+    return out if limit is None or open_only else out[-limit:]
+
+
+INCIDENTS_LIMIT = 1000  # what a listing shows unless asked for more
+INCIDENTS_MAX = 100_000
+
+
+def newest_incidents(
+    store: EngineStore, jobs: JobsView, limit: int, state: str = ""
+) -> list[IncidentOut]:
+    """The newest `limit` incidents, hardware and job, oldest first; `state` "open" gives
+    every open one however old (a person's work list), "closed" the closed ones among them."""
+    open_only = state == "open"
+    found = hardware_incidents(store, limit, open_only=open_only)
+    found += jobs.incidents(None if open_only else limit, open_only=open_only)
+    if state == "closed":
+        found = [i for i in found if i.state == "closed"]
+    found.sort(key=lambda i: (i.opened_at, i.id))
+    return found if open_only else found[-limit:]
 
 
 def hardware_incident(store: EngineStore, incident: str) -> IncidentDetail | None:

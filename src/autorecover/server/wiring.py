@@ -250,9 +250,12 @@ class FencedJobStore:
         """A job's history."""
         return self._store.history(job)
 
-    def incidents(self, job: str | None = None) -> list[JobIncident]:
-        """Recorded incidents, oldest first."""
-        return self._store.incidents(job)
+    def incidents(
+        self, job: str | None = None, *, newest: int | None = None, open_only: bool = False
+    ) -> list[JobIncident]:
+        """Recorded incidents, oldest first: of one job or all, only the `newest` so many,
+        only the open ones."""
+        return self._store.incidents(job, newest=newest, open_only=open_only)
 
     def timeline(self, incident: str) -> list[TimelineMark]:
         """An incident's timeline, in order of time."""

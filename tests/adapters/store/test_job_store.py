@@ -236,6 +236,30 @@ def test_closed_incidents_are_not_loaded_but_stay_handled(
     assert store.incidents("j")[0].outcome == "recovered"
 
 
+def test_incidents_page_newest_first_and_open_ones_however_old(
+    store: SqliteJobStore | MemoryJobStore,
+) -> None:
+    """What the incident list reads of a long history: the newest so many (oldest first among
+    them), every open one, or one job's."""
+
+    def failed(job: str, hours: int, phase: IncidentPhase) -> JobIncident:
+        closed = {"closed_at": T0 + timedelta(hours=hours, minutes=5), "outcome": "recovered"}
+        return _incident(phase, id=f"{job}#0/failure", job=job,
+                         opened_at=T0 + timedelta(hours=hours),
+                         **(closed if phase is IncidentPhase.CLOSED else {}))  # fmt: skip
+
+    store.commit(JobChanges(T0, incidents=[
+        failed("a", 0, IncidentPhase.VERIFYING), failed("b", 1, IncidentPhase.CLOSED),
+        failed("c", 2, IncidentPhase.CLOSED), failed("d", 3, IncidentPhase.ACTING),
+    ]))  # fmt: skip
+    assert [i.job for i in store.incidents(newest=2)] == ["c", "d"]
+    assert [i.job for i in store.incidents(newest=10)] == ["a", "b", "c", "d"]
+    assert [i.job for i in store.incidents(open_only=True)] == ["a", "d"]
+    assert [i.job for i in store.incidents(newest=1, open_only=True)] == ["d"]
+    assert [i.job for i in store.incidents("b", open_only=True)] == []
+    assert [i.job for i in store.incidents("b")] == ["b"]
+
+
 def test_a_migration_handles_its_attempt_only_once_it_decided_for_real(
     store: SqliteJobStore | MemoryJobStore,
 ) -> None:

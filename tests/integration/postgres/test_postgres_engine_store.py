@@ -5,7 +5,7 @@ is numbered, and a SQLite file made before the engine existed is migrated forwar
 from __future__ import annotations
 
 import sqlite3
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,6 +21,7 @@ from autorecover.domain.hardware.lifecycle import Action, ActionKind, NodeState,
 from autorecover.domain.hardware.records import NodeRecord
 from autorecover.domain.records import Blame, NodeAction
 from autorecover.domain.signals import NodeSignal, Probe
+from autorecover.server import views
 from integration.postgres.conftest import Opener
 
 LATER = START + timedelta(seconds=30)
@@ -291,3 +292,42 @@ def test_postgres_connection_carries_tcp_keepalive_and_the_urls_own_settings_win
     with pytest.raises(StoreUrlError, match="bogus") as caught:
         PostgresStore(f"{postgres_url}?bogus=1")
     assert "***" in str(caught.value) and PASSWORD not in str(caught.value)
+
+
+def _incident(node: str, incident: str, at: datetime, *, closes: bool) -> Changes:
+    """One node taken out at `at` for `incident`, and back ten seconds later if it `closes`."""
+    out = Transition(node, 1, NodeState.HEALTHY, NodeState.QUARANTINED, at, "ar", "q", (), incident)
+    moves = [out]
+    if closes:
+        back = at + timedelta(seconds=10)
+        moves.append(Transition(node, 2, NodeState.QUARANTINED, NodeState.HEALTHY, back, "op",
+                                "released", (), incident))  # fmt: skip
+    last = moves[-1]
+    record = NodeRecord(node, last.to, last.at, last.seq, incident, last.why)
+    return Changes(last.at, records=[record], transitions=moves)
+
+
+def test_postgres_pages_a_long_incident_history(store: EngineStore) -> None:
+    """The incident list reads a page of the history, not all of it: the newest incidents by
+    their first transition, and only their transitions; the open ones however old."""
+    for minute, (node, incident, closes) in enumerate([
+        ("n1", "hw/n1/a", False), ("n2", "hw/n2/b", True), ("n3", "hw/n3/c", True),
+        ("n4", "hw/n4/d", False),
+    ]):  # fmt: skip
+        store.commit(_incident(node, incident, START + timedelta(minutes=minute), closes=closes))
+    assert store.newest_incidents(2) == ["hw/n4/d", "hw/n3/c"]
+    assert store.newest_incidents(10) == ["hw/n4/d", "hw/n3/c", "hw/n2/b", "hw/n1/a"]
+    got = store.incident_transitions(["hw/n3/c", "hw/n1/a"])
+    assert [(t.incident, t.to) for t in got] == [
+        ("hw/n1/a", NodeState.QUARANTINED),
+        ("hw/n3/c", NodeState.QUARANTINED),
+        ("hw/n3/c", NodeState.HEALTHY),
+    ]
+    assert store.incident_transitions([]) == []
+    newest = views.hardware_incidents(store, 2)
+    assert [(i.id, i.state) for i in newest] == [("hw/n3/c", "closed"), ("hw/n4/d", "open")]
+    opened = views.hardware_incidents(store, open_only=True)
+    assert [i.id for i in opened] == ["hw/n1/a", "hw/n4/d"]  # the oldest is still open
+    assert [i.id for i in views.hardware_incidents(store)] == [
+        "hw/n1/a", "hw/n2/b", "hw/n3/c", "hw/n4/d",
+    ]  # fmt: skip

@@ -199,6 +199,15 @@ class EngineStore(StorePort, Protocol):
         """Transitions with a position after `after`, with their positions, oldest first."""
         ...
 
+    def newest_incidents(self, limit: int) -> list[str]:
+        """The `limit` node incidents (named by transitions) whose first transition is the
+        latest, newest first: a page of a history too long to read whole."""
+        ...
+
+    def incident_transitions(self, incidents: Collection[str]) -> list[Transition]:
+        """Every transition of these incidents, oldest first."""
+        ...
+
     def recent_actions(self, limit: int = 100) -> list[ActionRecord]:
         """The latest `limit` actions, oldest first."""
         ...

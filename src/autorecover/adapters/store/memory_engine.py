@@ -249,6 +249,21 @@ class MemoryEngineStore(MemoryStore):
                 [a for a in super().actions() if a.action.incident == incident],
             )
 
+    def newest_incidents(self, limit: int) -> list[str]:
+        """The `limit` incidents whose first transition is the latest, newest first."""
+        with self._lock:
+            first: dict[str, datetime] = {}
+            for t in super().transitions():
+                if t.incident and t.incident not in first:
+                    first[t.incident] = t.at
+        return sorted(first, key=lambda i: (first[i], i), reverse=True)[:limit]
+
+    def incident_transitions(self, incidents: Collection[str]) -> list[Transition]:
+        """Every transition of these incidents, oldest first."""
+        wanted = set(incidents)
+        with self._lock:
+            return [t for t in super().transitions() if t.incident in wanted]
+
     def transitions_after(self, after: int, limit: int = 1000) -> list[tuple[int, Transition]]:
         """Transitions positioned after `after` (positions count from 1)."""
         with self._lock:

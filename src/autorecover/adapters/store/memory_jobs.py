@@ -163,10 +163,15 @@ class MemoryJobStore:
         """A job's history."""
         return self._histories.get(job, JobHistory())
 
-    def incidents(self, job: str | None = None) -> list[JobIncident]:
-        """Recorded incidents, oldest first."""
-        found = [i for i in self._incidents.values() if job is None or i.job == job]
-        return sorted(found, key=lambda i: (i.opened_at, i.id))
+    def incidents(
+        self, job: str | None = None, *, newest: int | None = None, open_only: bool = False
+    ) -> list[JobIncident]:
+        """Recorded incidents, oldest first: of one job or all, only the `newest` so many,
+        only the open ones."""
+        found = [i for i in self._incidents.values() if (job is None or i.job == job)
+                 and (not open_only or i.phase in OPEN)]  # fmt: skip
+        ordered = sorted(found, key=lambda i: (i.opened_at, i.id))
+        return ordered if newest is None else ordered[len(ordered) - newest :]
 
     def timeline(self, incident: str) -> list[TimelineMark]:
         """An incident's timeline, in order of time."""

@@ -88,8 +88,11 @@ class JobStorePort(Protocol):
         """A job's attempts and exclusions (empty if never seen)."""
         ...
 
-    def incidents(self, job: str | None = None) -> list[JobIncident]:
-        """Recorded incidents, oldest first."""
+    def incidents(
+        self, job: str | None = None, *, newest: int | None = None, open_only: bool = False
+    ) -> list[JobIncident]:
+        """Recorded incidents, oldest first: of one job or all, only the `newest` so many,
+        only the open ones."""
         ...
 
     def timeline(self, incident: str) -> list[TimelineMark]:

@@ -52,8 +52,10 @@ class IncidentFilters:
         )
 
 
-def render_incidents(found: Sequence[IncidentOut], f: IncidentFilters) -> str:
-    """The incident list, newest first, with its filters."""
+def render_incidents(
+    found: Sequence[IncidentOut], f: IncidentFilters, limit: int | None = None
+) -> str:
+    """The incident list, newest first, with its filters; says so when `limit` cut it."""
     rows = [
         (
             link(path("incidents", i.id), i.id),
@@ -82,7 +84,12 @@ def render_incidents(found: Sequence[IncidentOut], f: IncidentFilters) -> str:
         f"</option>{states}</select><button>Filter</button></form>"
     )
     head = ("incident", "state", "source", "kind", "cause", "nodes", "opened", "summary")
-    return form + f'<div id="incidents">{table(head, rows, "list")}</div>'
+    cut = ""
+    if limit is not None and len(found) >= limit:
+        more = f'<a href="/ui/incidents?limit={limit * 10}">the newest {limit * 10:,}</a>'
+        cut = (f'<p class="shown">The newest {limit:,} incidents, which the filters narrow '
+               f"(with the state open, every open one is listed); {more}.</p>")  # fmt: skip
+    return form + cut + f'<div id="incidents">{table(head, rows, "list")}</div>'
 
 
 def render_incident(

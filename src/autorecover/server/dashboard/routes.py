@@ -60,6 +60,7 @@ from autorecover.server.tokens import Role
 
 STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
 GZIP_OVER = 1024  # bytes: smaller pages are sent as they are
+PAGE_INCIDENTS = 500  # the incident list's newest, unless the page asks for more (`limit`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,10 +268,13 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
 
     @app.get(f"{ROOT}/incidents", include_in_schema=False)
     def incidents(request: Request, cause: str = "", node: str = "", job: str = "",
-                  state: str = "") -> Response:  # fmt: skip
+                  state: str = "", limit: int = PAGE_INCIDENTS) -> Response:  # fmt: skip
         v, opened = d.visitor(request)
-        found = views.hardware_incidents(store) + engine.jobs.incidents()
-        body = pages.render_incidents(found, pages.IncidentFilters(cause, node, job, state))
+        limit = min(max(limit, 1), views.INCIDENTS_MAX)
+        wanted = state if state in ("open", "closed") else ""
+        found = views.newest_incidents(store, engine.jobs, limit, wanted)
+        filters = pages.IncidentFilters(cause, node, job, state)
+        body = pages.render_incidents(found, filters, None if wanted == "open" else limit)
         return d.frame(request, v, opened, "Incidents", body, "incidents")
 
     @app.get(f"{ROOT}/incidents/{{incident:path}}", include_in_schema=False)

@@ -66,6 +66,10 @@ def check_fence(db: Db, fence: Fence, now: datetime) -> None:
         raise LeaseLostError(f"lease {fence.lease!r} is {holder!r}'s (term {term}) now")
 
 
+_POSITIONED = "id, node, seq, from_state, to_state, at, by, why, evidence, incident"
+_IN_CHUNK = 500  # ids per `IN (...)`: well under SQLite's and PostgreSQL's parameter limits
+
+
 class SqlEngineStore(SqlStore):
     """`EngineStore` in SQL: hardware recovery's tables plus the engine's."""
 
@@ -304,6 +308,30 @@ class SqlEngineStore(SqlStore):
             (after, limit),
         )
         return [(int(row[0]), _transition(*row[1:])) for row in rows]
+
+    def newest_incidents(self, limit: int) -> list[str]:
+        """The `limit` incidents whose first transition is the latest, newest first (one
+        grouped scan of the transitions' incident index)."""
+        rows = self._rows(
+            "SELECT incident FROM transitions WHERE incident IS NOT NULL GROUP BY incident "
+            "ORDER BY MIN(at) DESC, incident DESC LIMIT ?",
+            (limit,),
+        )
+        return [str(r[0]) for r in rows]
+
+    def incident_transitions(self, incidents: Collection[str]) -> list[Transition]:
+        """Every transition of these incidents, oldest first."""
+        wanted = sorted(set(incidents))
+        found: list[tuple[int, Transition]] = []
+        with self._db.transaction(write=False):
+            for i in range(0, len(wanted), _IN_CHUNK):
+                chunk = wanted[i : i + _IN_CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                # Only placeholders are formatted in; the ids go through the arguments.
+                query = f"SELECT {_POSITIONED} FROM transitions WHERE incident IN ({marks})"  # noqa: S608
+                rows = self._rows(query, tuple(chunk))
+                found += [(int(row[0]), _transition(*row[1:])) for row in rows]
+        return [t for _, t in sorted(found, key=lambda pair: pair[0])]
 
     def recent_actions(self, limit: int = 100) -> list[ActionRecord]:
         """The latest `limit` actions, oldest first."""

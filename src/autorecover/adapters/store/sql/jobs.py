@@ -33,6 +33,7 @@ from autorecover.adapters.store.sql.engine import check_fence
 from autorecover.adapters.store.sql.operating import RequestTable
 from autorecover.adapters.store.url import StoreUrlError, redact, sqlite_path
 from autorecover.controllers.jobs.records import (
+    OPEN,
     Handover,
     IncidentKind,
     IncidentPhase,
@@ -345,11 +346,24 @@ class SqlJobStore:
         rows = self._rows("SELECT history FROM jobs WHERE job = ?", (job,))
         return c.history_from(rows[0][0]) if rows else JobHistory()
 
-    def incidents(self, job: str | None = None) -> list[JobIncident]:
-        """Recorded incidents, oldest first."""
-        if job is None:
-            return _oldest_first(self._incidents("ORDER BY opened_at, id"))
-        return _oldest_first(self._incidents("WHERE job = ? ORDER BY opened_at, id", (job,)))
+    def incidents(
+        self, job: str | None = None, *, newest: int | None = None, open_only: bool = False
+    ) -> list[JobIncident]:
+        """Recorded incidents, oldest first: of one job or all, only the `newest` so many,
+        only the open ones."""
+        terms: list[str] = []  # constant clauses; values go through `args`
+        args: list[object] = []
+        if job is not None:
+            terms.append("job = ?")
+            args.append(job)
+        if open_only:
+            terms.append(f"phase IN ({', '.join('?' * len(OPEN))})")
+            args += sorted(OPEN)
+        where = f"WHERE {' AND '.join(terms)} " if terms else ""
+        if newest is None:
+            return _oldest_first(self._incidents(f"{where}ORDER BY opened_at, id", tuple(args)))
+        latest = f"{where}ORDER BY opened_at DESC, id DESC LIMIT ?"
+        return _oldest_first(self._incidents(latest, (*args, newest)))
 
     def timeline(self, incident: str) -> list[TimelineMark]:
         """An incident's timeline, in order of time."""
