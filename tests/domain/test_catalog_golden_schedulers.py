@@ -47,6 +47,8 @@ REQUIRED: dict[str, Blame] = {
     "flux.job_exception": Blame.SYMPTOM,
     "flux.task_exit": Blame.SYMPTOM,
     "flux.task_start_failed": Blame.APPLICATION,  # depth review (s22)
+    "flux.heartbeat_lost": Blame.HARDWARE,  # its own node's journal only
+    "flux.broker_lost": Blame.SYMPTOM,
     "pals.rank_signaled": Blame.SYMPTOM,
 }
 
@@ -109,6 +111,14 @@ GOLDEN: Golden = [
     # pmodels/mpich issue #7569 (Aurora)
     ("x4006c0s6b0n0.hsn.cm.aurora.alcf.anl.gov: rank 256 died from signal 11",
      "pals.rank_signaled", {"rank": "256"}),
+    # flux-framework/flux-core issue #7654 (a comment quoting the node's journal)
+    ("Jun 03 14:00:36 tuolumne2150 flux[371635]: overlay.crit[1150]: disconnecting: no "
+     "heartbeat for 5.1m", "flux.heartbeat_lost", {"duration": "5.1m"}),
+    # the same issue's description, as the user quoted the instance's log
+    ("overlay.crit[802]: disconnecting : no heartbeat", "flux.heartbeat_lost", {}),
+    # rendered from overlay.c log_lost_connection's format
+    ("flux[88213]: overlay.err[0]: tuolumne2150 (rank 6) failed and severed contact with 3 other "
+     "nodes", "flux.broker_lost", {"failed_host": "tuolumne2150"}),
     # depth review (s22), rendered from src/shell/shell.c (tests/domain/test_catalog_depth_drun.py)
     ("0.037s: flux-shell[0]: FATAL: task 0 (host tioga12): start failed: ./a.out: Permission "
      "denied", "flux.task_start_failed", {"program": "./a.out"}),
@@ -128,6 +138,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ("flux.node_failure", "srun: error: Node failure on gpu-a03"),
     ("flux.job_exception", "1.0s: job.exception type=exec severity=0 node failure on tioga12 "
                            "(rank 3)"),
+    # Dask's and a disk controller's lost heartbeats are not a Flux broker's
+    ("flux.heartbeat_lost", "hpsa 0000:03:00.0: no heartbeat detected"),
+    # a step that failed is not a lost broker
+    ("flux.broker_lost", "step 12 (rank 3) failed with an exception"),
     # a non-fatal exception is not the job's end
     ("flux.timeout", "job.exception type=timeout severity=1 resource allocation expired"),
     ("pals.rank_signaled", "mpirun noticed that process rank 4 with PID 0 on node localhost "
