@@ -88,14 +88,24 @@ def test_views_render_tables_and_json(served: Served, token_file: Path) -> None:
     ]
 
 
-def test_incidents_take_a_limit_and_list_the_open_ones(served: Served, token_file: Path) -> None:
-    url, _ = served
+def test_incidents_take_a_limit_and_list_the_open_ones(
+    served: Served, token_file: Path, fleet: Fleet
+) -> None:
+    url, replica = served
+    replica.client.post(
+        "/api/v1/signals", json=document("n2", xid79("n2", fleet.clock), clock=fleet.clock)
+    )
+    fleet.advance(1, replica)
     runner = runner_with(token_file)
     first = runner.invoke(incidents_cmd, ["--engine", url, "--limit", "1"])
     assert first.exit_code == 0, first.output
-    assert "(the newest 1; --limit for more)" in first.output  # on stderr, said once
+    assert "(the newest 1; --limit for more)" in first.output  # on stderr: there are two
+    [row] = [line for line in first.output.splitlines() if line.startswith("hw/")]
+    assert row.startswith("hw/n2/")  # the newest
+    both = runner.invoke(incidents_cmd, ["--engine", url, "--limit", "2"])
+    assert both.exit_code == 0 and "--limit for more" not in both.output  # nothing cut
     opened = runner.invoke(incidents_cmd, ["--engine", url, "--open", "--json"])
-    assert [i["state"] for i in json.loads(opened.output)] == ["open"]
+    assert [i["state"] for i in json.loads(opened.output)] == ["open", "open"]
     bad = runner.invoke(incidents_cmd, ["--engine", url, "--limit", "0"])
     assert bad.exit_code == 2 and "--limit" in bad.output
 

@@ -112,8 +112,11 @@ def _incident_row(i: Any) -> Sequence[str]:
 def incidents_cmd(
     limit: int, open_only: bool, engine_url: str, as_json: bool, **creds: Any
 ) -> None:
-    query = f"limit={limit}" + ("&state=open" if open_only else "")
+    asked = min(limit + 1, 100_000)  # one more than shown: whether the list was cut
+    query = f"limit={asked}" + ("&state=open" if open_only else "")
     found = _read(engine_url, f"/api/v1/incidents?{query}", credentials_from(**creds))
+    cut = not open_only and len(found) > limit
+    found = found[len(found) - limit :] if cut else found
     if as_json:
         click.echo(json.dumps(found, indent=2))
     elif not found:
@@ -121,7 +124,7 @@ def incidents_cmd(
     else:
         header = ("INCIDENT", "SOURCE", "CAUSE", "STATE", "OPENED", "NODES", "SUMMARY")
         click.echo(table([_incident_row(i) for i in found], header))
-        if not open_only and len(found) >= limit:
+        if cut:
             click.echo(f"(the newest {limit}; --limit for more)", err=True)
 
 

@@ -53,9 +53,9 @@ class IncidentFilters:
 
 
 def render_incidents(
-    found: Sequence[IncidentOut], f: IncidentFilters, limit: int | None = None
+    found: Sequence[IncidentOut], f: IncidentFilters, cut: int | None = None
 ) -> str:
-    """The incident list, newest first, with its filters; says so when `limit` cut it."""
+    """The incident list, newest first, with its filters; `cut`: the newest so many of more."""
     rows = [
         (
             link(path("incidents", i.id), i.id),
@@ -84,12 +84,12 @@ def render_incidents(
         f"</option>{states}</select><button>Filter</button></form>"
     )
     head = ("incident", "state", "source", "kind", "cause", "nodes", "opened", "summary")
-    cut = ""
-    if limit is not None and len(found) >= limit:
-        more = f'<a href="/ui/incidents?limit={limit * 10}">the newest {limit * 10:,}</a>'
-        cut = (f'<p class="shown">The newest {limit:,} incidents, which the filters narrow '
-               f"(with the state open, every open one is listed); {more}.</p>")  # fmt: skip
-    return form + cut + f'<div id="incidents">{table(head, rows, "list")}</div>'
+    note = ""
+    if cut is not None:
+        more = f'<a href="/ui/incidents?limit={cut * 10}">the newest {cut * 10:,}</a>'
+        note = (f'<p class="shown">The newest {cut:,} incidents, which the filters narrow '
+                f"(with the state open, every open one is listed); {more}.</p>")  # fmt: skip
+    return form + note + f'<div id="incidents">{table(head, rows, "list")}</div>'
 
 
 def render_incident(

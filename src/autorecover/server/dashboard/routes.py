@@ -272,9 +272,11 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
         v, opened = d.visitor(request)
         limit = min(max(limit, 1), views.INCIDENTS_MAX)
         wanted = state if state in ("open", "closed") else ""
-        found = views.newest_incidents(store, engine.jobs, limit, wanted)
+        found = views.newest_incidents(store, engine.jobs, limit + 1, wanted)  # one more: cut?
+        cut = wanted != "open" and len(found) > limit
         filters = pages.IncidentFilters(cause, node, job, state)
-        body = pages.render_incidents(found, filters, None if wanted == "open" else limit)
+        shown = found[1:] if cut else found
+        body = pages.render_incidents(shown, filters, limit if cut else None)
         return d.frame(request, v, opened, "Incidents", body, "incidents")
 
     @app.get(f"{ROOT}/incidents/{{incident:path}}", include_in_schema=False)
