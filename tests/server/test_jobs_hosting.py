@@ -45,7 +45,9 @@ def test_a_hardware_fault_is_seen_by_both_services_through_the_store(tmp_path: P
     client = RigClient(fleet.app(engine), fleet.tokens)
     jobs.submit("train", NODES)
     engine.step()
-    assert [loop.hosted is not None for loop in engine.loops] == [True, True]
+    assert [(loop.service.name, loop.hosted is not None) for loop in engine.loops] == [
+        ("hardware", True), ("jobs", True), ("housekeeping", True),
+    ]  # fmt: skip
 
     client.post("/api/v1/signals", json=document("n2", xid79("n2", fleet.clock), clock=fleet.clock))
     fleet.advance(1, engine)  # hardware records the signal and quarantines n2

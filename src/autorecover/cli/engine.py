@@ -134,6 +134,15 @@ if TYPE_CHECKING:
     "topology; with --scheduler kubernetes, every node). Reports alone never count.",
 )
 @click.option(
+    "--retain-signals-days",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    envvar="AUTORECOVER_RETAIN_SIGNALS_DAYS",
+    help="Forget recorded agent signals older than this, hourly (0: keep them all). "
+    "Decisions keep their own evidence; the audit is never pruned.",
+)
+@click.option(
     "--max-body-bytes",
     type=click.IntRange(min=1024),
     default=4 * 1024 * 1024,
@@ -346,7 +355,8 @@ def serve_cmd(
     local_nodes: str, fake_state: Path | None,
     fake_diagnostics_s: float, tick_s: float, settle_s: float, reconcile_s: float,
     intake_s: float, lease_ttl_s: float, max_waiting: int, fleet_size: int | None,
-    max_body_bytes: int, rate_per_s: float, rate_burst: int, replica: str | None,
+    retain_signals_days: float, max_body_bytes: int, rate_per_s: float, rate_burst: int,
+    replica: str | None,
     leadership: str, lease_namespace: str, lease_name: str, kubeconfig: Path | None,
     namespaces: str, taint_effect: str, domain_labels: tuple[str, ...], dcgm_image: str,
     nccl_image: str | None, nccl_spool: Path | None, spool_dir: Path | None, spool_max_mib: int,
@@ -409,6 +419,7 @@ def serve_cmd(
         lease_ttl_s=lease_ttl_s,
         max_waiting=max_waiting,
         fleet_size=fleet_size,
+        retain_signals_days=retain_signals_days,
         max_body_bytes=max_body_bytes,
         rate_per_s=rate_per_s,
         rate_burst=rate_burst,

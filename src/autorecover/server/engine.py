@@ -17,6 +17,7 @@ from autorecover.controllers.ports import Clock
 from autorecover.domain.failure_domains import NO_TOPOLOGY, Topology
 from autorecover.server.alerting import Alerting
 from autorecover.server.hosting import Service
+from autorecover.server.housekeeping import housekeeping_service
 from autorecover.server.intake import Intake
 from autorecover.server.jobs_view import NO_JOBS, JobsView
 from autorecover.server.leadership import Leadership
@@ -48,6 +49,7 @@ class EngineSettings:
     intake_chunk: int = 500  # batches per transaction while draining the inbox
     intake_budget_s: float = 2.0  # one intake pass drains for at most this long
     fleet_size: int | None = None  # the breaker's fleet; None: nodes on record or in topology
+    retain_signals_days: float = 30.0  # agent signals older than this are forgotten (0: never)
 
 
 class Engine:
@@ -85,6 +87,9 @@ class Engine:
             store, clock, self.metrics, max_waiting=s.max_waiting,
             max_in_flight=s.max_in_flight, retry_after_s=s.retry_after_s,
         )  # fmt: skip
+        if s.retain_signals_days > 0:
+            keeping = housekeeping_service(store, clock, self.metrics, s.retain_signals_days)
+            services = [*services, keeping]
         self.loops = [
             ControllerLoop(x, leadership, clock, self.metrics, s.retry_s) for x in services
         ]

@@ -235,6 +235,11 @@ class EngineMetrics:
             ["node"],
             registry=self.registry,
         )
+        self._pruned = Counter(
+            "autorecover_signals_pruned",
+            "Recorded agent signals forgotten past the retention (serve --retain-signals-days).",
+            registry=self.registry,
+        )
         self._failures = Counter(
             "autorecover_pass_failures",
             "Controller passes that raised (the controller is rebuilt from the store).",
@@ -262,6 +267,10 @@ class EngineMetrics:
         """Record how far behind (positive) or ahead a node's agent clock was, last batch."""
         self._clock_offset.labels(node).set(offset_s)
         self._clock_measured.labels(node).set(measured_at.timestamp())
+
+    def signals_pruned(self, count: int) -> None:
+        """Count signals the retention pass deleted."""
+        self._pruned.inc(count)
 
     def pod_log_excerpts(self, taken: int, ignored: int, size: int) -> None:
         """Count one post of pod-log excerpts."""

@@ -331,3 +331,20 @@ def test_postgres_pages_a_long_incident_history(store: EngineStore) -> None:
     assert [i.id for i in views.hardware_incidents(store)] == [
         "hw/n1/a", "hw/n2/b", "hw/n3/c", "hw/n4/d",
     ]  # fmt: skip
+
+
+def test_postgres_forgets_signals_past_the_retention_oldest_first(store: EngineStore) -> None:
+    """Signals received before the cut go, a batch at a time, in the order they came; the
+    rest, and everything decided on them, stay."""
+    store.commit(quarantine())
+    for day in range(4):  # one signal received on each of four days
+        at = START + timedelta(days=day)
+        store.commit(Changes(at, signals=[xid("n1", component=f"day {day}")]))
+    cut = START + timedelta(days=2, hours=1)  # days 0, 1 and 2 are older
+    assert store.prune_signals(cut, limit=2) == 2  # a batch at most
+    assert [s.component for s in store.node_signals("n1")] == ["day 2", "day 3"]
+    assert store.prune_signals(cut, limit=2) == 1
+    assert store.prune_signals(cut, limit=2) == 0
+    assert [s.component for s in store.node_signals("n1")] == ["day 3"]
+    transitions, _ = store.trail("hw/n1/x")
+    assert [t.to for t in transitions] == [NodeState.QUARANTINED]  # the decision stays

@@ -208,6 +208,11 @@ class EngineStore(StorePort, Protocol):
         """Every transition of these incidents, oldest first."""
         ...
 
+    def prune_signals(self, before: datetime, limit: int = 10_000) -> int:
+        """Forget up to `limit` of the oldest recorded signals received before `before` (the
+        retention; decisions keep their own evidence); how many went."""
+        ...
+
     def recent_actions(self, limit: int = 100) -> list[ActionRecord]:
         """The latest `limit` actions, oldest first."""
         ...

@@ -37,6 +37,7 @@ class MemoryStore:
         self._seqs: set[tuple[str, int]] = set()
         self._actions: dict[str, ActionRecord] = {}  # insertion-ordered
         self.signals: list[NodeSignal] = []
+        self.received: list[datetime] = []  # when each of `signals` was recorded
         self._events: list[Event] = []
         self.incidents: dict[str, DomainIncident] = {}
         self.breaker: BreakerState = CLOSED
@@ -88,6 +89,7 @@ class MemoryStore:
             if node in self.nodes:
                 self.last_seen[node] = at
         self.signals.extend(changes.signals)
+        self.received.extend([changes.at] * len(changes.signals))
         for t in changes.transitions:
             self._seqs.add((t.node, t.seq))
             self._transitions.append(t)

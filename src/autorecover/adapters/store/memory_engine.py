@@ -264,6 +264,15 @@ class MemoryEngineStore(MemoryStore):
         with self._lock:
             return [t for t in super().transitions() if t.incident in wanted]
 
+    def prune_signals(self, before: datetime, limit: int = 10_000) -> int:
+        """The oldest signals received before `before`, up to `limit`."""
+        with self._lock:
+            gone = 0
+            while gone < min(limit, len(self.received)) and self.received[gone] < before:
+                gone += 1
+            del self.signals[:gone], self.received[:gone]
+            return gone
+
     def transitions_after(self, after: int, limit: int = 1000) -> list[tuple[int, Transition]]:
         """Transitions positioned after `after` (positions count from 1)."""
         with self._lock:

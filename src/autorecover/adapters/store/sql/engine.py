@@ -333,6 +333,21 @@ class SqlEngineStore(SqlStore):
                 found += [(int(row[0]), _transition(*row[1:])) for row in rows]
         return [t for _, t in sorted(found, key=lambda pair: pair[0])]
 
+    def prune_signals(self, before: datetime, limit: int = 10_000) -> int:
+        """The oldest signals received before `before`, up to `limit`: rows are written in
+        the order they are received, so they are a prefix of the table by id (read by the
+        primary key, never a scan of the whole table)."""
+        with self._db.transaction():
+            rows = self._rows("SELECT id, received_at FROM signals ORDER BY id LIMIT ?", (limit,))
+            last = None
+            for sid, received in rows:
+                if codec.parse_when(received) >= before:
+                    break
+                last = int(sid)
+            if last is None:
+                return 0
+            return len(self._rows("DELETE FROM signals WHERE id <= ? RETURNING id", (last,)))
+
     def recent_actions(self, limit: int = 100) -> list[ActionRecord]:
         """The latest `limit` actions, oldest first."""
         rows = self._rows(
