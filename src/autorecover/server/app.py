@@ -158,7 +158,7 @@ def create_app(engine: Engine, *, auth: Auth) -> FastAPI:
     ) -> list[IncidentOut]:
         """Incidents, hardware and job, oldest first: the newest `limit`; with `state=open`
         every open one however old, with `state=closed` the closed ones among the newest."""
-        return views.newest_incidents(store, engine.jobs, limit, state)
+        return views.listed_incidents(store, engine.jobs, limit, state)
 
     @app.get(
         f"{API}/incidents/{{incident:path}}", response_model=IncidentDetail, responses=_MISSING

@@ -35,6 +35,9 @@ from autorecover.server.schemas import (
 if TYPE_CHECKING:  # jobs_view imports this module
     from autorecover.server.jobs_view import JobsView
 
+INCIDENTS_LIMIT = 1000  # what a listing shows unless asked for more
+INCIDENTS_MAX = 100_000
+
 
 def node_out(view: NodeView) -> NodeOut:
     """A node's summary."""
@@ -179,11 +182,7 @@ def hardware_incidents(
     return out if limit is None or open_only else out[-limit:]
 
 
-INCIDENTS_LIMIT = 1000  # what a listing shows unless asked for more
-INCIDENTS_MAX = 100_000
-
-
-def newest_incidents(
+def listed_incidents(
     store: EngineStore, jobs: JobsView, limit: int, state: str = ""
 ) -> list[IncidentOut]:
     """The newest `limit` incidents, hardware and job, oldest first; `state` "open" gives

@@ -272,7 +272,7 @@ def add_dashboard(app: FastAPI, engine: Engine, auth: Auth) -> Dashboard:
         v, opened = d.visitor(request)
         limit = min(max(limit, 1), views.INCIDENTS_MAX)
         wanted = state if state in ("open", "closed") else ""
-        found = views.newest_incidents(store, engine.jobs, limit + 1, wanted)  # one more: cut?
+        found = views.listed_incidents(store, engine.jobs, limit + 1, wanted)  # one more: cut?
         cut = wanted != "open" and len(found) > limit
         filters = pages.IncidentFilters(cause, node, job, state)
         shown = found[1:] if cut else found
