@@ -269,7 +269,8 @@ def test_the_incidents_bench_fills_a_history_the_engine_reads_as_asked(tmp_path:
     from autorecover.server import views
 
     bench = _load("bench_incidents")
-    transitions = bench.fill(tmp_path / "engine.db", incidents=30, nodes=4, still_open=3)
+    url = f"sqlite:///{tmp_path / 'engine.db'}"
+    transitions = bench.fill(url, incidents=30, nodes=4, still_open=3)
     assert transitions == 27 * 5 + 3
     store = SqliteStore(tmp_path / "engine.db")
     try:
