@@ -311,7 +311,7 @@ class SqlEngineStore(SqlStore):
 
     def newest_incidents(self, limit: int) -> list[str]:
         """The `limit` incidents whose first transition is the latest, newest first (one
-        grouped scan of the transitions' incident index)."""
+        grouped pass over the transitions, in the database: it grows with the history)."""
         rows = self._rows(
             "SELECT incident FROM transitions WHERE incident IS NOT NULL GROUP BY incident "
             "ORDER BY MIN(at) DESC, incident DESC LIMIT ?",
