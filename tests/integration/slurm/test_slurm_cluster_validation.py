@@ -193,3 +193,14 @@ def test_slurm_load_validation_sends_quick_diagnostics_to_the_node_alone(
     load.start("gpu01", level, prov)
     assert inner.started == {prov.action_id: "gpu01"}
     assert kit.calls() == [] and port.commands.journal.records == []
+
+
+def test_the_clusters_reset_deletes_a_reservation_a_failed_test_left(slurm: SlurmHarness) -> None:
+    """One pair test that timed out must not fail every later test's set-up."""
+    slurm.scheduler.commands.mutate(["scontrol", "create", "reservation", "ReservationName=left",
+                                     "Users=root", "Nodes=gpu03,gpu04", "StartTime=now",
+                                     "Duration=60", "Flags=MAINT,IGNORE_JOBS"])  # fmt: skip
+    _wait(lambda: "MAINTENANCE" in slurm.scheduler.reader.node("gpu03").flags or None, 10.0)
+    slurm.cluster.reset()
+    assert _reservation_gone(slurm, "left")
+    assert all(not n.flags for n in slurm.scheduler.reader.nodes())

@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -300,6 +301,11 @@ class SlurmTestCluster:
             if time.monotonic() > deadline:
                 raise ClusterError("jobs still running after scancel")
             time.sleep(0.1)
+        # A test that failed half-way may leave a reservation (a pair test's): it would keep
+        # its nodes MAINTENANCE+RESERVED, and every later test's set-up would wait on them.
+        shown = self._scontrol(["scontrol", "show", "reservation", "--oneliner"], check=False)
+        for name in re.findall(r"(?m)^ReservationName=(\S+)", shown.stdout):
+            self._scontrol(["scontrol", "delete", f"ReservationName={name}"], check=False)
         for seen in reader.nodes():
             status = node_status(seen)
             if "REBOOT_REQUESTED" in seen.flags:
@@ -370,7 +376,11 @@ class SlurmTestCluster:
             "SelectType=select/cons_tres",
             "SelectTypeParameters=CR_Core",
             "SchedulerType=sched/backfill",
-            "SchedulerParameters=batch_sched_delay=0",  # schedule new batch jobs at once
+            # batch_sched_delay=0: schedule a new batch job at once. sched_interval=2: try a
+            # pending job again within 2 s (default 60): a job submitted just after a resume,
+            # while the node is still marked not responding, otherwise waits for a backfill
+            # pass (30 s), longer than a test waits.
+            "SchedulerParameters=batch_sched_delay=0,sched_interval=2",
             "MpiDefault=none",
             "MailProg=/bin/true",
             "GresTypes=gpu",
