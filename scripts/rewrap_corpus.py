@@ -20,7 +20,8 @@ line's own or its last neighbour's, as a collector reading it then would stamp i
 with a log that has no time at all is skipped: its stamps would be made up), `mpirun`
 (`[1,N]<stderr>:`), `compose` (`trainer-1  | `), `kubectl` (`kubectl logs --prefix`'s
 `[pod/<pod>/<container>] `), `pdsh` (`<node>: `, as DeepSpeed's multi-node runner prints),
-`ansi` (every other line coloured), `crlf` (Windows line ends), `nostamp` (the line's own time
+`ansi` (every other line coloured), `crlf` (Windows line ends), `indent` (four blanks before
+every line: a log pasted indented, in a Markdown list or a mail), `nostamp` (the line's own time
 removed, its rank kept as torchrun's prefix), `norank` (rank prefixes removed, the time kept).
 
 Whole-bundle variations: `rename` / `rename-gke` (every node renamed consistently, to
@@ -114,6 +115,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "pdsh": lambda line, i, f: f"{f.node}: {line}",
     "ansi": lambda line, i, f: f"\x1b[36m{line}\x1b[0m" if i % 2 else line,
     "crlf": lambda line, i, f: line + "\r",
+    "indent": lambda line, i, f: f"    {line}" if line else line,
     "nostamp": _nostamp,
     "norank": _norank,
 }

@@ -247,3 +247,26 @@ def test_pdsh_prefix_naming_one_of_the_jobs_nodes_is_taken_before_any_text() -> 
     # srun's rank prefix stays a rank even when a node is named like a number's start
     p = parse_line("10: RuntimeError: x", REF, frozenset({"10.0.0.7"}))
     assert (p.rank, p.via) == (10, None)
+
+
+@pytest.mark.parametrize(
+    ("line", "rank", "when", "message"),
+    [
+        ("    [rank3]:[E302 11:41:53.327 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught",
+         3, at(2026, 3, 2, 11, 41, 53, 327000), "[E302 11:41:53.327 ProcessGroupNCCL.cpp:616]"),
+        ("\t2026-03-02T11:41:58Z RuntimeError: boom", None, at(2026, 3, 2, 11, 41, 58),
+         "RuntimeError: boom"),
+        ("  Mar  2 11:31:52 gpu-a03 kernel: NVRM: Xid (PCI:0000:ba:00): 79", None,
+         at(2026, 3, 2, 11, 31, 52), "NVRM: Xid (PCI:0000:ba:00): 79"),
+        # blanks that are the line's own stay: a traceback's frame, an indented message
+        ('  File "train.py", line 3, in <module>', None, None, '  File "train.py", line 3'),
+        ('3:   File "train.py", line 3', 3, None, '  File "train.py", line 3'),
+        ("    RuntimeError: boom", None, None, "    RuntimeError: boom"),
+    ],
+)  # fmt: skip
+def test_a_log_pasted_indented_keeps_its_prefixes(
+    line: str, rank: int | None, when: datetime | None, message: str
+) -> None:
+    parsed = parse_line(line, REF)
+    assert (parsed.rank, parsed.at) == (rank, when)
+    assert parsed.message.startswith(message)

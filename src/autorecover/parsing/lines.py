@@ -64,6 +64,7 @@ _HOST_COLON = re.compile(r"([\w.-]{1,253}): ")
 # CRI (kubelet's container log files): after the time, the stream and a partial/full tag
 _CRI_STREAM = re.compile(r"(?:stdout|stderr) [FP] ")
 _MAX_PREFIXES = 6
+_INDENT = frozenset(" \t")
 # Ray's driver prefixes every line it forwards from a worker with where it ran:
 # `(RayTrainWorker pid=1234, ip=10.0.0.7)`, `(pid=1234, ip=10.0.0.7)`, `(raylet, ip=10.0.0.7)`.
 _RAY = re.compile(
@@ -109,6 +110,8 @@ def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset
     uptime: float | None = None
     host: str | None = None
     forwarded = False  # Ray's prefix taken
+    indented = False  # leading blanks looked past once
+    blank: str | None = None  # the line as it was before its blanks were taken off
     for _ in range(_MAX_PREFIXES):  # each pass takes off at least one prefix, or stops
         before = rest
         m = (
@@ -144,8 +147,19 @@ def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset
             if at is not None:
                 m = _CRI_STREAM.match(rest)
                 rest = rest[m.end() :] if m else rest
-        if rest == before:
+        if rest != before:
+            blank = None  # a prefix after the blanks: they were the paste's, not the line's
+            continue
+        if blank is not None:
+            rest = blank  # nothing after the blanks either: they are the line's own
             break
+        if rest[:1] not in _INDENT or indented:
+            break
+        # A pasted or re-indented log (`    [rank3]: ...`, `\t2024-05-01T...`): its prefixes
+        # are after the blanks. Taken only when one follows: an indented traceback line
+        # (`  File "x.py"`, `3:   File ...`) keeps its blanks.
+        indented = True
+        blank, rest = rest, rest.lstrip(" \t")
     return ParsedLine(message=rest, at=at, uptime_s=uptime, rank=rank, host=host, via=via)
 
 
