@@ -34,6 +34,7 @@ BLAME: dict[str, Blame] = {
     "ray.gcs_address_without_host": Blame.APPLICATION,
     "ray.gcs_cluster_id_failed": Blame.SYMPTOM,
     "lightning.rank_initializing": Blame.INFO,
+    "lightning.slurm_managed": Blame.INFO,
     "deepspeed.mpi_discovered": Blame.INFO,
     "mp.process_raised": Blame.SYMPTOM,
     "mp.process_exited": Blame.SYMPTOM,
@@ -340,6 +341,8 @@ GOLDEN += [
         "lightning.rank_initializing",
         {"global_rank": "5", "world": "16"},
     ),
+    # Lightning 1.x accelerator_connector.py (rank_zero_info), as a Slurm job's output has it
+    ("0: Multi-processing is handled by Slurm.", "lightning.slurm_managed", {}),
     # a public ALCF Polaris run's log (DeepSpeed's comm.py mpi_discovery)
     (
         "[2023-10-05 16:56:41,621] [INFO] [comm.py:702:mpi_discovery] Discovered MPI settings of "

@@ -10,8 +10,8 @@ import io
 from datetime import timedelta
 
 from autorecover.domain.attribution import attribute
-from autorecover.domain.ranks import SIGNAL, duplicate_ranks
-from autorecover.domain.records import Blame, Cause, Finding, JobRecord, Source
+from autorecover.domain.ranks import SIGNAL, UNSTARTED, duplicate_ranks, unstarted_ranks
+from autorecover.domain.records import Activity, Blame, Cause, Finding, JobRecord, Source
 
 from .golden import SCANNER, T0
 
@@ -97,3 +97,45 @@ def test_separate_trainings_one_per_node_each_with_its_whole_world_are_not_compa
     # single-process runs (a world of one) on every node, by design
     alone = [*scan("n1", lightning(0, 1)), *scan("n2", lightning(0, 1))]
     assert duplicate_ranks(alone) == []
+
+
+SLURM = "Multi-processing is handled by Slurm."
+
+
+def hung(*nodes: str) -> JobRecord:
+    return JobRecord(scheduler="slurm", job="8", nodes=nodes, started=T0, ended=None,
+                     collected=T0 + timedelta(minutes=7), state="RUNNING")  # fmt: skip
+
+
+def test_lightning_waiting_for_tasks_slurm_never_started_is_the_jobs_launch() -> None:
+    # `python train.py` in the batch script, not `srun python train.py`: one process, on the
+    # first node, waiting for seven ranks Slurm was never asked to start
+    findings = [*scan("n1", SLURM, "initializing ddp: GLOBAL_RANK: 0, MEMBER: 1/8")]
+    [found] = unstarted_ranks(hung("n1", "n2"), findings, [])
+    assert (found.signal, found.blame, found.node) == (UNSTARTED, Blame.APPLICATION, "n1")
+    assert "only 1 of 8 ranks started (global rank 0 on n1; 4 per node on 2 nodes)" in found.text
+    verdict = attribute(hung("n1", "n2"), findings, [], {})
+    assert verdict.cause is Cause.APPLICATION and verdict.suspect_nodes == ()
+    # one task per node (--ntasks-per-node=1 with devices=4): one rank on each node
+    per_node = [*scan("n1", SLURM, lightning(0, 8)), *scan("n2", lightning(4, 8))]
+    assert [f.signal for f in unstarted_ranks(hung("n1", "n2"), per_node, [])] == [UNSTARTED]
+
+
+def test_ranks_that_may_only_be_hidden_or_that_trained_say_nothing() -> None:
+    one_each = [*scan("n1", lightning(0, 8)), *scan("n2", lightning(4, 8))]
+    # without Slurm starting the tasks the others may only be hidden (torchrun printing local
+    # rank 0 alone)
+    assert unstarted_ranks(hung("n1", "n2"), one_each, []) == []
+    started = [*scan("n1", SLURM), *one_each]
+    # something trained: the ranks were there
+    trained = Activity("n1", Source.LOGS, present=True, lines=40, progress_lines=12)
+    assert unstarted_ranks(hung("n1", "n2"), started, [trained]) == []
+    # a world of one process per node is whole
+    whole = [*scan("n1", SLURM, lightning(0, 2)), *scan("n2", lightning(1, 2))]
+    assert unstarted_ranks(hung("n1", "n2"), whole, []) == []
+    # a node announcing two of its ranks was started by srun: another fault kept the rest
+    two = [*scan("n1", SLURM, lightning(0, 8), lightning(1, 8, second=1))]
+    assert unstarted_ranks(hung("n1", "n2"), two, []) == []
+    # every rank there
+    every = [*scan("n1", SLURM, *(lightning(r, 2 * 1, second=r) for r in range(2)))]
+    assert unstarted_ranks(hung("n1"), every, []) == []

@@ -59,7 +59,7 @@ from autorecover.domain.fatal_errors import first_fatal
 from autorecover.domain.final_states import state_findings
 from autorecover.domain.hangs import OUTLIERS, raised_reason, standing
 from autorecover.domain.history import Attempt, recall
-from autorecover.domain.ranks import duplicate_ranks
+from autorecover.domain.ranks import duplicate_ranks, unstarted_ranks
 from autorecover.domain.records import (
     Activity,
     Blame,
@@ -188,6 +188,7 @@ def _decide(
     seen.extend(blamed_peers(findings, seen, job))
     seen.extend(collective_desync(seen))
     seen.extend(duplicate_ranks(seen))
+    seen.extend(unstarted_ranks(job, seen, activity))
     symptoms = [f for f in seen if f.blame is Blame.SYMPTOM]
     app = application_errors(seen, symptoms, APPLICATION_THRESHOLD)
     seen.extend(stopped_first(job, seen, activity, app))
