@@ -1064,6 +1064,30 @@ KNOWN_MISSES: dict[str, str] = {
         "which is not DeepSpeed's own text ('No slot '2' specified on host 'work1'', read by "
         "`deepspeed.include_invalid`): nothing is read (unknown)"
     ),
+    "unknown-cfncluster-sge-ten-c5-nodes-mpirun-orte-lost-communication-with-daemon-commlib-read-error-one-node-cause-never-confirmed": (
+        "ORTE losing a remote daemon with nothing else reads as a peer lost (transient, retry); "
+        "the thread only guessed at the cause (unknown)"
+    ),
+    "app-gpu-operator-gsp-dcgm-profiling-driver-rpc-timed-out-every-worker-starterror-k8s": (
+        "the container hook's 'driver rpc error: timed out' on both nodes and dcgm-exporter's "
+        "fatal profiling error are symptoms no line ties to a cause (unknown); that it is the "
+        "driver's GSP bug with DCGM profiling, fixed by disabling GSP, is the thread's finding"
+    ),
+    "app-hyperpod-g5-48xlarge-os-driver-535-with-dcgm-exporter-335-profiling-gsp-gpu0-unknown-error-preflight-fails-slurm": (
+        "the container hook failing on every node at once reads as something shared, retried "
+        "without excluding a node (transient); that the OS build of the driver with DCGM 3.3.5 "
+        "fails the same way every time is the reporter's finding"
+    ),
+    "trap-dcgm-exporter-sigkilled-dcp-metrics-gsp-xid120-xid119-a100-mig-gpu-freeze-hang-k8s": (
+        "Xid 119/120 (GSP timeout and error) on the one node the job ran on names it (hardware, "
+        "reset the GPU); that dcgm-exporter's profiling set off the driver's GSP bug is the "
+        "thread's finding, and the GPU needed its reset all the same"
+    ),
+    "app-marin-gb200-two-sibling-rack-gangs-share-jax-coordinator-key-63-ranks-join-other-world-rank0-registertask-timeout-k8s": (
+        "rank 0's RegisterTask deadline exceeded reads as a symptom with no cause behind it "
+        "(unknown); that two gangs shared one coordinator key and its ranks joined the other "
+        "world is the thread's finding, not a line"
+    ),
 }
 
 

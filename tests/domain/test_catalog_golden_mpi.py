@@ -45,6 +45,7 @@ REQUIRED: dict[str, Blame] = {
     "ompi.mpi_abort": Blame.SYMPTOM,
     "ompi.mpi_usage_error": Blame.APPLICATION,
     "ompi.error_log": Blame.SYMPTOM,
+    "ompi.launch_unpack_mismatch": Blame.APPLICATION,
     "ompi.openib_completion_error": Blame.SYMPTOM,
     "ompi.tcp_peer_lost": Blame.SYMPTOM,
     "ompi.tcp_unexpected_peer": Blame.APPLICATION,
@@ -227,6 +228,24 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "[headnode.localdomain:23414] [[0,0],1] ORTE_ERROR_LOG: Not found in file"
         " ../../orte/runtime/orte_globals.c at line 517",
         {"status": "Not found"},
+    ),
+    (  # open-mpi/ompi issue #4437 (two nodes' daemons at start-up)
+        "ompi.launch_unpack_mismatch",
+        "[s2:09741] [[24373,0],1] ORTE_ERROR_LOG: Data unpack would read past end of buffer in"
+        " file grpcomm_direct.c at line 355",
+        {"file": "grpcomm_direct.c"},
+    ),
+    (  # ORTE's abort on it (Horovod's troubleshooting guide)
+        "ompi.launch_unpack_mismatch",
+        "[[25215,0],1] FORCE-TERMINATE AT Data unpack would read past end of buffer:-26 - error"
+        " grpcomm_direct.c(359)",
+        {},
+    ),
+    (  # open-mpi/ompi issue #13558 (Open MPI 5 with PRRTE, the remote node)
+        "ompi.launch_unpack_mismatch",
+        "[vlxssl18.gpfs.boe:152058] PMIX ERROR: PMIX_ERR_UNPACK_READ_PAST_END_OF_BUFFER in file"
+        " base/plm_base_launch_support.c at line 1578",
+        {"pmix_file": "plm_base_launch_support.c"},
     ),
     (  # open-mpi/ompi issue #7529 (FQDN host in the prefix)
         "pmix.error_log",
