@@ -123,8 +123,8 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # the rules and entries made before it merged); no earlier held-out verdict changed: 230 of the
 # earlier 451 plus 5 is 235/471. Still 0.49 after the twenty-third session's c141-c144 batches
 # (20 bundles, 10 held out, 3/10 right when first scored; no earlier held-out verdict
-# changed): 247/500. Still 0.49 after the twenty-eighth session's c171-c174 batches (17
-# bundles, 9 held out, 5/9 right when first scored): 285/569.
+# changed): 247/500. Still 0.49 after the twenty-eighth session's c171-c181 batches (44
+# bundles, 19 held out, 9/19 right when first scored): 289/579.
 HELDOUT_FLOOR_ACCURACY = 0.49
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -150,6 +150,8 @@ HELDOUT_FLOOR_ACCURACY = 0.49
 # fresh): 29/65. 0.43 since the c128 batch (its one held-out hardware bundle scored 0/1 fresh):
 # 29/66. 0.42 since the twenty-third session's c144 batch (its one held-out hardware bundle
 # scored 0/1 fresh): 29/68 (the twenty-second session's batches brought one more, also 0/1).
+# Still 0.42 after the twenty-eighth session's c176 batch (its one held-out hardware bundle
+# scored 0/1 fresh): 31/73.
 HELDOUT_FLOOR_HARDWARE_EXACT = 0.42
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
@@ -1087,6 +1089,34 @@ KNOWN_MISSES: dict[str, str] = {
         "rank 0's RegisterTask deadline exceeded reads as a symptom with no cause behind it "
         "(unknown); that two gangs shared one coordinator key and its ranks joined the other "
         "world is the thread's finding, not a line"
+    ),
+    "app-mmdet-rtmdet-ins-negative-samples-filter-empty-gt-false-allreduce-watchdog-every-run-four-gpu": (
+        "collective watchdog timeouts and an aborted communicator with nothing behind them read "
+        "as a cascade (transient); that a rank with no ground truth skipped a collective every "
+        "run is the maintainers' finding"
+    ),
+    "app-mmseg-wandb-hook-log-buffer-not-cleared-on-non-master-ranks-allgather-watchdog-30min-two-gpu": (
+        "collectives timing out on one host with no other error name no cause (unknown, retry "
+        "once); that the logging hook left the ranks' collectives out of step is the fix, not "
+        "a line"
+    ),
+    "app-paddle-fluid-152-mpi-cpu-pserver-cluster-grpc-sendrpc-deadline-exceeded-after-first-pass-fixed-by-162": (
+        "a gRPC send deadline exceeded under a glog fatal is a symptom with no cause behind it "
+        "(unknown); that Paddle 1.5.2's parameter-server RPC was fixed in 1.6.2 is the thread's "
+        "finding"
+    ),
+    "unknown-nemo-rl-grpo-two-p5en-h200-eks-prepare-refit-info-broadcast-timeout-ncclinternalerror-p5-h100-works-open-k8s": (
+        "NCCL's internal error in a broadcast with nothing behind it reads as a collective that "
+        "failed elsewhere (transient, retry); the issue is open with no cause (unknown)"
+    ),
+    "unknown-rlinf-embodied-ppo-two-nodes-hang-worker-ray-tmp-0gb-free-envworker-gloo-connectfullmesh-failed-open": (
+        "a hang on every node at once with only a worker's gloo connect failure reads as "
+        "transient (retry); the issue is open with no cause (unknown). The worker node's quiet "
+        "log is not read as its silence: its lines come through the driver (Ray's prefix)"
+    ),
+    "unknown-simplerl-openrlhf-ppo-two-a100-nodes-actor-worker-died-after-two-days-no-diagnosis": (
+        "a Ray actor and worker dying with nothing behind them read as a peer lost (transient, "
+        "retry); the thread never found why (unknown)"
     ),
 }
 

@@ -574,6 +574,25 @@ def test_hang_everywhere_at_once_names_nobody() -> None:
     assert v.cause is Cause.TRANSIENT and v.suspect_nodes == ()
 
 
+def test_a_ray_worker_node_speaking_through_the_driver_is_not_silent() -> None:
+    # Ray's driver prints the workers' lines under `(Worker pid=N, ip=A)`; the worker node's
+    # own log holds its raylet starting and nothing after. A line from an address no node is
+    # known by, later than that, may be the worker: its quiet log names nobody.
+    running = job(nodes=("head", "worker"), ended=None, state="RUNNING",
+                  collected=T0 + timedelta(hours=3))  # fmt: skip
+    quiet = Activity(
+        "worker", Source.LOGS, present=True, lines=2, last_at=T0 + timedelta(minutes=2)
+    )
+    acts = [activity("head", 120), quiet]
+    assert attribute(running, [], acts, RULES).suspect_nodes == ("worker",)  # silent without it
+    relayed = f("gloo.connect_full_mesh", "head", Blame.SYMPTOM, 20, 110, source=Source.LOGS,
+                details=(("via", "10.0.1.36"),))  # fmt: skip
+    assert attribute(running, [relayed], acts, RULES).suspect_nodes == ()
+    # the driver's own node forwarding nothing of the kind: the quiet node is still named
+    own = replace(relayed, details=())
+    assert attribute(running, [own], acts, RULES).suspect_nodes == ("worker",)
+
+
 def test_recent_progress_is_no_hang() -> None:
     running = job(ended=None, state="RUNNING", collected=T0 + timedelta(minutes=121))
     acts = [activity(n, 120) for n in NODES]

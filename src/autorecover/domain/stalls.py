@@ -83,6 +83,19 @@ def stalled(
     locked = {f.node for f in seen if f.signal in LOCKUPS and f.source is Source.SYSTEM}
     if len(silent) * 2 < len(job.nodes) or (silent and locked == set(silent)):
         suspects.extend(silent)
+    # Ray's driver prints its workers' lines under `(Worker pid=N, ip=A)`; a worker node's own
+    # job log then holds little more than its raylet starting. Such a line from an address no
+    # node is known by may be any other node speaking, later than its own log did: its quiet
+    # log is then no evidence that it stopped.
+    relayed = [
+        f for f in seen
+        if f.at is not None and f.origin is None and f.detail("via")
+        and job.node_named(f.detail("via")) is None
+    ]  # fmt: skip
+    suspects = [
+        n for n in suspects
+        if not any(f.node != n and f.at > last.get(n, job.started) for f in relayed)  # type: ignore[operator]
+    ]  # fmt: skip
     for node in suspects:
         at = last.get(node)
         findings.append(
