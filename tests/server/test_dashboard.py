@@ -109,6 +109,9 @@ def test_dashboard_incident_list_says_when_it_shows_only_the_newest(
     assert 'href="/ui/nodes/n1"' in every and 'href="/ui/nodes/n2"' in every
     assert "The newest" not in every
     assert "The newest" not in client.get("/ui/incidents").text  # two, under the page's 500
+    # the link to a longer list keeps the filters the page was narrowed by
+    narrowed = client.get("/ui/incidents?limit=1&node=n2&cause=hardware").text
+    assert 'href="/ui/incidents?limit=10&amp;cause=hardware&amp;node=n2"' in narrowed
 
 
 def test_dashboard_refuses_a_bad_token_and_a_caller_without_the_viewer_role(

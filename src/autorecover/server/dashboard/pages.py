@@ -86,7 +86,9 @@ def render_incidents(
     head = ("incident", "state", "source", "kind", "cause", "nodes", "opened", "summary")
     note = ""
     if cut is not None:
-        more = f'<a href="/ui/incidents?limit={cut * 10}">the newest {cut * 10:,}</a>'
+        kept = "".join(f"&amp;{k}={quote(v)}" for k, v in
+                       (("cause", f.cause), ("node", f.node), ("job", f.job)) if v)  # fmt: skip
+        more = f'<a href="/ui/incidents?limit={cut * 10}{kept}">the newest {cut * 10:,}</a>'
         note = (f'<p class="shown">The newest {cut:,} incidents, which the filters narrow '
                 f"(with the state open, every open one is listed); {more}.</p>")  # fmt: skip
     return form + note + f'<div id="incidents">{table(head, rows, "list")}</div>'
