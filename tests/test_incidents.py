@@ -1118,6 +1118,12 @@ KNOWN_MISSES: dict[str, str] = {
         "a Ray actor and worker dying with nothing behind them read as a peer lost (transient, "
         "retry); the thread never found why (unknown)"
     ),
+    # the c185 batch (cloud lifecycle), scored fresh
+    "tr-aws-batch-p3-2xlarge-spot-gpu-training-host-ec2-terminated-no-spot-capacity-in-pool": (
+        "AWS Batch's 'Status Reason: Host EC2 Terminated' after output that just stops is no "
+        "line the catalog reads (unknown); that the host was a Spot instance reclaimed for "
+        "capacity is the thread's finding from the Spot request history"
+    ),
 }
 
 
