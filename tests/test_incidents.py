@@ -1124,6 +1124,11 @@ KNOWN_MISSES: dict[str, str] = {
         "line the catalog reads (unknown); that the host was a Spot instance reclaimed for "
         "capacity is the thread's finding from the Spot request history"
     ),
+    "unknown-vertex-ai-tpu-v3-mobiledet-model-tpu-main-please-provide-tpu-name-stalled": (
+        "a Python ValueError from TPUClusterResolver ('Please provide a TPU Name to connect "
+        "to.') on the only replica reads as the job's own error (application); the issue was "
+        "closed as stalled awaiting the reporter, with no cause found (unknown)"
+    ),
 }
 
 
