@@ -1129,6 +1129,11 @@ KNOWN_MISSES: dict[str, str] = {
         "to.') on the only replica reads as the job's own error (application); the issue was "
         "closed as stalled awaiting the reporter, with no cause found (unknown)"
     ),
+    "unknown-sagemaker-mmdetection-wandbvisbackend-internalservererror-before-training-open": (
+        "SageMaker's 'InternalServerError: ... Please try again.' reads as a passing service "
+        "fault (transient, retry); the issue is open, the failure follows the W&B backend and "
+        "no cause was found (unknown)"
+    ),
 }
 
 
