@@ -1118,6 +1118,22 @@ KNOWN_MISSES: dict[str, str] = {
         "a Ray actor and worker dying with nothing behind them read as a peer lost (transient, "
         "retry); the thread never found why (unknown)"
     ),
+    # the c185 batch (cloud lifecycle), scored fresh
+    "tr-aws-batch-p3-2xlarge-spot-gpu-training-host-ec2-terminated-no-spot-capacity-in-pool": (
+        "AWS Batch's 'Status Reason: Host EC2 Terminated' after output that just stops is no "
+        "line the catalog reads (unknown); that the host was a Spot instance reclaimed for "
+        "capacity is the thread's finding from the Spot request history"
+    ),
+    "unknown-vertex-ai-tpu-v3-mobiledet-model-tpu-main-please-provide-tpu-name-stalled": (
+        "a Python ValueError from TPUClusterResolver ('Please provide a TPU Name to connect "
+        "to.') on the only replica reads as the job's own error (application); the issue was "
+        "closed as stalled awaiting the reporter, with no cause found (unknown)"
+    ),
+    "unknown-sagemaker-mmdetection-wandbvisbackend-internalservererror-before-training-open": (
+        "SageMaker's 'InternalServerError: ... Please try again.' reads as a passing service "
+        "fault (transient, retry); the issue is open, the failure follows the W&B backend and "
+        "no cause was found (unknown)"
+    ),
 }
 
 
