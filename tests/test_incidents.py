@@ -1118,6 +1118,12 @@ KNOWN_MISSES: dict[str, str] = {
         "a Ray actor and worker dying with nothing behind them read as a peer lost (transient, "
         "retry); the thread never found why (unknown)"
     ),
+    # the c186 batch, scored fresh: tune 2/4
+    "app-gcsfuse-checkpoint-torch-save-open-eio-fuse-interrupt-gce-gpu": (
+        "an EIO from open() on the checkpoint path with nothing behind it reads as an unplaced "
+        "storage fault (unknown, retry once); that gcsfuse turned signal interrupts into errors "
+        "on every run, fixed in the FUSE client, is the thread's finding, not a line"
+    ),
 }
 
 
