@@ -1124,6 +1124,11 @@ KNOWN_MISSES: dict[str, str] = {
         "storage fault (unknown, retry once); that gcsfuse turned signal interrupts into errors "
         "on every run, fixed in the FUSE client, is the thread's finding, not a line"
     ),
+    "tr-moco-eight-gpu-ddp-transport-endpoint-not-connected-every-50-epochs-resume-passes": (
+        "truncated-pickle and 'Ran out of input' errors in freshly spawned processes read as an "
+        "empty checkpoint pickle (application); they follow a 'Transport endpoint is not "
+        "connected' abort that the maintainer put on the network and a resume got past"
+    ),
 }
 
 
