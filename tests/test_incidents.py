@@ -1133,6 +1133,16 @@ KNOWN_MISSES: dict[str, str] = {
         "SageMaker's 'InternalServerError: ... Please try again.' reads as a passing service "
         "fault (transient, retry); the issue is open, the failure follows the W&B backend and "
         "no cause was found (unknown)"
+    # the c186 batch, scored fresh: tune 2/4
+    "app-gcsfuse-checkpoint-torch-save-open-eio-fuse-interrupt-gce-gpu": (
+        "an EIO from open() on the checkpoint path with nothing behind it reads as an unplaced "
+        "storage fault (unknown, retry once); that gcsfuse turned signal interrupts into errors "
+        "on every run, fixed in the FUSE client, is the thread's finding, not a line"
+    ),
+    "tr-moco-eight-gpu-ddp-transport-endpoint-not-connected-every-50-epochs-resume-passes": (
+        "truncated-pickle and 'Ran out of input' errors in freshly spawned processes read as an "
+        "empty checkpoint pickle (application); they follow a 'Transport endpoint is not "
+        "connected' abort that the maintainer put on the network and a resume got past"
     ),
 }
 
