@@ -1118,6 +1118,12 @@ KNOWN_MISSES: dict[str, str] = {
         "a Ray actor and worker dying with nothing behind them read as a peer lost (transient, "
         "retry); the thread never found why (unknown)"
     ),
+    "app-eks-mpijob-nccl-allreduce-launcher-cannot-resolve-worker-svc-fqdn-missing-dnspolicy-k8s": (
+        "ssh unable to resolve a worker's service name before mpirun's daemons start reads as a "
+        "start-up fault with no cause (unknown, retry once), even though the launcher's retry "
+        "already failed the same way in the log; that the job's pod specs lacked dnsPolicy is "
+        "the merged fix, not a line"
+    ),
 }
 
 
