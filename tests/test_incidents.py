@@ -1143,6 +1143,11 @@ KNOWN_MISSES: dict[str, str] = {
         "truncated-pickle and 'Ran out of input' errors in freshly spawned processes read as an "
         "empty checkpoint pickle (application); they follow a 'Transport endpoint is not "
         "connected' abort that the maintainer put on the network and a resume got past"
+    "app-eks-mpijob-nccl-allreduce-launcher-cannot-resolve-worker-svc-fqdn-missing-dnspolicy-k8s": (
+        "ssh unable to resolve a worker's service name before mpirun's daemons start reads as a "
+        "start-up fault with no cause (unknown, retry once), even though the launcher's retry "
+        "already failed the same way in the log; that the job's pod specs lacked dnsPolicy is "
+        "the merged fix, not a line"
     ),
 }
 
