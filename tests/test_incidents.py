@@ -1148,6 +1148,10 @@ KNOWN_MISSES: dict[str, str] = {
         "start-up fault with no cause (unknown, retry once), even though the launcher's retry "
         "already failed the same way in the log; that the job's pod specs lacked dnsPolicy is "
         "the merged fix, not a line"
+    "app-sglang-glm5-tp16-two-h100-nodes-hicache-enabled-tcpstore-reset-after-graph-capture-k8s": (
+        "a rank that loses the TCPStore on the other pod ('should dump' check and recvValue "
+        "'Connection reset by peer') names no cause (unknown, retry); that the two-node TP=16 "
+        "deployment fails only with HiCache enabled is the reporter's A/B, not a line"
     ),
 }
 
