@@ -1133,6 +1133,7 @@ KNOWN_MISSES: dict[str, str] = {
         "SageMaker's 'InternalServerError: ... Please try again.' reads as a passing service "
         "fault (transient, retry); the issue is open, the failure follows the W&B backend and "
         "no cause was found (unknown)"
+    ),
     # the c186 batch, scored fresh: tune 2/4
     "app-gcsfuse-checkpoint-torch-save-open-eio-fuse-interrupt-gce-gpu": (
         "an EIO from open() on the checkpoint path with nothing behind it reads as an unplaced "
@@ -1143,11 +1144,13 @@ KNOWN_MISSES: dict[str, str] = {
         "truncated-pickle and 'Ran out of input' errors in freshly spawned processes read as an "
         "empty checkpoint pickle (application); they follow a 'Transport endpoint is not "
         "connected' abort that the maintainer put on the network and a resume got past"
+    ),
     "app-eks-mpijob-nccl-allreduce-launcher-cannot-resolve-worker-svc-fqdn-missing-dnspolicy-k8s": (
         "ssh unable to resolve a worker's service name before mpirun's daemons start reads as a "
         "start-up fault with no cause (unknown, retry once), even though the launcher's retry "
         "already failed the same way in the log; that the job's pod specs lacked dnsPolicy is "
         "the merged fix, not a line"
+    ),
     "app-sglang-glm5-tp16-two-h100-nodes-hicache-enabled-tcpstore-reset-after-graph-capture-k8s": (
         "a rank that loses the TCPStore on the other pod ('should dump' check and recvValue "
         "'Connection reset by peer') names no cause (unknown, retry); that the two-node TP=16 "
