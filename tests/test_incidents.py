@@ -1119,11 +1119,6 @@ KNOWN_MISSES: dict[str, str] = {
         "retry); the thread never found why (unknown)"
     ),
     # the c185 batch (cloud lifecycle), scored fresh
-    "tr-aws-batch-p3-2xlarge-spot-gpu-training-host-ec2-terminated-no-spot-capacity-in-pool": (
-        "AWS Batch's 'Status Reason: Host EC2 Terminated' after output that just stops is no "
-        "line the catalog reads (unknown); that the host was a Spot instance reclaimed for "
-        "capacity is the thread's finding from the Spot request history"
-    ),
     "unknown-vertex-ai-tpu-v3-mobiledet-model-tpu-main-please-provide-tpu-name-stalled": (
         "a Python ValueError from TPUClusterResolver ('Please provide a TPU Name to connect "
         "to.') on the only replica reads as the job's own error (application); the issue was "
@@ -1139,11 +1134,6 @@ KNOWN_MISSES: dict[str, str] = {
         "an EIO from open() on the checkpoint path with nothing behind it reads as an unplaced "
         "storage fault (unknown, retry once); that gcsfuse turned signal interrupts into errors "
         "on every run, fixed in the FUSE client, is the thread's finding, not a line"
-    ),
-    "tr-moco-eight-gpu-ddp-transport-endpoint-not-connected-every-50-epochs-resume-passes": (
-        "truncated-pickle and 'Ran out of input' errors in freshly spawned processes read as an "
-        "empty checkpoint pickle (application); they follow a 'Transport endpoint is not "
-        "connected' abort that the maintainer put on the network and a resume got past"
     ),
     "app-eks-mpijob-nccl-allreduce-launcher-cannot-resolve-worker-svc-fqdn-missing-dnspolicy-k8s": (
         "ssh unable to resolve a worker's service name before mpirun's daemons start reads as a "

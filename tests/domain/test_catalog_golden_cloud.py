@@ -24,6 +24,7 @@ NAMESPACES = frozenset({"cloud"})
 
 REQUIRED: dict[str, Blame] = {
     "cloud.aws_spot_interruption": Blame.TRANSIENT,
+    "cloud.aws_batch_host_terminated": Blame.TRANSIENT,
     "cloud.aws_scheduled_event": Blame.TRANSIENT,
     "cloud.aws_rebalance_recommendation": Blame.INFO,
     "cloud.gce_preempted": Blame.TRANSIENT,
@@ -97,6 +98,16 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "cloud.skypilot_preempted",
         "I 03-02 11:40:02 controller.py:98] The cluster is Preempted.",
         {},
+    ),
+    (  # azavea/raster-vision-aws issue #15 (as the console shows it)
+        "cloud.aws_batch_host_terminated",
+        "Status Reason: Host EC2 Terminated",
+        {},
+    ),
+    (  # the statusReason AWS Batch's API returns (rendered from its documented form)
+        "cloud.aws_batch_host_terminated",
+        "statusReason: Host EC2 (instance i-0a1b2c3d4e5f67890) terminated.",
+        {"instance": "i-0a1b2c3d4e5f67890"},
     ),
     (  # documented EventBridge event (docs.aws.amazon.com spot-instance-termination-notices)
         "cloud.aws_spot_interruption",
@@ -317,6 +328,8 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # an EC2 host named in prose without AWS Batch's status reason
+    ("cloud.aws_batch_host_terminated", "Terminated EC2 host ip-10-0-1-2 after the job finished"),
     # helper k8sev: a gRPC deadline is not the Job's activeDeadlineSeconds
     (
         "cloud.k8s_active_deadline",

@@ -206,6 +206,10 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     # pytorch/pytorch#118666 (title; 2.2+ wraps it)
     ("RuntimeError: Connection reset by peer", "c10d.store_peer_closed", {}),
     ("torch.distributed.DistNetworkError: Connection reset by peer", "c10d.store_peer_closed", {}),
+    # facebookresearch/moco issue #25: the same SYSCHECK std::system_error thrown in a C++ thread,
+    # printed by libstdc++'s terminate handler (ENOTCONN: the peer's side was gone)
+    ("  what():  Transport endpoint is not connected", "c10d.store_peer_closed", {}),
+    ("  what():  Connection reset by peer", "c10d.store_peer_closed", {}),
     # yangkky/distributed_tutorial#3 (TCPStore(...) in _env_rendezvous_handler, torch 1.x)
     ("RuntimeError: Connection timed out", "c10d.store_socket_error", {}),
     ("RuntimeError: Connection refused", "c10d.store_socket_error", {}),
@@ -589,6 +593,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ("c10d.store_timeout", "RuntimeError: socket timeout"),
     # Python's own ConnectionResetError (a client library's socket) is not c10d's store
     ("c10d.store_peer_closed", "ConnectionResetError: [Errno 104] Connection reset by peer"),
+    # a what() of another exception that merely mentions the text is not the socket's own
+    (
+        "c10d.store_peer_closed",
+        "  what():  NCCL error: remote process exited or there was a network error, Connection reset by peer",
+    ),
     # the store starting to listen is not a failure to listen
     ("c10d.store_listen_failed", "[c10d] The server socket has started to listen on [::]:29500."),
     # the dump signal names a rank only when another rank sent it

@@ -40,6 +40,7 @@ from autorecover.parsing.lines import ParsedLine, find_embedded_time, parse_line
 from autorecover.parsing.prefilters import HyperscanPrefilter, make_prefilter
 from autorecover.parsing.progress_lines import TEXT_PROGRESS_MARKERS, parse_progress
 from autorecover.parsing.telemetry_records import parse_telemetry
+from autorecover.parsing.tracebacks import parent_pipe_cut, traceback_of
 
 CHUNK_BYTES = 4 << 20
 MAX_TEXT_CHARS = 2000  # evidence text kept per finding
@@ -57,7 +58,10 @@ GENERIC_SIGNATURES = {
     "python.base_exception": 0,  # a bare `Exception: ...`
     "python.exception_elsewhere": 1,
 }
-_FRAME = re.compile(r'File "([^"]{1,300})", line (\d+), in (\S+)')
+# Specific entries whose meaning the traceback's innermost frame can change (tracebacks.py).
+FRAME_READ = frozenset({"torchload.empty_pickle"})
+# A spawned process's end of input from its parent's pipe (tracebacks.parent_pipe_cut): a symptom.
+PARENT_PIPE_CUT = "multiprocessing.parent_pipe_cut"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # a file state needs a reference; classify reads none
 
 
@@ -227,13 +231,19 @@ class Scanner:
                 finding = self._finding(sig, m, text, parsed, at, state, line_no)
                 if finding is None:
                     continue
-                if sig.key in GENERIC_SIGNATURES:
-                    frame, chained = _traceback_of(state, chunk, start, parsed)
+                if sig.key in GENERIC_SIGNATURES or sig.key in FRAME_READ:
+                    frame, chained = traceback_of(
+                        chunk, start, parsed, state.reference, state.hosts
+                    )
                     extra = [("frame", frame)] if frame is not None else []
                     if chained is not None:
                         extra.append(("chained", chained))
                     if extra:
                         finding = replace(finding, details=(*finding.details, *extra))
+                    if parent_pipe_cut(parsed.message, frame):
+                        finding = replace(
+                            finding, signal=PARENT_PIPE_CUT, blame=Blame.SYMPTOM, weight=15
+                        )
                 state.keep(finding)
         # Lines counted piecewise: each byte of the chunk is looked at once.
         state.lines = line_no - 1 + chunk.count(b"\n", counted_to)
@@ -465,40 +475,3 @@ def host_names(nodes: Iterable[str]) -> frozenset[str]:
             name for name in (n, short) if not name.isdigit() and any(map(str.isalpha, name))
         )
     return frozenset(names)
-
-
-def _traceback_of(
-    state: _FileState, chunk: bytes, start: int, parsed: ParsedLine
-) -> tuple[str | None, str | None]:
-    """What a Python exception's traceback says, if near: its innermost frame (file, line,
-    function), and whether it was raised while handling an earlier exception (`context`:
-    "During handling of the above exception, another exception occurred") or from it
-    (`cause`: "The above exception was the direct cause of the following exception"). CPython
-    prints the earlier exception's traceback first, then that sentence, then this one's."""
-    frame: str | None = None
-    header = False
-    for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
-        text = decode(chunk[s:e].rstrip(b"\n"))
-        line = parse_line(text, state.reference, state.hosts)
-        if line.rank != parsed.rank:
-            continue
-        if header:
-            if not line.message.strip():
-                continue
-            return frame, _CHAINED.get(line.message.strip())
-        m = _FRAME.search(text)
-        if m and frame is None:
-            frame = f"{m.group(1)}:{m.group(2)} in {m.group(3)}"
-        elif frame is None and _EXCEPTION_LINE.match(line.message):
-            return None, None  # another exception's last line: this one has no traceback here
-        if "Traceback (most recent call last)" in text:
-            header = True
-    return frame, None
-
-
-_EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt): ")
-# CPython's traceback module (Lib/traceback.py: _cause_message, _context_message)
-_CHAINED = {
-    "The above exception was the direct cause of the following exception:": "cause",
-    "During handling of the above exception, another exception occurred:": "context",
-}

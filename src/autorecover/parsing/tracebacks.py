@@ -1,0 +1,74 @@
+"""What a Python exception line's traceback says: its innermost frame, how it was chained, and
+the exceptions whose meaning that frame changes.
+
+CPython prints a traceback as `Traceback (most recent call last):`, then each frame's
+`File "<path>", line <n>, in <function>` (and its source line), innermost last, then the
+exception's own line (Lib/traceback.py); an exception raised while handling another is printed
+after the earlier one's traceback and a sentence saying how the two are linked.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from autorecover.parsing.chunks import NEIGHBOUR_LINES, decode, line_iter_backward
+from autorecover.parsing.lines import ParsedLine, parse_line
+
+FRAME = re.compile(r'File "([^"]{1,300})", line (\d+), in (\S+)')
+_EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt): ")
+# CPython's traceback module (Lib/traceback.py: _cause_message, _context_message)
+_CHAINED = {
+    "The above exception was the direct cause of the following exception:": "cause",
+    "During handling of the above exception, another exception occurred:": "context",
+}
+
+# A process started by multiprocessing's spawn or forkserver method first reads what to run
+# from its parent's pipe (CPython Lib/multiprocessing/spawn.py `_main`: `preparation_data =
+# reduction.pickle.load(from_parent)`, then `self = reduction.pickle.load(from_parent)`), before
+# any code of the job runs in it. An end of input there ("EOFError: Ran out of input", "pickle
+# data was truncated") is the parent closing the pipe early, dead or unable to pickle what it
+# had to send: the parent's failure told by its child, not an empty file of the job's
+# (torchload.empty_pickle) nor the child's own bug. A class the child cannot find while
+# unpickling (AttributeError: Can't get attribute ...) is raised in the same frame and stays the
+# job's.
+_SPAWN_READ = re.compile(r"multiprocessing[/\\]spawn\.py:\d+ in _main$")
+_INPUT_CUT = re.compile(r"\bEOFError: Ran out of input\b|\bpickle data was truncated\b")
+
+
+def traceback_of(
+    chunk: bytes, start: int, parsed: ParsedLine, reference: datetime, hosts: frozenset[str]
+) -> tuple[str | None, str | None]:
+    """What the traceback of the exception line at `start` says, if near: its innermost frame
+    (`file:line in function`), and whether it was raised while handling an earlier exception
+    (`context`: "During handling of the above exception, another exception occurred") or from it
+    (`cause`: "The above exception was the direct cause of the following exception")."""
+    frame: str | None = None
+    header = False
+    for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
+        text = decode(chunk[s:e].rstrip(b"\n"))
+        line = parse_line(text, reference, hosts)
+        if line.rank != parsed.rank:
+            continue
+        if header:
+            if not line.message.strip():
+                continue
+            return frame, _CHAINED.get(line.message.strip())
+        m = FRAME.search(text)
+        if m and frame is None:
+            frame = f"{m.group(1)}:{m.group(2)} in {m.group(3)}"
+        elif frame is None and _EXCEPTION_LINE.match(line.message):
+            return None, None  # another exception's last line: this one has no traceback here
+        if "Traceback (most recent call last)" in text:
+            header = True
+    return frame, None
+
+
+def parent_pipe_cut(text: str, frame: str | None) -> bool:
+    """Whether the exception line `text`, raised in `frame`, is a spawned process finding its
+    parent's pipe cut short (the parent's failure, not the job's file or the child's bug)."""
+    return (
+        frame is not None
+        and _SPAWN_READ.search(frame) is not None
+        and bool(_INPUT_CUT.search(text))
+    )

@@ -1,0 +1,73 @@
+"""A Python exception read with its traceback's innermost frame (parsing/tracebacks.py)."""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime
+
+import pytest
+
+from autorecover.domain.records import Blame, Finding, Source
+from autorecover.parsing.scanning import PARENT_PIPE_CUT, Scanner
+from autorecover.parsing.tracebacks import parent_pipe_cut
+
+REF = datetime(2020, 5, 6, 18, 0, tzinfo=UTC)
+SPAWN_MAIN = (
+    "Traceback (most recent call last):\n"
+    '  File "<string>", line 1, in <module>\n'
+    '  File "/usr/lib/python3.6/multiprocessing/spawn.py", line 105, in spawn_main\n'
+    "    exitcode = _main(fd)\n"
+    '  File "/usr/lib/python3.6/multiprocessing/spawn.py", line 115, in _main\n'
+    "    self = reduction.pickle.load(from_parent)\n"
+)
+TORCH_LOAD = (
+    "Traceback (most recent call last):\n"
+    '  File "train.py", line 40, in <module>\n'
+    '    state = torch.load("ckpt/last.pth")\n'
+    '  File "/opt/conda/lib/python3.10/site-packages/torch/serialization.py", line 1040, in load\n'
+    "    return _legacy_load(opened_file, map_location, pickle_module, **pickle_load_args)\n"
+    '  File "/opt/conda/lib/python3.10/site-packages/torch/serialization.py", line 1258, in _legacy_load\n'
+    "    magic_number = pickle_module.load(f, **pickle_load_args)\n"
+)
+
+
+def _findings(scanner: Scanner, text: str) -> list[Finding]:
+    data = text.encode()
+    return list(
+        scanner.scan(
+            io.BytesIO(data), node="gpu-v100-07", source=Source.LOGS, reference=REF
+        ).findings
+    )
+
+
+@pytest.mark.parametrize(
+    "last", ["EOFError: Ran out of input", "_pickle.UnpicklingError: pickle data was truncated"]
+)
+def test_a_spawned_process_finding_its_parents_pipe_cut_is_a_symptom(
+    scanner: Scanner, last: str
+) -> None:
+    # facebookresearch/moco issue #25: the parent aborted ("what(): Transport endpoint is not
+    # connected") while its spawned children were still reading what to run
+    (f,) = _findings(scanner, SPAWN_MAIN + last + "\n")
+    assert (f.signal, f.blame) == (PARENT_PIPE_CUT, Blame.SYMPTOM)
+    assert f.detail("frame") == "/usr/lib/python3.6/multiprocessing/spawn.py:115 in _main"
+
+
+def test_torch_load_of_an_empty_file_stays_the_jobs(scanner: Scanner) -> None:
+    (f,) = _findings(scanner, TORCH_LOAD + "EOFError: Ran out of input\n")
+    assert (f.signal, f.blame) == ("torchload.empty_pickle", Blame.APPLICATION)
+
+
+def test_a_class_the_spawned_process_cannot_find_stays_the_jobs(scanner: Scanner) -> None:
+    # the same frame, but the pipe was whole: the job's class is not importable in the child
+    last = "AttributeError: Can't get attribute 'Net' on <module '__main__' (built-in)>\n"
+    signals = {(f.signal, f.blame) for f in _findings(scanner, SPAWN_MAIN + last)}
+    assert PARENT_PIPE_CUT not in {s for s, _ in signals}
+    assert any(b is Blame.APPLICATION for _, b in signals)
+
+
+def test_an_end_of_input_without_a_traceback_is_not_read_as_the_parents() -> None:
+    assert not parent_pipe_cut("EOFError: Ran out of input", None)
+    assert parent_pipe_cut(
+        "EOFError: Ran out of input", "C:\\Python39\\lib\\multiprocessing\\spawn.py:126 in _main"
+    )
