@@ -9,7 +9,7 @@ import pytest
 
 from autorecover.domain.records import Blame, Finding, Source
 from autorecover.parsing.scanning import PARENT_PIPE_CUT, Scanner
-from autorecover.parsing.tracebacks import parent_pipe_cut
+from autorecover.parsing.tracebacks import Traceback, parent_pipe_cut
 
 REF = datetime(2020, 5, 6, 18, 0, tzinfo=UTC)
 SPAWN_MAIN = (
@@ -67,7 +67,27 @@ def test_a_class_the_spawned_process_cannot_find_stays_the_jobs(scanner: Scanner
 
 
 def test_an_end_of_input_without_a_traceback_is_not_read_as_the_parents() -> None:
-    assert not parent_pipe_cut("EOFError: Ran out of input", None)
+    eof = "EOFError: Ran out of input"
+    assert not parent_pipe_cut(eof, Traceback())
     assert parent_pipe_cut(
-        "EOFError: Ran out of input", "C:\\Python39\\lib\\multiprocessing\\spawn.py:126 in _main"
+        eof, Traceback(frame="C:\\Python39\\lib\\multiprocessing\\spawn.py:126 in _main")
     )
+    # a pasted snippet that kept only the frame's source line
+    assert parent_pipe_cut(eof, Traceback(source="self = reduction.pickle.load(from_parent)"))
+    assert not parent_pipe_cut(eof, Traceback(source="state = pickle.load(f)"))
+
+
+def test_a_snippet_without_the_frame_line_is_read_by_its_source_line(scanner: Scanner) -> None:
+    snippet = "    self = reduction.pickle.load(from_parent)\nEOFError: Ran out of input\n"
+    (f,) = _findings(scanner, snippet)
+    assert (f.signal, f.blame) == (PARENT_PIPE_CUT, Blame.SYMPTOM)
+
+
+def test_python_311_carets_under_the_source_line_are_skipped(scanner: Scanner) -> None:
+    snippet = (
+        "    self = reduction.pickle.load(from_parent)\n"
+        "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "EOFError: Ran out of input\n"
+    )
+    (f,) = _findings(scanner, snippet)
+    assert f.signal == PARENT_PIPE_CUT

@@ -232,15 +232,13 @@ class Scanner:
                 if finding is None:
                     continue
                 if sig.key in GENERIC_SIGNATURES or sig.key in FRAME_READ:
-                    frame, chained = traceback_of(
-                        chunk, start, parsed, state.reference, state.hosts
-                    )
-                    extra = [("frame", frame)] if frame is not None else []
-                    if chained is not None:
-                        extra.append(("chained", chained))
+                    tb = traceback_of(chunk, start, parsed, state.reference, state.hosts)
+                    extra = [("frame", tb.frame)] if tb.frame is not None else []
+                    if tb.chained is not None:
+                        extra.append(("chained", tb.chained))
                     if extra:
                         finding = replace(finding, details=(*finding.details, *extra))
-                    if parent_pipe_cut(parsed.message, frame):
+                    if parent_pipe_cut(parsed.message, tb):
                         finding = replace(
                             finding, signal=PARENT_PIPE_CUT, blame=Blame.SYMPTOM, weight=15
                         )

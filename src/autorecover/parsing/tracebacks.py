@@ -10,6 +10,7 @@ after the earlier one's traceback and a sentence saying how the two are linked.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 
 from autorecover.parsing.chunks import NEIGHBOUR_LINES, decode, line_iter_backward
@@ -33,17 +34,28 @@ _CHAINED = {
 # unpickling (AttributeError: Can't get attribute ...) is raised in the same frame and stays the
 # job's.
 _SPAWN_READ = re.compile(r"multiprocessing[/\\]spawn\.py:\d+ in _main$")
+_SPAWN_SOURCE = re.compile(r"\breduction\.pickle\.load\(from_parent\)")
 _INPUT_CUT = re.compile(r"\bEOFError: Ran out of input\b|\bpickle data was truncated\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Traceback:
+    """What an exception line's traceback says, as far as it is near."""
+
+    frame: str | None = None  # the innermost frame: `file:line in function`
+    source: str | None = None  # that frame's source line, printed under the frame
+    chained: str | None = None  # "context" or "cause": raised over an earlier exception
 
 
 def traceback_of(
     chunk: bytes, start: int, parsed: ParsedLine, reference: datetime, hosts: frozenset[str]
-) -> tuple[str | None, str | None]:
-    """What the traceback of the exception line at `start` says, if near: its innermost frame
-    (`file:line in function`), and whether it was raised while handling an earlier exception
+) -> Traceback:
+    """What the traceback of the exception line at `start` says, if near: its innermost frame,
+    that frame's source line, and whether it was raised while handling an earlier exception
     (`context`: "During handling of the above exception, another exception occurred") or from it
     (`cause`: "The above exception was the direct cause of the following exception")."""
     frame: str | None = None
+    source: str | None = None
     header = False
     for s, e in line_iter_backward(chunk, start, NEIGHBOUR_LINES):
         text = decode(chunk[s:e].rstrip(b"\n"))
@@ -53,22 +65,25 @@ def traceback_of(
         if header:
             if not line.message.strip():
                 continue
-            return frame, _CHAINED.get(line.message.strip())
+            return Traceback(frame, source, _CHAINED.get(line.message.strip()))
         m = FRAME.search(text)
         if m and frame is None:
             frame = f"{m.group(1)}:{m.group(2)} in {m.group(3)}"
         elif frame is None and _EXCEPTION_LINE.match(line.message):
-            return None, None  # another exception's last line: this one has no traceback here
+            return Traceback()  # another exception's last line: this one has no traceback here
+        elif frame is None and source is None and line.message.strip(" ^~"):
+            source = line.message.strip()  # Python 3.11+ underlines it with carets: skipped
         if "Traceback (most recent call last)" in text:
             header = True
-    return frame, None
+    return Traceback(frame, source)
 
 
-def parent_pipe_cut(text: str, frame: str | None) -> bool:
-    """Whether the exception line `text`, raised in `frame`, is a spawned process finding its
-    parent's pipe cut short (the parent's failure, not the job's file or the child's bug)."""
-    return (
-        frame is not None
-        and _SPAWN_READ.search(frame) is not None
-        and bool(_INPUT_CUT.search(text))
-    )
+def parent_pipe_cut(text: str, tb: Traceback) -> bool:
+    """Whether the exception line `text`, with traceback `tb`, is a spawned process finding its
+    parent's pipe cut short (the parent's failure, not the job's file or the child's bug). The
+    frame's source line alone tells it where a pasted snippet lost the frame line above it."""
+    if not _INPUT_CUT.search(text):
+        return False
+    if tb.frame is not None:
+        return _SPAWN_READ.search(tb.frame) is not None
+    return tb.source is not None and _SPAWN_SOURCE.search(tb.source) is not None
