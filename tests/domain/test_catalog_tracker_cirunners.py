@@ -38,6 +38,7 @@ BLAME: dict[str, Blame] = {
     "gha.process_exit_code": Blame.SYMPTOM,
     "gha.unable_to_process_command": Blame.SYMPTOM,
     "gha.command_disabled": Blame.APPLICATION,
+    "gha.action_download_timeout": Blame.TRANSIENT,
     "gitlab.job_timeout": Blame.TRANSIENT,
     "gitlab.job_exit_code": Blame.SYMPTOM,
     "gitlab.pod_start_timeout": Blame.TRANSIENT,
@@ -169,6 +170,17 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "environment variable to `true`.",
         "gha.command_disabled",
         {"command": "add-path"},
+    ),
+    # pytorch/pytorch issue #166866 (the runner's terminal line after its retries)
+    (
+        "2025-11-03T08:18:15.0477805Z ##[error]Action 'https://api.github.com/repos/actions/"
+        "download-artifact/tarball/fa0a91b85d4f404e444e00e005971372dc801d16' download has timed "
+        "out. Error: The operation was canceled.",
+        "gha.action_download_timeout",
+        {
+            "action": "https://api.github.com/repos/actions/download-artifact/tarball/"
+            "fa0a91b85d4f404e444e00e005971372dc801d16"
+        },
     ),
     # the qemu-devel list (a patchew pipeline's build job) and xen-devel (fedora-gcc-debug)
     (
@@ -339,6 +351,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
 
 # (key, look-alike line it must not match)
 NEGATIVE: list[tuple[str, str]] = [
+    # a retry's warning: harmless when a later attempt succeeds
+    (
+        "gha.action_download_timeout",
+        "Warning: Failed to download action 'https://api.github.com/repos/actions/checkout/"
+        "tarball/abc'. Error: The request was canceled due to the configured HttpClient.Timeout "
+        "of 100 seconds elapsing.",
+    ),
     # the runner's healthy job-log lines (actions/runner; a job that ran)
     ("gha.runner_lost_communication", "Job is about to start running on the runner: gpu-a100-1"),
     ("gha.runner_shutdown", "2024-11-04 14:30:19Z: Listening for Jobs"),
@@ -415,11 +434,15 @@ def test_no_runner_line_names_a_node() -> None:
         assert CATALOG.signatures[key].blame is not Blame.HARDWARE, key
 
 
+BEFORE_ANY_STEP = {"gha.action_download_timeout"}
+
+
 def test_a_runner_line_does_not_decide_alone() -> None:
     """A lost runner, a shutdown or a time limit is transient below the decisive weight (the same
     text follows a job that starved its runner, or a hang); restatements stay below a collective
-    complaint."""
-    for key in KEYS:
+    complaint. The one exception fails before any step of the job ran, so the job cannot have
+    caused it: the runner's own infrastructure error for an action it could not download."""
+    for key in KEYS - BEFORE_ANY_STEP:
         sig = CATALOG.signatures[key]
         if sig.blame is Blame.TRANSIENT:
             assert sig.weight < 50, key
