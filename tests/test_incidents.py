@@ -1146,6 +1146,13 @@ KNOWN_MISSES: dict[str, str] = {
         "'Connection reset by peer') names no cause (unknown, retry); that the two-node TP=16 "
         "deployment fails only with HiCache enabled is the reporter's A/B, not a line"
     ),
+    # the c193 batch, scored fresh: tune 0/1
+    "tr-pytorch-rocm-mi300-distributed-shard-set-up-job-action-tarball-httpclient-timeout-network-sev": (
+        "the runner's 'Failed to download action ... HttpClient.Timeout of 100 seconds elapsing' "
+        "and 'download has timed out' in Set up job match no signal (unknown, retry); that every "
+        "ROCm runner was losing its path to api.github.com at once (a CI SEV outage) is the "
+        "thread's finding, not a line"
+    ),
 }
 
 
