@@ -1152,6 +1152,12 @@ KNOWN_MISSES: dict[str, str] = {
         "uncaught on a one-node run, names no cause (unknown, retry); that a chip's links were "
         "missing because the WARP100 bridge between chips 2 and 3 was faulty is the reporter's "
         "swap, not a line"
+    # the c193 batch, scored fresh: tune 0/1
+    "tr-pytorch-rocm-mi300-distributed-shard-set-up-job-action-tarball-httpclient-timeout-network-sev": (
+        "the runner's 'Failed to download action ... HttpClient.Timeout of 100 seconds elapsing' "
+        "and 'download has timed out' in Set up job match no signal (unknown, retry); that every "
+        "ROCm runner was losing its path to api.github.com at once (a CI SEV outage) is the "
+        "thread's finding, not a line"
     ),
 }
 
