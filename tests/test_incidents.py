@@ -1146,6 +1146,12 @@ KNOWN_MISSES: dict[str, str] = {
         "'Connection reset by peer') names no cause (unknown, retry); that the two-node TP=16 "
         "deployment fails only with HiCache enabled is the reporter's A/B, not a line"
     ),
+    # the c194 batch, scored fresh: tune 1/2
+    "hw-tt-wh-galaxy-gpt-oss-decoder-device-timeout-one-faulty-tray-board-merge-gate": (
+        "a single tt-metal 'device timeout, potential hang detected, the device is unrecoverable' "
+        "(symptom) on one Galaxy names no chip; the thread pinned the hang on that machine's tray-2 "
+        "board by its hang rate across runners (7/10 there, 0/8 elsewhere), which no line shows"
+    ),
 }
 
 
