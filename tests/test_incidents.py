@@ -1158,6 +1158,11 @@ KNOWN_MISSES: dict[str, str] = {
         "and 'download has timed out' in Set up job match no signal (unknown, retry); that every "
         "ROCm runner was losing its path to api.github.com at once (a CI SEV outage) is the "
         "thread's finding, not a line"
+    # the c194 batch, scored fresh: tune 1/2
+    "hw-tt-wh-galaxy-gpt-oss-decoder-device-timeout-one-faulty-tray-board-merge-gate": (
+        "a single tt-metal 'device timeout, potential hang detected, the device is unrecoverable' "
+        "(symptom) on one Galaxy names no chip; the thread pinned the hang on that machine's tray-2 "
+        "board by its hang rate across runners (7/10 there, 0/8 elsewhere), which no line shows"
     ),
 }
 
