@@ -1146,6 +1146,13 @@ KNOWN_MISSES: dict[str, str] = {
         "'Connection reset by peer') names no cause (unknown, retry); that the two-node TP=16 "
         "deployment fails only with HiCache enabled is the reporter's A/B, not a line"
     ),
+    # the c196 batch (multi-node serving), scored fresh: tune 0/2
+    "app-vllm-tp8-p5en-h200-nvls-multicast-bind-401-engine-init-every-serve-nvls-disable-fix": (
+        "NCCL's NVLS multicast bind failure (CUDA error 401) on the only node reads as that "
+        "node's fabric fault (hardware, exclude it); that every TP=8 serve on the instance type "
+        "fails this way and NCCL_NVLS_ENABLE=0 in the launch recipe fixes it is the PR's "
+        "finding, not a line"
+    ),
 }
 
 
