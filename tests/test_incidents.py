@@ -1153,6 +1153,12 @@ KNOWN_MISSES: dict[str, str] = {
         "fails this way and NCCL_NVLS_ENABLE=0 in the launch recipe fixes it is the PR's "
         "finding, not a line"
     ),
+    "tr-vllm-pd-nixl-prefill-stale-ucx-endpoint-after-decode-pod-restart-remote-io-error-engine-restart-heals-k8s": (
+        "UCX's 'mlx5dv_devx_obj_modify(opcode=0x503) failed, syndrome 0x5d668c: Remote I/O "
+        "error' on the prefill node is a line the catalog does not read (unknown, no signal); "
+        "that it is stale NIXL/UCX agent state left by the decode pod's restart, cleared by "
+        "restarting the prefill engine, is the thread's finding, not a line"
+    ),
 }
 
 
