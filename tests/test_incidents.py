@@ -1163,6 +1163,18 @@ KNOWN_MISSES: dict[str, str] = {
         "a single tt-metal 'device timeout, potential hang detected, the device is unrecoverable' "
         "(symptom) on one Galaxy names no chip; the thread pinned the hang on that machine's tray-2 "
         "board by its hang rate across runners (7/10 there, 0/8 elsewhere), which no line shows"
+    # the c196 batch (multi-node serving), scored fresh: tune 0/2
+    "app-vllm-tp8-p5en-h200-nvls-multicast-bind-401-engine-init-every-serve-nvls-disable-fix": (
+        "NCCL's NVLS multicast bind failure (CUDA error 401) on the only node reads as that "
+        "node's fabric fault (hardware, exclude it); that every TP=8 serve on the instance type "
+        "fails this way and NCCL_NVLS_ENABLE=0 in the launch recipe fixes it is the PR's "
+        "finding, not a line"
+    ),
+    "tr-vllm-pd-nixl-prefill-stale-ucx-endpoint-after-decode-pod-restart-remote-io-error-engine-restart-heals-k8s": (
+        "UCX's 'mlx5dv_devx_obj_modify(opcode=0x503) failed, syndrome 0x5d668c: Remote I/O "
+        "error' on the prefill node is a line the catalog does not read (unknown, no signal); "
+        "that it is stale NIXL/UCX agent state left by the decode pod's restart, cleared by "
+        "restarting the prefill engine, is the thread's finding, not a line"
     ),
 }
 
