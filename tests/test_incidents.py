@@ -124,7 +124,9 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
 # earlier 451 plus 5 is 235/471. Still 0.49 after the twenty-third session's c141-c144 batches
 # (20 bundles, 10 held out, 3/10 right when first scored; no earlier held-out verdict
 # changed): 247/500. Still 0.49 after the twenty-eighth session's c171-c181 batches (44
-# bundles, 19 held out, 9/19 right when first scored): 289/579.
+# bundles, 19 held out, 9/19 right when first scored): 289/579. Still 0.49 after the
+# twenty-ninth session's c184-c196 batches (43 bundles, 24 held out, 11/24 right when first
+# scored; no earlier held-out verdict changed): 300/603.
 HELDOUT_FLOOR_ACCURACY = 0.49
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -151,8 +153,9 @@ HELDOUT_FLOOR_ACCURACY = 0.49
 # 29/66. 0.42 since the twenty-third session's c144 batch (its one held-out hardware bundle
 # scored 0/1 fresh): 29/68 (the twenty-second session's batches brought one more, also 0/1).
 # Still 0.42 after the twenty-eighth session's c176 batch (its one held-out hardware bundle
-# scored 0/1 fresh): 31/73.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.42
+# scored 0/1 fresh): 31/73. 0.40 since the twenty-ninth session's c192, c193 and c195 batches
+# (one held-out hardware bundle each, 0/3 fresh; no earlier verdict changed): 31/76.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.40
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -1152,17 +1155,13 @@ KNOWN_MISSES: dict[str, str] = {
         "uncaught on a one-node run, names no cause (unknown, retry); that a chip's links were "
         "missing because the WARP100 bridge between chips 2 and 3 was faulty is the reporter's "
         "swap, not a line"
-    # the c193 batch, scored fresh: tune 0/1
-    "tr-pytorch-rocm-mi300-distributed-shard-set-up-job-action-tarball-httpclient-timeout-network-sev": (
-        "the runner's 'Failed to download action ... HttpClient.Timeout of 100 seconds elapsing' "
-        "and 'download has timed out' in Set up job match no signal (unknown, retry); that every "
-        "ROCm runner was losing its path to api.github.com at once (a CI SEV outage) is the "
-        "thread's finding, not a line"
+    ),
     # the c194 batch, scored fresh: tune 1/2
     "hw-tt-wh-galaxy-gpt-oss-decoder-device-timeout-one-faulty-tray-board-merge-gate": (
         "a single tt-metal 'device timeout, potential hang detected, the device is unrecoverable' "
         "(symptom) on one Galaxy names no chip; the thread pinned the hang on that machine's tray-2 "
         "board by its hang rate across runners (7/10 there, 0/8 elsewhere), which no line shows"
+    ),
     # the c196 batch (multi-node serving), scored fresh: tune 0/2
     "app-vllm-tp8-p5en-h200-nvls-multicast-bind-401-engine-init-every-serve-nvls-disable-fix": (
         "NCCL's NVLS multicast bind failure (CUDA error 401) on the only node reads as that "
