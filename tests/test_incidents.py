@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
@@ -59,6 +60,24 @@ def test_every_corpus_bundle_has_a_known_split() -> None:
     for bundle in CORPUS_BUNDLES:
         split = json.loads((bundle / "expected.json").read_text()).get("split")
         assert split in (None, *SCORER.SPLITS), bundle.name
+
+
+def test_the_corpus_readme_lists_every_bundle_once_and_counts_them() -> None:
+    """tests/corpus/README.md's table has one row per bundle and no row for a bundle that is not
+    there, and its Counts line is what the bundles' expected.json files say (batches merged in
+    parallel each edit both)."""
+    text = (CORPUS / "README.md").read_text()
+    rows = [line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| ")]
+    rows = [r for r in rows if r != "bundle"]
+    names = sorted(b.name for b in CORPUS_BUNDLES)
+    assert sorted(rows) == names
+    causes = Counter(json.loads((b / "expected.json").read_text())["cause"] for b in CORPUS_BUNDLES)
+    counts = (
+        f"Counts: hardware {causes['hardware']}, transient {causes['transient']}, application "
+        f"{causes['application']}, unknown {causes['unknown']} ({len(names)} bundles; "
+        f"{len(names) - len(HELDOUT)} in the tuning split, {len(HELDOUT)} held out)."
+    )
+    assert counts in text.splitlines()
 
 
 # What the held-out split scores today (docs/attribution.md, section 8): a floor against
