@@ -144,8 +144,8 @@ def test_the_corpus_readme_lists_every_bundle_once_and_counts_them() -> None:
 # (20 bundles, 10 held out, 3/10 right when first scored; no earlier held-out verdict
 # changed): 247/500. Still 0.49 after the twenty-eighth session's c171-c181 batches (44
 # bundles, 19 held out, 9/19 right when first scored): 289/579. Still 0.49 after the
-# twenty-ninth session's c184-c196 batches (43 bundles, 24 held out, 11/24 right when first
-# scored; no earlier held-out verdict changed): 300/603.
+# twenty-ninth session's c184-c196 batches (45 bundles, 26 held out, 11/26 right when first
+# scored; no earlier held-out verdict changed): 300/605.
 HELDOUT_FLOOR_ACCURACY = 0.49
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
@@ -172,9 +172,9 @@ HELDOUT_FLOOR_ACCURACY = 0.49
 # 29/66. 0.42 since the twenty-third session's c144 batch (its one held-out hardware bundle
 # scored 0/1 fresh): 29/68 (the twenty-second session's batches brought one more, also 0/1).
 # Still 0.42 after the twenty-eighth session's c176 batch (its one held-out hardware bundle
-# scored 0/1 fresh): 31/73. 0.40 since the twenty-ninth session's c192, c193 and c195 batches
-# (one held-out hardware bundle each, 0/3 fresh; no earlier verdict changed): 31/76.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.40
+# scored 0/1 fresh): 31/73. 0.39 since the twenty-ninth session's c191, c192, c193 and c195
+# batches (five held-out hardware bundles, 0/5 fresh; no earlier verdict changed): 31/78.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.39
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
