@@ -13,6 +13,7 @@ import pytest
 
 from autorecover.domain.catalog import Catalog, builtin_catalog
 from autorecover.parsing.scanning import Scanner
+from autorecover.testing.stopping import interrupt_on_sigterm
 
 TESTS = Path(__file__).parent
 SAMPLES = TESTS / "samples"
@@ -28,6 +29,11 @@ SYSTEMS = (
     "adapters/redfish",
     "agent",
 )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A run stopped with SIGTERM (a CI timeout) tears its real systems down, as on Ctrl-C."""
+    interrupt_on_sigterm()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
