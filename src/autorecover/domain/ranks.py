@@ -78,8 +78,9 @@ def unstarted_ranks(
     said = [f for f in findings if f.signal == "lightning.rank_initializing"]
     timed = sorted((f for f in said if f.at is not None), key=lambda f: (f.at, f.node, f.line))
     if timed:  # one start-up's announcements: a restart's come later
-        first = timed[0]
-        start = [f for f in timed if f.at - first.at <= SAME_START]  # type: ignore[operator]
+        first, since = timed[0], timed[0].at
+        assert since is not None
+        start = [f for f in timed if f.at is not None and f.at - since <= SAME_START]
     elif said:  # no times at all (Lightning's own lines carry none): one start-up
         first, start = said[0], said
     else:

@@ -88,13 +88,13 @@ def stalled(
     # node is known by may be any other node speaking, later than its own log did: its quiet
     # log is then no evidence that it stopped.
     relayed = [
-        f for f in seen
+        (f.node, f.at) for f in seen
         if f.at is not None and f.origin is None and f.detail("via")
         and job.node_named(f.detail("via")) is None
     ]  # fmt: skip
     suspects = [
         n for n in suspects
-        if not any(f.node != n and f.at > last.get(n, job.started) for f in relayed)  # type: ignore[operator]
+        if not any(by != n and at > last.get(n, job.started) for by, at in relayed)
     ]  # fmt: skip
     for node in suspects:
         at = last.get(node)
