@@ -1201,6 +1201,13 @@ KNOWN_MISSES: dict[str, str] = {
         "a single-GPU evaluation longer than the 30-minute timeout while the others waited is "
         "the reporter's own account of the job's design, not a line"
     ),
+    # the c201 batch (PyTorch trackers), scored fresh: tune 0/2
+    "app-torchtune-second-finetune-same-node-rdzv-port-29500-eaddrinuse": (
+        "torchrun's 'failed to bind to [::]:29500 (errno: 98 - Address already in use)' at launch "
+        "reads as a port held by a leftover or a co-tenant (retry); that the port is torchrun's "
+        "hard-coded default, shared with another finetune the same user runs on the node, is the "
+        "maintainer's diagnosis, not a line"
+    ),
 }
 
 
