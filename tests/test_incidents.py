@@ -1208,6 +1208,12 @@ KNOWN_MISSES: dict[str, str] = {
         "hard-coded default, shared with another finetune the same user runs on the node, is the "
         "maintainer's diagnosis, not a line"
     ),
+    "hang-watchdog-timeout-does-not-take-process-down-mismatched-allreduce-torch-2-0": (
+        "a hang after one rank's ALLREDUCE watchdog timeout and 'taking the entire process down', "
+        "with the other ranks already completed, reads as a symptom with no cause (unknown, retry "
+        "once); that rank 0 all-reduces more elements than its peers is the reproducer's code, "
+        "which no line shows"
+    ),
 }
 
 
