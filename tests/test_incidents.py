@@ -1208,6 +1208,18 @@ KNOWN_MISSES: dict[str, str] = {
         "symptoms of a passing fault (transient, retry); that the thread never established "
         "whether the network, a pod or TensorFlow was at fault (closed as stalled) is what "
         "leaves it unknown, not a line"
+    # the c201 batch (PyTorch trackers), scored fresh: tune 0/2
+    "app-torchtune-second-finetune-same-node-rdzv-port-29500-eaddrinuse": (
+        "torchrun's 'failed to bind to [::]:29500 (errno: 98 - Address already in use)' at launch "
+        "reads as a port held by a leftover or a co-tenant (retry); that the port is torchrun's "
+        "hard-coded default, shared with another finetune the same user runs on the node, is the "
+        "maintainer's diagnosis, not a line"
+    ),
+    "hang-watchdog-timeout-does-not-take-process-down-mismatched-allreduce-torch-2-0": (
+        "a hang after one rank's ALLREDUCE watchdog timeout and 'taking the entire process down', "
+        "with the other ranks already completed, reads as a symptom with no cause (unknown, retry "
+        "once); that rank 0 all-reduces more elements than its peers is the reproducer's code, "
+        "which no line shows"
     ),
 }
 
