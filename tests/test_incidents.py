@@ -1208,6 +1208,7 @@ KNOWN_MISSES: dict[str, str] = {
         "symptoms of a passing fault (transient, retry); that the thread never established "
         "whether the network, a pod or TensorFlow was at fault (closed as stalled) is what "
         "leaves it unknown, not a line"
+    ),
     # the c201 batch (PyTorch trackers), scored fresh: tune 0/2
     "app-torchtune-second-finetune-same-node-rdzv-port-29500-eaddrinuse": (
         "torchrun's 'failed to bind to [::]:29500 (errno: 98 - Address already in use)' at launch "
@@ -1220,6 +1221,7 @@ KNOWN_MISSES: dict[str, str] = {
         "with the other ranks already completed, reads as a symptom with no cause (unknown, retry "
         "once); that rank 0 all-reduces more elements than its peers is the reproducer's code, "
         "which no line shows"
+    ),
     # the c202 batch (MPI and fabric stacks), scored fresh: tune 1/2
     "app-gadi-v100-64-nodes-hcoll-mcast-ucx-recv-completion-segfault-mcast-disable-workaround": (
         "UCX's 'Caught signal 11 (Segmentation fault ...)' on one node reads as an unexplained "
@@ -1227,6 +1229,7 @@ KNOWN_MISSES: dict[str, str] = {
         "multicast broadcast (vmc_bcast_multiroot, mcast_ucx_recv_completion_cb), a library bug "
         "hit from 64 nodes up and avoided only by HCOLL_ENABLE_MCAST=0, is the thread's finding, "
         "not a line the catalog reads"
+    ),
     # the c204 batch (Trainium / TPU), scored fresh: tune 0/2
     "unknown-trn1-four-node-neuronx-nemo-gpt3-ubuntu2204-enc-netregmr-failed-after-hours-open": (
         "the Neuron collectives' 'failed neuronNetRegMr request to NCCL' / 'failed to configure "
@@ -1239,6 +1242,7 @@ KNOWN_MISSES: dict[str, str] = {
         "an unexplained crash (unknown, retry once); that train.py was started on a pod host "
         "instead of a separate coordinator VM, and ran once started from a new VM, is the "
         "reporter's own finding, not a line"
+    ),
     # the c205 batch (MosaicML / Megatron trackers), scored fresh: tune 0/1
     "unknown-mosaic-examples-composer-8gpu-rank1-waiting-for-local-rank0-bailing-out-1-of-n-runs": (
         "streaming's 'RuntimeError: Waiting for local rank 0, bailing out' traceback after the "
