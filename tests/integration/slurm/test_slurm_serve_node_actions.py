@@ -320,7 +320,10 @@ def test_slurm_redfish_silent_node_power_cycled_and_back(make: Make, tmp_path: P
         rig = make(kit, ("--bmc-inventory", str(inventory)), "[detection]\nsilence_s = 8\n")
         assert node == rig.cluster.node_names[-1]
         rig.start()
-        time.sleep(6.0)  # one heartbeat of every agent (--heartbeat-s 5): the engine heard them
+        # Only a node the engine heard can fall silent: wait for every agent's first batch
+        # (a fixed wait of one heartbeat was too short on a loaded machine).
+        agents = set(rig.agents)
+        rig.wait(lambda: agents <= rig.heard() or None, "every agent heard", 30.0)
 
         # The host hangs: its agent and its slurmd stop answering (nothing cleans up).
         rig.agents[node].kill()

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -56,6 +57,10 @@ T = TypeVar("T")
 ROOMY = "[breaker]\nmax_fraction = 1.0\nmax_out_fraction = 1.0\n"
 SKIPPED = ("nvml", "infiniband", "pcie", "dcgm", "fabric")  # no GPUs: the kernel log is the probe
 LOG_TAIL = 40
+# The metric the engine sets for each node whose agent batch (or heartbeat) it received.
+HEARD = re.compile(
+    r'^autorecover_agent_clock_measured_timestamp_seconds\{node="([^"]+)"\}', re.MULTILINE
+)
 NODE_ENV = "AUTORECOVER_RIG_NODE"  # in each agent's environment: a stand-in's call names its node
 
 
@@ -241,6 +246,16 @@ class EngineRig:
         request = urllib.request.Request(url, headers=headers)  # noqa: S310
         with urllib.request.urlopen(request, timeout=5) as r:  # noqa: S310
             return json.loads(r.read())
+
+    def heard(self) -> set[str]:
+        """The nodes whose agents' batches (heartbeats included) this engine has received:
+        the nodes its metrics carry a clock measurement for."""
+        url = f"{self.url}/metrics"  # http://127.0.0.1 only
+        headers = {"Authorization": f"Bearer {self.operator}"}
+        request = urllib.request.Request(url, headers=headers)  # noqa: S310
+        with urllib.request.urlopen(request, timeout=5) as r:  # noqa: S310
+            text = r.read().decode()
+        return set(HEARD.findall(text))
 
     def node(self, name: str) -> dict[str, Any] | None:
         """The engine's record of a node (None: it has none)."""
