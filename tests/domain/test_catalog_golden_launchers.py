@@ -29,6 +29,7 @@ BLAME: dict[str, Blame] = {
     "ray.task_error": Blame.INFO,
     "ray.object_lost": Blame.SYMPTOM,
     "ray.gcs_unreachable": Blame.SYMPTOM,
+    "ray.redis_connection_closed": Blame.SYMPTOM,
     "ray.task_node_died": Blame.SYMPTOM,
     "ray.gcs_connect_retry": Blame.INFO,
     "ray.gcs_address_without_host": Blame.APPLICATION,
@@ -369,6 +370,18 @@ GOLDEN += [
 ]
 
 GOLDEN += [
+    # kingoflolz/mesh-transformer-jax#158 (a Ray 1.x driver's threads as the head's Redis went)
+    (
+        "2021-11-25 17:15:42,255 ERROR worker.py:1125 -- listen_error_messages_raylet: "
+        "Connection closed by server.",
+        "ray.redis_connection_closed",
+        {"thread": "listen_error_messages_raylet"},
+    ),
+    (
+        "2021-11-25 17:15:42,252 ERROR worker.py:465 -- print_logs: Connection closed by server.",
+        "ray.redis_connection_closed",
+        {"thread": "print_logs"},
+    ),
     # ray-project/ray#36651 (a release test's raylet)
     (
         "[2023-06-14 23:54:11,900 E 869 1530] gcs_rpc_client.h:542: Failed to connect to GCS "
@@ -741,6 +754,11 @@ GOLDEN += [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # another client's closed connection is not Ray's Redis (only the driver's threads name it)
+    (
+        "ray.redis_connection_closed",
+        "redis.exceptions.ConnectionError: Connection closed by server.",
+    ),
     # a GCS address with a host is one attempt to reach it (ray-project/ray#28372), not an empty one
     (
         "ray.gcs_address_without_host",
