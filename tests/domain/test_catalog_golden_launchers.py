@@ -370,7 +370,7 @@ GOLDEN += [
 ]
 
 GOLDEN += [
-    # kingoflolz/mesh-transformer-jax#158 (a Ray 1.x driver's threads as the head's Redis went)
+    # kingoflolz/mesh-transformer-jax#158 (a Ray driver's threads as the head's Redis went)
     (
         "2021-11-25 17:15:42,255 ERROR worker.py:1125 -- listen_error_messages_raylet: "
         "Connection closed by server.",
