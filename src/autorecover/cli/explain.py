@@ -35,24 +35,20 @@ catalog_option = click.option(
 def load_catalog(paths: tuple[Path, ...]) -> Catalog:
     """The built-in catalog with the operator's overrides merged in, in order."""
     from autorecover.adapters.files import UnreadableError, read_text
-    from autorecover.domain.catalog import (
-        CatalogError,
-        build_catalog,
-        builtin_documents,
-        parse_document,
-    )
+    from autorecover.domain.catalog import CatalogError, builtin_catalog, parse_document
 
-    docs = builtin_documents()
+    catalog = builtin_catalog()
     for path in paths:
         try:
             text = read_text(path, MAX_CATALOG_BYTES)
         except UnreadableError as exc:
             raise CatalogError(str(exc)) from None
         try:
-            docs.append((str(path), parse_document(text, str(path))))
+            document = parse_document(text, str(path))
         except RecursionError:  # tomllib on `a = [[[[...`: a one-line answer, not a traceback
             raise CatalogError(f"{path}: not valid TOML: nested too deeply") from None
-    return build_catalog(docs)
+        catalog = catalog.merged(document, str(path))
+    return catalog
 
 
 @click.command("explain")

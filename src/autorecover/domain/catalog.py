@@ -8,6 +8,7 @@ replaced wholesale, so a partial override cannot silently drop the built-in entr
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -158,8 +159,10 @@ def build_catalog(documents: Iterable[tuple[str, Mapping[str, Any]]]) -> Catalog
     return catalog
 
 
+@functools.cache
 def builtin_catalog() -> Catalog:
-    """The built-in catalog alone."""
+    """The built-in catalog alone, built once per process (a `Catalog` is never changed in
+    place: `merged` returns a new one)."""
     return build_catalog(builtin_documents())
 
 
