@@ -1261,6 +1261,12 @@ KNOWN_MISSES: dict[str, str] = {
         "a cause (sibling runs passed, the suggested job-script workaround was never confirmed, "
         "the issue stayed open) is the thread's state, not a line"
     ),
+    "app-smilei-2d-restart-first-timestep-ucx-send-failed-io-error-fixed-by-openmpi-upgrade": (
+        "Open MPI's 'pml_ucx.c:780  Error: ucx send failed: Input/output error' is not a line the "
+        "engine recognises, so it sees no failure signal at all (unknown, retry); that the "
+        "reporter fixed it by moving the job from Open MPI 2.0.3 to 2.0.5 (the job's MPI build) "
+        "is the thread's finding, not a line"
+    ),
 }
 
 
