@@ -1266,6 +1266,7 @@ KNOWN_MISSES: dict[str, str] = {
         "engine recognises, so it sees no failure signal at all (unknown, retry); that the "
         "reporter fixed it by moving the job from Open MPI 2.0.3 to 2.0.5 (the job's MPI build) "
         "is the thread's finding, not a line"
+    ),
     # the c210 batch (Kubernetes GPU nodes), scored fresh: tune 0/1
     "tr-gpu-operator-node-reboot-init-container-nvidia-smi-not-in-path-before-driver-ready-k8s": (
         "runc's 'exec: \"nvidia-smi\": executable file not found in $PATH' for an init container "
