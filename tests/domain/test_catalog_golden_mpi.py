@@ -52,6 +52,7 @@ REQUIRED: dict[str, Blame] = {
     "ompi.peer_host": Blame.SYMPTOM,
     "ompi.ofi_completion_error": Blame.SYMPTOM,
     "ompi.ucx_ep_failed": Blame.SYMPTOM,
+    "ompi.ucx_transfer_failed": Blame.SYMPTOM,
     "pmix.error_log": Blame.SYMPTOM,
     "pmix.launch_config": Blame.APPLICATION,
     "pmix.slurm_peer_failed": Blame.SYMPTOM,
@@ -133,6 +134,18 @@ def test_a_crash_ucx_reports_is_not_a_complaint_about_a_peer() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    # SmileiPIC/Smilei#392 (a restart's first time step; the job's Open MPI 2.0.3)
+    (
+        "ompi.ucx_transfer_failed",
+        "[cn042:28531] pml_ucx.c:780  Error: ucx send failed: Input/output error",
+        {"op": "send", "status": "Input/output error"},
+    ),
+    # rendered from pml_ucx.c's receive path, UCX's status string for a lost peer
+    (
+        "ompi.ucx_transfer_failed",
+        "pml_ucx.c:1033  Error: ucx recv failed: Connection reset by remote peer",
+        {"op": "recv", "status": "Connection reset by remote peer"},
+    ),
     # horovod/horovod#1516 (Open MPI 4's wording), and 5.0's (rendered from btl_tcp_endpoint.c)
     (
         "ompi.tcp_unexpected_peer",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autorecover.domain.records import Blame, Source
-from domain.golden import CATALOG, found
+from domain.golden import CATALOG, found, hits
 
 
 @pytest.mark.parametrize(
@@ -196,6 +196,37 @@ def test_a_driver_file_in_the_image_is_not_the_host() -> None:
 )
 def test_container_host_setup_leaves_other_toolkit_lines(line: str) -> None:
     assert "container.cli_host_setup_failed" not in {s for s, _, _ in found(line)}
+
+
+@pytest.mark.parametrize(
+    ("line", "program"),
+    [
+        # NVIDIA/gpu-operator#707 (a pod on a node that had just rebooted)
+        ('Error: failed to start container "gpu-check": failed to create containerd task: failed '
+         "to create shim task: OCI runtime create failed: runc create failed: unable to start "
+         'container process: exec: "nvidia-smi": executable file not found in $PATH: unknown',
+         "nvidia-smi"),
+        # Docker's escaped rendering of the same runc error
+        ('OCI runtime create failed: container_linux.go:380: starting container process caused: '
+         'exec: \\"nvidia-smi\\": executable file not found in $PATH: unknown',
+         "nvidia-smi"),
+        ('exec: "nvidia-cuda-mps-control": executable file not found in $PATH',
+         "nvidia-cuda-mps-control"),
+    ],
+)  # fmt: skip
+def test_a_missing_driver_utility_is_the_hosts_mount_not_the_image(line: str, program: str) -> None:
+    """The toolkit mounts the driver's utilities from the host: runc not finding one is no
+    broken image (a symptom: the pod's GPU request, the node's runtime or driver decide)."""
+    matched = hits(line)
+    assert "oci.exec_not_found" not in matched, matched
+    assert matched["container.driver_utility_missing"]["program"] == program, matched
+    assert CATALOG.signatures["container.driver_utility_missing"].blame is Blame.SYMPTOM
+
+
+def test_a_missing_program_of_the_image_stays_the_images() -> None:
+    line = 'exec: "nvidia-smi-wrapper.sh": executable file not found in $PATH'
+    signals = {s: b for s, b, _ in found(line)}
+    assert signals == {"oci.exec_not_found": Blame.APPLICATION}, signals
 
 
 def test_toolkit_host_failures_name_the_node_cdi_and_docker_driver_do_not() -> None:
