@@ -1262,18 +1262,17 @@ KNOWN_MISSES: dict[str, str] = {
         "the issue stayed open) is the thread's state, not a line"
     ),
     "app-smilei-2d-restart-first-timestep-ucx-send-failed-io-error-fixed-by-openmpi-upgrade": (
-        "Open MPI's 'pml_ucx.c:780  Error: ucx send failed: Input/output error' is not a line the "
-        "engine recognises, so it sees no failure signal at all (unknown, retry); that the "
-        "reporter fixed it by moving the job from Open MPI 2.0.3 to 2.0.5 (the job's MPI build) "
-        "is the thread's finding, not a line"
+        "Open MPI's 'pml_ucx.c:780  Error: ucx send failed: Input/output error' before the first "
+        "time step reads as a transport symptom with nothing behind it (unknown, retry once); "
+        "that the reporter fixed it by moving the job from Open MPI 2.0.3 to 2.0.5 (the job's "
+        "MPI build) is the thread's finding, not a line"
     ),
     # the c210 batch (Kubernetes GPU nodes), scored fresh: tune 0/1
     "tr-gpu-operator-node-reboot-init-container-nvidia-smi-not-in-path-before-driver-ready-k8s": (
         "runc's 'exec: \"nvidia-smi\": executable file not found in $PATH' for an init container "
-        "reads as a broken image (application, stop); the node's reboot minutes before and its "
-        "driver module loading after are in its log, but that the GPU Operator's stack is simply "
-        "not ready for 3-5 minutes after a reboot, so a replaced pod works, is the maintainer's "
-        "diagnosis, not a line"
+        "reads as the host mounting no driver, with nothing saying why (unknown, retry once); "
+        "that the GPU Operator's stack is simply not ready for 3-5 minutes after a reboot, so a "
+        "replaced pod works, is the maintainer's diagnosis, not a line"
     ),
 }
 
