@@ -327,9 +327,10 @@ def _decide(
                 cause, lines, why = reading
                 return make_verdict(cause, (), lines, symptoms, why)
             why = (
-                f"collective failure within {SETUP_WINDOW.seconds // 60} minutes of the start, "
-                "before any progress, with no process killed and no peer lost: the job's setup "
-                "fails the same way on every retry; retry once, a repeat stops it"
+                f"only symptoms ({named}) within {SETUP_WINDOW.seconds // 60} minutes of the "
+                "start, before any progress, with no process killed and no peer lost: a fault "
+                "in the job's setup fails the same way on every retry, a passing one does not; "
+                "retry once, a repeat stops it"
             )
             return set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
         if all(f.signal in BARE_IO_ERRORS for f in collective):
