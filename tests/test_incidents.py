@@ -1274,6 +1274,13 @@ KNOWN_MISSES: dict[str, str] = {
         "that the GPU Operator's stack is simply not ready for 3-5 minutes after a reboot, so a "
         "replaced pod works, is the maintainer's diagnosis, not a line"
     ),
+    # the c211 batch (structural-biology GPU jobs), scored fresh: tune 1/2
+    "tr-colabfold-batch-msa-server-own-disk-full-no-space-left-on-device": (
+        "colabfold's 'Exception: MMseqs2 API is giving errors. Please confirm your input is a "
+        "valid protein sequence' reads as the job's own Python error (application, stop); that "
+        "the 'no space left on device' in the server's reply is the MSA server's own disk, which "
+        "its maintainers cleared, is the threads' finding, not a line"
+    ),
 }
 
 
