@@ -1280,12 +1280,14 @@ KNOWN_MISSES: dict[str, str] = {
         "valid protein sequence' reads as the job's own Python error (application, stop); that "
         "the 'no space left on device' in the server's reply is the MSA server's own disk, which "
         "its maintainers cleared, is the threads' finding, not a line"
+    ),
     # the c213 batch (robotics and simulation training), scored fresh: tune 1/2
     "unknown-isaaclab-ray-env-worker-s3-asset-unable-to-open-usd-intermittent-closed-without-reply-k8s": (
         "a worker's 'pxr.Tf.ErrorException' ending in 'OmniUsdResolver: Unable to open asset' for "
         "an asset on NVIDIA's S3 bucket reads as the job's own Python exception (application, "
         "stop); that the maintainer only called it an intermittent S3 download failure and the "
         "issue was closed unanswered with no cause (unknown) is the thread's state, not a line"
+    ),
     # the c214 batch (parallel file systems), scored fresh: tune 0/1
     "app-smilei-parallel-hdf5-on-lustre-without-flock-romio-adioi-set-lock-function-not-implemented": (
         "ROMIO's 'File locking failed in ADIOI_Set_lock(...) errno 26' block ('If the file system "
