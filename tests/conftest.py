@@ -36,8 +36,15 @@ def pytest_configure(config: pytest.Config) -> None:
     interrupt_on_sigterm()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """One xdist group per real system's folder, else per file (ignored without xdist)."""
+    """One xdist group per real system's folder, else per file (ignored without xdist).
+
+    First among the hooks: xdist's own (its worker plugin, registered after this conftest and
+    so called before it otherwise) turns the marks into the node ids `--dist loadgroup` splits
+    on. Until 2026-12-05 it ran first and found none (and under pytest 9.2 it cannot change a
+    node id at all: pyproject.toml keeps pytest below 9.2): each test was its own group and
+    both workers started each real system."""
     for item in items:
         where = item.path.relative_to(TESTS).as_posix()
         group = next((s for s in SYSTEMS if where.startswith(f"{s}/")), where)

@@ -52,6 +52,26 @@ class ClusterError(RuntimeError):
     """The control plane could not be built, started or stopped; the message says why."""
 
 
+def place_webhook_certs(crt: Path, key: Path) -> None:
+    """Give the operators' fixed webhook path (`WEBHOOK_CERTS`) a key pair, unless it has one.
+
+    Any valid pair will do (no webhook is registered), and the path is the machine's, not the
+    cluster's: a running operator watches the files and reloads them when they change. Writing
+    a second cluster's pair there (two test runs at once, or a run and a benchmark) once let an
+    operator read the new certificate beside the old key between the two writes, and it exited
+    ("tls: private key does not match public key"). So an existing pair is left alone, and a new
+    one is written under temporary names and renamed into place, the key first.
+    """
+    WEBHOOK_CERTS.mkdir(parents=True, exist_ok=True)
+    pair = [(key, WEBHOOK_CERTS / "tls.key"), (crt, WEBHOOK_CERTS / "tls.crt")]
+    if all(dst.is_file() and dst.stat().st_size > 0 for _, dst in pair):
+        return
+    for src, dst in pair:
+        partial = dst.with_name(f".{dst.name}.{os.getpid()}")
+        partial.write_bytes(src.read_bytes())
+        partial.replace(dst)
+
+
 def build_binaries(script: Path = BUILD_SCRIPT, extras: Sequence[str] = ()) -> Path:
     """Build (or find cached) binaries, with `extras` (`jobset`) too; returns their folder.
     Minutes the first time."""
@@ -138,9 +158,7 @@ class KubeTestCluster:
         ])  # fmt: skip
         # The operator waits for its webhook certificate files, which a kubelet would mount
         # from its Secret; any valid key pair will do, as no webhook is registered.
-        WEBHOOK_CERTS.mkdir(parents=True, exist_ok=True)
-        for src, dst in (("apiserver.crt", "tls.crt"), ("apiserver.key", "tls.key")):
-            (WEBHOOK_CERTS / dst).write_bytes(self._pki(src).read_bytes())
+        place_webhook_certs(self._pki("apiserver.crt"), self._pki("apiserver.key"))
         self._spawn(
             "training-operator.v1",
             ["--kubeconfig", str(self.kubeconfig), "--enable-scheme", "pytorchjob",

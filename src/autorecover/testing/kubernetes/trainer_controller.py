@@ -21,11 +21,11 @@ from __future__ import annotations
 import copy
 
 from autorecover.testing.kubernetes.cluster import (
-    WEBHOOK_CERTS,
     ClusterError,
     KubeTestCluster,
     build_binaries,
     free_port,
+    place_webhook_certs,
 )
 
 TRAINER_VERSION = "v2.0.0"  # scripts/kube-binaries' TRAINER_VERSION
@@ -59,9 +59,7 @@ def start(cluster: KubeTestCluster) -> None:
                    "kind": "ValidatingWebhookConfiguration",
                    "metadata": {"name": "validator.trainer.kubeflow.org"},
                    "webhooks": []})  # fmt: skip
-    WEBHOOK_CERTS.mkdir(parents=True, exist_ok=True)
-    for src, dst in (("apiserver.crt", "tls.crt"), ("apiserver.key", "tls.key")):
-        (WEBHOOK_CERTS / dst).write_bytes(cluster.pki.path(src).read_bytes())
+    place_webhook_certs(cluster.pki.path("apiserver.crt"), cluster.pki.path("apiserver.key"))
     cluster._spawn(PROCESS, [str(home / "manager"), "--kubeconfig", str(cluster.kubeconfig),
                              f"--webhook-server-port={free_port()}",
                              "--health-probe-bind-address=0", "--metrics-bind-address=0"],
