@@ -1288,15 +1288,6 @@ KNOWN_MISSES: dict[str, str] = {
         "stop); that the maintainer only called it an intermittent S3 download failure and the "
         "issue was closed unanswered with no cause (unknown) is the thread's state, not a line"
     ),
-    # the c214 batch (parallel file systems), scored fresh: tune 0/1
-    "app-smilei-parallel-hdf5-on-lustre-without-flock-romio-adioi-set-lock-function-not-implemented": (
-        "ROMIO's 'File locking failed in ADIOI_Set_lock(...) errno 26' block ('If the file system "
-        "is LUSTRE, ensure that the directory is mounted with the 'flock' option.', "
-        "'ADIOI_Set_lock:: Function not implemented') is not recognised, so only MPI_Abort and "
-        "srun's exit lines remain and read as symptoms (unknown, retry once); that the job's "
-        "MPI-IO writes need byte-range locks its Lustre mount does not offer, the same on every "
-        "node and every retry, is what the message and the reporter say"
-    ),
 }
 
 

@@ -53,6 +53,7 @@ REQUIRED: dict[str, Blame] = {
     "ompi.ofi_completion_error": Blame.SYMPTOM,
     "ompi.ucx_ep_failed": Blame.SYMPTOM,
     "ompi.ucx_transfer_failed": Blame.SYMPTOM,
+    "mpich.romio_lock_failed": Blame.APPLICATION,
     "pmix.error_log": Blame.SYMPTOM,
     "pmix.launch_config": Blame.APPLICATION,
     "pmix.slurm_peer_failed": Blame.SYMPTOM,
@@ -134,6 +135,19 @@ def test_a_crash_ucx_reports_is_not_a_complaint_about_a_peer() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    # SmileiPIC/Smilei#342 (parallel HDF5 on a Lustre mounted without flock), srun -l prefixed
+    (
+        "mpich.romio_lock_failed",
+        "0: This requires fcntl(2) to be implemented. As of 8/25/2011 it is not. Generic MPICH "
+        "Message: File locking failed in ADIOI_Set_lock(fd 12,cmd F_SETLKW/7,type F_WRLCK/1,"
+        "whence 0) with return value FFFFFFFF and errno 26.",
+        {"cmd": "F_SETLKW", "errno": "26"},
+    ),
+    (
+        "mpich.romio_lock_failed",
+        "8: ADIOI_Set_lock:: Function not implemented",
+        {"error": "Function not implemented"},
+    ),
     # SmileiPIC/Smilei#392 (a restart's first time step; the job's Open MPI 2.0.3)
     (
         "ompi.ucx_transfer_failed",
