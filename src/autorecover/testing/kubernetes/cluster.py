@@ -52,19 +52,21 @@ class ClusterError(RuntimeError):
     """The control plane could not be built, started or stopped; the message says why."""
 
 
-def place_webhook_certs(crt: Path, key: Path) -> None:
+def place_webhook_certs(crt: Path, key: Path, into: Path = WEBHOOK_CERTS) -> None:
     """Give the operators' fixed webhook path (`WEBHOOK_CERTS`) a key pair, unless it has one.
 
     Any valid pair will do (no webhook is registered), and the path is the machine's, not the
     cluster's: a running operator watches the files and reloads them when they change. Writing
     a second cluster's pair there (two test runs at once, or a run and a benchmark) once let an
     operator read the new certificate beside the old key between the two writes, and it exited
-    ("tls: private key does not match public key"). So an existing pair is left alone, and a new
-    one is written under temporary names and renamed into place, the key first.
+    ("tls: private key does not match public key"). So an existing pair that loads as a pair is
+    left alone; otherwise (none, or one torn by such a write) a new one is written under
+    temporary names and renamed into place, the key first.
     """
-    WEBHOOK_CERTS.mkdir(parents=True, exist_ok=True)
-    pair = [(key, WEBHOOK_CERTS / "tls.key"), (crt, WEBHOOK_CERTS / "tls.crt")]
-    if all(dst.is_file() and dst.stat().st_size > 0 for _, dst in pair):
+    into.mkdir(parents=True, exist_ok=True)
+    pair = [(key, into / "tls.key"), (crt, into / "tls.crt")]
+    with contextlib.suppress(OSError, ssl.SSLError):
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(pair[1][1], pair[0][1])
         return
     for src, dst in pair:
         partial = dst.with_name(f".{dst.name}.{os.getpid()}")
