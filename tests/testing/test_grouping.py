@@ -28,11 +28,12 @@ def test_a_real_systems_tests_carry_its_folder_as_their_xdist_group(tmp_path: Pa
     out = tmp_path / "ids.txt"
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "GROUPING_OUT": str(out)}
     folders = [TESTS / "adapters" / "redfish", TESTS / "domain" / "test_catalog.py"]
-    subprocess.run(
+    run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup",
          "-p", "grouping_probe", "-p", "no:cacheprovider", *map(str, folders)],
-        cwd=TESTS.parent, env=env, capture_output=True, timeout=120, check=False,
+        cwd=TESTS.parent, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
+    assert out.exists(), f"no worker reported its ids:\n{run.stdout[-2000:]}{run.stderr[-2000:]}"
     ids = out.read_text().splitlines()
     redfish = [i for i in ids if i.startswith("tests/adapters/redfish/")]
     catalog = [i for i in ids if i.startswith("tests/domain/test_catalog.py")]

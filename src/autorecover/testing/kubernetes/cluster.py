@@ -64,11 +64,11 @@ def place_webhook_certs(crt: Path, key: Path, into: Path = WEBHOOK_CERTS) -> Non
     temporary names and renamed into place, the key first.
     """
     into.mkdir(parents=True, exist_ok=True)
-    pair = [(key, into / "tls.key"), (crt, into / "tls.crt")]
+    placed_crt, placed_key = into / "tls.crt", into / "tls.key"
     with contextlib.suppress(OSError, ssl.SSLError):
-        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(pair[1][1], pair[0][1])
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(placed_crt, placed_key)
         return
-    for src, dst in pair:
+    for src, dst in ((key, placed_key), (crt, placed_crt)):
         partial = dst.with_name(f".{dst.name}.{os.getpid()}")
         partial.write_bytes(src.read_bytes())
         partial.replace(dst)

@@ -241,21 +241,21 @@ class EngineRig:
 
     def api(self, path: str) -> Any:
         """GET `/api/v1/...` with the operator token; the decoded JSON."""
-        url = f"{self.url}/api/v1/{path.lstrip('/')}"  # http://127.0.0.1 only
-        headers = {"Authorization": f"Bearer {self.operator}"}
-        request = urllib.request.Request(url, headers=headers)  # noqa: S310
-        with urllib.request.urlopen(request, timeout=5) as r:  # noqa: S310
-            return json.loads(r.read())
+        return json.loads(self._get(f"/api/v1/{path.lstrip('/')}"))
 
     def heard(self) -> set[str]:
         """The nodes whose agents' batches (heartbeats included) this engine has received:
         the nodes its metrics carry a clock measurement for."""
-        url = f"{self.url}/metrics"  # http://127.0.0.1 only
+        return set(HEARD.findall(self._get("/metrics").decode()))
+
+    def _get(self, path: str) -> bytes:
+        """GET a path of the engine with the operator token; the body."""
+        url = f"{self.url}{path}"  # http://127.0.0.1 only
         headers = {"Authorization": f"Bearer {self.operator}"}
         request = urllib.request.Request(url, headers=headers)  # noqa: S310
         with urllib.request.urlopen(request, timeout=5) as r:  # noqa: S310
-            text = r.read().decode()
-        return set(HEARD.findall(text))
+            body: bytes = r.read()
+        return body
 
     def node(self, name: str) -> dict[str, Any] | None:
         """The engine's record of a node (None: it has none)."""
