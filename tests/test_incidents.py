@@ -527,10 +527,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the session master's SLICE_FAILURE_CHIP_DRIVER_ERROR names a worker by its headless "
         "service address, which no rule maps to a node; the guide's mapping to a host is the PR's"
     ),
-    "tr-iris-rl-root-cpu-worker-request-timed-out-tpu-children-killed-parent-preempted": (
-        "a Marin/Iris scheduler's 'worker failed: Request timed out' and 'Parent task preempted' "
-        "have no entry; that the scheduler counts the lost CPU worker as a preemption is the log's"
-    ),
     "tr-tpu-ci-agent-accepts-job-mid-provisioning-persist-disk-permission-denied": (
         "mkdir's 'Permission denied' on a mount point reads as nothing decisive; that the agent "
         "took the job before its disk was mounted, and the next job passed, is the PR's"
@@ -997,11 +993,6 @@ KNOWN_MISSES: dict[str, str] = {
         "LSF's job history with CSM's 'csm_allocation_delete returned CSMERR_TIMEOUT' (no entry) "
         "and one node's system log going quiet reads as nothing (unknown); that the message "
         "means a compute node crashed, and which, is the thread's"
-    ),
-    "tr-wcoss2-pals-launch-rpc-could-not-allocate-port-for-pmi-system-issue-rerun-ran": (
-        "PALS's 'launch RPC: Couldn't allocate a port for PMI to use' has no entry (no public "
-        "source says what exhausts it) and reads as nothing (unknown); that it was a system "
-        "issue and the rerun ran is the thread's"
     ),
     "app-lsf-csm-api-version-init-regression-every-job-exited-term-external-signal-after-3s": (
         "LSF's TERM_EXTERNAL_SIGNAL three seconds in (no entry: a signal from outside LSF, "

@@ -34,7 +34,7 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-lifecycle.toml"
-NAMESPACES = frozenset({"cloud", "k8s", "npd", "karpenter", "autoscaler"})
+NAMESPACES = frozenset({"cloud", "k8s", "npd", "karpenter", "autoscaler", "iris"})
 FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 REQUIRED: dict[str, Blame] = {
@@ -62,6 +62,8 @@ REQUIRED: dict[str, Blame] = {
     # SageMaker HyperPod
     "cloud.hyperpod_node_replace": Blame.HARDWARE,
     "cloud.hyperpod_node_reboot": Blame.HARDWARE,
+    # Iris (marin-community/marin's cluster manager)
+    "iris.parent_preempted": Blame.TRANSIENT,
     # node-problem-detector
     "npd.task_hung": Blame.SYMPTOM,
     "npd.kernel_oops": Blame.HARDWARE,
@@ -201,6 +203,11 @@ GOLDEN: Golden = [
      {}),
     ("                    sagemaker.amazonaws.com/node-health-status=UnschedulablePendingReboot",
      "cloud.hyperpod_node_reboot", {}),
+    # --- Iris ---
+    # marin-community/marin's debugging notes (the children of an RL root whose worker failed)
+    ("2026-11-18 18:07:15,801 ERROR iris.client: job /ahmed/irl-e4p-100/train KILLED: Parent "
+     "task preempted", "iris.parent_preempted", {}),
+    ('  error: "Parent task preempted"', "iris.parent_preempted", {}),
     # --- node-problem-detector ---
     # linux-cifs mailing list, "Deadlock in Ubuntu 5.4 kernel" (an AKS node's NPD log, rejoined)
     ("I1210 09:07:48.142691  562992 log_monitor.go:160] New status generated: &{Source:kernel-"
@@ -330,6 +337,8 @@ NEGATIVE: list[tuple[str, str]] = [
     # corrected errors are not uncorrected ones
     ("npd.hardware_error", "Warning  CperHardwareErrorCorrected  5m  kernel-monitor, gpu-node-7  "
                            "{3}[Hardware Error]: event severity: corrected"),
+    # a parent that failed on its own (not preempted) is not this cascade
+    ("iris.parent_preempted", "job /ahmed/irl-e4p-100/train KILLED: Parent task failed"),
     # smartd's healthy attribute report names no pending sector count
     ("npd.disk_bad_blocks", "Current_Pending_Sector   val=099 worst=098 thresh=000  raw=624"),
 ]  # fmt: skip

@@ -1,5 +1,5 @@
 """Golden tests for the schedulers other than Slurm (signatures-schedulers.toml): PBS Pro /
-OpenPBS and Torque, IBM LSF, Flux and HPE PALS.
+OpenPBS and Torque, IBM LSF, Flux, HPE PALS and Cray PMI.
 
 Each entry blames what the scheduler says happened, as Slurm's do: a node it lost names that
 node (`failed_host`, weighed like "Node failure on X"), its time limit is transient, its memory
@@ -29,7 +29,7 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-schedulers.toml"
-NAMESPACES = frozenset({"pbs", "lsf", "flux", "pals"})
+NAMESPACES = frozenset({"pbs", "lsf", "flux", "pals", "craypmi"})
 FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 REQUIRED: dict[str, Blame] = {
@@ -50,6 +50,8 @@ REQUIRED: dict[str, Blame] = {
     "flux.heartbeat_lost": Blame.HARDWARE,  # its own node's journal only
     "flux.broker_lost": Blame.SYMPTOM,
     "pals.rank_signaled": Blame.SYMPTOM,
+    "pals.pmi_port_unavailable": Blame.TRANSIENT,
+    "craypmi.listen_port_in_use": Blame.TRANSIENT,
 }
 
 (
@@ -122,6 +124,12 @@ GOLDEN: Golden = [
     # depth review (s22), rendered from src/shell/shell.c (tests/domain/test_catalog_depth_drun.py)
     ("0.037s: flux-shell[0]: FATAL: task 0 (host tioga12): start failed: ./a.out: Permission "
      "denied", "flux.task_start_failed", {"program": "./a.out"}),
+    # NOAA-EMC/global-workflow issue #776 (WCOSS2: "reruns run")
+    ("launch RPC: Couldn't allocate a port for PMI to use", "pals.pmi_port_unavailable", {}),
+    # flux-framework/flux-coral2 issue #323 (El Capitan, each rank's line)
+    ("Fri Mar 14 11:56:06 2025: [PE_2]:inet_listen_socket_setup:bind() failed [fd=3, "
+     "port=1371 err='Address already in use']", "craypmi.listen_port_in_use",
+     {"pe": "2", "port": "1371"}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -144,6 +152,10 @@ NEGATIVE: list[tuple[str, str]] = [
     ("flux.broker_lost", "step 12 (rank 3) failed with an exception"),
     # a non-fatal exception is not the job's end
     ("flux.timeout", "job.exception type=timeout severity=1 resource allocation expired"),
+    # a port the job's own server could not bind is the job's (another err is not a collision)
+    ("craypmi.listen_port_in_use", "[PE_0]:inet_listen_socket_setup:bind() failed [fd=3, "
+                                   "port=1371 err='Cannot assign requested address']"),
+    ("pals.pmi_port_unavailable", "launch RPC: Couldn't allocate memory for the launch"),
     ("pals.rank_signaled", "mpirun noticed that process rank 4 with PID 0 on node localhost "
                            "exited on signal 9 (Killed)."),
 ]  # fmt: skip
