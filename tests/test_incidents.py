@@ -1279,6 +1279,14 @@ KNOWN_MISSES: dict[str, str] = {
         "stop); that the maintainer only called it an intermittent S3 download failure and the "
         "issue was closed unanswered with no cause (unknown) is the thread's state, not a line"
     ),
+    # the c216 batch (HPC centres' Slurm GPU jobs), scored fresh: tune 0/1
+    "unknown-tcloud-two-node-deepspeed-nccl-ibv-modify-qp-no-such-device-both-nodes-unanswered": (
+        "NCCL's 'Call to ibv_modify_qp failed with error No such device' on rank 0 of both nodes "
+        "reads as the job's RDMA/HCA configuration failing everywhere (application, stop), as it "
+        "was in another thread; that this thread was never answered and no cause (platform RDMA "
+        "set-up, container HCA exposure or job settings) was established is the thread's state, "
+        "not a line"
+    ),
 }
 
 
