@@ -52,6 +52,7 @@ BLAME: dict[str, Blame] = {
     "c10d.store_libuv_client_error": Blame.SYMPTOM,
     "torch.dtensor_mixed_tensor": Blame.APPLICATION,
     "torch.elastic_agent_finished": Blame.INFO,
+    "nccl.coll_trace": Blame.INFO,
 }
 
 (
@@ -199,6 +200,16 @@ GOLDEN: Golden = [
      "finish.", "torch.elastic_agent_finished", {"role": "default", "seconds": "300"}),
     ("Rendezvous gracefully exited: The node 'gpu-a02_4242_0' has closed the rendezvous.",
      "torch.elastic_agent_finished", {}),
+    # ROCm/rccl issue #429 (the description's trace, rank 2's line of the maintainer's reading)
+    ("h03r3n06:45012:45012 [2] NCCL INFO AllGather: opCount 28c sendbuff 0x7f1fd894af00 recvbuff "
+     "0x7f1ed1c00100 count 59205120 datatype 0 op 0 root 0 comm 0x559c24b55610 [nranks=4] stream "
+     "0x559c248a3630", "nccl.coll_trace",
+     {"emitter": "h03r3n06:45012", "op": "AllGather", "opcount": "28c", "count": "59205120",
+      "nranks": "4", "comm": "0x559c24b55610"}),
+    # rendered from ROCm/rccl's format with its " task %d globalrank %d" tail
+    ("gpu-n01:8812:8812 [3] NCCL INFO AllReduce: opCount 1f sendbuff 0x7f00 recvbuff 0x7f00 count "
+     "1 datatype 7 op 0 root 0 comm 0x5501 [nranks=16] stream 0x5602 task 0 globalrank 11",
+     "nccl.coll_trace", {"op": "AllReduce", "globalrank": "11"}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
@@ -229,6 +240,9 @@ NEGATIVE: list[tuple[str, str]] = [
     ("torch.elastic_agent_finished", "[default] Worker group failed"),
     # the agent's normal progress line (rendered from api.py)
     ("torch.elastic_agent_finished", "[default] Rendezvous complete for workers. Result:"),
+    # a point-to-point line prints "peer" where a collective prints "op ... root"
+    ("nccl.coll_trace", "gpu-n01:8812:8812 [3] NCCL INFO Send: opCount 1f sendbuff 0x7f00 "
+                        "recvbuff (nil) count 1 datatype 7 peer 4 comm 0x5501 [nranks=16] stream 0x56"),
 ]  # fmt: skip
 
 (

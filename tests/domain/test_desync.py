@@ -174,3 +174,76 @@ def test_horovod_ranks_behind_or_cut_short_or_without_a_report_say_nothing() -> 
     # srun -l's rank prefix before a printed list, with no report above it
     loose = ["0: [grad_a_0]", "1: [grad_b_0]"]
     assert collective_desync(scan("n1", "Step 3 done", *loose)) == []
+
+
+# NCCL's collective trace (NCCL_DEBUG_SUBSYS=COLL; the line format of src/enqueue.cc, the
+# numbers of ROCm/rccl issue #429)
+def trace(host: str, pid: int, op: str, opcount: str, count: int = 9984512, *, datatype: int = 7,
+          root: int = 0, nranks: int = 4, comm: str | None = None) -> str:  # fmt: skip
+    return (
+        f"{host}:{pid}:{pid} [0] NCCL INFO {op}: opCount {opcount} sendbuff 0x7f5dd32b2100 "
+        f"recvbuff 0x7f5dd32b2100 count {count} datatype {datatype} op 0 root {root} comm "
+        f"{comm or f'0x55{pid}'} [nranks={nranks}] stream 0x55bef0208bd0"
+    )
+
+
+def test_processes_enqueuing_different_collectives_at_one_opcount_are_the_jobs_desync() -> None:
+    findings = [
+        *scan("n1", trace("n1", 45006, "AllReduce", "28c"), trace("n1", 45009, "AllReduce", "28c")),
+        *scan("n2", trace("n2", 45012, "AllGather", "28c", 59205120, datatype=0),
+              trace("n2", 45015, "AllReduce", "28c")),
+    ]  # fmt: skip
+    [desync] = collective_desync(findings)
+    assert (desync.signal, desync.blame, desync.node) == (SIGNAL, Blame.APPLICATION, "n2")
+    assert "opCount 28c" in desync.text and "n2:45012" in desync.text
+    assert "AllGather" in desync.text and "3 other process(es) called AllReduce" in desync.text
+
+    verdict = attribute(job(), findings, [], {})
+    assert verdict.cause is Cause.APPLICATION and verdict.suspect_nodes == ()
+
+
+def test_a_trace_whose_processes_agree_or_run_ahead_says_nothing() -> None:
+    findings = scan(
+        "n1",
+        *(trace("n1", pid, "AllReduce", "28c") for pid in (1, 2, 3, 4)),
+        trace("n1", 4, "Broadcast", "28d"),  # alone at 28d: ahead, not different
+    )
+    assert collective_desync(findings) == []
+
+
+def test_counts_datatypes_and_roots_must_agree() -> None:
+    count = scan(
+        "n1", trace("n1", 1, "AllReduce", "a", 1024), trace("n1", 2, "AllReduce", "a", 2048)
+    )
+    dtype = scan("n1", trace("n1", 1, "AllGather", "a", datatype=7),
+                 trace("n1", 2, "AllGather", "a", datatype=9))  # fmt: skip
+    root = scan(
+        "n1", trace("n1", 1, "Broadcast", "a", root=0), trace("n1", 2, "Broadcast", "a", root=1)
+    )
+    reduce_root = scan("n1", trace("n1", 1, "AllReduce", "a", root=0),
+                       trace("n1", 2, "AllReduce", "a", root=3))  # fmt: skip
+    assert [len(collective_desync(f)) for f in (count, dtype, root, reduce_root)] == [1, 1, 1, 0]
+
+
+def test_communicators_that_cannot_be_told_apart_are_not_compared() -> None:
+    # a process with two communicators of one size: which of them another process's line is
+    # from is unknown
+    two_comms = scan(
+        "n1",
+        trace("n1", 1, "AllReduce", "5", comm="0xa1"), trace("n1", 1, "Broadcast", "5", comm="0xa2"),
+        trace("n1", 2, "Broadcast", "5", comm="0xb1"),
+    )  # fmt: skip
+    # more processes than members: two tensor-parallel groups of two, both traced
+    two_groups = scan("n1", *(trace("n1", pid, op, "5", nranks=2) for pid, op in
+                              ((1, "AllReduce"), (2, "AllReduce"), (3, "Broadcast"), (4, "Broadcast"))))  # fmt: skip
+    # several operations of one process at one opCount: a group
+    grouped = scan("n1", trace("n1", 1, "AllReduce", "5"), trace("n1", 1, "AllGather", "5"),
+                   trace("n1", 2, "AllGather", "5"))  # fmt: skip
+    assert collective_desync(two_comms) == collective_desync(two_groups) == []
+    assert collective_desync(grouped) == []
+
+
+def test_point_to_point_trace_lines_are_not_read() -> None:
+    send = ("n1:1:1 [0] NCCL INFO Send: opCount 5 sendbuff 0x7f recvbuff (nil) count 1024 "
+            "datatype 7 peer 1 comm 0x55 [nranks=4] stream 0x56")  # fmt: skip
+    assert [f.signal for f in scan("n1", send)] == []

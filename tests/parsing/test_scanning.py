@@ -256,6 +256,36 @@ def test_a_storm_of_identical_lines_stays_bounded(scanner: Scanner) -> None:
     assert dict(result.repeats)["xid.79"] + len(xids) == 20_000
 
 
+def coll_trace(host: str, pid: int, op: str, opcount: int, count: int = 1024) -> str:
+    return (
+        f"{host}:{pid}:{pid} [0] NCCL INFO {op}: opCount {opcount:x} sendbuff 0x7f00 recvbuff "
+        f"0x7f00 count {count} datatype 7 op 0 root 0 comm 0x55{pid} [nranks=4] stream 0x56"
+    )
+
+
+def test_a_trace_storm_keeps_each_processs_latest_line(scanner: Scanner) -> None:
+    """Past the first lines of a signal, a line naming its emitter (NCCL's host:pid) keeps the
+    latest of each emitter, so where every rank stood last survives a long trace."""
+    pids = (101, 102, 103, 104)
+    lines = [coll_trace("gpu-a03", pid, "AllReduce", n) for n in range(500) for pid in pids]
+    lines.append(coll_trace("gpu-a03", 103, "AllGather", 500))
+    result = scan(scanner, ("\n".join(lines) + "\n").encode(), Source.LOGS, chunk=1 << 14)
+    traces = [f for f in result.findings if f.signal == "nccl.coll_trace"]
+    last = {f.detail("emitter"): f.detail("opcount") for f in traces}
+    assert last == {"gpu-a03:101": "1f3", "gpu-a03:102": "1f3", "gpu-a03:103": "1f4",
+                    "gpu-a03:104": "1f3"}  # fmt: skip
+    assert len(traces) == 32 + len(pids)
+    assert dict(result.repeats)["nccl.coll_trace"] + len(traces) == len(lines)
+
+
+def test_emitter_tails_are_bounded(scanner: Scanner) -> None:
+    lines = [coll_trace("gpu-a03", pid, "AllReduce", 1) for pid in range(1000, 1400)]
+    result = scan(scanner, ("\n".join(lines) + "\n").encode(), Source.LOGS)
+    traces = [f for f in result.findings if f.signal == "nccl.coll_trace"]
+    assert len(traces) == 32 + 64 + 1  # the first ones, 64 emitters' latest, one shared tail
+    assert traces[-1].line == len(lines)
+
+
 def test_nv_one_logger_metrics_updates_are_progress(scanner: Scanner) -> None:
     """An nv-one-logger `training_metrics_update` line (milliseconds since the epoch) dates the
     file's last progress, as NVIDIA's older `training_iterations` records do."""

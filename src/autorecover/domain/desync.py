@@ -20,6 +20,16 @@ ranks:", each rank with the waiting tensors it has not submitted (``0: [a, b]``)
 missing a tensor the other is not missing say the same. One rank missing from every tensor is a
 rank behind, and says nothing; a list cut at six names (`` ...``) is not compared.
 
+NCCL's own collective trace (``NCCL_DEBUG_SUBSYS=COLL``: ``AllGather: opCount 28c ... count
+59205120 datatype 0 ... comm 0x559c... [nranks=4]``, one line per collective per process) says it
+below PyTorch: opCount counts a communicator's operations, so the members' lines at one opCount
+must name the same operation with the same count and datatype (NCCL's counts are per rank and
+equal on every member, gathers included) and, for a broadcast or reduce, the same root. A
+process (its "host:pid") is matched to the others' communicator only by size: a size is compared
+only where each process traced one communicator of it and no more processes traced it than it
+has members (two tensor-parallel groups of four, both traced, are not one communicator). An
+opCount at which one process enqueued several operations (a group) is not compared.
+
 What is not compared, because it legitimately differs: point-to-point and coalesced work (own
 counters), sizes of gathers, scatters and all-to-all (uneven by design), and work with no
 SeqNum. Lines without a process-group label are only compared with each other and only past
@@ -29,6 +39,7 @@ a job's first collectives, where groups created together would count alike.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -90,7 +101,89 @@ def collective_desync(findings: Sequence[Finding]) -> list[Finding]:
         )
         at = min((w.finding.at for w in (first, other) if w.finding.at), default=None)
         return [desync_finding(first.finding.node, first.rank, text, at, seq, (first.op, other.op))]
-    return horovod_desync(findings)
+    return nccl_trace_desync(findings) or horovod_desync(findings)
+
+
+TRACE = "nccl.coll_trace"
+TRACE_P2P = frozenset({"Send", "Recv", "SendRecv"})
+TRACE_ROOTED = frozenset({"Broadcast", "Reduce"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    finding: Finding
+    emitter: str
+    comm: str
+    nranks: int
+    opcount: int
+    call: tuple[str, str, str, str]  # op, count, datatype, root where it matters
+
+    def describe(self) -> str:
+        op, count, datatype, _ = self.call
+        rank = self.finding.detail("globalrank")
+        who = f"rank {rank} ({self.emitter})" if rank else f"process {self.emitter}"
+        return f"{who} on {self.finding.node} called {op} (count {count}, datatype {datatype})"
+
+
+def nccl_trace_desync(findings: Sequence[Finding]) -> list[Finding]:
+    """One application finding when NCCL's collective trace shows members of one communicator
+    enqueuing different collectives at the same opCount; empty otherwise."""
+    calls = [c for f in findings if f.signal == TRACE and (c := _call(f)) is not None]
+    comms: dict[tuple[str, int], set[str]] = {}
+    for c in calls:
+        comms.setdefault((c.emitter, c.nranks), set()).add(c.comm)
+    members: dict[int, set[str]] = {}
+    for emitter, nranks in comms:
+        members.setdefault(nranks, set()).add(emitter)
+    sizes = {
+        n
+        for n, emitters in members.items()
+        if 2 <= len(emitters) <= n and all(len(comms[(e, n)]) == 1 for e in emitters)
+    }
+    at: dict[tuple[int, int], dict[str, set[tuple[str, str, str, str]]]] = {}
+    first: dict[tuple[int, int, str], _Call] = {}
+    for c in calls:
+        if c.nranks in sizes:
+            at.setdefault((c.nranks, c.opcount), {}).setdefault(c.emitter, set()).add(c.call)
+            first.setdefault((c.nranks, c.opcount, c.emitter), c)
+    for (nranks, opcount), by_emitter in sorted(at.items(), key=lambda kv: kv[0][1]):
+        if len(by_emitter) < 2 or any(len(made) > 1 for made in by_emitter.values()):
+            continue  # one process alone, or a group of several operations at one opCount
+        votes = Counter(next(iter(made)) for made in by_emitter.values())
+        if len(votes) < 2:
+            continue
+        (usual, n_usual), (_, n_next) = votes.most_common(2)
+        odd = sorted(
+            (first[(nranks, opcount, e)] for e, made in by_emitter.items() if usual not in made),
+            key=lambda c: (c.finding.at is None, c.finding.at, c.finding.node, c.finding.line),
+        )
+        usual_call = next(
+            first[(nranks, opcount, e)] for e in sorted(by_emitter) if usual in by_emitter[e]
+        )
+        others = "the others" if n_usual == n_next else f"{n_usual} other process(es)"
+        text = (
+            f"NCCL's collective trace at opCount {opcount:x} of a {nranks}-rank communicator: "
+            f"{odd[0].describe()}, where {others} called {usual_call.call[0]} (count "
+            f"{usual_call.call[1]}, datatype {usual_call.call[2]}): the ranks called different "
+            "collectives (the job's code path diverged), not a node's or the fabric's fault"
+        )
+        return [
+            desync_finding(
+                odd[0].finding.node, None, text, odd[0].finding.at, opcount,
+                (odd[0].call[0], usual_call.call[0]),
+            )
+        ]  # fmt: skip
+    return []
+
+
+def _call(f: Finding) -> _Call | None:
+    op, opcount, nranks = f.detail("op"), f.detail("opcount"), f.detail("nranks")
+    emitter, comm = f.detail("emitter"), f.detail("comm")
+    if not (op and opcount and nranks and emitter and comm) or op in TRACE_P2P:
+        return None
+    root = (f.detail("root") or "") if op in TRACE_ROOTED else ""
+    call = (op, f.detail("count") or "", f.detail("datatype") or "", root)
+    return _Call(f, emitter, comm, int(nranks), int(opcount, 16), call)
 
 
 HOROVOD_OP = "horovod.stalled_op"

@@ -51,6 +51,11 @@ MARKER_CALLBACK_BYTES = 1024
 # Thousands of identical XID lines are one storm: keep this many of a signal per file (and
 # its latest), count the rest, so memory stays bounded whatever the log holds.
 MAX_PER_SIGNAL = 32
+# A signature whose pattern captures `emitter` (the process that printed the line: NCCL's
+# "host:pid" prefix) keeps the latest line of each emitter past that, not only the file's
+# latest: where each rank stood last is what a trace is read for (domain/desync.py). Bounded:
+# emitters past this many share one tail.
+MAX_EMITTER_TAILS = 64
 # Dropped when a specific one matched the same line; of two generic ones, the higher tier wins
 # (an exception named for a lost connection or peer is not the job's bug).
 GENERIC_SIGNATURES = {
@@ -308,19 +313,29 @@ class _FileState:
     progress_gaps: list[float] = field(default_factory=list)  # between text progress lines
     kept_per_signal: dict[str, int] = field(default_factory=dict)
     repeats: dict[str, int] = field(default_factory=dict)
-    storm_tails: dict[str, Finding] = field(default_factory=dict)
+    storm_tails: dict[tuple[str, str], Finding] = field(default_factory=dict)
+    emitter_tails: dict[str, int] = field(default_factory=dict)  # per signal
 
     def keep(self, finding: Finding) -> None:
-        """Keep the first few findings of a signal and its latest; count the rest (storms)."""
-        kept = self.kept_per_signal.get(finding.signal, 0)
+        """Keep the first few findings of a signal and its latest (of each emitter, where the
+        line names one); count the rest (storms)."""
+        signal = finding.signal
+        kept = self.kept_per_signal.get(signal, 0)
         if kept < MAX_PER_SIGNAL:
-            self.kept_per_signal[finding.signal] = kept + 1
+            self.kept_per_signal[signal] = kept + 1
             self.findings.append(finding)
             return
-        previous = self.storm_tails.get(finding.signal)
+        key = (signal, finding.detail("emitter") or "")
+        if key[1] and key not in self.storm_tails:
+            tails = self.emitter_tails.get(signal, 0)
+            if tails >= MAX_EMITTER_TAILS:
+                key = (signal, "")
+            else:
+                self.emitter_tails[signal] = tails + 1
+        previous = self.storm_tails.get(key)
         if previous is not None:
-            self.repeats[finding.signal] = self.repeats.get(finding.signal, 0) + 1
-        self.storm_tails[finding.signal] = finding
+            self.repeats[signal] = self.repeats.get(signal, 0) + 1
+        self.storm_tails[key] = finding
 
     def note_edges(self, chunk: bytes) -> None:
         """Update activity from the chunk's edges: first and last stamps."""
