@@ -1287,14 +1287,6 @@ KNOWN_MISSES: dict[str, str] = {
         "set-up, container HCA exposure or job settings) was established is the thread's state, "
         "not a line"
     ),
-    # the c215 batch (Kubernetes GPU node-level failures), scored fresh
-    "app-eks-al2023-nvidia-ami-g7-blackwell-missing-from-open-kmod-allowlist-rminitadapter-gpu-pods-pending-k8s": (
-        "'RmInitAdapter failed!' on the GPU of both g7 nodes reads as a driver fault on every "
-        "node at once (transient, retry); that the neighbouring 'requires use of the NVIDIA open "
-        "kernel modules' means the AMI's kmod loader picked the proprietary module because the "
-        "g7 PCI ID was missing from its allowlist, so every node of the image fails (application), "
-        "is the thread's finding, not a line"
-    ),
 }
 
 

@@ -22,6 +22,10 @@ from domain.golden import found
          "nvrm.device_fault_status", Blame.HARDWARE, Source.SYSTEM),
         ("kernel: NVRM: GPU 0000:b5:00.0: RmInitAdapter failed! (0x62:0x55:2477)",
          "nvrm.init_adapter_failed", Blame.HARDWARE, Source.SYSTEM),
+        # awslabs/amazon-eks-ami pull request #2769 (a g7 node's proprietary module, then
+        # RmInitAdapter failed: the image, not the GPU)
+        ("kernel: NVRM: installed in this system requires use of the NVIDIA open kernel modules.",
+         "nvrm.open_modules_required", Blame.APPLICATION, Source.SYSTEM),
         ("kernel: NVRM: _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting GSP",
          "nvrm.gsp_wpr2_up", Blame.HARDWARE, Source.SYSTEM),
         ("nvidia-nvswitch1: SXid (PCI:0000:aa:00.0): 24007, Severity 1 Engine instance 12 "
