@@ -107,6 +107,14 @@ class Scanner:
         self.anchors = list(seen)
         # Signatures owning each anchor, by the anchor's index in `self.anchors`.
         self._owners = [tuple(owners[key]) for key in self.anchors]
+        # Anchors owned by one signature whose lines name their emitter (a trace, one line per
+        # operation per process): past the signal's first lines only each emitter's latest is
+        # wanted, so such a line is matched and set aside, its finding made once at the end.
+        self._trace_anchors = {
+            i: owner
+            for i, (owner, *more) in enumerate(self._owners)
+            if not more and "emitter" in self._sigs[owner].regex.groupindex
+        }
         self._always = tuple(always)
         markers = TELEMETRY_MARKERS if not any(map(self_overlaps, TELEMETRY_MARKERS)) else ()
         self._prefilter = make_prefilter(self.anchors, engine, markers=markers)
@@ -129,6 +137,20 @@ class Scanner:
                 chunk = strip_ansi(chunk)
             self._scan_chunk(state, chunk)
             del chunk  # freed before the next one is made, its memory is reused: no page faults
+        for key, (sig, m, text, line_no) in state.set_aside_tails.items():
+            # The line's own time only: the chunk around it is gone (a trace's time is not
+            # what it is read for).
+            parsed = parse_line(text, state.reference, state.hosts)
+            at = parsed.at or find_embedded_time(parsed.message)
+            finding = self._finding(sig, m, text, parsed, at, state, line_no)
+            if finding is None:
+                continue
+            earlier = state.storm_tails.get(key)
+            if earlier is not None:
+                state.repeats[key[0]] = state.repeats.get(key[0], 0) + 1
+                if earlier.line > finding.line:
+                    continue
+            state.storm_tails[key] = finding
         kept = [*state.findings, *state.storm_tails.values()]
         kept.sort(key=lambda f: f.line)
         return ScanResult(
@@ -224,16 +246,25 @@ class Scanner:
             counted_to = start
             raw = chunk[start:stop]
             text = decode(raw)
+            if len(ids) == 1 and anchor in self._trace_anchors and raw.isascii():
+                traced = self._sigs[self._trace_anchors[anchor]]
+                if state.kept_per_signal.get(traced.signature.key, 0) >= MAX_PER_SIGNAL:
+                    m = traced.regex.search(text)
+                    if m is not None and state.source in traced.signature.sources:
+                        state.set_aside(traced.signature, m, text, line_no)
+                    continue
             sigs = self._sigs if anchor == -1 else self._candidates(ids, raw)
             matched = self._match(text, sigs)
             if not matched:
                 continue
             parsed = parse_line(text, state.reference, state.hosts)
-            at = parsed.at or find_embedded_time(parsed.message)
+            own = at = parsed.at or find_embedded_time(parsed.message)
             if at is None and parsed.uptime_s is None:
                 at = _neighbour_time(chunk, start, stop, state, parsed.via)
             for sig, m in matched:
-                finding = self._finding(sig, m, text, parsed, at, state, line_no)
+                # A trace line keeps only its own time, whichever way it was read (below).
+                when = own if "emitter" in m.re.groupindex else at
+                finding = self._finding(sig, m, text, parsed, when, state, line_no)
                 if finding is None:
                     continue
                 if sig.key in GENERIC_SIGNATURES or sig.key in FRAME_READ:
@@ -315,6 +346,11 @@ class _FileState:
     repeats: dict[str, int] = field(default_factory=dict)
     storm_tails: dict[tuple[str, str], Finding] = field(default_factory=dict)
     emitter_tails: dict[str, int] = field(default_factory=dict)  # per signal
+    # A trace line past its signal's first ones, matched but not yet made a finding:
+    # (signal, emitter) -> (signature, match, text, line)
+    set_aside_tails: dict[tuple[str, str], tuple[Signature, re.Match[str], str, int]] = field(
+        default_factory=dict
+    )
 
     def keep(self, finding: Finding) -> None:
         """Keep the first few findings of a signal and its latest (of each emitter, where the
@@ -325,17 +361,27 @@ class _FileState:
             self.kept_per_signal[signal] = kept + 1
             self.findings.append(finding)
             return
-        key = (signal, finding.detail("emitter") or "")
-        if key[1] and key not in self.storm_tails:
-            tails = self.emitter_tails.get(signal, 0)
-            if tails >= MAX_EMITTER_TAILS:
-                key = (signal, "")
-            else:
-                self.emitter_tails[signal] = tails + 1
+        key = self._tail_key(signal, finding.detail("emitter") or "")
         previous = self.storm_tails.get(key)
         if previous is not None:
             self.repeats[signal] = self.repeats.get(signal, 0) + 1
         self.storm_tails[key] = finding
+
+    def set_aside(self, sig: Signature, m: re.Match[str], text: str, line_no: int) -> None:
+        """Hold a trace line as its emitter's latest, to be made a finding at the file's end."""
+        key = self._tail_key(sig.key, m.group("emitter") or "")
+        if key in self.set_aside_tails:
+            self.repeats[sig.key] = self.repeats.get(sig.key, 0) + 1
+        self.set_aside_tails[key] = (sig, m, text, line_no)
+
+    def _tail_key(self, signal: str, emitter: str) -> tuple[str, str]:
+        key = (signal, emitter)
+        if emitter and key not in self.storm_tails and key not in self.set_aside_tails:
+            tails = self.emitter_tails.get(signal, 0)
+            if tails >= MAX_EMITTER_TAILS:
+                return (signal, "")
+            self.emitter_tails[signal] = tails + 1
+        return key
 
     def note_edges(self, chunk: bytes) -> None:
         """Update activity from the chunk's edges: first and last stamps."""
