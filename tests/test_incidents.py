@@ -1295,6 +1295,13 @@ KNOWN_MISSES: dict[str, str] = {
         "was closed as stalled after the triager's request for version, code and data went "
         "unanswered, so no cause was ever established (unknown), is the thread's state, not a line"
     ),
+    # the c226 batch (leads from earlier batches), scored fresh: tune 0/1
+    "app-nccl-tests-four-2080ti-container-without-host-ipc-unhandled-system-error-k8s": (
+        "nccl-tests' 'Test NCCL failure common.cu:777 'unhandled system error'' at the first "
+        "collective, with nothing else, reads as a setup fault of unknown origin (unknown, one "
+        "retry); that the container lacked host IPC (too small a /dev/shm) and ran once started "
+        "with --ipc=host, so the pod spec is at fault, is in the thread, not in a line"
+    ),
 }
 
 
