@@ -118,11 +118,13 @@ class _Call:
     opcount: int
     call: tuple[str, str, str, str]  # op, count, datatype, root where it matters
 
-    def describe(self) -> str:
-        op, count, datatype, _ = self.call
+    def who(self) -> str:
         rank = self.finding.detail("globalrank")
-        who = f"rank {rank} ({self.emitter})" if rank else f"process {self.emitter}"
-        return f"{who} on {self.finding.node} called {op} (count {count}, datatype {datatype})"
+        return f"rank {rank} ({self.emitter})" if rank else self.emitter
+
+    def size(self) -> str:
+        _, count, datatype, root = self.call
+        return f"count {count}, datatype {datatype}" + (f", root {root}" if root else "")
 
 
 def nccl_trace_desync(findings: Sequence[Finding]) -> list[Finding]:
@@ -161,11 +163,13 @@ def nccl_trace_desync(findings: Sequence[Finding]) -> list[Finding]:
             first[(nranks, opcount, e)] for e in sorted(by_emitter) if usual in by_emitter[e]
         )
         others = "the others" if n_usual == n_next else f"{n_usual} other process(es)"
+        first_odd = odd[0]
         text = (
-            f"NCCL's collective trace at opCount {opcount:x} of a {nranks}-rank communicator: "
-            f"{odd[0].describe()}, where {others} called {usual_call.call[0]} (count "
-            f"{usual_call.call[1]}, datatype {usual_call.call[2]}): the ranks called different "
-            "collectives (the job's code path diverged), not a node's or the fabric's fault"
+            f"{first_odd.who()} called {first_odd.call[0]} where {others} called "
+            f"{usual_call.call[0]} (NCCL's trace, opCount {opcount:x} of a {nranks}-rank "
+            f"communicator; {first_odd.size()} against {usual_call.size()}): the ranks called "
+            "different collectives (the job's code path diverged), not a node's or the "
+            "fabric's fault"
         )
         return [
             desync_finding(
