@@ -155,7 +155,7 @@ def nccl_trace_desync(findings: Sequence[Finding]) -> list[Finding]:
         if len(votes) < 2:
             continue
         (usual, n_usual), (_, n_next) = votes.most_common(2)
-        odd = sorted(
+        first_odd = min(
             (first[(nranks, opcount, e)] for e, made in by_emitter.items() if usual not in made),
             key=lambda c: (c.finding.at is None, c.finding.at, c.finding.node, c.finding.line),
         )
@@ -163,7 +163,6 @@ def nccl_trace_desync(findings: Sequence[Finding]) -> list[Finding]:
             first[(nranks, opcount, e)] for e in sorted(by_emitter) if usual in by_emitter[e]
         )
         others = "the others" if n_usual == n_next else f"{n_usual} other process(es)"
-        first_odd = odd[0]
         text = (
             f"{first_odd.who()} called {first_odd.call[0]} where {others} called "
             f"{usual_call.call[0]} (NCCL's trace, opCount {opcount:x} of a {nranks}-rank "
@@ -171,12 +170,9 @@ def nccl_trace_desync(findings: Sequence[Finding]) -> list[Finding]:
             "different collectives (the job's code path diverged), not a node's or the "
             "fabric's fault"
         )
-        return [
-            desync_finding(
-                odd[0].finding.node, None, text, odd[0].finding.at, opcount,
-                (odd[0].call[0], usual_call.call[0]),
-            )
-        ]  # fmt: skip
+        ops = (first_odd.call[0], usual_call.call[0])
+        node, when = first_odd.finding.node, first_odd.finding.at
+        return [desync_finding(node, None, text, when, opcount, ops)]
     return []
 
 

@@ -110,10 +110,11 @@ class Scanner:
         # Anchors owned by one signature whose lines name their emitter (a trace, one line per
         # operation per process): past the signal's first lines only each emitter's latest is
         # wanted, so such a line is matched and set aside, its finding made once at the end.
+        # None where some signature must see every line (then each takes the full path).
         self._trace_anchors = {
             i: owner
             for i, (owner, *more) in enumerate(self._owners)
-            if not more and "emitter" in self._sigs[owner].regex.groupindex
+            if not more and not always and "emitter" in self._sigs[owner].regex.groupindex
         }
         self._always = tuple(always)
         markers = TELEMETRY_MARKERS if not any(map(self_overlaps, TELEMETRY_MARKERS)) else ()
