@@ -206,6 +206,10 @@ GOLDEN: Golden = [
      "0x559c248a3630", "nccl.coll_trace",
      {"emitter": "h03r3n06:45012", "op": "AllGather", "opcount": "28c", "count": "59205120",
       "nranks": "4", "comm": "0x559c24b55610"}),
+    # rendered from NVIDIA/nccl's format: a point-to-point call prints its peer as the root
+    ("gpu-n01:8812:8812 [3] NCCL INFO Send: opCount 1f sendbuff 0x7f00 recvbuff 0x7f00 count 1 "
+     "datatype 7 op 0 root 4 comm 0x5501 [nranks=16] stream 0x5602", "nccl.coll_trace",
+     {"op": "Send", "root": "4"}),
     # rendered from ROCm/rccl's format with its " task %d globalrank %d" tail
     ("gpu-n01:8812:8812 [3] NCCL INFO AllReduce: opCount 1f sendbuff 0x7f00 recvbuff 0x7f00 count "
      "1 datatype 7 op 0 root 0 comm 0x5501 [nranks=16] stream 0x5602 task 0 globalrank 11",
@@ -240,9 +244,6 @@ NEGATIVE: list[tuple[str, str]] = [
     ("torch.elastic_agent_finished", "[default] Worker group failed"),
     # the agent's normal progress line (rendered from api.py)
     ("torch.elastic_agent_finished", "[default] Rendezvous complete for workers. Result:"),
-    # a point-to-point line prints "peer" where a collective prints "op ... root"
-    ("nccl.coll_trace", "gpu-n01:8812:8812 [3] NCCL INFO Send: opCount 1f sendbuff 0x7f00 "
-                        "recvbuff (nil) count 1 datatype 7 peer 4 comm 0x5501 [nranks=16] stream 0x56"),
 ]  # fmt: skip
 
 (

@@ -243,7 +243,18 @@ def test_communicators_that_cannot_be_told_apart_are_not_compared() -> None:
     assert collective_desync(grouped) == []
 
 
-def test_point_to_point_trace_lines_are_not_read() -> None:
-    send = ("n1:1:1 [0] NCCL INFO Send: opCount 5 sendbuff 0x7f recvbuff (nil) count 1024 "
-            "datatype 7 peer 1 comm 0x55 [nranks=4] stream 0x56")  # fmt: skip
-    assert [f.signal for f in scan("n1", send)] == []
+def test_point_to_point_calls_are_not_compared() -> None:
+    # NCCL prints a Send or Recv with its peer as the root; the two sides differ by design
+    findings = scan("n1", trace("n1", 1, "Send", "5", root=1), trace("n1", 2, "Recv", "5", root=0))
+    assert [f.signal for f in findings] == ["nccl.coll_trace"] * 2
+    assert collective_desync(findings) == []
+
+
+def test_gathers_and_broadcasts_agree_in_bytes() -> None:
+    # NCCL moves an all-gather's or a broadcast's data as bytes: 4 float32 are 8 bfloat16
+    same = scan("n1", trace("n1", 1, "AllGather", "9", 4, datatype=7),
+                trace("n1", 2, "AllGather", "9", 8, datatype=9))  # fmt: skip
+    other = scan("n1", trace("n1", 1, "AllReduce", "9", 4, datatype=7),
+                 trace("n1", 2, "AllReduce", "9", 8, datatype=9))  # fmt: skip
+    assert collective_desync(same) == []
+    assert len(collective_desync(other)) == 1

@@ -24,7 +24,8 @@ NCCL's own collective trace (``NCCL_DEBUG_SUBSYS=COLL``: ``AllGather: opCount 28
 59205120 datatype 0 ... comm 0x559c... [nranks=4]``, one line per collective per process) says it
 below PyTorch: opCount counts a communicator's operations, so the members' lines at one opCount
 must name the same operation with the same count and datatype (NCCL's counts are per rank and
-equal on every member, gathers included) and, for a broadcast or reduce, the same root. A
+equal on every member, gathers included; an all-gather's or broadcast's in bytes, as NCCL moves
+them) and, for a rooted one, the same root. Point-to-point calls are not compared. A
 process (its "host:pid") is matched to the others' communicator only by size: a size is compared
 only where each process traced one communicator of it and no more processes traced it than it
 has members (two tensor-parallel groups of four, both traced, are not one communicator). An
@@ -105,8 +106,21 @@ def collective_desync(findings: Sequence[Finding]) -> list[Finding]:
 
 
 TRACE = "nccl.coll_trace"
+# Point-to-point calls print the peer as their root and are paired by peer, not compared.
 TRACE_P2P = frozenset({"Send", "Recv", "SendRecv"})
-TRACE_ROOTED = frozenset({"Broadcast", "Reduce"})
+TRACE_ROOTED = frozenset({"Broadcast", "Reduce", "Gather", "Scatter"})
+# Operations whose count every member passes alike (NCCL's API counts per rank); others (RCCL's
+# AllToAllv, ...) are compared by name only.
+TRACE_SIZED = frozenset(
+    {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AlltoAll", "AllToAll",
+     "Gather", "Scatter"}
+)  # fmt: skip
+# NCCL moves these as bytes (collTaskAppend: count *= the datatype's size, datatype int8), so
+# members may pass different datatypes of one size in bytes.
+TRACE_BYTES = frozenset({"AllGather", "Broadcast"})
+# ncclDataType_t (nccl.h): int8, uint8, int32, uint32, int64, uint64, float16, float32, float64,
+# bfloat16, float8e4m3, float8e5m2
+TRACE_TYPE_BYTES = {0: 1, 1: 1, 2: 4, 3: 4, 4: 8, 5: 8, 6: 2, 7: 4, 8: 8, 9: 2, 10: 1, 11: 1}
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +130,15 @@ class _Call:
     comm: str
     nranks: int
     opcount: int
-    call: tuple[str, str, str, str]  # op, count, datatype, root where it matters
+    call: tuple[str, str, str]  # op, its size where members must agree, its root where it matters
 
     def who(self) -> str:
         rank = self.finding.detail("globalrank")
         return f"rank {rank} ({self.emitter})" if rank else self.emitter
 
     def size(self) -> str:
-        _, count, datatype, root = self.call
+        count, datatype = self.finding.detail("count"), self.finding.detail("datatype")
+        root = self.call[2]
         return f"count {count}, datatype {datatype}" + (f", root {root}" if root else "")
 
 
@@ -142,7 +157,7 @@ def nccl_trace_desync(findings: Sequence[Finding]) -> list[Finding]:
         for n, emitters in members.items()
         if 2 <= len(emitters) <= n and all(len(comms[(e, n)]) == 1 for e in emitters)
     }
-    at: dict[tuple[int, int], dict[str, set[tuple[str, str, str, str]]]] = {}
+    at: dict[tuple[int, int], dict[str, set[tuple[str, str, str]]]] = {}
     first: dict[tuple[int, int, str], _Call] = {}
     for c in calls:
         if c.nranks in sizes:
@@ -182,8 +197,19 @@ def _call(f: Finding) -> _Call | None:
     if not (op and opcount and nranks and emitter and comm) or op in TRACE_P2P:
         return None
     root = (f.detail("root") or "") if op in TRACE_ROOTED else ""
-    call = (op, f.detail("count") or "", f.detail("datatype") or "", root)
-    return _Call(f, emitter, comm, int(nranks), int(opcount, 16), call)
+    return _Call(f, emitter, comm, int(nranks), int(opcount, 16), (op, _size(f, op), root))
+
+
+def _size(f: Finding, op: str) -> str:
+    """What members of one call must pass alike: its count and datatype, its bytes where NCCL
+    moves bytes, nothing where counts may differ."""
+    count, datatype = f.detail("count") or "", f.detail("datatype") or ""
+    if op not in TRACE_SIZED:
+        return ""
+    width = TRACE_TYPE_BYTES.get(int(datatype)) if datatype.isdigit() else None
+    if op in TRACE_BYTES and width is not None and count.isdigit():
+        return f"{int(count) * width} bytes"
+    return f"{count} of type {datatype}"
 
 
 HOROVOD_OP = "horovod.stalled_op"
