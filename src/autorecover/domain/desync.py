@@ -31,10 +31,11 @@ only where each process traced one communicator of it and no more processes trac
 has members (two tensor-parallel groups of four, both traced, are not one communicator). An
 opCount at which one process enqueued several operations (a group) is not compared.
 
-What is not compared, because it legitimately differs: point-to-point and coalesced work (own
-counters), sizes of gathers, scatters and all-to-all (uneven by design), and work with no
-SeqNum. Lines without a process-group label are only compared with each other and only past
-a job's first collectives, where groups created together would count alike.
+What the watchdog's lines are not compared on, because it legitimately differs there:
+point-to-point and coalesced work (own counters), sizes of PyTorch's list gathers, scatters and
+all-to-all (uneven by design), and work with no SeqNum. Lines without a process-group label are
+only compared with each other and only past a job's first collectives, where groups created
+together would count alike.
 """
 
 from __future__ import annotations
