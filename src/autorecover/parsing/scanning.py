@@ -138,6 +138,18 @@ class Scanner:
                 chunk = strip_ansi(chunk)
             self._scan_chunk(state, chunk)
             del chunk  # freed before the next one is made, its memory is reused: no page faults
+        self._finish_traces(state)
+        kept = [*state.findings, *state.storm_tails.values()]
+        kept.sort(key=lambda f: f.line)
+        return ScanResult(
+            findings=tuple(kept),
+            activity=state.activity(),
+            repeats=tuple(sorted(state.repeats.items())),
+        )
+
+    def _finish_traces(self, state: _FileState) -> None:
+        """Make the findings of the trace lines set aside, each its emitter's latest, and keep
+        each where it is later than the tail the full path kept for that emitter."""
         for key, (sig, m, text, line_no) in state.set_aside_tails.items():
             # The line's own time only: the chunk around it is gone (a trace's time is not
             # what it is read for).
@@ -152,13 +164,6 @@ class Scanner:
                 if earlier.line > finding.line:
                     continue
             state.storm_tails[key] = finding
-        kept = [*state.findings, *state.storm_tails.values()]
-        kept.sort(key=lambda f: f.line)
-        return ScanResult(
-            findings=tuple(kept),
-            activity=state.activity(),
-            repeats=tuple(sorted(state.repeats.items())),
-        )
 
     def match_line(self, text: str) -> list[tuple[Signature, re.Match[str]]]:
         """All signatures matching one line, the generic ones dropped if a specific one hit."""
