@@ -11,7 +11,7 @@ every reset it took); lets a test put SEL entries in a node's event log (`add_se
 it is missing `RigError` is raised and the tests fail, never skip.
 
 Not a BMC: the fake driver only changes a recorded power state (a restart shows `Off`, then
-`On` 1 to 11 s later); no host is reset.
+`On` 3 to 4 s later: `redfish_bmc.POWER_DELAY_S`); no host is reset.
 """
 
 from __future__ import annotations
