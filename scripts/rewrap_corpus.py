@@ -22,7 +22,9 @@ with a log that has no time at all is skipped: its stamps would be made up), `mp
 `[pod/<pod>/<container>] `), `pdsh` (`<node>: `, as DeepSpeed's multi-node runner prints),
 `ansi` (every other line coloured), `crlf` (Windows line ends), `indent` (four blanks before
 every line: a log pasted indented, in a Markdown list or a mail), `nostamp` (the line's own time
-removed, its rank kept as torchrun's prefix), `norank` (rank prefixes removed, the time kept).
+removed, its rank kept as torchrun's prefix), `norank` (rank prefixes removed, the time kept),
+`fold80` / `fold120` (every line longer than 80 / 120 characters cut into pieces that long, as
+`fold`, a terminal's scrollback or a mail archive leaves it).
 
 Whole-bundle variations: `rename` / `rename-gke` (every node renamed consistently, to
 `ip-10-4-2-3` / `gke-train-a3-pool-1-<hash>` names, in job.json, file names and every line that
@@ -100,6 +102,13 @@ def _nostamp(line: str, i: int, f: _File) -> str:
     return parsed.message if parsed.rank is None else f"[rank{parsed.rank}]: {parsed.message}"
 
 
+def _folding(width: int) -> Wrapper:
+    def fold(line: str, i: int, f: _File) -> str:
+        return "\n".join(line[k : k + width] for k in range(0, max(len(line), 1), width))
+
+    return fold
+
+
 def _norank(line: str, i: int, f: _File) -> str:
     parsed = parse_line(line, f.reference)
     if parsed.rank is None:
@@ -118,6 +127,8 @@ WRAPPERS: dict[str, Wrapper] = {
     "indent": lambda line, i, f: f"    {line}" if line else line,
     "nostamp": _nostamp,
     "norank": _norank,
+    "fold80": _folding(80),
+    "fold120": _folding(120),
 }
 
 # A variation rewrites a whole copy of a bundle; it returns the new name of every node (the

@@ -53,7 +53,9 @@ def engine() -> tuple[object, Scanner]:
 
 
 def test_every_new_variation_is_offered(rewrap: ModuleType) -> None:
-    assert set(NEW) | {"nosys", "nosys-quiet", "cri", "nostamp"} <= set(rewrap.VARIATIONS)
+    assert set(NEW) | {"nosys", "nosys-quiet", "cri", "nostamp", "fold80", "fold120"} <= set(
+        rewrap.VARIATIONS
+    )
 
 
 @pytest.mark.parametrize("bundle", BUNDLES)

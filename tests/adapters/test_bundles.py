@@ -269,3 +269,40 @@ def test_explain_reads_a_library_wrapper_by_the_service_error_under_it(tmp_path:
 
     assert verdict(chained=True) is Cause.TRANSIENT
     assert verdict(chained=False) is Cause.APPLICATION
+
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+# tune bundles whose verdicts a cut at 120 columns changed before cut lines were rejoined
+@pytest.mark.parametrize(
+    "name",
+    [
+        "tr-master-port-in-use-stale-processes",
+        "app-horovod-duplicate-gpu-detected-every-rank-both-nodes-invalid-usage",
+        "hw-tpu-v5p-8-vfio-busy-failed-to-initialize-tpu-system-no-accelerator-node-deleted-k8s",
+    ],
+)
+def test_a_bundle_cut_at_a_terminals_width_explains_as_it_did(
+    tmp_path: Path,
+    catalog,  # type: ignore[no-untyped-def]
+    name: str,
+) -> None:
+    from autorecover.adapters.bundles import explain
+
+    bundle = tmp_path / "b"
+    shutil.copytree(CORPUS / name, bundle)
+    before = explain(bundle, catalog)
+    for path in bundle.glob("logs/*.log"):
+        lines = path.read_text().split("\n")
+        path.write_text("\n".join(p for line in lines for p in _fold(line, 120)))
+    after = explain(bundle, catalog)
+    assert (after.verdict.cause, after.verdict.suspect_nodes) == (
+        before.verdict.cause,
+        before.verdict.suspect_nodes,
+    )
+    assert after.verdict.evidence[0].signal == before.verdict.evidence[0].signal
+
+
+def _fold(line: str, width: int) -> list[str]:
+    return [line[k : k + width] for k in range(0, len(line) or 1, width)]

@@ -6,12 +6,14 @@ docs/incident-bundles.md). Malformed input raises `BundleError` naming the file 
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from autorecover.adapters.files import UnreadableError, open_regular, read_text
 from autorecover.domain.attribution import attribute
@@ -27,6 +29,7 @@ from autorecover.parsing.telemetry_evidence import (
     records_in,
     replacing,
 )
+from autorecover.parsing.unwrapping import rejoin
 
 SCHEDULERS = ("slurm", "kubernetes")
 _NODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,252}")
@@ -36,6 +39,7 @@ _JOB_FIELDS = {
 
 
 MAX_JOB_BYTES = 1 << 20  # job.json is a few hundred bytes; a megabyte is not one
+MAX_REJOIN_BYTES = 4 << 20  # the largest file whose cut lines are looked for
 
 
 class BundleError(ValueError):
@@ -71,7 +75,7 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
                 activity.append(Activity(node=node, source=source, present=False))
                 continue
             try:
-                stream = open_regular(path)
+                stream = _opened(path, scanner)
             except UnreadableError as exc:
                 raise BundleError(str(exc)) from None
             with stream:
@@ -95,6 +99,24 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
     rules = {n: e.rules for n, e in catalog.xids.items() if e.rules}
     verdict = attribute(job, findings, activity, rules, read_history(bundle))
     return Explanation(bundle, job, verdict, tuple(findings), tuple(activity), tuple(repeats), hang)
+
+
+def _opened(path: Path, scanner: Scanner) -> BinaryIO:
+    """A bundle file to scan, its messages cut at a terminal's width rejoined where that reads
+    as something (parsing.unwrapping); a file over `MAX_REJOIN_BYTES` is read as it is (output
+    pasted from a terminal or a mail is far smaller; a collector's large log is not pasted)."""
+    stream = open_regular(path)
+    try:
+        if os.fstat(stream.fileno()).st_size > MAX_REJOIN_BYTES:
+            return stream
+        data = stream.read()
+    except OSError as exc:
+        stream.close()
+        raise UnreadableError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    stream.close()
+    text = data.decode("utf-8", errors="surrogateescape")
+    joined = rejoin(text, scanner.readings)
+    return io.BytesIO(data if joined is text else joined.encode("utf-8", errors="surrogateescape"))
 
 
 def _telemetry(path: Path, node: str, scanner: Scanner) -> tuple[list[RankStack], list[Finding]]:

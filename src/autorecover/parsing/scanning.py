@@ -41,6 +41,7 @@ from autorecover.parsing.prefilters import HyperscanPrefilter, make_prefilter
 from autorecover.parsing.progress_lines import TEXT_PROGRESS_MARKERS, parse_progress
 from autorecover.parsing.telemetry_records import parse_telemetry
 from autorecover.parsing.tracebacks import parent_pipe_cut, traceback_of
+from autorecover.parsing.unwrapping import Reading
 
 CHUNK_BYTES = 4 << 20
 MAX_TEXT_CHARS = 2000  # evidence text kept per finding
@@ -168,6 +169,29 @@ class Scanner:
     def match_line(self, text: str) -> list[tuple[Signature, re.Match[str]]]:
         """All signatures matching one line, the generic ones dropped if a specific one hit."""
         return self._match(text, self._sigs)
+
+    def readings(self, text: str) -> list[Reading]:
+        """What one text reads as, found as a file's lines are (the prefilter's anchors pick
+        the signatures tried: far cheaper than `match_line`), each match with its span and
+        where its signature's first anchor stands in it (the rejoining of cut lines asks)."""
+        raw = text.encode("utf-8", "surrogateescape")
+        if isinstance(self._prefilter, HyperscanPrefilter):
+            ids = {i for _, i in self._prefilter.hits(raw, with_markers=True)[0]}
+            sigs = self._candidates(ids, raw) if ids or self._always else []
+        else:
+            sigs = self._sigs if self._prefilter.ends(raw) or self._always else []
+        out = []
+        lowered = text.lower()
+        for c in sigs:
+            m = c.regex.search(text)
+            if m is None:
+                continue
+            within = lowered if c.signature.ignore_case else text
+            spots = [k for a in c.anchors if (k := within.find(a, m.start(), m.end())) >= 0]
+            key = c.signature.key
+            out.append(Reading(key, m.start(), m.end(), min(spots, default=-1),
+                               key in GENERIC_SIGNATURES))  # fmt: skip
+        return out
 
     def classify(
         self, text: str, *, node: str, line: int, at: datetime | None, rank: int | None

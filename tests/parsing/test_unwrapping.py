@@ -1,0 +1,118 @@
+"""Messages cut at a terminal's width: joined where the join reads, left alone elsewhere."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autorecover.domain.catalog import builtin_catalog
+from autorecover.parsing.scanning import Scanner
+from autorecover.parsing.unwrapping import MIN_WIDTH, rejoin
+
+SCANNER = Scanner(builtin_catalog())  # hypothesis tests take no function-scoped fixtures
+READ = SCANNER.readings
+
+IB = (
+    "gpu-a02:71174:72905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+    "10.20.0.13<40029> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+    "::ffff:10.20.0.12 remoteGids::ffff:10.20.0.13"
+)
+STORE = (
+    "torch.distributed.DistStoreError: TCP client failed to connect/validate to host "
+    "10.0.1.22:9901 - timed out (try=0, timeout=600000ms): The client socket has timed out "
+    "after 600s while trying to connect to (10.0.1.22, 9901)."
+)
+BEFORE = "gpu-a02:71174:71174 [0] NCCL INFO Bootstrap : Using ib0:10.20.0.12<0>"
+AFTER = "[rank4]: Traceback (most recent call last):"
+
+
+def fold(line: str, width: int) -> list[str]:
+    return [line[k : k + width] for k in range(0, len(line), width)]
+
+
+def signals(text: str) -> set[str]:
+    return {r.key for r in READ(text) if not r.generic}
+
+
+def test_a_cut_nccl_warning_is_read_whole_on_its_first_line() -> None:
+    pieces = fold(IB, 80)
+    text = "\n".join([BEFORE, *pieces, AFTER])
+    assert not any(signals(p) for p in pieces)  # cut, no piece reads as anything
+    lines = rejoin(text, READ).split("\n")
+    assert len(lines) == len(pieces) + 2  # every later line keeps its number
+    assert lines[1] == IB and lines[2:-1] == [""] * (len(pieces) - 1)
+    assert "nccl.ib_completion_error" in signals(lines[1])
+    assert (lines[0], lines[-1]) == (BEFORE, AFTER)
+
+
+def test_an_exception_cut_before_its_store_timeout_is_the_timeout_again() -> None:
+    pieces = fold(STORE, 80)
+    assert all(not signals(p) for p in pieces[:1]) and "c10d.store_connect_failed" in signals(
+        "".join(pieces)
+    )
+    lines = rejoin("\n".join([*pieces, "done"]), READ).split("\n")
+    assert lines[0] == STORE
+
+
+def test_a_file_that_was_not_cut_is_returned_as_it_is() -> None:
+    progress = [f"[2026-05-05 14:{m:02d}:25] iteration {m:6d}/  250 | loss 2.{m:04d} | lr 1.0E-05" for m in range(10, 40)]  # fmt: skip
+    assert len({len(line) for line in progress}) == 1 and len(progress[0]) >= MIN_WIDTH
+    text = "\n".join([*progress, IB, "short"])
+    assert rejoin(text, READ) is text
+
+
+def test_two_whole_lines_are_not_joined_because_a_match_runs_on() -> None:
+    # an address at a line's end runs on into the next line's time: no new signal, no join
+    text = "\n".join(
+        [
+            "2026-08-11 14:00:21,552\tINFO scripts.py:926 -- Local node IP: 10.30.1.12",
+            "2026-08-11 14:00:21,552\tINFO scripts.py:926 -- Local node IP: 10.30.1.13",
+            "2026-08-11 14:00:21,610\tSUCC scripts.py:939 -- Ray runtime started.",
+        ]
+    )
+    assert rejoin(text, READ) is text
+
+
+def test_an_exception_before_a_line_with_its_own_reading_stays_apart() -> None:
+    text = "\n".join(
+        [
+            "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED; see the cuDNN log "
+            "environment",
+            "srun: error: dgx-h100-017: tasks 0-7: Exited with exit code 1",
+        ]
+    )
+    assert signals(text.split("\n")[1])
+    assert rejoin(text, READ) is text
+
+
+def test_a_join_that_would_lose_the_first_lines_reading_is_not_made() -> None:
+    first = (
+        "2025-04-11T03:16:01.9013722Z FAILED tests/models/unet/test_unet.py::test_unet"
+        "[op_by_op_torch-eval] - urllib.error.HTTPError: HTTP Error 403: rate limit exceeded"
+    )
+    text = "\n".join([first, "2025-04-11T03:16:01.9014511Z " + "=" * (len(first) - 29)])
+    assert signals(first)
+    assert rejoin(text, READ) is text
+
+
+def test_narrow_files_are_not_looked_at() -> None:
+    text = "\n".join(fold(IB, MIN_WIDTH - 1))
+    assert rejoin(text, READ) is text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=200), max_size=30))
+def test_never_raises_and_keeps_the_line_count(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    out = rejoin(text, READ)
+    assert out.count("\n") == text.count("\n")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=MIN_WIDTH, max_value=200))
+def test_any_width_at_or_over_the_minimum_reads_the_warning(width: int) -> None:
+    # joined where the first piece says nothing; left where it reads already (cut after it)
+    pieces = fold(IB, width)
+    out = rejoin("\n".join(["start", *pieces, "end"]), READ).split("\n")
+    assert "nccl.ib_completion_error" in signals(out[1])
+    assert out[1] == IB or out[1] == pieces[0]
