@@ -1317,6 +1317,14 @@ KNOWN_MISSES: dict[str, str] = {
         "nemo:26.02 container, so the 26.04 container's stack is at fault, is in the thread, "
         "not in a line"
     ),
+    # the c230 batch (container runtimes on Slurm GPU clusters), scored fresh
+    "app-singularity-mpi-four-tasks-per-node-ubuntu-kernel-5-15-0-69-no-loop-devices-available": (
+        "Singularity's 'container creation failed: ... no loop devices available' on three of "
+        "four tasks per node, with clean kernel logs, reads as a container start-up fault of "
+        "unknown origin (unknown, one retry); that the nodes' Ubuntu 5.15.0-69 kernel (its loop "
+        "driver configuration, fixed by setting max_loop) breaks every second container on every "
+        "node is in the threads, not in a line"
+    ),
 }
 
 
