@@ -1317,6 +1317,14 @@ KNOWN_MISSES: dict[str, str] = {
         "nemo:26.02 container, so the 26.04 container's stack is at fault, is in the thread, "
         "not in a line"
     ),
+    # the c231 batch (Kubernetes batch operators)
+    "unknown-volcano-vgpu-vcjob-test02-nvidia-container-cli-unknown-device-other-nodes-gpu-uuid-closed-inactive": (
+        "the NVIDIA runtime hook's 'nvidia-container-cli.real: device error: <uuid>: unknown "
+        "device' on every container start, with nothing else, reads as a device-plugin "
+        "hand-off symptom a retry gets past (transient); that the UUID is another node's GPU "
+        "and that nobody ever confirmed a cause (issue closed for inactivity, so unknown) is "
+        "in the thread, not in a line"
+    ),
 }
 
 
