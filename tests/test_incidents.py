@@ -1317,6 +1317,14 @@ KNOWN_MISSES: dict[str, str] = {
         "nemo:26.02 container, so the 26.04 container's stack is at fault, is in the thread, "
         "not in a line"
     ),
+    # the c232 batch (Ray Train, Ray Tune, Ray core on multi-node GPU clusters), scored fresh
+    "app-dynamo-vllm-ray-two-node-cuda-image-update-first-gather-watchdog-timeout-k8s": (
+        "a Ray worker's NCCL watchdog timeout on the first GATHER (SeqNum=1, last completed "
+        "work -1) of a two-node vLLM deployment, with clean system logs, reads as a symptom of "
+        "a failure elsewhere (transient, retry); that the project's updated CUDA container "
+        "image caused every multi-node deployment to time out and was reverted, so the job's "
+        "image is at fault, is in the thread, not in a line"
+    ),
 }
 
 
