@@ -1333,6 +1333,13 @@ KNOWN_MISSES: dict[str, str] = {
         "once hundreds of runs had piled up in the cluster's metadata (unknown) is the "
         "thread's state, not a line"
     ),
+    "unknown-agent-r1-verl-taskrunner-died-exit-code-none-may-have-exceeded-k8s-pod-memory-open": (
+        "Ray's 'ActorDiedError' for the TaskRunner with 'Worker exits with an exit code None. "
+        "The worker may have exceeded K8s pod memory limits.' and no OOM line anywhere reads "
+        "as a worker lost to something passing (transient, retry); that the pod had 1800G, "
+        "a second user saw the same and the issue stayed open with no answer, so no cause "
+        "was established (unknown), is the thread's state, not a line"
+    ),
 }
 
 
