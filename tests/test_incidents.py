@@ -1333,6 +1333,29 @@ KNOWN_MISSES: dict[str, str] = {
         "and that nobody ever confirmed a cause (issue closed for inactivity, so unknown) is "
         "in the thread, not in a line"
     ),
+    # the c232 batch (Ray Train, Ray Tune, Ray core on multi-node GPU clusters), scored fresh
+    "app-dynamo-vllm-ray-two-node-cuda-image-update-first-gather-watchdog-timeout-k8s": (
+        "a Ray worker's NCCL watchdog timeout on the first GATHER (SeqNum=1, last completed "
+        "work -1) of a two-node vLLM deployment, with clean system logs, reads as a symptom of "
+        "a failure elsewhere (transient, retry); that the project's updated CUDA container "
+        "image caused every multi-node deployment to time out and was reverted, so the job's "
+        "image is at fault, is in the thread, not in a line"
+    ),
+    "unknown-ray-train-every-5-min-node-marked-dead-missed-heartbeats-after-metadata-piles-up-open-k8s": (
+        "Ray's 'has been marked dead because the detector has missed too many heartbeats' for "
+        "the worker node, with clean system logs on both nodes, reads as a node lost to "
+        "something passing (transient, retry); that the reporter verified network and hosts "
+        "as healthy and the open issue never found why the raylet missed its health checks "
+        "once hundreds of runs had piled up in the cluster's metadata (unknown) is the "
+        "thread's state, not a line"
+    ),
+    "unknown-agent-r1-verl-taskrunner-died-exit-code-none-may-have-exceeded-k8s-pod-memory-open": (
+        "Ray's 'ActorDiedError' for the TaskRunner with 'Worker exits with an exit code None. "
+        "The worker may have exceeded K8s pod memory limits.' and no OOM line anywhere reads "
+        "as a worker lost to something passing (transient, retry); that the pod had 1800G, "
+        "a second user saw the same and the issue stayed open with no answer, so no cause "
+        "was established (unknown), is the thread's state, not a line"
+    ),
 }
 
 
