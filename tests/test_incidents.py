@@ -1356,6 +1356,14 @@ KNOWN_MISSES: dict[str, str] = {
         "a second user saw the same and the issue stayed open with no answer, so no cause "
         "was established (unknown), is the thread's state, not a line"
     ),
+    # the c234 batch (cloud and DeepOps-style GPU Slurm clusters), scored fresh: tune 1/2
+    "app-dgx-slurm-pyxis-enroot-hook-nvidia-persistenced-socket-no-such-device-libnvidia-container-fix": (
+        "nvidia-container-cli's 'mount error: file creation failed: .../run/nvidia-persistenced/socket: "
+        "no such device or address' in enroot's hook on the only node reads as that node's GPU "
+        "container set-up failing (hardware, exclude it); that CPU images ran, every GPU image failed "
+        "on the cluster's nodes and a libnvidia-container fix (1.12 rc in place of 1.7.0) made enroot "
+        "work, so the cluster's container library is at fault, is in the thread, not in a line"
+    ),
 }
 
 
