@@ -540,6 +540,11 @@ NEGATIVE: list[tuple[str, str]] = [
         "service-accounts/default/token from the Google Compute Engine metadata service. "
         "Status: 403 Response:",
     ),
+    # Open MPI's pml_ucx.c: a UCX connection to a rank failed, no host name was looked up
+    (
+        "service.dns_unknown_host",
+        "[hpci5201:103648] pml_ucx.c:472  Error: Failed to resolve UCX endpoint for rank 1",
+    ),
 ]
 
 FAMILY_KEYS = family_keys(FAMILY_FILE)
