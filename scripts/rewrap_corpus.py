@@ -24,7 +24,8 @@ with a log that has no time at all is skipped: its stamps would be made up), `mp
 every line: a log pasted indented, in a Markdown list or a mail), `nostamp` (the line's own time
 removed, its rank kept as torchrun's prefix), `norank` (rank prefixes removed, the time kept),
 `fold80` / `fold120` (every line longer than 80 / 120 characters cut into pieces that long, as
-`fold`, a terminal's scrollback or a mail archive leaves it).
+`fold`, a terminal's scrollback or a CI viewer leaves it), `wrap72` / `wrap100` (every such line
+wrapped at the last blank that fits, as a mail client, a list archive or a text widget does).
 
 Whole-bundle variations: `rename` / `rename-gke` (every node renamed consistently, to
 `ip-10-4-2-3` / `gke-train-a3-pool-1-<hash>` names, in job.json, file names and every line that
@@ -50,6 +51,7 @@ import re
 import shutil
 import sys
 import tempfile
+import textwrap
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -109,6 +111,17 @@ def _folding(width: int) -> Wrapper:
     return fold
 
 
+def _wrapping_at(width: int) -> Wrapper:
+    def wrap(line: str, i: int, f: _File) -> str:
+        if len(line) <= width:
+            return line
+        return "\n".join(
+            textwrap.wrap(line, width, break_on_hyphens=False, replace_whitespace=False)
+        )
+
+    return wrap
+
+
 def _norank(line: str, i: int, f: _File) -> str:
     parsed = parse_line(line, f.reference)
     if parsed.rank is None:
@@ -129,6 +142,8 @@ WRAPPERS: dict[str, Wrapper] = {
     "norank": _norank,
     "fold80": _folding(80),
     "fold120": _folding(120),
+    "wrap72": _wrapping_at(72),
+    "wrap100": _wrapping_at(100),
 }
 
 # A variation rewrites a whole copy of a bundle; it returns the new name of every node (the

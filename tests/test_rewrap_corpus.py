@@ -53,9 +53,8 @@ def engine() -> tuple[object, Scanner]:
 
 
 def test_every_new_variation_is_offered(rewrap: ModuleType) -> None:
-    assert set(NEW) | {"nosys", "nosys-quiet", "cri", "nostamp", "fold80", "fold120"} <= set(
-        rewrap.VARIATIONS
-    )
+    required = {"nosys", "nosys-quiet", "cri", "nostamp", "fold80", "fold120", "wrap72", "wrap100"}
+    assert set(NEW) | required <= set(rewrap.VARIATIONS)
 
 
 @pytest.mark.parametrize("bundle", BUNDLES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -274,7 +275,9 @@ def test_explain_reads_a_library_wrapper_by_the_service_error_under_it(tmp_path:
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 
-# tune bundles whose verdicts a cut at 120 columns changed before cut lines were rejoined
+# tune bundles whose verdicts a cut at 120 columns (a wrap at 100) changed before broken lines
+# were rejoined
+@pytest.mark.parametrize("wrap", [False, True])
 @pytest.mark.parametrize(
     "name",
     [
@@ -287,6 +290,7 @@ def test_a_bundle_cut_at_a_terminals_width_explains_as_it_did(
     tmp_path: Path,
     catalog,  # type: ignore[no-untyped-def]
     name: str,
+    wrap: bool,
 ) -> None:
     from autorecover.adapters.bundles import explain
 
@@ -295,7 +299,8 @@ def test_a_bundle_cut_at_a_terminals_width_explains_as_it_did(
     before = explain(bundle, catalog)
     for path in bundle.glob("logs/*.log"):
         lines = path.read_text().split("\n")
-        path.write_text("\n".join(p for line in lines for p in _fold(line, 120)))
+        broken = (_wrap(line, 100) if wrap else _fold(line, 120) for line in lines)
+        path.write_text("\n".join(p for pieces in broken for p in pieces))
     after = explain(bundle, catalog)
     assert (after.verdict.cause, after.verdict.suspect_nodes) == (
         before.verdict.cause,
@@ -306,3 +311,7 @@ def test_a_bundle_cut_at_a_terminals_width_explains_as_it_did(
 
 def _fold(line: str, width: int) -> list[str]:
     return [line[k : k + width] for k in range(0, len(line) or 1, width)]
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    return textwrap.wrap(line, width, break_on_hyphens=False) if len(line) > width else [line]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +45,19 @@ def test_a_cut_nccl_warning_is_read_whole_on_its_first_line() -> None:
     assert lines[1] == IB and lines[2:-1] == [""] * (len(pieces) - 1)
     assert "nccl.ib_completion_error" in signals(lines[1])
     assert (lines[0], lines[-1]) == (BEFORE, AFTER)
+
+
+def test_a_warning_wrapped_at_blanks_is_read_whole_with_its_blanks() -> None:
+    pieces = textwrap.wrap(IB, 72, break_on_hyphens=False)
+    assert len(pieces) > 2 and all(len(p) < 72 for p in pieces)  # wrapped, not cut
+    lines = rejoin("\n".join([BEFORE[:40], *pieces, AFTER]), READ).split("\n")
+    assert lines[1] == IB and lines[2 : len(pieces) + 1] == [""] * (len(pieces) - 1)
+
+
+def test_an_exception_wrapped_before_its_store_timeout_is_the_timeout_again() -> None:
+    pieces = textwrap.wrap(STORE, 80, break_on_hyphens=False)
+    lines = rejoin("\n".join([*pieces, "done"]), READ).split("\n")
+    assert lines[0] == STORE
 
 
 def test_an_exception_cut_before_its_store_timeout_is_the_timeout_again() -> None:

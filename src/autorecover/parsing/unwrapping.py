@@ -1,23 +1,26 @@
-"""Messages cut at a terminal's width put back together.
+"""Messages cut or wrapped at a width put back together.
 
-Failure output reaches a bundle through many hands, and some cut every long line at a fixed
-width: a terminal's scrollback copied from `screen`, `tmux` or `less`, `fold`, a CI viewer or a
-mail archive with hard line ends. A cut message no longer matches its signature ("NCCL WARN
+Failure output reaches a bundle through many hands, and some break every long line at a fixed
+width: a terminal's scrollback copied from `screen`, `tmux` or `less`, `fold`, a CI viewer
+cut it exactly at the width; a mail client, a mailing-list archive or a text widget wraps it
+at the last blank that fits. A broken message no longer matches its signature ("NCCL WARN
 NET/IB : Got completion from peer 10.0.0.3<43210> with error 12, opcode 0, len" on one line,
 "32768, vendor err 129" on the next), so one fault can read as nothing, or as another (the
 first half of a store timeout as a bare Python exception: the job's own error).
 
-Telling a cut file from an uncut one by its shape alone is unreliable (a table, or a progress
-line printed the same way every step, gives many lines of one longest length too), so the
-width is only a guess and each join is tried, not assumed. A line exactly as long as the
-file's longest (at least `MIN_WIDTH` characters) is joined with the line after it (and with the
-next, while those are as long too) where the joined text reads as something the first piece
-did not, and still as everything specific it did, and either
-- a signature no piece matches alone matches across a cut, or
-- the first piece read only as a bare Python exception, the cut falls inside a token, the next
-  piece does not begin as a line does (no time, uptime or rank prefix) and the specific
-  reading does not begin where it does: the exception's message goes on, and on one line
-  the specific reading would have stood for it.
+Telling a broken file from a whole one by its shape alone is unreliable (a table, or a
+progress line printed the same way every step, gives many lines of one longest length too),
+so the width (the file's longest line, at least `MIN_WIDTH` characters) is only a guess and
+each join is tried, not assumed. A line may have been broken before the next where it is
+exactly as long as the width (cut: joined as it is) or where the next line's first word would
+not have fitted after it (wrapped: joined with a blank); the run goes on while the pieces do.
+A run is joined where the joined text reads as something the first piece did not, and still
+as everything specific it did, and either
+- a signature no piece matches alone matches across a break, or
+- the first piece read only as a bare Python exception, the next piece begins with a word, a
+  number or a path, not as a line does (no time, uptime or rank prefix), the specific reading
+  does not begin where it does, and the break was a wrap or a cut inside a token: the
+  exception's message goes on, and on one line the specific reading would have stood for it.
 Two whole lines side by side almost never pass, so a join that is not needed changes nothing.
 The joined text stands on the first piece's line and an empty line on each later piece's (a
 piece left to itself would be read again as a fragment, "Cuda failure 1 'invalid argument'"
@@ -66,7 +69,7 @@ def cut_width(lines: list[str]) -> int | None:
 
 
 def rejoin(text: str, readings: Matcher) -> str:
-    """`text` with each message that was cut at the width back on one line (see the module)."""
+    """`text` with each message broken at the width back on one line (see the module)."""
     lines = text.split("\n")
     bare = [line.rstrip("\r") for line in lines]
     width = cut_width(bare)
@@ -74,44 +77,76 @@ def rejoin(text: str, readings: Matcher) -> str:
         return text
     i = tries = joins = 0
     while i < len(bare) - 1 and tries < MAX_TRIES:
-        if len(bare[i]) != width:
-            i += 1
-            continue
-        end = i + 1  # the run's last piece: the first line shorter than the width
-        while end < len(bare) - 1 and len(bare[end]) == width and end - i < MAX_PIECES:
-            end += 1
-        tries += 1
-        if _was_cut(bare[i : end + 1], readings):
-            lines[i] = "".join(bare[i : end + 1])
-            lines[i + 1 : end + 1] = [""] * (end - i)
-            joins += 1
-        i = end + (len(bare[end]) != width)
+        for sep, end in _runs(bare, i, width):
+            tries += 1
+            pieces = bare[i : end + 1]
+            if _was_broken(pieces, sep, readings):
+                lines[i] = sep.join(pieces)
+                lines[i + 1 : end + 1] = [""] * (end - i)
+                joins += 1
+                i = end
+                break
+        i += 1  # on a miss the message may begin on the next line (a frame before its error)
     return "\n".join(lines) if joins else text
 
 
-def _was_cut(pieces: list[str], readings: Matcher) -> bool:
-    """Whether `pieces` read, joined, as one message cut at the first piece's end."""
+def _runs(bare: list[str], i: int, width: int) -> list[tuple[str, int]]:
+    """The ways the line at `i` may begin a broken message, each as the separator its pieces
+    lost and the index of its last piece: cut (pieces exactly the width, then one shorter) and
+    wrapped (each piece followed by a word that would not have fitted on it)."""
+    runs = []
+    last = len(bare) - 1
+    if len(bare[i]) == width:
+        end = i + 1
+        while end < last and len(bare[end]) == width and end - i < MAX_PIECES:
+            end += 1
+        runs.append(("", end))
+    if _wrapped(bare[i], bare[i + 1], width):
+        end = i + 1
+        while end < last and _wrapped(bare[end], bare[end + 1], width) and end - i < MAX_PIECES:
+            end += 1
+        runs.append((" ", end))
+    return runs
+
+
+def _wrapped(line: str, after: str, width: int) -> bool:
+    """Whether `line` may have been wrapped at a blank before `after` because the next word
+    would not have fitted (as `fold -s`, a mail client or a text widget wraps)."""
+    word = after.split(" ", 1)[0]
+    return bool(line.strip()) and bool(word) and len(line) + 1 + len(word) > width
+
+
+def _was_broken(pieces: list[str], sep: str, readings: Matcher) -> bool:
+    """Whether `pieces`, joined with `sep` (the blank a wrap took, none for a cut), read as one
+    message broken at the first piece's end."""
     first = readings(pieces[0])
-    joined = readings("".join(pieces))
+    joined = readings(sep.join(pieces))
     had = {r.key for r in first if not r.generic}
     if not had <= {r.key for r in joined}:
         return False  # the join would lose what the first piece says
     later = {r.key for piece in pieces[1:] for r in readings(piece)}
     new = [r for r in joined if not r.generic and r.key not in had]
-    cuts = list(itertools.accumulate(len(piece) for piece in pieces[:-1]))
+    # where each later piece begins in the joined text
+    cuts = list(itertools.accumulate(len(p) + len(sep) for p in pieces[:-1]))
     if any(r.start < cut < r.end for r in new if r.key not in later for cut in cuts):
         return True
     bare_exception = bool(first) and all(r.generic for r in first)
     # A reading that begins just where the next piece does is that piece's own line.
     inside = any(r.start not in cuts for r in new)
-    return bare_exception and inside and _mid_token(pieces[0], pieces[1])
+    return bare_exception and inside and _goes_on(pieces[0], pieces[1], sep)
 
 
-def _mid_token(before: str, after: str) -> bool:
-    """Whether a cut between `before` and `after` split a word, a number or a path (a letter,
-    digit, `_`, `.`, `-` or `/` either side: a quote, a bracket or a blank may end a line or
-    begin one) and `after` does not begin the way a line does (a time, an uptime, a rank)."""
-    if not (_TOKEN.fullmatch(before[-1:]) and _TOKEN.fullmatch(after[:1])):
+def _line_start(text: str) -> bool:
+    """Whether `text` begins the way a log line does (a time, an uptime or a rank prefix)."""
+    parsed = parse_line(text, _EPOCH)
+    return not (parsed.at is None and parsed.uptime_s is None and parsed.rank is None)
+
+
+def _goes_on(before: str, after: str, sep: str) -> bool:
+    """Whether `after` reads as the rest of `before`'s message: it begins with a letter, digit,
+    `_`, `.`, `-` or `/` (a quote, a bracket or a blank may begin a line of its own), not the
+    way a line does (a time, an uptime, a rank), and, where nothing was lost between them (a
+    cut), `before` ends inside such a token too."""
+    if not _TOKEN.fullmatch(after[:1]) or _line_start(after):
         return False
-    parsed = parse_line(after, _EPOCH)
-    return parsed.at is None and parsed.uptime_s is None and parsed.rank is None
+    return sep == " " or bool(_TOKEN.fullmatch(before[-1:]))
