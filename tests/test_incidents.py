@@ -1379,6 +1379,14 @@ KNOWN_MISSES: dict[str, str] = {
         "(unknown, one retry); that it fails every time for the big model only and is a "
         "TensorFlow 1.4 S3 bug fixed in 1.8 is in the thread, not in a line"
     ),
+    # the c239 batch (ML platforms orchestrating GPU training)
+    "unknown-determined-trial-terminated-agent-closed-with-allocated-containers-no-cause": (
+        "Determined's 'allocation failed due to agent failure: ... agent closed with allocated "
+        "containers', with no error from the code and a clean system log, reads as a passing "
+        "loss of the agent (transient, retry); that the reporter saw it at random and the thread "
+        "never found whether the agent host, the network, a spot reclaim or the master was at "
+        "fault is in the thread, not in a line"
+    ),
 }
 
 
