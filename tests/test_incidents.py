@@ -1379,6 +1379,12 @@ KNOWN_MISSES: dict[str, str] = {
         "(unknown, one retry); that it fails every time for the big model only and is a "
         "TensorFlow 1.4 S3 bug fixed in 1.8 is in the thread, not in a line"
     ),
+    # the c240 batch (multi-GPU inference boxes where the hardware was suspected or at fault)
+    "hw-koboldcpp-partial-offload-rope-caution-illegal-access-fixed-by-new-cpu-and-motherboard": (
+        "KoboldCpp's 'Caution: pre-allocated tensor ... (ROPE)' followed by 'CUDA error: an illegal "
+        "memory access was encountered', with no Xid or kernel line, reads as the application's own "
+        "CUDA fault; that a new CPU and motherboard made every model run is in the thread, not in a line"
+    ),
 }
 
 
