@@ -1387,6 +1387,12 @@ KNOWN_MISSES: dict[str, str] = {
         "never found whether the agent host, the network, a spot reclaim or the master was at "
         "fault is in the thread, not in a line"
     ),
+    # the c240 batch (multi-GPU inference boxes where the hardware was suspected or at fault)
+    "hw-koboldcpp-partial-offload-rope-caution-illegal-access-fixed-by-new-cpu-and-motherboard": (
+        "KoboldCpp's 'Caution: pre-allocated tensor ... (ROPE)' followed by 'CUDA error: an illegal "
+        "memory access was encountered', with no Xid or kernel line, reads as the application's own "
+        "CUDA fault; that a new CPU and motherboard made every model run is in the thread, not in a line"
+    ),
 }
 
 
