@@ -1386,6 +1386,12 @@ KNOWN_MISSES: dict[str, str] = {
         "retry); that Mooncake's endpoint reconnect loop (a known issue, fixed by a merged PR) or "
         "mismatched MTU between the peers caused it is in the thread, not in a line"
     ),
+    "unknown-sglang-pd-mooncake-ib-local-protection-error-rnic-marked-inactive-both-threads-unanswered": (
+        "Mooncake's 'Worker: Process failed for slice (...): local protection error' with the local "
+        "RNIC marked inactive, while the server keeps answering health checks, reads as a stall a "
+        "retry gets past (transient); that neither the SGLang thread (closed as inactive) nor the "
+        "Mooncake one (open) found a cause (unknown) is the threads' state, not a line"
+    ),
 }
 
 
