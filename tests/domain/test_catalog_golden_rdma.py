@@ -56,6 +56,7 @@ BLAME: dict[str, Blame] = {
     "rdma.irdma_device_reset": Blame.HARDWARE,
     "rdma.irdma_cqp_cmd_error": Blame.SYMPTOM,
     "rdma.ib_mad_port_failed": Blame.HARDWARE,
+    "rdma.kernel_qp_error": Blame.SYMPTOM,
 }
 
 (
@@ -236,6 +237,15 @@ GOLDEN: Golden = [
     ("[  662.676609] ice 0000:4c:00.0 rocep76s0: [Modify QP Cmd Error][op_code=8] status=-29 "
      "waiting=1 completion_err=1 maj=0xffff min=0x8003", "rdma.irdma_cqp_cmd_error",
      {"command": "Modify QP Cmd", "op": "8", "status": "-29"}),
+    # kvcache-ai/Mooncake issue #3299; linux drivers/infiniband/hw/mlx5/qp.c mlx5_ib_qp_err_syndrome
+    ("Oct 14 03:12:55 gpu-pd-07 kernel: mlx5_bond_0/1: QP 51291 error: local length error (0x8e "
+     "0x0 0x0)", "rdma.kernel_qp_error",
+     {"device": "mlx5_bond_0", "port": "1", "qpn": "51291", "error": "local length error",
+      "vendor": "8e"}),
+    ("[ 8842.113021] rocep2s0/1: QP 137 error: unrecognized status (0x41 0x0 0x0)",
+     "rdma.kernel_qp_error", {"device": "rocep2s0", "error": "unrecognized status"}),
+    ("mlx5_0/1: QP 2248 error: transport retry counter exceeded (0x81 0x0 0x0)",
+     "rdma.kernel_qp_error", {"device": "mlx5_0", "error": "transport retry counter exceeded"}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
