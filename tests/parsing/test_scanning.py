@@ -210,6 +210,25 @@ def test_re_and_hyperscan_prefilters_agree(catalog: Catalog) -> None:
     assert fast == slow
 
 
+def test_prefilters_agree_on_lines_with_other_than_ascii(catalog: Catalog) -> None:
+    """A line with non-ASCII bytes is tried against its anchors' signatures and the caseless
+    ones only (case folding is the one thing ASCII anchors can miss): `re` tries every one."""
+    pytest.importorskip("hyperscan")
+    lines = [
+        "训练日志 " + XID79,
+        "[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered 错误",
+        "gpu-a01:62039:63139 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.3<43210> "
+        "with status=12 opcode=0 len=0 vendor err 129 (Recv) — 网络",
+        "ℹ️ Ünïcödé only, nothing to read",
+        NOISE,
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    fast = scan(Scanner(catalog, engine="hyperscan"), data, Source.LOGS)
+    slow = scan(Scanner(catalog, engine="re"), data, Source.LOGS)
+    assert fast == slow
+    assert {f.signal for f in fast.findings} >= {"xid.79", "cuda.illegal_memory_access"}
+
+
 def test_prefilters_agree_on_chunks_dense_with_telemetry(catalog: Catalog) -> None:
     """After a chunk crowded with telemetry records Hyperscan runs its anchors-only pass,
     compiled on first use: it finds what `re` finds."""

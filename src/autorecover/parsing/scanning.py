@@ -118,6 +118,7 @@ class Scanner:
             if not more and not always and "emitter" in self._sigs[owner].regex.groupindex
         }
         self._always = tuple(always)
+        self._caseless = tuple(i for i, c in enumerate(self._sigs) if c.signature.ignore_case)
         markers = TELEMETRY_MARKERS if not any(map(self_overlaps, TELEMETRY_MARKERS)) else ()
         self._prefilter = make_prefilter(self.anchors, engine, markers=markers)
 
@@ -172,25 +173,29 @@ class Scanner:
 
     def readings(self, text: str) -> list[Reading]:
         """What one text reads as, found as a file's lines are (the prefilter's anchors pick
-        the signatures tried: far cheaper than `match_line`), each match with its span and
-        where its signature's first anchor stands in it (the rejoining of cut lines asks)."""
+        the signatures tried, each tried only where one of its anchors is in the text: far
+        cheaper than `match_line`), each match with its span (the rejoining of broken lines
+        asks)."""
         raw = text.encode("utf-8", "surrogateescape")
         if isinstance(self._prefilter, HyperscanPrefilter):
-            ids = {i for _, i in self._prefilter.hits(raw, with_markers=True)[0]}
-            sigs = self._candidates(ids, raw) if ids or self._always else []
+            # the signatures of the anchors found (ASCII case folding is enough for a guess at
+            # a join; a scan of the joined line looks further)
+            wanted = set(self._always)
+            for _, i in self._prefilter.hits(raw, with_markers=True)[0]:
+                wanted.update(self._owners[i])
+            sigs = [self._sigs[i] for i in sorted(wanted)]
         else:
             sigs = self._sigs if self._prefilter.ends(raw) or self._always else []
         out = []
-        lowered = text.lower()
+        lowered = text.lower() if sigs else text
         for c in sigs:
-            m = c.regex.search(text)
-            if m is None:
-                continue
             within = lowered if c.signature.ignore_case else text
-            spots = [k for a in c.anchors if (k := within.find(a, m.start(), m.end())) >= 0]
-            key = c.signature.key
-            out.append(Reading(key, m.start(), m.end(), min(spots, default=-1),
-                               key in GENERIC_SIGNATURES))  # fmt: skip
+            if not any(a in within for a in c.anchors):
+                continue
+            m = c.regex.search(text)
+            if m is not None:
+                key = c.signature.key
+                out.append(Reading(key, m.start(), m.end(), key in GENERIC_SIGNATURES))
         return out
 
     def classify(
@@ -234,11 +239,12 @@ class Scanner:
     def _candidates(self, anchor_ids: set[int], raw: bytes) -> list[_Compiled]:
         """The signatures that can match a line, in catalog order, from the anchors Hyperscan
         found in it (it reports every occurrence of every anchor). A line with non-ASCII bytes
-        gets all of them: Unicode lower-casing can make an anchor appear that ASCII-only
-        caseless matching does not see."""
-        if not raw.isascii():
-            return self._sigs
+        also gets every caseless one: Unicode lower-casing can make an anchor appear that
+        ASCII-only caseless matching does not see (a case-sensitive anchor's bytes are there or
+        not, whatever else the line holds)."""
         wanted = set(self._always)
+        if not raw.isascii():
+            wanted.update(self._caseless)
         for i in anchor_ids:
             wanted.update(self._owners[i])
         return [self._sigs[i] for i in sorted(wanted)]

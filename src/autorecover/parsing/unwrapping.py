@@ -48,13 +48,12 @@ _TOKEN = re.compile(r"[\w./-]")
 
 
 class Reading(NamedTuple):
-    """One signature matching a text: its signal, the match's span, the offset of its first
-    anchor within the match (-1: none there), and whether it is a generic one."""
+    """One signature matching a text: its signal, the match's span and whether it is a generic
+    one (a bare Python exception)."""
 
     key: str
     start: int
     end: int
-    anchor: int
     generic: bool
 
 
