@@ -25,7 +25,10 @@ every line: a log pasted indented, in a Markdown list or a mail), `nostamp` (the
 removed, its rank kept as torchrun's prefix), `norank` (rank prefixes removed, the time kept),
 `fold80` / `fold120` (every line longer than 80 / 120 characters cut into pieces that long, as
 `fold`, a terminal's scrollback or a CI viewer leaves it), `wrap72` / `wrap100` (every such line
-wrapped at the last blank that fits, as a mail client, a list archive or a text widget does).
+wrapped at the last blank that fits, as a mail client, a list archive or a text widget does),
+`blockquote` (`> ` before every line: a reply quoting the paste), `smartquotes` (every quote
+typographic: an editor's autocorrect), `nbsp` (a no-break space in every run of blanks: a web
+page's).
 
 Whole-bundle variations: `rename` / `rename-gke` (every node renamed consistently, to
 `ip-10-4-2-3` / `gke-train-a3-pool-1-<hash>` names, in job.json, file names and every line that
@@ -144,6 +147,9 @@ WRAPPERS: dict[str, Wrapper] = {
     "fold120": _folding(120),
     "wrap72": _wrapping_at(72),
     "wrap100": _wrapping_at(100),
+    "blockquote": lambda line, i, f: "> " + line,
+    "smartquotes": lambda line, i, f: line.replace("'", "\u2019").replace('"', "\u201d"),
+    "nbsp": lambda line, i, f: line.replace("  ", "\u00a0 "),
 }
 
 # A variation rewrites a whole copy of a bundle; it returns the new name of every node (the

@@ -54,6 +54,7 @@ def engine() -> tuple[object, Scanner]:
 
 def test_every_new_variation_is_offered(rewrap: ModuleType) -> None:
     required = {"nosys", "nosys-quiet", "cri", "nostamp", "fold80", "fold120", "wrap72", "wrap100"}
+    required |= {"blockquote", "smartquotes", "nbsp"}
     assert set(NEW) | required <= set(rewrap.VARIATIONS)
 
 

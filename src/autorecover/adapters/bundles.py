@@ -21,6 +21,7 @@ from autorecover.domain.catalog import Catalog
 from autorecover.domain.hangs import HangLocation, RankStack, locate, stack_findings
 from autorecover.domain.history import Attempt, parse_history
 from autorecover.domain.records import Activity, Finding, JobRecord, Source, Verdict
+from autorecover.parsing.pasting import unpasted
 from autorecover.parsing.scanning import Scanner
 from autorecover.parsing.stacks import rank_stack
 from autorecover.parsing.telemetry_evidence import (
@@ -102,9 +103,11 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
 
 
 def _opened(path: Path, scanner: Scanner) -> BinaryIO:
-    """A bundle file to scan, its messages cut at a terminal's width rejoined where that reads
-    as something (parsing.unwrapping); a file over `MAX_REJOIN_BYTES` is read as it is (output
-    pasted from a terminal or a mail is far smaller; a collector's large log is not pasted)."""
+    """A bundle file to scan, with what pasting does undone (typographic quotes, a quote marker
+    on every line: parsing.pasting) and its messages broken at a width rejoined where that
+    reads as something (parsing.unwrapping); a file over `MAX_REJOIN_BYTES` is read as it is
+    (output pasted from a terminal or a mail is far smaller; a collector's large log is not
+    pasted)."""
     stream = open_regular(path)
     try:
         if os.fstat(stream.fileno()).st_size > MAX_REJOIN_BYTES:
@@ -115,8 +118,8 @@ def _opened(path: Path, scanner: Scanner) -> BinaryIO:
         raise UnreadableError(f"{path}: cannot read: {exc.strerror or exc}") from None
     stream.close()
     text = data.decode("utf-8", errors="surrogateescape")
-    joined = rejoin(text, scanner.readings)
-    return io.BytesIO(data if joined is text else joined.encode("utf-8", errors="surrogateescape"))
+    read = rejoin(unpasted(text), scanner.readings)
+    return io.BytesIO(data if read is text else read.encode("utf-8", errors="surrogateescape"))
 
 
 def _telemetry(path: Path, node: str, scanner: Scanner) -> tuple[list[RankStack], list[Finding]]:

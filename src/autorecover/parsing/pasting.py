@@ -1,0 +1,46 @@
+"""What pasting does to a log, undone before it is read.
+
+A log copied into an issue, a forum post or a mail and copied out again into a bundle comes
+back changed in small ways no program made: a word processor or a forum's editor turns
+quotes into typographic ones (`Couldn’t`, `“unhandled system error”`), a web page's spaces
+into no-break spaces, and a reply quotes the whole paste as a Markdown or mail block (`> `
+before every line). The catalog's signatures are written in the programs' own characters, so
+each of these can hide a line. The first two are mapped to ASCII: where a program prints
+typographic quotes itself (GNU tools and gcc in a UTF-8 locale), its signatures take the ASCII
+ones too (a test holds every signature's example to it). A quote marker is taken off only where
+every line that is not blank carries one (a log of which only some lines begin with `>` is a
+log that printed them).
+
+Pure: text in, text out, the same number of lines; `adapters.bundles` applies it to a bundle's
+files before `unwrapping.rejoin`.
+"""
+
+from __future__ import annotations
+
+import re
+
+# typographic quotes and spaces a paste brings, and what the program printed
+_PLAIN = str.maketrans(
+    {
+        "\u2018": "'",  # left single quotation mark
+        "\u2019": "'",  # right single quotation mark
+        "\u201c": '"',  # left double quotation mark
+        "\u201d": '"',  # right double quotation mark
+        "\u00a0": " ",  # no-break space
+        "\u202f": " ",  # narrow no-break space
+    }
+)
+_QUOTED = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
+
+
+def unpasted(text: str) -> str:
+    """`text` with what a paste did to it undone (see the module); `text` itself if nothing."""
+    out = (
+        text.translate(_PLAIN)
+        if any(c in text for c in "\u2018\u2019\u201c\u201d\u00a0\u202f")
+        else text
+    )
+    lines = [line for line in out.split("\n") if line.strip()]
+    if lines and all(line.lstrip().startswith(">") for line in lines):
+        out = _QUOTED.sub("", out)
+    return out
