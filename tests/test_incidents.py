@@ -1406,6 +1406,14 @@ KNOWN_MISSES: dict[str, str] = {
         "retry gets past (transient); that neither the SGLang thread (closed as inactive) nor the "
         "Mooncake one (open) found a cause (unknown) is the threads' state, not a line"
     ),
+    # the c243 batch (GB200/NVL72 and NVIDIA's Kubernetes stack), scored fresh
+    "app-sglang-mooncake-ep-gb200-mnnvl-gdr-buffer-cudamalloc-p2p-handshake-hang-k8s": (
+        "Mooncake's 'No RDMA devices found' / 'Found 0 HCAs' / 'Using cross-node NVLink transport' "
+        "lines are not read, so every rank stopping in distributed init at once reads as a stall "
+        "with no evidence (transient, retry); that Mooncake EP allocated its buffer without a fabric "
+        "handle, so the MNNVL handshake can never complete (fixed by a merged PR), is in the thread, "
+        "not in a line"
+    ),
 }
 
 
