@@ -1406,6 +1406,13 @@ KNOWN_MISSES: dict[str, str] = {
         "retry gets past (transient); that neither the SGLang thread (closed as inactive) nor the "
         "Mooncake one (open) found a cause (unknown) is the threads' state, not a line"
     ),
+    # the c244 batch (HPC support threads: MPI, UCX/UCC, site clusters)
+    "app-ucc-dgx1-v100-two-rank-ipc-cache-open-err201-mlx5-tl-init-fails-on-one-rank-hang": (
+        "UCC's 'ipc-cache: failed to open ipc mem handle ... err:201' followed by silence reads only "
+        "as a transport symptom with no cause (unknown, retry); that the reporter traced the hang to "
+        "UCC's mlx5 team layer failing to initialise on one rank, which then waits in a cleanup "
+        "barrier (fixed by UCC_CL_BASIC_TLS=^mlx5), is in the thread, not in a line"
+    ),
 }
 
 
