@@ -1414,6 +1414,26 @@ KNOWN_MISSES: dict[str, str] = {
         "handle, so the MNNVL handshake can never complete (fixed by a merged PR), is in the thread, "
         "not in a line"
     ),
+    # the c244 batch (HPC support threads: MPI, UCX/UCC, site clusters), scored fresh: tune 0/3
+    "app-ucc-dgx1-v100-two-rank-ipc-cache-open-err201-mlx5-tl-init-fails-on-one-rank-hang": (
+        "UCC's 'ipc-cache: failed to open ipc mem handle ... err:201' followed by silence reads only "
+        "as a transport symptom with no cause (unknown, retry); that the reporter traced the hang to "
+        "UCC's mlx5 team layer failing to initialise on one rank, which then waits in a cleanup "
+        "barrier (fixed by UCC_CL_BASIC_TLS=^mlx5), is in the thread, not in a line"
+    ),
+    "app-expanse-gpu-shared-singularity-hoomd-openmpi-btl-openib-component-not-found-gpu-node-mpi-config": (
+        "Open MPI's 'A requested component was not found, or was unable to be opened' help text "
+        "(Framework: btl, Component: openib) is not read as a failure at all, so a job dying at "
+        "start-up with nothing else reads as no cause (unknown, retry); that the container's MPI did "
+        "not match the GPU nodes' MPI configuration (fixed in the image) is in the thread, not in a line"
+    ),
+    "app-openib-dual-port-connectx-both-ports-resize-cq-ebusy-on-three-nodes-hca-unusable-until-reboot": (
+        "the openib BTL's 'failed to initialize while trying to create an internal queue' help text "
+        "and 'cannot resize completion queue, error: 16' / 'error polling HP CQ ... Device or resource "
+        "busy' on three nodes read only as a transport symptom with no cause (unknown, retry); that "
+        "Open MPI's CQ resize on dual-port ConnectX HCAs with both ports in use causes it (a bug, "
+        "every node alike) is in the report, not in a line"
+    ),
 }
 
 
