@@ -1434,6 +1434,13 @@ KNOWN_MISSES: dict[str, str] = {
         "Open MPI's CQ resize on dual-port ConnectX HCAs with both ports in use causes it (a bug, "
         "every node alike) is in the report, not in a line"
     ),
+    "hw-nhc-hung-unkillable-watchdog-onlines-admin-drained-node-job-fails": (
+        "NHC's 'Health check failed:  Watchdog timer unable to terminate hung NHC process' and its "
+        "offline/online notes, minutes before the job and followed by 'Marking wn-1-30 online', read "
+        "as health-check symptoms with no cause (unknown); that the admins had taken this node out as "
+        "problematic ('ADMIN SHUTDOWN' does not say why) and that it failed jobs once NHC put it back "
+        "in service is in the thread, not a line"
+    ),
 }
 
 
