@@ -1421,12 +1421,6 @@ KNOWN_MISSES: dict[str, str] = {
         "UCC's mlx5 team layer failing to initialise on one rank, which then waits in a cleanup "
         "barrier (fixed by UCC_CL_BASIC_TLS=^mlx5), is in the thread, not in a line"
     ),
-    "app-expanse-gpu-shared-singularity-hoomd-openmpi-btl-openib-component-not-found-gpu-node-mpi-config": (
-        "Open MPI's 'A requested component was not found, or was unable to be opened' help text "
-        "(Framework: btl, Component: openib) is not read as a failure at all, so a job dying at "
-        "start-up with nothing else reads as no cause (unknown, retry); that the container's MPI did "
-        "not match the GPU nodes' MPI configuration (fixed in the image) is in the thread, not in a line"
-    ),
     "app-openib-dual-port-connectx-both-ports-resize-cq-ebusy-on-three-nodes-hca-unusable-until-reboot": (
         "the openib BTL's 'failed to initialize while trying to create an internal queue' help text "
         "and 'cannot resize completion queue, error: 16' / 'error polling HP CQ ... Device or resource "

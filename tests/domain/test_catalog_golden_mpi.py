@@ -38,6 +38,7 @@ REQUIRED: dict[str, Blame] = {
     "ompi.daemon_failed": Blame.SYMPTOM,
     "ompi.daemon_not_found": Blame.APPLICATION,  # depth review (s22)
     "ompi.launch_config": Blame.APPLICATION,
+    "ompi.component_not_found": Blame.APPLICATION,
     "ompi.init_failed": Blame.APPLICATION,
     "ompi.cleanup_restatement": Blame.SYMPTOM,
     "ompi.unreachable_config": Blame.APPLICATION,
@@ -135,6 +136,18 @@ def test_a_crash_ucx_reports_is_not_a_complaint_about_a_peer() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    # opal/mca/base/help-mca-base.txt as glotzerlab/software#120 and the Open MPI users list quote it
+    (
+        "ompi.component_not_found",
+        "A requested component was not found, or was unable to be opened.  This",
+        {},
+    ),
+    # the same line behind srun -l's rank prefix (PMIx's copy, srun's PMIx without munge)
+    (
+        "ompi.component_not_found",
+        "0: A requested component was not found, or was unable to be opened.  This",
+        {},
+    ),
     # SmileiPIC/Smilei#342 (parallel HDF5 on a Lustre mounted without flock), srun -l prefixed
     (
         "mpich.romio_lock_failed",
