@@ -40,7 +40,7 @@ _JOB_FIELDS = {
 
 
 MAX_JOB_BYTES = 1 << 20  # job.json is a few hundred bytes; a megabyte is not one
-MAX_REJOIN_BYTES = 4 << 20  # the largest file whose cut lines are looked for
+MAX_REJOIN_BYTES = 4 << 20  # the largest file read as pasted output (quotes, broken lines)
 
 
 class BundleError(ValueError):

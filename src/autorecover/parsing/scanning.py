@@ -172,31 +172,19 @@ class Scanner:
         return self._match(text, self._sigs)
 
     def readings(self, text: str) -> list[Reading]:
-        """What one text reads as, found as a file's lines are (the prefilter's anchors pick
-        the signatures tried, each tried only where one of its anchors is in the text: far
-        cheaper than `match_line`), each match with its span (the rejoining of broken lines
-        asks)."""
+        """What one text reads as, found as a file's lines are (the prefilter picks the
+        signatures tried, `_match` keeps the specific ones over a generic), each match with its
+        span: the rejoining of broken lines asks (parsing.unwrapping)."""
         raw = text.encode("utf-8", "surrogateescape")
         if isinstance(self._prefilter, HyperscanPrefilter):
-            # the signatures of the anchors found (ASCII case folding is enough for a guess at
-            # a join; a scan of the joined line looks further)
-            wanted = set(self._always)
-            for _, i in self._prefilter.hits(raw, with_markers=True)[0]:
-                wanted.update(self._owners[i])
-            sigs = [self._sigs[i] for i in sorted(wanted)]
+            ids = {i for _, i in self._prefilter.hits(raw, with_markers=True)[0]}
+            sigs = self._candidates(ids, raw)
         else:
             sigs = self._sigs if self._prefilter.ends(raw) or self._always else []
-        out = []
-        lowered = text.lower() if sigs else text
-        for c in sigs:
-            within = lowered if c.signature.ignore_case else text
-            if not any(a in within for a in c.anchors):
-                continue
-            m = c.regex.search(text)
-            if m is not None:
-                key = c.signature.key
-                out.append(Reading(key, m.start(), m.end(), key in GENERIC_SIGNATURES))
-        return out
+        return [
+            Reading(sig.key, m.start(), m.end(), sig.key in GENERIC_SIGNATURES)
+            for sig, m in self._match(text, sigs)
+        ]
 
     def classify(
         self, text: str, *, node: str, line: int, at: datetime | None, rank: int | None
