@@ -17,9 +17,11 @@ Not a BMC: the fake driver only changes a recorded power state (a restart shows 
 from __future__ import annotations
 
 import base64
+import ctypes
 import json
 import re
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 _RESET = re.compile(r'System "([^"]+)" power state set to "([^"]+)"')
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 class RigError(Exception):
@@ -203,26 +206,41 @@ def start(
     process = subprocess.Popen(  # noqa: S603 - our interpreter, our module, our files
         [sys.executable, "-m", "autorecover.testing.redfish_bmc",
          str(root / "emulator.conf"), str(root / "logs")],
-        stdout=logfile, stderr=subprocess.STDOUT, cwd=root,
+        stdout=logfile, stderr=subprocess.STDOUT, cwd=root, preexec_fn=_end_with_parent,
     )  # fmt: skip
     logfile.close()
     rig = RedfishRig(root, port, process, user, password, systems, tls is not None)
+    try:
+        _wait_ready(rig, timeout_s)
+    except BaseException:  # a timeout, an interrupt: the emulator goes with the failed start
+        rig.stop()
+        raise
+    return rig
+
+
+def _wait_ready(rig: RedfishRig, timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if process.poll() is not None:
+        if rig.process.poll() is not None:
             log = rig.log()[-4000:]
-            rig.stop()
-            raise RigError(f"the Redfish emulator exited ({process.returncode}):\n{log}")
+            raise RigError(f"the Redfish emulator exited ({rig.process.returncode}):\n{log}")
         try:
             ready = urllib.request.urlopen(rig.url + "/redfish/v1/", timeout=2, context=_loopback())  # noqa: S310
             with ready as r:
                 if r.status == 200:
-                    return rig
+                    return
         except (urllib.error.URLError, OSError):
             time.sleep(0.2)
     log = rig.log()[-4000:]
-    rig.stop()
     raise RigError(f"the Redfish emulator did not answer within {timeout_s:.0f} s:\n{log}")
+
+
+def _end_with_parent() -> None:
+    """In the emulator's process before it runs: ask Linux for SIGTERM when the process that
+    started it ends, so a test worker that ends before its fixtures' teardown (one run left an
+    emulator behind) leaves none running. Elsewhere a no-op."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def sel_entry(
