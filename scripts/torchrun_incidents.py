@@ -507,10 +507,11 @@ SCENARIOS: tuple[Scenario, ...] = (
         hang=True,
         state="RUNNING",
         expected=Expected(
-            "transient",
-            "Every rank stopped at the same step at once with no error "
-            "and no node evidence, for longer than the engine's hang floor: "
-            "a hang of the whole job with nothing to blame: retry.",
+            "unknown",
+            "Every rank stopped at the same step at once with no error, no lost peer and no node "
+            "evidence, for longer than the engine's hang floor: nothing says whether the ranks "
+            "wait in their own code (here they do: a sleep), on the fabric or on a hung GPU, so "
+            "the cause is unknown: a retry the user's budget bounds.",
         ),
     ),
     Scenario(

@@ -151,8 +151,11 @@ def test_the_corpus_readme_lists_every_bundle_once_and_counts_them() -> None:
 # application and unknown threads whose cause no line states): 312/638 (48.9 %). Still 0.48 after
 # the thirty-first session's c215-c229 (328/668) and the thirty-second's c230-c252 batches (65
 # bundles, 32 held out, 13/32 right when first scored; no earlier held-out verdict changed):
-# 341/700 (48.7 %).
-HELDOUT_FLOOR_ACCURACY = 0.48
+# 341/700 (48.7 %). 0.49 since the thirty-third session read a hang on every node with nothing
+# behind it as `unknown` (transient only with a line saying what stalled or that a peer was
+# lost), measured on both splits before it was kept: tune 499 -> 508, held out 341 -> 346/700
+# (49.4 %; the aggregate only).
+HELDOUT_FLOOR_ACCURACY = 0.49
 # 0.63 since the third batch (26 bundles, 12 held out): the split grew, the engine did not regress.
 # 0.61 since the corpus17b batch (30 bundles, 14 held out, one of them hardware, which scored
 # 0/1 fresh): 19 of the earlier 30 held-out hardware bundles plus 0 of the new one is 19/31.
@@ -316,10 +319,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'Could not find NET with id 0' is an NCCL topology inconsistency the catalog does not "
         "read either way; that it came in a quarter of runs (a retry passes) is in the thread"
     ),
-    "unknown-alluxio-fuse-close-failed-transport-endpoint-tf-stuck": (
-        "every node stalls at once after a FUSE close error, which reads as a shared stall "
-        "(transient); the thread left the cause open (unknown)"
-    ),
     "unknown-efa-ofi-couldnt-open-av-efa0-alloc-pd-hang": (
         "the EFA address vector failing on every node reads as the job's configuration "
         "(application); the thread left the cause open (unknown)"
@@ -391,16 +390,7 @@ KNOWN_MISSES: dict[str, str] = {
         "costs one node); the thread never found why the node went down (unknown)"
     ),
     # corpus batch c21 (scored before any rule was changed for it)
-    "unknown-gb10-tp2-head-host-lockup-logs-stop-no-kernel-line": (
-        "progress stopping everywhere with no evidence reads as transient (rule 6); the head "
-        "host locked up with a clean kernel journal and the thread left the cause open (unknown)"
-    ),
     # corpus batch c23 (scored before any rule was changed for it)
-    "unknown-horovod-stalled-rank-worker-gone-sge": (
-        "label unknown: the maintainers say one worker occasionally crashes without finding why; "
-        "the lines are Horovod's stall warnings naming rank 2 and nothing on its node, which the "
-        "engine reads as a bare hang (transient, the same action, a retry)"
-    ),
     "app-particleflow-rank0-only-end-of-epoch-test-watchdog-frames-slurm": (
         "the lines are only the NCCL watchdog's timeout frames, which read as a hang; the "
         "rank-0-only end-of-epoch test that caused it is in the thread's prose and fix"
@@ -437,14 +427,6 @@ KNOWN_MISSES: dict[str, str] = {
         "an rccl-tests run that stops after its header, with no error: nothing to read "
         "(unknown); iommu=pt as the cure is the thread's"
     ),
-    "unknown-levanter-v3-128-checkpoint-save-never-finishes-cluster-restart-fixes": (
-        "a hang on every host at once reads as a stall (transient); the thread never found why "
-        "(unknown)"
-    ),
-    "unknown-multi-v100-dataparallel-deadlock-amd-cpu-io-page-fault-iommu-disputed": (
-        "a hang on every GPU at once reads as a stall (transient); the thread disputes the "
-        "cause (unknown)"
-    ),
     # the c32 batch (eleventh session), scored fresh before any rule changed: tune 3/8
     "app-dgx-spark-jit-compile-during-inference-sample-tokens-timeout": (
         "vLLM's 'RPC call to sample_tokens timed out' on both nodes reads as a collective that "
@@ -469,11 +451,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'CUDA error: out of memory' at the job's first CUDA call (set_device) on one runner "
         "leaves the GPU or the job open (unknown); that other processes on the shared runners "
         "held the memory, and main failed the same way, is the thread's"
-    ),
-    "unknown-jz-a100-40-node-100b-hangs-after-iteration-1-no-error-cuda-launch-blocking-workaround": (
-        "a hang with progress stopping on every node at once and no error anywhere reads as a "
-        "stall to retry (transient); that the cause was never found, only worked around, is "
-        "the chronicle's"
     ),
     "tr-jade-stale-process-holds-exclusive-gpu-devices-busy": (
         "'all CUDA-capable devices are busy or unavailable' on a one-node job is the node's GPUs "
@@ -622,10 +599,6 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-llamafactory-two-nodes-heartbeat-monitor-watchdog-stuck-600s-one-node-still-loading": (
         "ProcessGroupNCCL's watchdog stuck on one node of two after the job ran reads as a "
         "collective that stalled (transient); the write-up lists causes and never confirms one"
-    ),
-    "hang-hf-forum-t5-naive-model-parallel-ddp-two-nodes-freezes-at-ddp-wrap-unanswered": (
-        "every node stopping at once with no error reads as a shared stall (transient); the forum "
-        "question was never answered (unknown)"
     ),
     "hw-eks-karpenter-gpu-ami-v20250224-libnvidia-container-regression-starterror-nvidia-smi-file-exists": (
         "the NVIDIA hook's 'file creation failed: .../nvidia-smi: file exists' reads as an image "
@@ -828,10 +801,6 @@ KNOWN_MISSES: dict[str, str] = {
         "no collective symptom to be missing from, so nothing names it (unknown); the held "
         "/dev/vfio on the reused VM is the thread's"
     ),
-    "unknown-jax-tpu-v4-32-backend-init-stuck-all-hosts-60s-warning-hang-never-resolved-k8s": (
-        "every host stuck after the TPU backend's 60-second warning reads as a stall with no "
-        "evidence why (transient); the issue never found the cause (unknown)"
-    ),
     "hw-k8s-pod-4x1080ti-allreduce-hangs-100pct-util-host-intel-iommu-on": (
         "an all-reduce that hangs at full utilisation prints nothing; that the host's IOMMU "
         "setting broke peer-to-peer is the thread's"
@@ -944,10 +913,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a lost rendezvous keep-alive after hours of progress reads as the store's transient "
         "loss; the thread never found a cause"
     ),
-    "unknown-kubeflow-trainjob-customtrainer-two-nodes-hang-at-init-client-socket-timed-out-900000ms-k8s": (
-        "a start-up hang on every node with no fault reads as a transient stall; the thread "
-        "(Istio, the SDK's launch) stayed open"
-    ),
     "unknown-megatron-dp-reduce-scatter-7b-elements-watchdog-882s-two-nodes-stale-thread": (
         "a watchdog cascade after progress reads as transient; the thread closed as stale "
         "with no diagnosis"
@@ -969,10 +934,6 @@ KNOWN_MISSES: dict[str, str] = {
         "every rank timing out in the same all-reduce reads as a stalled collective (transient); "
         "that random truncation gave the ranks different batch shapes is the maintainer's fix"
     ),
-    "unknown-sglang-r1-two-h100-nodes-stuck-prefill-after-idle-watchdog-k8s": (
-        "a stall on every node with no fault reads as transient; the issue is open with only "
-        "workarounds (a restart, a keep-alive request)"
-    ),
     "unknown-two-gpu-nodes-of-four-reboot-together-unexpectedly-twice-no-finding-slurm": (
         "two nodes booting hard together read as their shared power or site (transient); the "
         "thread never said why they rebooted (unknown)"
@@ -984,10 +945,6 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-swift-megatron-two-nodes-ibv-reg-mr-iova2-invalid-argument-reduce-scatter-coalesced-k8s": (
         "NCCL's ibv_reg_mr_iova2 EINVAL on one node with unhandled system errors reads as "
         "symptoms of a failure elsewhere (transient); no diagnosis was posted (unknown)"
-    ),
-    "unknown-hang-levanter-llama7b-v5e-16-stalls-two-steps-after-eval-jax-version-suspected-unconfirmed": (
-        "a stall on every host with nothing behind it reads as transient (the samples' "
-        "convention); the maintainer only guessed (unknown)"
     ),
     "unknown-olmo-1b-8xa800-olmothreaderror-data-thread-failed-minutes-in-rank5-childfailederror": (
         "a data thread's Python exception on one rank reads as the job's own error "
@@ -1132,11 +1089,6 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-nemo-rl-grpo-two-p5en-h200-eks-prepare-refit-info-broadcast-timeout-ncclinternalerror-p5-h100-works-open-k8s": (
         "NCCL's internal error in a broadcast with nothing behind it reads as a collective that "
         "failed elsewhere (transient, retry); the issue is open with no cause (unknown)"
-    ),
-    "unknown-rlinf-embodied-ppo-two-nodes-hang-worker-ray-tmp-0gb-free-envworker-gloo-connectfullmesh-failed-open": (
-        "a hang on every node at once with only a worker's gloo connect failure reads as "
-        "transient (retry); the issue is open with no cause (unknown). The worker node's quiet "
-        "log is not read as its silence: its lines come through the driver (Ray's prefix)"
     ),
     "unknown-simplerl-openrlhf-ppo-two-a100-nodes-actor-worker-died-after-two-days-no-diagnosis": (
         "a Ray actor and worker dying with nothing behind them read as a peer lost (transient, "
@@ -1400,12 +1352,6 @@ KNOWN_MISSES: dict[str, str] = {
         "retry); that Mooncake's endpoint reconnect loop (a known issue, fixed by a merged PR) or "
         "mismatched MTU between the peers caused it is in the thread, not in a line"
     ),
-    "unknown-sglang-pd-mooncake-ib-local-protection-error-rnic-marked-inactive-both-threads-unanswered": (
-        "Mooncake's 'Worker: Process failed for slice (...): local protection error' with the local "
-        "RNIC marked inactive, while the server keeps answering health checks, reads as a stall a "
-        "retry gets past (transient); that neither the SGLang thread (closed as inactive) nor the "
-        "Mooncake one (open) found a cause (unknown) is the threads' state, not a line"
-    ),
     # the c243 batch (GB200/NVL72 and NVIDIA's Kubernetes stack), scored fresh
     "app-sglang-mooncake-ep-gb200-mnnvl-gdr-buffer-cudamalloc-p2p-handshake-hang-k8s": (
         "Mooncake's 'No RDMA devices found' / 'Found 0 HCAs' / 'Using cross-node NVLink transport' "
@@ -1439,6 +1385,26 @@ KNOWN_MISSES: dict[str, str] = {
         "a lone watchdog timeout on one host with clean kernel logs reads as an unexplained "
         "stall; the thread established that the harness's default 30-minute process-group "
         "timeout was too short for uneven generation across ranks (fixed in a release)"
+    ),
+    "hang-elastic-worker-killed-nccl-peer-closed": (
+        "a hang on every node whose only line is NCCL's 'Connection closed by remote peer' reads as "
+        "a stall nothing explains (unknown, a bounded retry); that the third worker was killed from "
+        "outside is its agent's 'group finished' note, which says no kill"
+    ),
+    "hang-t5x-gcs-checkpoint-save-before-loop-intermittent": (
+        "every host stopping at once during a checkpoint save, with no storage line, reads as a "
+        "stall nothing explains (unknown, a bounded retry); that the GCS write stalls now and then "
+        "is the thread's finding"
+    ),
+    "tr-b200-dgx-runners-network-issue-job-hangs-pulling-container": (
+        "a runner log that stops at 'starting container' with no error reads as a stall nothing "
+        "explains (unknown, a bounded retry); that the site's network held the image pull is the "
+        "thread's finding"
+    ),
+    "tr-hang-nccl-bootstrap-socketpollconnect-no-pollout-syn-dropped-slurm": (
+        "a hang in NCCL's bootstrap whose only line is socketPollConnect's 'no POLLOUT events' "
+        "reads as a stall nothing explains (unknown, a bounded retry); that the destination dropped "
+        "SYN packets is the thread's tcpdump"
     ),
 }
 
