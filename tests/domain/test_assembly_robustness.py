@@ -4,6 +4,7 @@ scripts/rewrap_corpus.py for the corpus-wide check)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from autorecover.domain.attribution import attribute
@@ -194,3 +195,35 @@ def test_the_launching_nodes_own_error_beside_the_same_error_from_another_node_s
     driver = finding("cuda.oom", "a.ec2.internal", Blame.APPLICATION, 80, line=5)
     out = forwarded([banner, worker, driver], j)
     assert out[1].node == "b.ec2.internal" and out[2].blame is Blame.SYMPTOM
+
+
+def test_a_node_that_printed_only_its_start_up_is_not_silent_since() -> None:
+    """A serving engine's worker prints that it is ready, and then the head prints everything:
+    its log ending before the head's begins says nothing about when it stopped. A node that
+    logged beside the others and then stopped first still is the suspect."""
+    running = job(
+        ("head", "worker"), ended=None, state="RUNNING", collected=T0 + timedelta(hours=3)
+    )
+    ready = Activity(
+        node="worker",
+        source=Source.LOGS,
+        present=True,
+        lines=1,
+        first_at=T0 + timedelta(minutes=2),
+        last_at=T0 + timedelta(minutes=2),
+    )
+    head = Activity(
+        node="head",
+        source=Source.LOGS,
+        present=True,
+        lines=300,
+        first_at=T0 + timedelta(minutes=11),
+        last_at=T0 + timedelta(minutes=139),
+    )
+    v = attribute(running, [], [head, ready], {})
+    assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ()), v.summary
+    beside = replace(
+        ready, lines=40, first_at=T0 + timedelta(minutes=1), last_at=T0 + timedelta(minutes=60)
+    )
+    v = attribute(running, [], [head, beside], {})
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("worker",)), v.summary

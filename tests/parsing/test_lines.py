@@ -270,3 +270,44 @@ def test_a_log_pasted_indented_keeps_its_prefixes(
     parsed = parse_line(line, REF)
     assert (parsed.rank, parsed.at) == (rank, when)
     assert parsed.message.startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("line", "when", "message"),
+    [
+        # vLLM's logger ("%(levelname)s %(asctime)s", datefmt "%m-%d %H:%M:%S": no year); the
+        # line keeps its text, as glog's does
+        (
+            "ERROR 03-02 11:41:58 [core.py:586] EngineCore encountered a fatal error.",
+            at(2026, 3, 2, 11, 41, 58),
+            "ERROR 03-02 11:41:58 [core.py:586] EngineCore encountered a fatal error.",
+        ),
+        (
+            "(VllmWorker rank=1 pid=2207) ERROR 03-02 11:41:58.123 [multiproc_executor.py:12] x",
+            at(2026, 3, 2, 11, 41, 58, 123000),
+            "(VllmWorker rank=1 pid=2207) ERROR 03-02 11:41:58.123 [multiproc_executor.py:12] x",
+        ),
+        # Go's log package (log.LstdFlags, with Lmicroseconds)
+        ("2026/03/02 11:41:58 Loading NVML", at(2026, 3, 2, 11, 41, 58), "Loading NVML"),
+        (
+            "2026/03/02 11:41:58.250000 failed to start plugin",
+            at(2026, 3, 2, 11, 41, 58, 250000),
+            "failed to start plugin",
+        ),
+        # Hugging Face's example scripts (datefmt "%m/%d/%Y %H:%M:%S"); a day first past 12
+        (
+            "03/02/2026 11:41:58 - INFO - __main__ - Distributed environment: MULTI_GPU",
+            at(2026, 3, 2, 11, 41, 58),
+            "- INFO - __main__ - Distributed environment: MULTI_GPU",
+        ),
+        ("25/12/2025 08:00:01 - WARNING - x", at(2025, 12, 25, 8, 0, 1), "- WARNING - x"),
+    ],
+)
+def test_vllm_go_and_hugging_face_stamps(line: str, when: datetime, message: str) -> None:
+    p = parse_line(line, REF)
+    assert (p.at, p.message) == (when, message)
+
+
+def test_a_level_word_without_vllms_stamp_is_no_time() -> None:
+    for line in ("INFO: 127.0.0.1:40220 - GET /metrics", "ERROR 13-45 11:41:58 x", "INFO 03-02"):
+        assert parse_line(line, REF).at is None, line

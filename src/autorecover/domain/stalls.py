@@ -44,11 +44,14 @@ def stalled(
     intervals: list[float] = []
     gaps: list[float] = []  # between a log's progress lines
     spoke: set[str] = set()  # nodes whose job log has lines, stamped or not
+    began: dict[str, datetime] = {}  # each node's first stamped job-log line
     for a in activity:
         if a.source is not Source.LOGS or not a.present:
             continue
         if a.lines:
             spoke.add(a.node)
+        if a.first_at is not None:
+            began[a.node] = min(a.first_at, began.get(a.node, a.first_at))
         at = a.last_progress_at or a.last_at
         if at is not None:
             last[a.node] = max(at, last.get(a.node, at))
@@ -71,7 +74,10 @@ def stalled(
     suspects: list[str] = []
     findings: list[Finding] = []
     if newest - oldest >= threshold / 4 and newest - oldest >= timedelta(minutes=1):
-        suspects = sorted(n for n, at in last.items() if newest - at >= threshold / 4)
+        suspects = sorted(
+            n for n, at in last.items()
+            if newest - at >= threshold / 4 and not _only_started(n, at, began)
+        )  # fmt: skip
         if len(suspects) * 2 > len(last):
             suspects = []  # most nodes stopped early: no single culprit
     # A node that said nothing (no log, an empty one) is silent since the start; one whose
@@ -111,3 +117,11 @@ def stalled(
             )
         )
     return Stall(suspects=suspects, findings=findings)
+
+
+def _only_started(node: str, last: datetime, began: dict[str, datetime]) -> bool:
+    """True when `node`'s job log ends before any other node's begins: it printed its start-up
+    and then only what the others print (a serving engine's worker, a launcher's helper), so
+    its quiet log says nothing about when it stopped, as with lines that carry no time."""
+    others = [at for n, at in began.items() if n != node]
+    return bool(others) and last < min(others)

@@ -82,6 +82,19 @@ _DMESG_T = re.compile(
 )
 _DMESG_UPTIME = re.compile(r"\[\s*(\d{1,10})\.(\d{1,9})\] ?")
 _GLOG = re.compile(r"\[?([IWEF])(\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\b")
+# vLLM's logger (vllm/logger.py: "%(levelname)s %(asctime)s ...", datefmt "%m-%d %H:%M:%S"; no
+# year), after its process prefix where a worker's line carries one (`(VllmWorker rank=1
+# pid=2) `, `(EngineCore_DP0 pid=7) `): the line keeps its text, as glog's does.
+_VLLM = re.compile(
+    r"(?:\([\w.-]{1,80}(?: \w{1,20}=[\w.:-]{1,60}){0,4}\) )?"
+    r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})"
+    r"(?:\.(\d{1,6}))? "
+)
+# Go's log package (log.LstdFlags: "2009/01/23 01:23:23", Lmicroseconds adds ".123123"): the
+# container toolkit's, the device plugin's and other Go tools' lines
+_GO_LOG = re.compile(r"(\d{4})/(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?\b")
+# Hugging Face's example scripts (transformers, accelerate, trl: datefmt "%m/%d/%Y %H:%M:%S")
+_SLASHED = re.compile(r"(\d{2})/(\d{2})/(\d{4}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,6}))?\b")
 _SYSLOG_TAG = re.compile(r"[\w.\-/@]{1,64}(?:\[\d{1,10}\])?: ")
 _ISO_HOST_TAG = re.compile(r" ?(\S{1,253}) ([\w.\-/@]{1,64}(?:\[\d{1,10}\])?): ")
 
@@ -187,6 +200,9 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
             if hm and at is not None:
                 return at, None, hm.group(1), tail[hm.end() :]
             return at, None, None, tail.lstrip()
+        m = _GO_LOG.match(rest) or _SLASHED.match(rest)
+        if m:
+            return _slashed(m), None, None, rest[m.end() :].lstrip()
     elif first == "[":
         m = _DMESG_T.match(rest)
         if m:
@@ -204,6 +220,10 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
         m = _GLOG.match(rest)
         if m:
             return _glog(m, reference), None, None, rest
+    if first == "(" or first.isupper():
+        m = _VLLM.match(rest)
+        if m:
+            return _vllm(m, reference), None, None, rest
     if first.isupper():
         m = _CTIME.match(rest)
         if m:
@@ -244,6 +264,29 @@ def _iso(m: re.Match[str]) -> datetime | None:
     digits = zone[1:].replace(":", "")
     offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
     return at - sign * offset
+
+
+def _slashed(m: re.Match[str]) -> datetime | None:
+    """Go's `2009/01/23 01:23:23` or Hugging Face's `01/23/2009 01:23:23` (month first; a
+    first number over 12 can only be a day)."""
+    frac = m.group(7)
+    if m.re is _GO_LOG:
+        year, month, day = (int(g) for g in m.group(1, 2, 3))
+    else:
+        month, day, year = (int(g) for g in m.group(1, 2, 3))
+        if month > 12:
+            month, day = day, month
+    hh, mm, ss = (int(g) for g in m.group(4, 5, 6))
+    return _build(year, month, day, hh, mm, ss, frac)
+
+
+def _vllm(m: re.Match[str], reference: datetime) -> datetime | None:
+    month, day = int(m.group(1)), int(m.group(2))
+    hh, mm, ss = (int(g) for g in m.group(3, 4, 5))
+    at = _nearest_year(reference, month, day, hh, mm, ss)
+    if at is not None and m.group(6):
+        at = at.replace(microsecond=int(m.group(6).ljust(6, "0")))
+    return at
 
 
 def _glog(m: re.Match[str], reference: datetime) -> datetime | None:
