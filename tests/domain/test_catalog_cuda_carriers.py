@@ -113,6 +113,11 @@ GOLDEN = [
      "(error code = HIP:1)", "cuda.invalid_usage"),
     ("[AdaptiveCpp Error] from /opt/acpp/src/runtime/cuda/cuda_queue.cpp:189 @ submit_memcpy(): "
      "cuda_queue: Couldn't submit memcpy (error code = CUDA:700)", "cuda.illegal_memory_access"),
+    # Marian's CUDA_CHECK (src/tensors/gpu/cuda_helpers.h): the code, the text in quotes, where
+    ("[2025-01-21 16:30:37] Error: CUDA error 999 'unknown error' - /builds/worker/fetches/"
+     "marian-source/src/tensors/gpu/algorithm.cu:54: cudaStreamSynchronize(0)", "cuda.unknown_error"),
+    ("Error: CUDA error 2 'out of memory' - src/tensors/gpu/device.cu:32: cudaMalloc(&data_, size)",
+     "cuda.oom"),
 ]  # fmt: skip
 
 # Look-alikes: the same common texts without a CUDA call or check before them, and a CUDA
