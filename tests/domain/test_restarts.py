@@ -1,11 +1,13 @@
 """A node that restarted under the job (`domain/restarts.py`): a hard restart is that node's
-hardware evidence, below the naming weight; an orderly reboot or several nodes restarting
+hardware evidence, below the naming weight unless the scheduler ended the job because it lost a
+node; an orderly reboot or several nodes restarting
 together are transient and name none. System-log lines go through the
 real scanner and catalog, and the verdict through `attribute`."""
 
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from autorecover.domain.attribution import attribute
@@ -33,6 +35,7 @@ BOOT = [
     "Mar 11 15:54:53 {n} slurmd[1977]: slurmd version 18.08.5-2 started",
 ]
 SHUTDOWN = ["Mar 11 15:52:02 {n} systemd-logind[1603]: The system will reboot now!"]
+FAILED = replace(JOB, state="FAILED")  # the same job, ended without the scheduler losing a node
 
 
 def scan(node: str, lines: list[str]) -> list[Finding]:
@@ -52,9 +55,12 @@ def ran(first: datetime = START) -> list[Activity]:
 
 
 def test_a_node_that_went_down_hard_under_the_job_is_that_nodes_fault() -> None:
-    found = restarts(JOB, findings(z1_8=QUIET + BOOT), ran())
+    found = restarts(FAILED, findings(z1_8=QUIET + BOOT), ran())
     assert [(f.signal, f.node, f.blame) for f in found] == [(HARD_RESTART, "z1-8", Blame.HARDWARE)]
     assert "Linux version" in found[0].text and 0 < found[0].weight < 60  # corroboration only
+    # the scheduler lost a node (NODE_FAIL) and this one alone went down hard: named
+    lost = restarts(JOB, findings(z1_8=QUIET + BOOT), ran())
+    assert [(f.signal, f.node, f.weight) for f in lost] == [(HARD_RESTART, "z1-8", 60)]
 
 
 def test_an_orderly_reboot_is_nobodys_fault() -> None:
@@ -83,10 +89,20 @@ def test_a_hard_restart_alone_names_no_node_and_an_orderly_one_is_transient() ->
     # The held-out split showed a hard restart naming its node alone isolating healthy nodes
     # (docs/attribution.md section 6): it needs a second pointer.
     activity = [Activity(n, Source.SYSTEM, True) for n in NODES] + ran()
-    verdict = attribute(JOB, findings(z1_8=QUIET + BOOT), activity, {})
+    verdict = attribute(FAILED, findings(z1_8=QUIET + BOOT), activity, {})
     assert verdict.suspect_nodes == (), verdict
     orderly = attribute(JOB, findings(z1_8=QUIET + SHUTDOWN + BOOT), activity, {})
     assert orderly.cause is Cause.TRANSIENT and orderly.suspect_nodes == (), orderly
+
+
+def test_a_hard_restart_in_a_job_the_scheduler_lost_a_node_of_names_it() -> None:
+    """Slurm's NODE_FAIL and the node's own log going down hard point at the same node; two
+    nodes going down together, or an orderly reboot, still name none."""
+    activity = [Activity(n, Source.SYSTEM, True) for n in NODES] + ran()
+    verdict = attribute(JOB, findings(z1_8=QUIET + BOOT), activity, {})
+    assert (verdict.cause, verdict.suspect_nodes) == (Cause.HARDWARE, ("z1-8",)), verdict
+    both = attribute(JOB, findings(z1_6=QUIET + BOOT, z1_8=QUIET + BOOT), activity, {})
+    assert both.suspect_nodes == (), both
 
 
 def test_a_node_that_booted_for_the_job_did_not_restart_under_it() -> None:

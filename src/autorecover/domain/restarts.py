@@ -14,6 +14,10 @@ What came before the banner says how:
   node, below the naming weight: with a second pointer (its output stopping first, a peer
   blaming it, another hardware line) it is named, alone it is not. Naming it alone was tried:
   right on the tuning split, it isolated healthy nodes on the held-out one;
+- one node going down hard in a job the scheduler ended because it lost a node (Slurm's
+  NODE_FAIL, Kubernetes' NodeLost) is that node: the scheduler's loss and the node's own log
+  are two independent pointers at it, and no other node went down (thirty-third session: the
+  corpus's tuning split had three such bundles, all that node's hardware), so it is named;
 - several nodes of one job going down hard during its run share a cause far more often than
   each failed on its own: their power or the site (an outage, a breaker, the rack's cooling),
   or a kernel fault the job's work meets on every node. None of them is named: retry.
@@ -28,6 +32,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from autorecover.domain.records import Activity, Blame, Finding, JobRecord, NodeAction, Source
+from autorecover.domain.shape import NODE_FAILED_STATES
 
 BOOT = "kernel.boot"
 SHUTDOWN = "kernel.shutdown"
@@ -41,6 +46,7 @@ SHUTDOWN_LEAD = timedelta(minutes=30)
 # the job's end by that long.
 AFTER_END = timedelta(minutes=10)
 HARD_WEIGHT = 45  # below naming: a node that went down hard needs a second pointer
+LOST_WEIGHT = 60  # ... such as the scheduler ending the job because it lost a node: named
 TOGETHER_WEIGHT = 60
 ORDERLY_WEIGHT = 50
 
@@ -87,6 +93,10 @@ def restarts(
     for boot in hard:
         if len(hard) > 1:
             out.append(_finding(boot, RESTARTED_TOGETHER, Blame.TRANSIENT, TOGETHER_WEIGHT))
+        elif job.state in NODE_FAILED_STATES:
+            out.append(
+                _finding(boot, HARD_RESTART, Blame.HARDWARE, LOST_WEIGHT, NodeAction.INSPECT)
+            )
         else:
             out.append(
                 _finding(boot, HARD_RESTART, Blame.HARDWARE, HARD_WEIGHT, NodeAction.MONITOR)
