@@ -1406,6 +1406,11 @@ KNOWN_MISSES: dict[str, str] = {
         "reads as a stall nothing explains (unknown, a bounded retry); that the destination dropped "
         "SYN packets is the thread's tcpdump"
     ),
+    "app-dgx-a100-nic-per-gpu-roce-switch-port-25g-ib-error12-vendor129-fixed-by-mtu": (
+        "NCCL's IB completion error 12 / vendor err 129 on two ranks before any progress reads as "
+        "a setup symptom with no cause (unknown, a bounded retry); that a wrong MTU on the RoCE path "
+        "was at fault, fixed by setting it right, is the thread's finding"
+    ),
 }
 
 
