@@ -1416,6 +1416,11 @@ KNOWN_MISSES: dict[str, str] = {
         "job runs with NCCL_IB_GID_INDEX) is the reporter's A/B, and the only line naming the "
         "setting is an INFO echo"
     ),
+    "app-dgx-a100-nic-per-gpu-roce-switch-port-25g-ib-error12-vendor129-fixed-by-mtu": (
+        "NCCL's IB completion error 12 / vendor err 129 on two ranks before any progress reads as "
+        "a setup symptom with no cause (unknown, a bounded retry); that a wrong MTU on the RoCE path "
+        "was at fault, fixed by setting it right, is the thread's finding"
+    ),
 }
 
 
