@@ -1406,6 +1406,11 @@ KNOWN_MISSES: dict[str, str] = {
         "reads as a stall nothing explains (unknown, a bounded retry); that the destination dropped "
         "SYN packets is the thread's tcpdump"
     ),
+    "tr-aurora-gpu-tile-compact-stoul-abort-daos-interception-sporadic-mercury-noise": (
+        "a wrapper script's 'Aborted' after an uncaught std::invalid_argument (stoul) reads as a "
+        "crash nothing explains (unknown, a bounded retry); that it is a sporadic bug between the "
+        "DAOS interception library and the site's gpu_tile_compact.sh udevadm call is the site's page"
+    ),
 }
 
 
