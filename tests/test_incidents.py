@@ -1421,6 +1421,11 @@ KNOWN_MISSES: dict[str, str] = {
         "a setup symptom with no cause (unknown, a bounded retry); that a wrong MTU on the RoCE path "
         "was at fault, fixed by setting it right, is the thread's finding"
     ),
+    "tr-aurora-gpu-tile-compact-stoul-abort-daos-interception-sporadic-mercury-noise": (
+        "a wrapper script's 'Aborted' after an uncaught std::invalid_argument (stoul) reads as a "
+        "crash nothing explains (unknown, a bounded retry); that it is a sporadic bug between the "
+        "DAOS interception library and the site's gpu_tile_compact.sh udevadm call is the site's page"
+    ),
 }
 
 
