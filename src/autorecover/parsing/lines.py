@@ -3,7 +3,9 @@
 Every format an incident bundle may hold is recognised here: syslog/journal
 (`Mar  2 11:41:58 host kernel: ...`), `dmesg -T` (`[Mon Mar  2 11:41:58 2026] ...`), plain
 `dmesg` (`[ 1843.308145] ...`, seconds since boot), ISO-8601 and Python logging stamps,
-glog-style torch lines (`E0302 11:41:57.185000 ...`, `[E302 11:41:53.327 ...]`), `srun -l`
+glog-style torch lines (`E0302 11:41:57.185000 ...`, `[E302 11:41:53.327 ...]`), vLLM's logger
+(`INFO 03-02 11:41:58 [file.py:12] ...`), Go's `log` (`2026/03/02 11:41:58 ...`), Hugging Face's
+example scripts (`03/02/2026 11:41:58 - INFO - ...`), `srun -l`
 rank prefixes (`3: `), torchrun's `[rank3]:` / `[default3]:`, Lightning's `[rank: 3]`, Ray's
 `(Worker pid=N, ip=A)`, and the wrappers that collectors put around a program's own line:
 Open MPI's `--tag-output` (`[1,3]<stderr>:`) and `--timestamp-output` (`ctime()` before the
