@@ -311,3 +311,17 @@ def test_vllm_go_and_hugging_face_stamps(line: str, when: datetime, message: str
 def test_a_level_word_without_vllms_stamp_is_no_time() -> None:
     for line in ("INFO: 127.0.0.1:40220 - GET /metrics", "ERROR 13-45 11:41:58 x", "INFO 03-02"):
         assert parse_line(line, REF).at is None, line
+
+
+def test_pdsh_prefix_before_vllm_go_and_hugging_face_stamps_is_taken_without_the_hosts() -> None:
+    """Where the job's node names are not at hand (a neighbour's time, a file's first and last
+    time), pdsh's host is still taken before the stamps these programs write."""
+    for line, when in (
+        ("spark-b: (RayWorkerWrapper pid=18240) INFO 08-10 08:00:41 [worker_base.py:611] x",
+         at(2026, 8, 10, 8, 0, 41)),
+        ("gpu-a01: ERROR 03-02 11:41:58 [core.py:586] EngineCore failed", at(2026, 3, 2, 11, 41, 58)),
+        ("gpu-a01: 2026/03/02 11:41:58 Loading NVML", at(2026, 3, 2, 11, 41, 58)),
+        ("gpu-a01: 03/02/2026 11:41:58 - INFO - x", at(2026, 3, 2, 11, 41, 58)),
+    ):  # fmt: skip
+        p = parse_line(line, REF)
+        assert (p.via, p.at) == (line.split(":", 1)[0], when), line

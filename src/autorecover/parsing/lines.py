@@ -51,13 +51,16 @@ _COMPOSE = re.compile(r"[\w.-]{1,64}[-_]\d{1,4} *\| ")
 _KUBECTL = re.compile(r"\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] ")
 # pdsh / clush (DeepSpeed's multi-node launcher runs pdsh): `<host>: ` before every line of
 # that host. Taken only before a prefix or a line shape it cannot be part of (a rank prefix,
-# a time, an NCCL line, Open MPI's tag, Ray's prefix), never before free text (unless the host
+# a time (ISO, glog, Go's, Hugging Face's, vLLM's after its level and a process prefix), an NCCL
+# line, Open MPI's tag, Ray's prefix), never before free text (unless the host
 # is one of the job's nodes: `_HOST_COLON`):
 # `nvidia-nvswitch0: ...`, `ib0: ...` keep their words; a host name has a digit or a hyphen
 # (`RuntimeError: ` has none). The host says where the line ran (`via`, as Ray's prefix does).
 _PDSH = re.compile(
     r"((?=[\w.-]{0,252}[A-Za-z])(?=[\w.-]{0,252}[\d-])[\w.-]{1,253}|\d{1,3}(?:\.\d{1,3}){3}): "
     r"(?=\[(?:rank|default)\d|\[?\d{4}-\d\d-\d\d[T ]\d\d:|\[?[IWEF]\d{4} \d\d:"
+    r"|\d{4}/\d\d/\d\d \d\d:|\d\d/\d\d/\d{4} \d\d:"
+    r"|(?:\([^()]{0,120}\) )?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:"
     r"|[\w.-]{1,253}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL |\[\d{1,6},\d{1,6}\]<"
     r"|\([^()]{0,120}\bip=)"
 )
