@@ -575,6 +575,11 @@ def test_hang_everywhere_at_once_names_nobody() -> None:
     # the user's budget bounds, not an infrastructure retry that could loop
     assert v.cause is Cause.UNKNOWN and v.suspect_nodes == (), v.summary
     assert "no evidence why" in v.summary
+    # when progress stopped, how long before the bundle and what counts as a hang: the reader
+    # can check the call (the newest progress at 120 min, collected at 180)
+    assert "(nothing since 2026-03-02 12:00:00Z, 60 min before the bundle was taken; 10 min " in (
+        v.summary
+    ), v.summary
 
 
 def test_hang_everywhere_after_a_peer_was_lost_is_a_stall_to_retry() -> None:

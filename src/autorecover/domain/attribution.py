@@ -84,7 +84,7 @@ from autorecover.domain.shape import (
     stopped_first,
     straggler,
 )
-from autorecover.domain.stalls import stalled
+from autorecover.domain.stalls import Stall, stalled
 from autorecover.domain.timeouts import (
     only_waited_out,
     waited_on_main_process,
@@ -362,7 +362,7 @@ def _decide(
             Cause.TRANSIENT, (), [*outliers, *own], symptoms, raised_reason(raised, outliers)
         )
     if hang is not None:
-        return _hung(job, hang.findings, outliers, symptoms, seen)
+        return _hung(job, hang, outliers, symptoms, seen)
     weak = weak_findings(seen)
     if weak:
         shown = ", ".join(f"{f.signal} on {f.node} ({f.blame.value} {f.weight})" for f in weak)
@@ -391,7 +391,7 @@ def _decide(
 
 def _hung(
     job: JobRecord,
-    stopped: Sequence[Finding],
+    hang: Stall,
     outliers: Sequence[Finding],
     symptoms: Sequence[Finding],
     seen: Sequence[Finding],
@@ -410,25 +410,30 @@ def _hung(
         {f.signal for f in seen if f.blame is Blame.TRANSIENT or f.signal in STORAGE_STALLS}
     )
     lost = killed_or_lost(job, seen)
-    if outliers:
-        why = (
-            "the job stopped making progress on every node at once and no node shows a "
-            f"fault: {outlier_reason(outliers)}"
+    stopped = "the job stopped making progress on every node at once"
+    if hang.since is not None:
+        quiet = int((job.collected - hang.since).total_seconds() // 60)
+        floor = int(hang.threshold.total_seconds() // 60)
+        stopped += (
+            f" (nothing since {hang.since:%Y-%m-%d %H:%M:%S}Z, {quiet} min before the bundle "
+            f"was taken; {floor} min without progress is a hang here)"
         )
+    if outliers:
+        why = f"{stopped} and no node shows a fault: {outlier_reason(outliers)}"
     elif shared:
         why = (
-            "the job stopped making progress on every node at once, beside a stall of what it "
-            f"shares ({', '.join(shared)}) and no node's fault: retry"
+            f"{stopped}, beside a stall of what it shares ({', '.join(shared)}) and no node's "
+            "fault: retry"
         )
     elif lost:
         why = (
-            "the job stopped making progress on every node at once after a process was killed "
-            "or a peer lost, and no node shows a fault: the others wait for it; retry"
+            f"{stopped}, after a process was killed or a peer lost, and no node shows a fault: "
+            "the others wait for it; retry"
         )
     else:
-        why = "the job stopped making progress on every node at once, with no evidence why"
+        why = f"{stopped}, with no evidence why"
     cause = Cause.TRANSIENT if shared or lost else Cause.UNKNOWN
-    return set_aside(cause, [*outliers, *stopped], symptoms, why, seen)
+    return set_aside(cause, [*outliers, *hang.findings], symptoms, why, seen)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,8 @@ HANG_GAPS = 3  # ... nor than this many gaps between a log's progress lines (eve
 class Stall:
     suspects: list[str]
     findings: list[Finding]
+    since: datetime | None = None  # the newest progress (or line) on any node
+    threshold: timedelta = HANG_FLOOR  # how long nothing had to move for a hang
 
 
 # A node's own kernel saying its CPUs stopped scheduling (a soft or hard lockup, an RCU stall):
@@ -116,7 +118,7 @@ def stalled(
                 at=at,
             )
         )
-    return Stall(suspects=suspects, findings=findings)
+    return Stall(suspects=suspects, findings=findings, since=newest, threshold=threshold)
 
 
 def _only_started(node: str, last: datetime, began: dict[str, datetime]) -> bool:
