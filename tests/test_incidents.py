@@ -1453,6 +1453,12 @@ KNOWN_MISSES: dict[str, str] = {
         "failed its health check and is being replaced is what the HyperPod pages show, and the "
         "catalog reads no auto-resume line"
     ),
+    "app-oke-slurm-pyxis-sriov-vf-mellanox-visible-devices-enroot-hook-ifaces-unbound-variable": (
+        "an Enroot hook's bash error ('99-mellanox.sh: line 88: ifaces[id]: unbound variable') on "
+        "every task at container start, with nothing else, is no failure signal the catalog reads "
+        "(unknown, a bounded retry); that MELLANOX_VISIBLE_DEVICES must not be set on SR-IOV VF "
+        "workers is Oracle's guide, not a line"
+    ),
 }
 
 
