@@ -227,3 +227,19 @@ def test_a_node_that_printed_only_its_start_up_is_not_silent_since() -> None:
     )
     v = attribute(running, [], [head, beside], {})
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("worker",)), v.summary
+
+
+def test_a_node_hyperpods_auto_resume_leaves_out_of_the_kept_ones_is_named() -> None:
+    """SageMaker HyperPod's auto-resume keeps the healthy nodes (a Slurm hostlist) and drops
+    the rest: a node of the job left out is the platform's failed node. A list in names the job
+    does not use, or one that keeps every node, names none."""
+    nodes = ("ip-10-1-65-134", "ip-10-1-65-171", "ip-10-1-73-87", "ip-10-1-90-5")
+    kept = "ip-10-1-65-[134,171],ip-10-1-90-5"
+    line = finding("hyperpod.auto_resume_kept", nodes[0], Blame.SYMPTOM, 5,
+                   details=(("healthy_hosts", kept),))  # fmt: skip
+    [named] = named_failures([line], job(nodes))
+    assert (named.node, named.signal, named.blame) == ("ip-10-1-73-87", "node.reported_failed",
+                                                      Blame.HARDWARE)  # fmt: skip
+    for other in ("gpu-[01-03]", "ip-10-1-65-[134,171],ip-10-1-73-87,ip-10-1-90-5", "x[1-"):
+        odd = replace(line, details=(("healthy_hosts", other),))
+        assert named_failures([odd], job(nodes)) == [], other

@@ -34,7 +34,7 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-lifecycle.toml"
-NAMESPACES = frozenset({"cloud", "k8s", "npd", "karpenter", "autoscaler", "iris"})
+NAMESPACES = frozenset({"cloud", "k8s", "npd", "karpenter", "autoscaler", "iris", "hyperpod"})
 FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 REQUIRED: dict[str, Blame] = {
@@ -62,6 +62,8 @@ REQUIRED: dict[str, Blame] = {
     # SageMaker HyperPod
     "cloud.hyperpod_node_replace": Blame.HARDWARE,
     "cloud.hyperpod_node_reboot": Blame.HARDWARE,
+    "hyperpod.auto_resume_failed": Blame.SYMPTOM,
+    "hyperpod.auto_resume_kept": Blame.SYMPTOM,
     # Iris (marin-community/marin's cluster manager)
     "iris.parent_preempted": Blame.TRANSIENT,
     # node-problem-detector
@@ -203,6 +205,18 @@ GOLDEN: Golden = [
      {}),
     ("                    sagemaker.amazonaws.com/node-health-status=UnschedulablePendingReboot",
      "cloud.hyperpod_node_reboot", {}),
+    # the ai-on-sagemaker-hyperpod guide's Slurm resiliency page (srun --auto-resume=1): the step
+    # failed, the plugin drops the nodes the cluster agent found unhealthy and keeps the rest
+    ("[Auto Resume] Info: JobID: 82 StepID: 0 Job failed - replacing nodes",
+     "hyperpod.auto_resume_failed", {}),
+    ("[Auto Resume] Info: JobID: 82 StepID: 0 Job failed - Droping unhealthy nodes",
+     "hyperpod.auto_resume_failed", {}),
+    ("[Auto Resume] Info: JobID: 123 StepID: 0 Job failed - Dropping unhealthy nodes",
+     "hyperpod.auto_resume_failed", {}),
+    ("[Auto Resume] Info: JobID: 82 StepID: 0 Succesfully shrink job to retain healthy nodes "
+     "ip-10-1-10-50,ip-10-1-25-242,ip-10-1-65-[134,171],ip-10-1-85-226",
+     "hyperpod.auto_resume_kept",
+     {"healthy_hosts": "ip-10-1-10-50,ip-10-1-25-242,ip-10-1-65-[134,171],ip-10-1-85-226"}),
     # --- Iris ---
     # marin-community/marin's debugging notes (the children of an RL root whose worker failed)
     ("2026-11-18 18:07:15,801 ERROR iris.client: job /ahmed/irl-e4p-100/train KILLED: Parent "

@@ -1,6 +1,7 @@
 """What other nodes, the scheduler and relays say about a node.
 
-* **Named failures.** Slurm's `srun: error: Node failure on X` counts against X.
+* **Named failures.** Slurm's `srun: error: Node failure on X` counts against X, and so does a
+  node of the job that SageMaker HyperPod's auto-resume leaves out of the nodes it kept.
 * **Peers.** Network errors that name a peer's address count (weakly) against the node that
   announced that address (NCCL's bootstrap lines, Ray's banner: the address book).
 * **Forwarded lines.** A line one node's output relays from another's process (Ray's
@@ -19,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from autorecover.domain.hostlists import HostlistError, expand_hostlist
 from autorecover.domain.records import Blame, Finding, JobRecord
 
 ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip"})  # lines announcing addresses
@@ -27,13 +29,33 @@ PEER_BLAME_WEIGHT = 35  # other nodes' NCCL errors name this node's address
 
 
 def named_failures(findings: Iterable[Finding], job: JobRecord) -> list[Finding]:
-    """A node another node's log names as failed (`srun: error: Node failure on X`)."""
+    """A node another node's log names as failed (`srun: error: Node failure on X`), or that
+    a platform resuming the job left out of the nodes it kept (SageMaker HyperPod's
+    auto-resume: "shrink job to retain healthy nodes <hostlist>")."""
     out = []
     for f in findings:
         host = job.node_named(f.detail("failed_host"))
         if host is not None:
             out.append(_about(host, f, "node.reported_failed", NAMED_FAILURE_WEIGHT, f.node))
+        for host in _left_out(f.detail("healthy_hosts"), job):
+            out.append(_about(host, f, "node.reported_failed", NAMED_FAILURE_WEIGHT, f.node))
     return out
+
+
+def _left_out(kept: str | None, job: JobRecord) -> list[str]:
+    """The job's nodes a list of kept nodes leaves out: only when every kept name is one of the
+    job's nodes (a list in other names says nothing about these) and some but not all are."""
+    if not kept:
+        return []
+    try:
+        names = expand_hostlist(kept)
+    except HostlistError:
+        return []
+    nodes = [job.node_named(n) for n in names]
+    if not nodes or any(n is None for n in nodes):
+        return []
+    left = [n for n in job.nodes if n not in nodes]
+    return left if len(left) < len(job.nodes) else []
 
 
 def _about(node: str, f: Finding, signal: str, weight: int, reported_by: str) -> Finding:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from autorecover.domain import hostlists
+
 NODE_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?")
 JOB_ID = re.compile(r"[1-9][0-9]{0,9}")  # the job's own id (array tasks have their own)
 # Free text we pass as one scontrol value: no quotes, `=`, `;`, `$`, backticks, pipes,
@@ -65,61 +67,9 @@ def clean_text(value: str, limit: int = MAX_TEXT) -> str:
 
 
 def expand_hostlist(expr: str) -> tuple[str, ...]:
-    """`gpu[01-03,07],cpu1` -> ("gpu01", "gpu02", "gpu03", "gpu07", "cpu1"); "" -> ().
-
-    Slurm's "(null)" and "" mean no nodes. Zero padding is kept (`[08-10]` -> 08, 09, 10). Only
-    one bracket group per name is supported (Slurm prints no others for flat node names).
-    """
-    expr = expr.strip()
-    if expr in ("", "(null)", "None", "N/A"):
-        return ()
-    out: list[str] = []
-    for prefix, ranges, suffix in _split_hostlist(expr):
-        if ranges is None:
-            out.append(prefix + suffix)
-            continue
-        for part in ranges.split(","):
-            m = _RANGE.fullmatch(part.strip())
-            if m is None:
-                raise InvalidNameError(f"not a hostlist range: {part!r} in {expr!r}")
-            lo_text, hi_text = m.group(1), m.group(2) or m.group(1)
-            lo, hi = int(lo_text), int(hi_text)
-            if hi < lo or len(out) + hi - lo >= MAX_HOSTLIST_NODES:
-                raise InvalidNameError(f"hostlist range out of bounds: {part!r} in {expr!r}")
-            width = len(lo_text) if lo_text.startswith("0") else 0
-            out.extend(f"{prefix}{i:0{width}d}{suffix}" for i in range(lo, hi + 1))
-    return tuple(out)
-
-
-def _split_hostlist(expr: str) -> list[tuple[str, str | None, str]]:
-    """(prefix, bracket contents or None, suffix) for each comma-separated entry."""
-    entries: list[tuple[str, str | None, str]] = []
-    depth = 0
-    start = 0
-    pieces: list[str] = []
-    for i, ch in enumerate(expr):
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            pieces.append(expr[start:i])
-            start = i + 1
-        if depth < 0 or depth > 1:
-            raise InvalidNameError(f"not a hostlist: {expr!r}")
-    if depth != 0:
-        raise InvalidNameError(f"not a hostlist: {expr!r}")
-    pieces.append(expr[start:])
-    for piece in pieces:
-        piece = piece.strip()
-        if not piece:
-            continue
-        if "[" not in piece:
-            entries.append((piece, None, ""))
-            continue
-        head, _, rest = piece.partition("[")
-        inner, _, tail = rest.partition("]")
-        if "[" in tail or "]" in tail:
-            raise InvalidNameError(f"more than one bracket group: {piece!r}")
-        entries.append((head, inner, tail))
-    return entries
+    """`gpu[01-03,07],cpu1` -> ("gpu01", "gpu02", "gpu03", "gpu07", "cpu1"); "" -> ()
+    (`domain.hostlists.expand_hostlist`; a malformed one raises InvalidNameError)."""
+    try:
+        return hostlists.expand_hostlist(expr)
+    except hostlists.HostlistError as exc:
+        raise InvalidNameError(str(exc)) from None
