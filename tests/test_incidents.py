@@ -1452,6 +1452,14 @@ KNOWN_MISSES: dict[str, str] = {
         "(unknown, a bounded retry); that MELLANOX_VISIBLE_DEVICES must not be set on SR-IOV VF "
         "workers is Oracle's guide, not a line"
     ),
+    # the c265 batch (Slurm container and cluster-management documentation), scored fresh
+    "hw-slurm-pyxis-98-nvidia-hook-stat-failed-dev-nvidia-modeset-one-node-of-four": (
+        "pyxis's container start failure with the umbrella 98-nvidia.sh hook line on one node of "
+        "four reads as a start-up fault a retry gets past (transient, slurm.pyxis_start_failed); "
+        "the inner 'nvidia-container-cli: mount error: stat failed: /dev/nvidia-modeset' line is "
+        "not read, and that a missing control device means the node's driver state is broken is "
+        "the pyxis wiki's error reference"
+    ),
 }
 
 
