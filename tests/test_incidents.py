@@ -1460,6 +1460,13 @@ KNOWN_MISSES: dict[str, str] = {
         "not read, and that a missing control device means the node's driver state is broken is "
         "the pyxis wiki's error reference"
     ),
+    # the c268 batch (research-computing documentation), scored fresh
+    "app-daic-v100-two-node-ddp-avx512-extension-illegal-instruction-on-broadwell-node": (
+        "srun's 'awi02: tasks 2-3: Illegal instruction' after NCCL init, with nothing else, reads "
+        "as a task killed by a crash signal nobody explains (unknown, a bounded retry); that the "
+        "job's binary uses CPU extensions the node's processor lacks, so the build or the "
+        "--constraint request is at fault, is DAIC's FAQ and node table, not a line"
+    ),
 }
 
 
