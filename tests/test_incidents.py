@@ -1453,13 +1453,6 @@ KNOWN_MISSES: dict[str, str] = {
         "workers is Oracle's guide, not a line"
     ),
     # the c265 batch (Slurm container and cluster-management documentation), scored fresh
-    "hw-slurm-pyxis-98-nvidia-hook-stat-failed-dev-nvidia-modeset-one-node-of-four": (
-        "pyxis's container start failure with the umbrella 98-nvidia.sh hook line on one node of "
-        "four reads as a start-up fault a retry gets past (transient, slurm.pyxis_start_failed); "
-        "the inner 'nvidia-container-cli: mount error: stat failed: /dev/nvidia-modeset' line is "
-        "not read, and that a missing control device means the node's driver state is broken is "
-        "the pyxis wiki's error reference"
-    ),
     # the c268 batch (research-computing documentation), scored fresh
     "app-daic-v100-two-node-ddp-avx512-extension-illegal-instruction-on-broadwell-node": (
         "srun's 'awi02: tasks 2-3: Illegal instruction' after NCCL init, with nothing else, reads "

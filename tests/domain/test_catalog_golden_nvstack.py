@@ -84,6 +84,9 @@ from domain.golden import CATALOG, found, hits
          "container.cli_host_setup_failed", Blame.HARDWARE),
         ("nvidia-container-cli: container error: cgroup subsystem devices not found: unknown",
          "container.cli_host_setup_failed", Blame.HARDWARE),
+        # the pyxis wiki's "Pyxis / Enroot Error Reference" (a device node missing on the host)
+        ("pyxis:     nvidia-container-cli: mount error: stat failed: /dev/nvidia-modeset: no such "
+         "file or directory", "container.cli_host_setup_failed", Blame.HARDWARE),
         ("nvidia-container-cli: mount error: failed to add device rules: unable to find any "
          "existing device filters attached to the cgroup: bpf_prog_query(BPF_CGROUP_DEVICE) "
          "failed: operation not permitted: unknown.", "container.cli_host_setup_failed",
