@@ -1460,6 +1460,14 @@ KNOWN_MISSES: dict[str, str] = {
         "job's binary uses CPU extensions the node's processor lacks, so the build or the "
         "--constraint request is at fault, is DAIC's FAQ and node table, not a line"
     ),
+    # the c269 batch (Kubernetes batch/ML operators' documentation: Determined), scored fresh
+    "app-determined-slurm-apptainer-1-1-unprivileged-var-tmp-mount-operation-not-supported-every-node": (
+        "Apptainer's 'FATAL: container creation failed: mount /var/tmp->/var/tmp ... could not mount "
+        "/var/tmp: operation not supported' on every node at start-up reads as a container start "
+        "symptom nobody explains (unknown, apptainer.creation_failed, a bounded retry); that this is "
+        "an installation or configuration error of unprivileged Apptainer >= 1.1.0 that a retry "
+        "repeats is Determined's known-issues page, not a line"
+    ),
 }
 
 
