@@ -1475,6 +1475,14 @@ KNOWN_MISSES: dict[str, str] = {
         "one node fail on a file the other nodes read fine, i.e. that node's stale gcsfuse mount (remount "
         "or reboot it, per gcsfuse's troubleshooting page), is the page and the per-node pattern, not a line"
     ),
+    # the c272 batch (training frameworks' reference pages), scored fresh
+    "app-transformers-run-clm-two-node-firewalled-gpu-nodes-connection-error-cannot-find-files-in-cached-path-slurm": (
+        "Transformers' 'ValueError: Connection error, and we cannot find the requested files in "
+        "the cached path.' on every rank reads as the Hub unreachable for a moment (transient, "
+        "service.hf_hub_unreachable); that the cluster's GPU nodes are firewalled from the "
+        "internet, so a retry hits the same wall and the job must run offline, is the "
+        "Transformers troubleshooting guide, not a line"
+    ),
 }
 
 
