@@ -1484,13 +1484,6 @@ KNOWN_MISSES: dict[str, str] = {
         "Transformers troubleshooting guide, not a line"
     ),
     # the c271 batch (network and MPI stacks' documentation), scored fresh
-    "app-mpich-ch3-mpi4py-sweep-workers-outrun-coordinator-unexpected-message-storm": (
-        "MPICH's 'Failed to allocate memory for an unexpected message. 261894 unexpected messages "
-        "queued.' on rank 0, followed only by srun's exit and cancellation lines, is no failure "
-        "signal the catalog reads (unknown, a bounded retry); that an unexpected-message storm is "
-        "the program's senders running ahead of its receiver, an application bug, is MPICH's FAQ, "
-        "not a line"
-    ),
 }
 
 

@@ -60,6 +60,7 @@ REQUIRED: dict[str, Blame] = {
     "pmix.slurm_peer_failed": Blame.SYMPTOM,
     "mpich.fatal_error": Blame.SYMPTOM,
     "mpich.usage_error": Blame.APPLICATION,
+    "mpich.unexpected_message_alloc": Blame.APPLICATION,
     "mpich.ofi_poll_failed": Blame.SYMPTOM,
     "mpich.ofi_init_failed": Blame.APPLICATION,
     "mpich.bad_termination": Blame.SYMPTOM,
