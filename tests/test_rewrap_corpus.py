@@ -20,11 +20,12 @@ from autorecover.parsing.scanning import Scanner
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 CORPUS = Path(__file__).resolve().parent / "corpus"
-# tune bundles only: a Slurm node failure, a Kubernetes eviction, a hang, a peer named by gloo
+# tune bundles only: a Slurm node failure, a Kubernetes eviction, a hang with nothing behind it
+# (unknown), a peer named by gloo
 BUNDLES = (
     "hw-m4-srun-node-failure",
     "tr-k8s-evicted-ephemeral-storage",
-    "hang-elastic-worker-killed-nccl-peer-closed",
+    "unknown-jz-a100-40-node-100b-hangs-after-iteration-1-no-error-cuda-launch-blocking-workaround",
     "hw-gloo-peer-closed-xid79",
 )
 NEW = (
