@@ -410,14 +410,13 @@ def _hung(
         {f.signal for f in seen if f.blame is Blame.TRANSIENT or f.signal in STORAGE_STALLS}
     )
     lost = killed_or_lost(job, seen)
-    stopped = "the job stopped making progress on every node at once"
-    if hang.since is not None:
-        quiet = int((job.collected - hang.since).total_seconds() // 60)
-        floor = int(hang.threshold.total_seconds() // 60)
-        stopped += (
-            f" (nothing since {hang.since:%Y-%m-%d %H:%M:%S}Z, {quiet} min before the bundle "
-            f"was taken; {floor} min without progress is a hang here)"
-        )
+    quiet = int((job.collected - hang.since).total_seconds() // 60)
+    floor = int(hang.threshold.total_seconds() // 60)
+    stopped = (
+        "the job stopped making progress on every node at once (nothing since "
+        f"{hang.since:%Y-%m-%d %H:%M:%S}Z, {quiet} min before the bundle was taken; {floor} min "
+        "without progress is a hang here)"
+    )
     if outliers:
         why = f"{stopped} and no node shows a fault: {outlier_reason(outliers)}"
     elif shared:

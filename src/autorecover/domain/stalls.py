@@ -27,8 +27,8 @@ HANG_GAPS = 3  # ... nor than this many gaps between a log's progress lines (eve
 class Stall:
     suspects: list[str]
     findings: list[Finding]
-    since: datetime | None = None  # the newest progress (or line) on any node
-    threshold: timedelta = HANG_FLOOR  # how long nothing had to move for a hang
+    since: datetime  # the newest progress (or line) on any node
+    threshold: timedelta  # how long nothing had to move for a hang
 
 
 # A node's own kernel saying its CPUs stopped scheduling (a soft or hard lockup, an RCU stall):

@@ -49,6 +49,7 @@ _CTIME = re.compile(
 _COMPOSE = re.compile(r"[\w.-]{1,64}[-_]\d{1,4} *\| ")
 # `kubectl logs --prefix`: [pod/<pod>/<container>] before every line
 _KUBECTL = re.compile(r"\[pod/[\w.-]{1,253}/[\w.-]{1,63}\] ")
+_LEVELS = "DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL"  # Python logging's level names, as vLLM prints
 # pdsh / clush (DeepSpeed's multi-node launcher runs pdsh): `<host>: ` before every line of
 # that host. Taken only before a prefix or a line shape it cannot be part of (a rank prefix,
 # a time (ISO, glog, Go's, Hugging Face's, vLLM's after its level and a process prefix), an NCCL
@@ -60,7 +61,7 @@ _PDSH = re.compile(
     r"((?=[\w.-]{0,252}[A-Za-z])(?=[\w.-]{0,252}[\d-])[\w.-]{1,253}|\d{1,3}(?:\.\d{1,3}){3}): "
     r"(?=\[(?:rank|default)\d|\[?\d{4}-\d\d-\d\d[T ]\d\d:|\[?[IWEF]\d{4} \d\d:"
     r"|\d{4}/\d\d/\d\d \d\d:|\d\d/\d\d/\d{4} \d\d:"
-    r"|(?:\([^()]{0,120}\) )?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d\d-\d\d \d\d:"
+    rf"|(?:\([^()]{{0,120}}\) )?(?:{_LEVELS}) \d\d-\d\d \d\d:"
     r"|[\w.-]{1,253}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL |\[\d{1,6},\d{1,6}\]<"
     r"|\([^()]{0,120}\bip=)"
 )
@@ -92,7 +93,7 @@ _GLOG = re.compile(r"\[?([IWEF])(\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d
 # pid=2) `, `(EngineCore_DP0 pid=7) `): the line keeps its text, as glog's does.
 _VLLM = re.compile(
     r"(?:\([\w.-]{1,80}(?: \w{1,20}=[\w.:-]{1,60}){0,4}\) )?"
-    r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})"
+    rf"(?:{_LEVELS}) (\d{{2}})-(\d{{2}}) (\d{{2}}):(\d{{2}}):(\d{{2}})"
     r"(?:\.(\d{1,6}))? "
 )
 # Go's log package (log.LstdFlags: "2009/01/23 01:23:23", Lmicroseconds adds ".123123"): the
@@ -220,15 +221,15 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
             return None, uptime, None, rest[m.end() :]
         m = _GLOG.match(rest)
         if m:
-            return _glog(m, reference), None, None, rest
+            return _yearless(m, reference, 2), None, None, rest
     elif first in "IWEF":
         m = _GLOG.match(rest)
         if m:
-            return _glog(m, reference), None, None, rest
+            return _yearless(m, reference, 2), None, None, rest
     if first == "(" or first.isupper():
         m = _VLLM.match(rest)
         if m:
-            return _vllm(m, reference), None, None, rest
+            return _yearless(m, reference, 1), None, None, rest
     if first.isupper():
         m = _CTIME.match(rest)
         if m:
@@ -285,21 +286,15 @@ def _slashed(m: re.Match[str]) -> datetime | None:
     return _build(year, month, day, hh, mm, ss, frac)
 
 
-def _vllm(m: re.Match[str], reference: datetime) -> datetime | None:
-    month, day = int(m.group(1)), int(m.group(2))
-    hh, mm, ss = (int(g) for g in m.group(3, 4, 5))
+def _yearless(m: re.Match[str], reference: datetime, first: int) -> datetime | None:
+    """A stamp without a year (glog's `E0302 11:41:57.185`, vLLM's `03-02 11:41:58`): month,
+    day, hours, minutes, seconds and an optional fraction in the groups from `first` on; the
+    year is the one nearest `reference`."""
+    month, day, hh, mm, ss = (int(g) for g in m.group(*range(first, first + 5)))
     at = _nearest_year(reference, month, day, hh, mm, ss)
-    if at is not None and m.group(6):
-        at = at.replace(microsecond=int(m.group(6).ljust(6, "0")))
-    return at
-
-
-def _glog(m: re.Match[str], reference: datetime) -> datetime | None:
-    month, day = int(m.group(2)), int(m.group(3))
-    hh, mm, ss = (int(g) for g in m.group(4, 5, 6))
-    at = _nearest_year(reference, month, day, hh, mm, ss)
-    if at is not None and m.group(7):
-        at = at.replace(microsecond=int(m.group(7)[:6].ljust(6, "0")))
+    frac = m.group(first + 5)
+    if at is not None and frac:
+        at = at.replace(microsecond=int(frac[:6].ljust(6, "0")))
     return at
 
 
