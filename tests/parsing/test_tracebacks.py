@@ -91,3 +91,59 @@ def test_python_311_carets_under_the_source_line_are_skipped(scanner: Scanner) -
     )
     (f,) = _findings(scanner, snippet)
     assert f.signal == PARENT_PIPE_CUT
+
+
+@pytest.mark.parametrize(
+    ("exception", "rest", "signal"),
+    [
+        # gloo puts its source location before its text: broken after it, by a width or a paste
+        (
+            "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534]",
+            ["Connection closed by peer [10.30.0.13]:10895"],
+            "gloo.peer_closed",
+        ),
+        (
+            "[rank0]: RuntimeError:",
+            [
+                "[/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81]",
+                "Timed out waiting 1800000ms for recv operation to complete",
+            ],
+            "gloo.io_timeout",
+        ),
+        # c10d's "NCCL error in: <file>:<line>," before NCCL's text
+        (
+            "RuntimeError: NCCL error in: /torch/lib/c10d/ProcessGroupNCCL.cpp:260,",
+            ["unhandled system error"],
+            "nccl.unhandled_system_error",
+        ),
+    ],
+)
+def test_an_unfinished_exception_message_goes_on_below(
+    scanner: Scanner, exception: str, rest: list[str], signal: str
+) -> None:
+    found = _findings(scanner, "\n".join([exception, *rest, "done"]) + "\n")
+    assert signal in {f.signal for f in found}
+    assert not any(f.signal.startswith("python.") for f in found)
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        # another program's line, or one with a time of its own, is not the message's rest
+        "srun: error: gpu-v100-07: task 0: Exited with exit code 1",
+        "2020-05-06T18:03:00Z ERROR:torch.distributed.elastic.multiprocessing.api:failed "
+        "(exitcode: 1) local_rank: 0 (pid: 7796) of binary: /usr/bin/python",
+        "",
+    ],
+)
+def test_an_unfinished_message_followed_by_a_line_of_its_own_stays_the_jobs(
+    scanner: Scanner, after: str
+) -> None:
+    text = "2020-05-06T18:02:59Z FileNotFoundError: [Errno 2] No such file or directory:\n"
+    found = _findings(scanner, text + after + "\n")
+    assert "python.exception" in {f.signal for f in found}
+
+
+def test_a_whole_exception_message_is_not_read_on(scanner: Scanner) -> None:
+    text = "ValueError: batch size must be positive\nConnection closed by peer [10.0.0.2]:1\n"
+    assert "python.exception" in {f.signal for f in _findings(scanner, text)}

@@ -69,6 +69,16 @@ def test_an_exception_cut_before_its_store_timeout_is_the_timeout_again() -> Non
     assert lines[0] == STORE
 
 
+def test_a_line_as_long_as_the_width_but_wrapped_is_joined_with_its_blank() -> None:
+    # a wrap at 70 that happens to leave the first piece exactly that long: cut or wrapped? both
+    # joins read as NCCL's CUDA failure, only the wrapped one also as CUDA's own text
+    line = "E0811 16:41:26.127199 48210 CtranIpc.cc:120] Cuda failure 400 'invalid resource handle'"
+    first, rest = line[:70], line[71:]
+    assert line[70] == " "
+    lines = rejoin("\n".join(["x" * 50, first, rest, "done"]), READ).split("\n")
+    assert lines[1] == line and "cuda.invalid_usage" in signals(lines[1])
+
+
 def test_a_file_that_was_not_cut_is_returned_as_it_is() -> None:
     progress = [f"[2026-05-05 14:{m:02d}:25] iteration {m:6d}/  250 | loss 2.{m:04d} | lr 1.0E-05" for m in range(10, 40)]  # fmt: skip
     assert len({len(line) for line in progress}) == 1 and len(progress[0]) >= MIN_WIDTH

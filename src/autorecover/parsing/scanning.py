@@ -40,7 +40,7 @@ from autorecover.parsing.lines import ParsedLine, find_embedded_time, parse_line
 from autorecover.parsing.prefilters import HyperscanPrefilter, make_prefilter
 from autorecover.parsing.progress_lines import TEXT_PROGRESS_MARKERS, parse_progress
 from autorecover.parsing.telemetry_records import parse_telemetry
-from autorecover.parsing.tracebacks import parent_pipe_cut, traceback_of
+from autorecover.parsing.tracebacks import continuation, parent_pipe_cut, traceback_of
 from autorecover.parsing.unwrapping import Reading
 
 CHUNK_BYTES = 4 << 20
@@ -291,6 +291,8 @@ class Scanner:
                 finding = self._finding(sig, m, text, parsed, when, state, line_no)
                 if finding is None:
                     continue
+                if sig.key in GENERIC_SIGNATURES and self._continued(chunk, stop, parsed, state):
+                    continue  # the message goes on below, where a specific reading says it
                 if sig.key in GENERIC_SIGNATURES or sig.key in FRAME_READ:
                     tb = traceback_of(chunk, start, parsed, state.reference, state.hosts)
                     extra = [("frame", tb.frame)] if tb.frame is not None else []
@@ -305,6 +307,13 @@ class Scanner:
                 state.keep(finding)
         # Lines counted piecewise: each byte of the chunk is looked at once.
         state.lines = line_no - 1 + chunk.count(b"\n", counted_to)
+
+    def _continued(self, chunk: bytes, stop: int, parsed: ParsedLine, state: _FileState) -> bool:
+        """Whether a bare exception's unfinished message goes on in the next lines and those
+        read as something specific: their own findings say what failed, as they would have on
+        the exception's line had the message stood on one."""
+        rest = continuation(chunk, stop, parsed, state.reference, state.hosts)
+        return bool(rest) and any(not r.generic for r in self.readings(rest))
 
     def _finding(
         self,

@@ -37,6 +37,19 @@ _SPAWN_READ = re.compile(r"multiprocessing[/\\]spawn\.py:\d+ in _main$")
 _SPAWN_SOURCE = re.compile(r"\breduction\.pickle\.load\(from_parent\)")
 _INPUT_CUT = re.compile(r"\bEOFError: Ran out of input\b|\bpickle data was truncated\b")
 
+# An exception line's message (Lib/traceback.py prints `Name: message`) that stops before saying
+# anything: empty, ending in a colon or a comma ("NCCL error in: <file>:<line>," before NCCL's
+# text, Ray's "failed with status failed and error:" before the remote error), or only the source
+# location c10 and gloo put before their text ("[../third_party/gloo/gloo/transport/tcp/
+# pair.cc:534]"). Its text is on the next lines: printed there by the library, or broken at a
+# width by whoever pasted the log.
+_MESSAGE = re.compile(r"(?:Error|Exception|Exit|Interrupt):[ \t]*(.*)$")
+_UNFINISHED = re.compile(r"|.*[:,]|\[[^\]\s]{1,300}:\d+\]")
+# A line another program or logger begins ("srun: error: ...", "ERROR:torch.distributed...")
+# is its own, not the rest of the message above it.
+_OWN_LINE = re.compile(r"[\w.-]{1,40}: |[A-Z]{3,8}[:\]]")
+CONTINUED_LINES = 2
+
 
 @dataclass(frozen=True, slots=True)
 class Traceback:
@@ -76,6 +89,33 @@ def traceback_of(
         if "Traceback (most recent call last)" in text:
             header = True
     return Traceback(frame, source)
+
+
+def continuation(
+    chunk: bytes, stop: int, parsed: ParsedLine, reference: datetime, hosts: frozenset[str]
+) -> str:
+    """The rest of an unfinished exception message (the line ending at `stop`): the next few
+    lines that go on with it, joined by blanks, up to the first that begins a line of its own
+    (another time or rank, another program's prefix) or is blank; "" when the message is whole."""
+    m = _MESSAGE.search(parsed.message)
+    if m is None or not _UNFINISHED.fullmatch(m.group(1).rstrip()):
+        return ""
+    rest: list[str] = []
+    pos = stop + 1
+    for _ in range(CONTINUED_LINES):
+        if pos >= len(chunk):
+            break
+        end = chunk.find(b"\n", pos)
+        end = len(chunk) if end == -1 else end
+        line = parse_line(decode(chunk[pos:end].rstrip(b"\r")), reference, hosts)
+        own = (line.at is not None and line.at != parsed.at) or line.uptime_s is not None
+        if own or line.rank not in (None, parsed.rank) or not line.message.strip():
+            break
+        if _OWN_LINE.match(line.message):
+            break
+        rest.append(line.message.strip())
+        pos = end + 1
+    return " ".join(rest)
 
 
 def parent_pipe_cut(text: str, tb: Traceback) -> bool:

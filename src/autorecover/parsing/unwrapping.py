@@ -14,6 +14,7 @@ so the width (the file's longest line, at least `MIN_WIDTH` characters) is only 
 each join is tried, not assumed. A line may have been broken before the next where it is
 exactly as long as the width (cut: joined as it is) or where the next line's first word would
 not have fitted after it (wrapped: joined with a blank); the run goes on while the pieces do.
+A line exactly the width may be either; where both joins pass, the one that reads as more wins.
 A run is joined where the joined text reads as something the first piece did not, and still
 as everything specific it did, and either
 - a signature no piece matches alone matches across a break, or
@@ -76,15 +77,22 @@ def rejoin(text: str, readings: Matcher) -> str:
         return text
     i = tries = joins = 0
     while i < len(bare) - 1 and tries < MAX_TRIES:
+        best: tuple[int, str, int] | None = None
         for sep, end in _runs(bare, i, width):
             tries += 1
             pieces = bare[i : end + 1]
             if _was_broken(pieces, sep, readings):
-                lines[i] = sep.join(pieces)
-                lines[i + 1 : end + 1] = [""] * (end - i)
-                joins += 1
-                i = end
-                break
+                # A line exactly the width may have been cut or wrapped there: the join that
+                # reads as more is the one that put the message back.
+                said = len({r.key for r in readings(sep.join(pieces)) if not r.generic})
+                if best is None or said > best[0]:
+                    best = (said, sep, end)
+        if best is not None:
+            _, sep, end = best
+            lines[i] = sep.join(bare[i : end + 1])
+            lines[i + 1 : end + 1] = [""] * (end - i)
+            joins += 1
+            i = end
         i += 1  # on a miss the message may begin on the next line (a frame before its error)
     return "\n".join(lines) if joins else text
 
