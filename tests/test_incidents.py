@@ -1492,6 +1492,12 @@ KNOWN_MISSES: dict[str, str] = {
         "--enable-chunked-prefill argument triggers it, so every redeploy fails alike until it is "
         "removed, is the OpenShift AI deployment guide, not a line"
     ),
+    "app-openshift-pytorchjob-hostusers-false-cdi-hook-container-create-failed-sync-socket": (
+        "'Error: container create failed: read status from sync socket: No such process' as the "
+        "pods' only events on both nodes matches no signal (unknown, a bounded retry); that the "
+        "pod spec's hostUsers: false breaks the NVIDIA CDI hook, so every resubmission fails alike "
+        "until the field is dropped, is the GPU Operator's CDI known issue, not a line"
+    ),
 }
 
 
