@@ -1498,6 +1498,14 @@ KNOWN_MISSES: dict[str, str] = {
         "pod spec's hostUsers: false breaks the NVIDIA CDI hook, so every resubmission fails alike "
         "until the field is dropped, is the GPU Operator's CDI known issue, not a line"
     ),
+    # the c275 batch (schedulers other than Slurm and their sites), scored fresh
+    "app-summit-jsrun-smpiargs-gpu-cuda-hook-pami-symbol-non-mpi-python-exits-later": (
+        "Spectrum MPI's 'CUDA Hook Library: Failed to find symbol mem_find_dreg_entries, python: "
+        "undefined symbol: __PAMI_Invalidate_region' on every rank reads as no failure signal at all "
+        "(unknown, a bounded retry) and the run then ends without a message; that jsrun's "
+        '--smpiargs="-gpu" CUDA hooks in a process without MPI kill it at a later CUDA call, fixed on '
+        "the launch line, is OLCF's known-issue report and the stencil thread, not a line"
+    ),
 }
 
 
