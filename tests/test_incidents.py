@@ -1492,6 +1492,12 @@ KNOWN_MISSES: dict[str, str] = {
         "NCCL build or container lacks the HPE-recommended variables, which a retry repeats, is "
         "the Olivia NCCL page, not a line"
     ),
+    "app-alliance-cedar-job-script-lmod-module-exist-but-cannot-be-loaded-missing-prerequisite": (
+        "Lmod's 'These module(s) exist but cannot be loaded as requested' ending a job script before "
+        "any step starts matches no signal (unknown, no matching line); that the module has an "
+        "unsatisfied prerequisite the job script must load, so a retry fails the same way, is the "
+        "Alliance's Running jobs page, not a line"
+    ),
 }
 
 
