@@ -1506,6 +1506,20 @@ KNOWN_MISSES: dict[str, str] = {
         '--smpiargs="-gpu" CUDA hooks in a process without MPI kill it at a later CUDA call, fixed on '
         "the launch line, is OLCF's known-issue report and the stencil thread, not a line"
     ),
+    # the c276 batch (HPC centres' GPU troubleshooting and known-issues pages), scored fresh
+    "app-olivia-gh200-nccl-tests-custom-container-without-hpe-cxi-env-ll128-wrong-values": (
+        "nccl-tests rows with non-zero '#wrong' counts on every node and exit code 1 on all tasks "
+        "read as a data-integrity symptom nobody explains (unknown, nccltests.wrong_elements, a "
+        "bounded retry); that this is NCCL's LL128 corruption on Slingshot/GH200 when a custom "
+        "NCCL build or container lacks the HPE-recommended variables, which a retry repeats, is "
+        "the Olivia NCCL page, not a line"
+    ),
+    "app-alliance-cedar-job-script-lmod-module-exist-but-cannot-be-loaded-missing-prerequisite": (
+        "Lmod's 'These module(s) exist but cannot be loaded as requested' ending a job script before "
+        "any step starts matches no signal (unknown, no matching line); that the module has an "
+        "unsatisfied prerequisite the job script must load, so a retry fails the same way, is the "
+        "Alliance's Running jobs page, not a line"
+    ),
 }
 
 
