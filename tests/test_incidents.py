@@ -1485,13 +1485,6 @@ KNOWN_MISSES: dict[str, str] = {
     ),
     # the c271 batch (network and MPI stacks' documentation), scored fresh
     # the c274 batch (Kubernetes distributions' and GPU Operator documentation), scored fresh
-    "app-openshift-ai-kserve-vllm-llama32-chunked-prefill-triton-converttritongputollvm-mlir-500": (
-        "Triton's 'Failures have been detected while processing an MLIR pass pipeline' and "
-        "'Pipeline failed while executing [`ConvertTritonGPUToLLVM` ...]' in vLLM's prefix_prefill.py "
-        "with a 500 reply match no signal (unknown, a bounded retry); that the deployment's "
-        "--enable-chunked-prefill argument triggers it, so every redeploy fails alike until it is "
-        "removed, is the OpenShift AI deployment guide, not a line"
-    ),
     "app-openshift-pytorchjob-hostusers-false-cdi-hook-container-create-failed-sync-socket": (
         "'Error: container create failed: read status from sync socket: No such process' as the "
         "pods' only events on both nodes matches no signal (unknown, a bounded retry); that the "
@@ -1513,12 +1506,6 @@ KNOWN_MISSES: dict[str, str] = {
         "bounded retry); that this is NCCL's LL128 corruption on Slingshot/GH200 when a custom "
         "NCCL build or container lacks the HPE-recommended variables, which a retry repeats, is "
         "the Olivia NCCL page, not a line"
-    ),
-    "app-alliance-cedar-job-script-lmod-module-exist-but-cannot-be-loaded-missing-prerequisite": (
-        "Lmod's 'These module(s) exist but cannot be loaded as requested' ending a job script before "
-        "any step starts matches no signal (unknown, no matching line); that the module has an "
-        "unsatisfied prerequisite the job script must load, so a retry fails the same way, is the "
-        "Alliance's Running jobs page, not a line"
     ),
 }
 

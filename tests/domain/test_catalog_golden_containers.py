@@ -51,6 +51,9 @@ GOLDEN: Golden = [
     ("RunContainerError: failed to create containerd task: failed to create shim task: OCI "
      "runtime create failed: runc create failed: unable to create new parent process",
      "oci.runtime_create_failed", {}),
+    # NVIDIA GPU Operator CDI page, known issues (CRI-O on OpenShift, a pod event)
+    ("Warning  Failed  pod/bert-large-ddp-master-0  Error: container create failed: read status "
+     "from sync socket: No such process", "oci.runtime_create_failed", {}),
     # moby/moby issue #44155
     ("docker: Error response from daemon: failed to create shim task: OCI runtime create failed: "
      "runc create failed: unable to start container process: can't get final child's PID from "

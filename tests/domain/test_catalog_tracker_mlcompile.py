@@ -188,6 +188,21 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
     ),
     # lllyasviel/FramePack issue #350; pytorch/pytorch issue #147377 (ROCm)
     ("RuntimeError: PassManager::run failed", "triton.pass_manager_failed", {}),
+    # opendatahub-io documentation, deploying a Llama model with KServe (vLLM's prefix_prefill
+    # kernel under --enable-chunked-prefill): MLIR's crash-recovery wording of the same failure
+    (
+        "/opt/vllm/lib64/python3.12/site-packages/vllm/attention/ops/prefix_prefill.py:36:0: "
+        "error: Failures have been detected while processing an MLIR pass pipeline",
+        "triton.pass_manager_failed",
+        {},
+    ),
+    (
+        "prefix_prefill.py:36:0: note: Pipeline failed while executing [`ConvertTritonGPUToLLVM` "
+        "on 'builtin.module' operation]: reproducer generated at `std::errs, please share the "
+        "reproducer above with Triton project.`",
+        "triton.pass_manager_failed",
+        {},
+    ),
     # hiyouga/LlamaFactory issue #371 (flash-attn 1.x on A40s)
     (
         "RuntimeError: FlashAttention backward for head dim > 64 requires A100 or H100 GPUs as the "

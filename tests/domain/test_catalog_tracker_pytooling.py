@@ -443,6 +443,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "lmod.module_unavailable",
         {"hierarchy_module": "m4/1.4.18"},
     ),
+    # Alliance wiki, Running_jobs ("Job cannot load a module"): Lmod before extensions' wording
+    (
+        "Lmod has detected the following error:  These module(s) exist but cannot be loaded as "
+        'requested: "quantumespresso/6.1"',
+        "lmod.module_unavailable",
+        {"hierarchy_module": "quantumespresso/6.1"},
+    ),
     (
         "Lmod has detected the following error:  The following module(s) are unknown: ",
         "lmod.module_unavailable",
