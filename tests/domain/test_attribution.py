@@ -1002,6 +1002,25 @@ def test_a_weak_application_error_just_before_the_flood_explains_it() -> None:
     assert v.cause is Cause.TRANSIENT
 
 
+def test_without_times_a_weak_application_error_before_its_files_flood_explains_it() -> None:
+    # a log pasted without its stamps: the order within each file is what is left of "first"
+    def untimed(signal: str, node: str, blame: Blame, weight: int, line: int) -> Finding:
+        found = f(signal, node, blame, weight, 0, source=Source.LOGS, line=line)
+        return replace(found, at=None)
+
+    flood = [untimed("nccl.watchdog_timeout", n, Blame.SYMPTOM, 30, 20) for n in NODES]
+    weak = [untimed("nvshmem.qp_connect_failed", n, Blame.APPLICATION, 40, 10) for n in NODES]
+    v = attribute(job(), [*flood, *weak], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
+    # after its file's first symptom it is the symptom's echo, not its cause
+    late = [replace(w, line=30) for w in weak]
+    assert attribute(job(), [*flood, *late], [], RULES).cause is not Cause.APPLICATION
+    # a transient line before it in its file explains the flood first
+    first = untimed("nccl.unhandled_system_error", "n1", Blame.TRANSIENT, 50, 5)
+    v = attribute(job(), [*flood, weak[0], first], [], RULES)
+    assert v.cause is not Cause.APPLICATION
+
+
 def test_the_summary_names_the_first_application_error() -> None:
     fs = [
         f("python.exception", "n4", Blame.APPLICATION, 50, 90, source=Source.LOGS),

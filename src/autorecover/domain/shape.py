@@ -352,7 +352,7 @@ def application_errors(
         return out
     flood = [f.at for f in collective if f.at is not None]
     if not flood:
-        return []
+        return _weak_before_untimed(seen, collective, threshold)
     start = min(flood)
     weak = [
         f
@@ -374,6 +374,40 @@ def application_errors(
         and f.at <= first
     ]
     return [] if others else weak
+
+
+def _weak_before_untimed(
+    seen: Sequence[Finding], collective: Sequence[Finding], threshold: int
+) -> list[Finding]:
+    """Where no symptom has a time (a log pasted without its stamps), the weaker application
+    errors that come before their own file's first collective symptom, with no hardware or
+    transient line before them there: the order within a file is what is left of "first"."""
+    out = []
+    for f in seen:
+        if not (
+            f.blame is Blame.APPLICATION
+            and WEAK_APPLICATION <= f.weight < threshold
+            and f.at is None
+            and f.source is Source.LOGS
+        ):
+            continue
+        lines = [c.line for c in collective if _same_file(c, f)]
+        if not lines or f.line >= min(lines):
+            continue
+        if any(
+            _same_file(g, f)
+            and g.blame in (Blame.HARDWARE, Blame.TRANSIENT)
+            and g.weight > 0
+            and g.line <= f.line
+            for g in seen
+        ):
+            continue
+        out.append(f)
+    return out
+
+
+def _same_file(a: Finding, b: Finding) -> bool:
+    return (a.node, a.source, a.origin) == (b.node, b.source, b.origin)
 
 
 def _carried(complaint: Finding, error: Finding) -> bool:
