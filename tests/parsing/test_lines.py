@@ -325,3 +325,29 @@ def test_pdsh_prefix_before_vllm_go_and_hugging_face_stamps_is_taken_without_the
     ):  # fmt: skip
         p = parse_line(line, REF)
         assert (p.via, p.at) == (line.split(":", 1)[0], when), line
+
+
+@pytest.mark.parametrize(
+    ("line", "host", "message"),
+    [
+        # rsyslog's ISO form: `<time> <host> <tag>: message`
+        ("2026-04-20T08:30:06Z gpu-01 kernel: NVRM: Xid 79", "gpu-01", "NVRM: Xid 79"),
+        # dash's "sh: 1: X: not found" after a container runtime's stamp: no host there, every
+        # word kept (a host name never ends in a colon)
+        (
+            "2026-04-20T08:30:06.416112Z sh: 1: Leader_Node_Address: not found",
+            None,
+            "sh: 1: Leader_Node_Address: not found",
+        ),
+        (
+            "2026-04-20T08:30:06Z srun: error: n1: task 0: Exited with exit code 1",
+            None,
+            "srun: error: n1: task 0: Exited with exit code 1",
+        ),
+    ],
+)
+def test_an_iso_stamp_takes_a_syslog_host_only_where_there_is_one(
+    line: str, host: str | None, message: str
+) -> None:
+    parsed = parse_line(line, REF)
+    assert (parsed.host, parsed.message) == (host, message)

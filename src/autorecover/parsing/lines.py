@@ -102,7 +102,7 @@ _GO_LOG = re.compile(r"(\d{4})/(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1
 # Hugging Face's example scripts (transformers, accelerate, trl: datefmt "%m/%d/%Y %H:%M:%S")
 _SLASHED = re.compile(r"(\d{2})/(\d{2})/(\d{4}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,6}))?\b")
 _SYSLOG_TAG = re.compile(r"[\w.\-/@]{1,64}(?:\[\d{1,10}\])?: ")
-_ISO_HOST_TAG = re.compile(r" ?(\S{1,253}) ([\w.\-/@]{1,64}(?:\[\d{1,10}\])?): ")
+_ISO_HOST_TAG = re.compile(r" ?(\S{0,252}[^\s:]) ([\w.\-/@]{1,64}(?:\[\d{1,10}\])?): ")
 
 
 @dataclass(frozen=True, slots=True)
