@@ -1520,6 +1520,13 @@ KNOWN_MISSES: dict[str, str] = {
         "unsatisfied prerequisite the job script must load, so a retry fails the same way, is the "
         "Alliance's Running jobs page, not a line"
     ),
+    "app-gcp-slurm-nodeset-custom-startup-script-timeoutexpired-300s-nodes-never-join": (
+        "two fresh GCP nodes whose Slurm setup logs 'setup.py ERROR: TimeoutExpired:' with "
+        "'timeout=300' under a NODE_FAIL job read as a lost-node symptom (transient, "
+        "slurm.node_fail); that the nodeset's custom startup script outlasts the 300 s limit on "
+        "every new VM, so a retry fails the same way, is Cluster Toolkit's Slurm troubleshooting "
+        "page, not a line"
+    ),
 }
 
 
