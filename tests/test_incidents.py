@@ -1527,6 +1527,13 @@ KNOWN_MISSES: dict[str, str] = {
         "every new VM, so a retry fails the same way, is Cluster Toolkit's Slurm troubleshooting "
         "page, not a line"
     ),
+    "app-pcluster-single-subnet-no-internet-missing-dynamodb-endpoint-compute-stuck-retrieve-node-info": (
+        "two compute nodes whose bootstrap stops at 'Processing ruby_block[retrieve compute node "
+        "info]' with no error, under a NODE_FAIL job, read as a lost-node symptom (transient, "
+        "slurm.node_fail); that a subnet without internet access lacks its DynamoDB VPC endpoint, "
+        "so every node launched there hangs the same way, is ParallelCluster's network "
+        "troubleshooting page, not a line"
+    ),
 }
 
 
