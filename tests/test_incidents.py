@@ -1515,6 +1515,20 @@ KNOWN_MISSES: dict[str, str] = {
         "--enable-chunked-prefill argument triggers it, so every redeploy fails alike until it is "
         "removed, is the OpenShift AI deployment guide, not a line"
     ),
+    "app-gcp-slurm-nodeset-custom-startup-script-timeoutexpired-300s-nodes-never-join": (
+        "two fresh GCP nodes whose Slurm setup logs 'setup.py ERROR: TimeoutExpired:' with "
+        "'timeout=300' under a NODE_FAIL job read as a lost-node symptom (transient, "
+        "slurm.node_fail); that the nodeset's custom startup script outlasts the 300 s limit on "
+        "every new VM, so a retry fails the same way, is Cluster Toolkit's Slurm troubleshooting "
+        "page, not a line"
+    ),
+    "app-pcluster-single-subnet-no-internet-missing-dynamodb-endpoint-compute-stuck-retrieve-node-info": (
+        "two compute nodes whose bootstrap stops at 'Processing ruby_block[retrieve compute node "
+        "info]' with no error, under a NODE_FAIL job, read as a lost-node symptom (transient, "
+        "slurm.node_fail); that a subnet without internet access lacks its DynamoDB VPC endpoint, "
+        "so every node launched there hangs the same way, is ParallelCluster's network "
+        "troubleshooting page, not a line"
+    ),
 }
 
 
