@@ -1530,12 +1530,6 @@ KNOWN_MISSES: dict[str, str] = {
         "troubleshooting page, not a line"
     ),
     # the c279 batch (storage clients and data pipelines), scored fresh
-    "app-zetta-gke-ddp-worker-pods-gcsfs-429-run-record-json-object-mutation-rate": (
-        "gcsfs's 429 'exceeded the rate limit for object mutation operations' on two worker pods "
-        "reads as object-store throttling a retry gets past (transient, service.s3_throttled); "
-        "that every worker wrote the same run .json because the CLI recorded the run in every "
-        "process, so a retry races the same way, is the issue and its fix, not a line"
-    ),
 }
 
 

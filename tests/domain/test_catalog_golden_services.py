@@ -62,6 +62,8 @@ REQUIRED: dict[str, Blame] = {
     "service.gcs_resumable_server_error": Blame.TRANSIENT,
     # gcsfs and google-auth's metadata client (twenty-first session)
     "service.gcsfs_server_error": Blame.TRANSIENT,
+    # Cloud Storage's per-object write limit: the job's write pattern (thirty-fourth session)
+    "service.gcs_object_mutation_rate": Blame.APPLICATION,
     "service.gcsfs_request_refused": Blame.APPLICATION,
     "service.gce_metadata_unavailable": Blame.TRANSIENT,
     "service.gce_metadata_refused": Blame.APPLICATION,
@@ -382,6 +384,21 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "service.gcsfs_server_error",
         "gcsfs.retry.HttpError: We encountered an internal error. Please try again., 503",
         {"status": "503"},
+    ),
+    (  # ZettaAI/zetta_utils issue #636 (every worker rewrote one run record)
+        "service.gcs_object_mutation_rate",
+        "gcsfs.retry.HttpError: The object zetta_utils_runs/nkem/hissing-piquant-bear-of-honeydew"
+        ".json exceeded the rate limit for object mutation operations (create, update, and "
+        "delete). Please reduce your request rate. See https://cloud.google.com/storage/docs/"
+        "gcs429., 429",
+        {},
+    ),
+    (  # Cloud Storage's wording before 2020, as a TFJob's checkpoint upload logged it
+        "service.gcs_object_mutation_rate",
+        '"message": "The total number of changes to the object code-search-demo/models/model.ckpt-'
+        '8000_temp exceeds the rate limit. Please reduce the rate of create, update, and delete '
+        'requests."',
+        {},
     ),
     (  # rendered from gcsfs/retry.py retry_request's logger after its last retry
         "service.gcsfs_server_error",
