@@ -396,7 +396,7 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
     (  # Cloud Storage's wording before 2020, as a TFJob's checkpoint upload logged it
         "service.gcs_object_mutation_rate",
         '"message": "The total number of changes to the object code-search-demo/models/model.ckpt-'
-        '8000_temp exceeds the rate limit. Please reduce the rate of create, update, and delete '
+        "8000_temp exceeds the rate limit. Please reduce the rate of create, update, and delete "
         'requests."',
         {},
     ),
