@@ -120,9 +120,37 @@ def test_a_join_that_would_lose_the_first_lines_reading_is_not_made() -> None:
     assert rejoin(text, READ) is text
 
 
-def test_narrow_files_are_not_looked_at() -> None:
+def test_narrow_files_are_not_looked_at_for_cuts() -> None:
     text = "\n".join(fold(IB, MIN_WIDTH - 1))
     assert rejoin(text, READ) is text
+
+
+def test_a_short_logs_one_wrapped_message_is_joined() -> None:
+    # every line of the file is shorter than the narrowest width (the message was wrapped at
+    # 72 before its long path): only a wrap is tried, at that width
+    message = "Fatal error:  device '*': sys files not found (/sys/class/infiniband/*/ports)"
+    first, rest = textwrap.wrap(message, 72)
+    assert max(len(first), len(rest)) < MIN_WIDTH and not signals(first) and not signals(rest)
+    lines = rejoin("\n".join(["[prolog] node045: checking InfiniBand ports", first, rest]), READ)
+    assert lines.split("\n")[1] == message and signals(message)
+
+
+def test_a_run_of_wrapped_pieces_stops_before_a_line_of_its_own() -> None:
+    # a traceback's source line, its exception (wrapped before a quoted path) and a logger's
+    # line wrapped inside its own message: the logger's line is joined alone, the exception
+    # keeps its own line and reading
+    text = "\n".join(
+        [
+            '    print("Updating symlink", symlink_dst, "to point to", symlink_src)',
+            "FileExistsError: [Errno 17] File exists: 'checkpoint_Tacotron2_0.pt' ->",
+            "'output/checkpoint_Tacotron2_last.pt'",
+            "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process",
+            "51874 closing signal SIGTERM",
+        ]
+    )
+    lines = rejoin(text, READ).split("\n")
+    assert lines[1].startswith("FileExistsError: ") and lines[1].endswith("->")
+    assert lines[3].endswith("Sending process 51874 closing signal SIGTERM")
 
 
 @settings(max_examples=200, deadline=None)

@@ -15,6 +15,9 @@ each join is tried, not assumed. A line may have been broken before the next whe
 exactly as long as the width (cut: joined as it is) or where the next line's first word would
 not have fitted after it (wrapped: joined with a blank); the run goes on while the pieces do.
 A line exactly the width may be either; where both joins pass, the one that reads as more wins.
+A run of wrapped pieces stops before a piece that begins as a line of its own does (Python
+logging's `LEVEL:logger:`, an exception's `Name: `). A short log may hold one long message
+wrapped and no line as long as the width: there a wrap is tried at the narrowest width.
 A run is joined where the joined text reads as something the first piece did not, and still
 as everything specific it did, and either
 - a signature no piece matches alone matches across a break, or
@@ -46,6 +49,11 @@ MAX_PIECES = 16  # a message cut into more pieces than this is not one line any 
 MAX_TRIES = 2000  # joins tried per file: bounds the cost on a large log (the rest stays cut)
 _EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _TOKEN = re.compile(r"[\w./-]")
+# CPython's traceback: an exception's own line, `Name: message` (Lib/traceback.py)
+_EXCEPTION_START = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt): ")
+# logging.BASIC_FORMAT, "%(levelname)s:%(name)s:%(message)s" (torch.distributed.elastic's
+# "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process ..."), a line of its own
+_LOGGING_LEVEL = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]{1,200}:")
 
 
 class Reading(NamedTuple):
@@ -62,10 +70,12 @@ Matcher = Callable[[str], list[Reading]]
 
 
 def cut_width(lines: list[str]) -> int | None:
-    """The width `lines` may have been cut at: their longest length, where it is wide enough
-    to be a terminal's; else None."""
+    """The width `lines` may have been cut or wrapped at: their longest length, at least the
+    narrowest a log is pasted at (a short log whose one long message was wrapped has no line
+    as long as the width: only a wrap is tried there, no piece being as long as a cut's);
+    None for an empty file."""
     width = max(map(len, lines), default=0)
-    return width if width >= MIN_WIDTH else None
+    return max(width, MIN_WIDTH) if width else None
 
 
 def rejoin(text: str, readings: Matcher) -> str:
@@ -120,7 +130,12 @@ def _wrapped(line: str, after: str, width: int) -> bool:
     """Whether `line` may have been wrapped at a blank before `after` because the next word
     would not have fitted (as `fold -s`, a mail client or a text widget wraps)."""
     word = after.split(" ", 1)[0]
-    return bool(line.strip()) and bool(word) and len(line) + 1 + len(word) > width
+    if not (line.strip() and word and len(line) + 1 + len(word) > width):
+        return False
+    # a line that begins with a logger's level or an exception's name is its own, however
+    # short the one before it: a run of wrapped pieces stops before it (a time may be the rest
+    # of a message: Slurm's "CANCELLED AT <time> DUE TO ...")
+    return not (_LOGGING_LEVEL.match(after) or _EXCEPTION_START.match(after))
 
 
 def _was_broken(pieces: list[str], sep: str, readings: Matcher) -> bool:
@@ -144,9 +159,12 @@ def _was_broken(pieces: list[str], sep: str, readings: Matcher) -> bool:
 
 
 def _line_start(text: str) -> bool:
-    """Whether `text` begins the way a log line does (a time, an uptime or a rank prefix)."""
+    """Whether `text` begins the way a log line does (a time, an uptime or a rank prefix, or
+    Python logging's default `LEVEL:logger:` before the message)."""
     parsed = parse_line(text, _EPOCH)
-    return not (parsed.at is None and parsed.uptime_s is None and parsed.rank is None)
+    if parsed.at is not None or parsed.uptime_s is not None or parsed.rank is not None:
+        return True
+    return _LOGGING_LEVEL.match(text) is not None
 
 
 def _goes_on(before: str, after: str, sep: str) -> bool:
