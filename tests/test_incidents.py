@@ -1520,6 +1520,14 @@ KNOWN_MISSES: dict[str, str] = {
         "unsatisfied prerequisite the job script must load, so a retry fails the same way, is the "
         "Alliance's Running jobs page, not a line"
     ),
+    # the c278 batch (NVIDIA's own documentation), scored fresh
+    "app-nvshmem-ibrc-ibv-poll-cq-status-10-remote-protection-non-symmetric-buffer-two-node-slurm": (
+        "NVSHMEM's ibrc 'ibv_poll_cq failed, status: 10' chain on one PE of one node, at the first "
+        "inter-node halo exchange, reads as a completion-error symptom nobody explains (unknown, "
+        "nvshmem.completion_error, a bounded retry); that status 10 is a Remote Protection Error "
+        "from a remote address outside the symmetric heap, a bug in the job's code, is NVSHMEM's "
+        "FAQ, not a line"
+    ),
 }
 
 
