@@ -1546,10 +1546,10 @@ KNOWN_MISSES: dict[str, str] = {
     ),
     "hw-cufftmp-nvshmem-ibrc-get-device-list-failed-one-node-of-four-slurm": (
         "NVSHMEM's 'src/comm/transports/ibrc/ibrc.cpp: NULL value get_device_list failed' from the "
-        "four PEs of one node at start-up matches no signal, so only Slurm's task-exit and "
-        "cancellation lines are read (unknown, a bounded retry); that it means ibverbs finds no "
-        "InfiniBand device on that node, whose HCAs must be made available, is NVSHMEM's FAQ, "
-        "not a line"
+        "four PEs of one node at start-up, in the batch host's file, reads (by srun's labels and "
+        "its task report) as that node's, but as a missing RDMA device, most often the image's "
+        "or the container's and too weak alone (unknown, a bounded retry); that the node's HCAs "
+        "were missing is NVSHMEM's FAQ for this bundle, not a line"
     ),
 }
 

@@ -243,3 +243,28 @@ def test_a_node_hyperpods_auto_resume_leaves_out_of_the_kept_ones_is_named() -> 
     for other in ("gpu-[01-03]", "ip-10-1-65-[134,171],ip-10-1-73-87,ip-10-1-90-5", "x[1-"):
         odd = replace(line, details=(("healthy_hosts", other),))
         assert named_failures([odd], job(nodes)) == [], other
+
+
+def test_a_line_srun_labelled_with_a_task_moves_to_the_node_srun_says_ran_it() -> None:
+    """`srun --label` gathers every task's lines in the batch host's file; srun's own report in
+    that file names the node of tasks 8-11, so task 10's line is that node's."""
+    from autorecover.domain.reports import labelled
+
+    j = job(nodes=("d01", "d02", "d03"))
+    srun = replace(
+        finding("slurm.task_exit", "d01", Blame.SYMPTOM, 5, line=11),
+        text="srun: error: d03: tasks 8-11: Exited with exit code 255",
+        details=(("host", "d03"), ("task", "8-11"), ("code", "255")),
+    )
+    line = "10: src/comm/transports/ibrc/ibrc.cpp: NULL value get_device_list failed"
+    ten = replace(
+        finding("rdma.no_device", "d01", Blame.APPLICATION, 45, line=7), text=line, rank=10
+    )
+    moved = labelled([ten, srun], j)[0]
+    assert (moved.node, moved.origin) == ("d03", "d01")
+    # torchrun's `[rank10]:` numbers ranks, not srun's tasks: the line stays where it is
+    rank = replace(ten, text="[rank10]: " + line.split(": ", 1)[1])
+    assert labelled([rank, srun], j)[0].node == "d01"
+    # a task srun names nowhere in that file, or the file of another node, stays too
+    assert labelled([replace(ten, rank=3), srun], j)[0].node == "d01"
+    assert labelled([replace(ten, node="d02"), srun], j)[0].node == "d02"

@@ -187,6 +187,8 @@ GOLDEN: Golden = [
     ("Unable to create QP.", "rdma.verbs_resource_failed", {}),
     # nminoru/pib issue #2
     ("No IB devices found", "rdma.no_device", {}),
+    # NVSHMEM FAQ (IBRC transport, no InfiniBand device found), as cuFFTMp's ranks print it
+    ("10: src/comm/transports/ibrc/ibrc.cpp: NULL value get_device_list failed", "rdma.no_device", {}),
     # rendered from pytorch/gloo gloo/transport/ibverbs/device.cc
     ("[../third_party/gloo/gloo/transport/ibverbs/device.cc:117] Unable to find device named: "
      "mlx5_9", "rdma.no_device", {"name": "mlx5_9"}),

@@ -70,7 +70,13 @@ from autorecover.domain.records import (
     Source,
     Verdict,
 )
-from autorecover.domain.reports import about_named, blamed_peers, forwarded, named_failures
+from autorecover.domain.reports import (
+    about_named,
+    blamed_peers,
+    forwarded,
+    labelled,
+    named_failures,
+)
 from autorecover.domain.restarts import restarts
 from autorecover.domain.shape import (
     BARE_IO_ERRORS,
@@ -181,7 +187,7 @@ def _decide(
     activity: Sequence[Activity],
     xid_rules: dict[int, frozenset[str]],
 ) -> Verdict:
-    findings = about_named(forwarded(findings, job), job)
+    findings = about_named(forwarded(labelled(findings, job), job), job)
     seen = first_fatal(in_context(job, findings, xid_rules, trained=trained(activity)))
     seen.extend(state_findings(job))
     seen.extend(restarts(job, findings, activity))

@@ -7,6 +7,10 @@
 * **Forwarded lines.** A line one node's output relays from another's process (Ray's
   `(Worker pid=N, ip=A)` prefix) belongs to the node with that address; the relaying node's
   own re-raise of it is a restatement.
+* **Labelled lines.** `srun --label` puts each task's number before its lines (`8: ...`), and a
+  batch script's output file, on the first node, gathers every task's: srun's own reports in
+  the same file (`srun: error: gpu-d03: tasks 8-11: Exited with exit code 255`) say which node
+  ran which task, so a labelled line of task 8 belongs to gpu-d03.
 * **Lines about a named node.** A daemon's log names the node a line is about (slurmctld's
   "Setting node X state to INVAL with reason:..."): it counts for X when X is the job's, and for
   no node otherwise, never for the node whose file holds it (a controller's log names the whole
@@ -17,6 +21,7 @@ Pure functions of the findings; `domain/attribution.py` uses them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
@@ -118,6 +123,55 @@ def forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
         else f
         for i, f in enumerate(out)
     ]  # fmt: skip
+
+
+# srun --label's prefix (Slurm src/srun: "%*d: " before each line of a task's output)
+_SRUN_LABEL = re.compile(r"\s{0,6}(\d{1,6}): ")
+_TASK_RANGE = re.compile(r"(\d{1,6})(?:-(\d{1,6}))?")
+MAX_TASKS = 100_000  # a task list naming more than this is not read
+
+
+def labelled(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
+    """Lines `srun --label` numbered by task, in a file that gathers several nodes' tasks, move
+    to the node srun's own reports in that file name for the task (`srun: error: <node>:
+    tasks 8-11: ...`, the `host` and `task` captures); the file's node is kept as their origin.
+    Only a line that begins with the label is moved (torchrun's `[rank3]:` numbers ranks, not
+    srun's tasks)."""
+    tasks: dict[tuple[str, object], dict[int, str]] = {}
+    for f in findings:
+        node = job.node_named(f.detail("host"))
+        listed = f.detail("task")
+        if node is None or listed is None or f.origin is not None:
+            continue
+        mapping = tasks.setdefault((f.node, f.source), {})
+        for task in _task_numbers(listed):
+            mapping.setdefault(task, node)
+    if not tasks:
+        return list(findings)
+    out = []
+    for f in findings:
+        mapping = tasks.get((f.node, f.source), {})
+        node = mapping.get(f.rank) if f.rank is not None and f.origin is None else None
+        m = _SRUN_LABEL.match(f.text) if node is not None and node != f.node else None
+        if node is not None and m is not None and int(m.group(1)) == f.rank:
+            f = replace(f, node=node, origin=f.node)
+        out.append(f)
+    return out
+
+
+def _task_numbers(listed: str) -> list[int]:
+    """srun's task list (`8-11`, `0,2,4-5`) as numbers; [] where it names implausibly many."""
+    numbers: list[int] = []
+    for part in listed.split(","):
+        m = _TASK_RANGE.fullmatch(part.strip())
+        if m is None:
+            return []
+        low = int(m.group(1))
+        high = int(m.group(2)) if m.group(2) else low
+        if high < low or len(numbers) + high - low + 1 > MAX_TASKS:
+            return []
+        numbers.extend(range(low, high + 1))
+    return numbers
 
 
 def about_named(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
