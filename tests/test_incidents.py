@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from autorecover.adapters.bundles import explain
 from autorecover.domain.catalog import Catalog
+from autorecover.domain.reports import task_numbers
 from autorecover.parsing.scanning import Scanner
 from conftest import CORPUS, SAMPLES
 
@@ -1537,13 +1539,6 @@ KNOWN_MISSES: dict[str, str] = {
         "from a remote address outside the symmetric heap, a bug in the job's code, is NVSHMEM's "
         "FAQ, not a line"
     ),
-    "hw-nccl-active-diagnostics-p2p-52-of-56-peer-accesses-one-node-preflight-gate-slurm": (
-        "NCCL 2.31's active-diagnostics line 'NCCL DIAG [INFO] p2p: only 52/56 GPU-to-GPU peer "
-        "accesses passed verification' from one node's 8-GPU pre-flight matches no signal, so only "
-        "that task's 'Exited with exit code 1' is read (unknown, a bounded retry); that a failed "
-        "diagnostics check is a fault of the system (GPU or interconnect) on the node whose "
-        "communicator reported it is NCCL's Diagnostics page, not a line"
-    ),
     "hw-cufftmp-nvshmem-ibrc-get-device-list-failed-one-node-of-four-slurm": (
         "NVSHMEM's 'src/comm/transports/ibrc/ibrc.cpp: NULL value get_device_list failed' from the "
         "four PEs of one node at start-up, in the batch host's file, reads (by srun's labels and "
@@ -1582,6 +1577,16 @@ def test_verdict_matches_expected(bundle: Path, catalog: Catalog, scanner: Scann
     assert got == want, verdict.summary
 
 
+def _srun_task_of(path: Path, text: str) -> set[str]:
+    """The node srun's own report in `path` names for the task `srun --label` numbered `text`
+    with (`srun: error: gpu-c03: task 2: ...`): the batch host's file gathers every task's."""
+    label = re.match(r"\s{0,6}(\d{1,6}): ", text)
+    if label is None:
+        return set()
+    reports = re.findall(r"srun: error: ([^\s:]+): tasks? ([\d,-]+): ", path.read_text())
+    return {node for node, tasks in reports if int(label.group(1)) in task_numbers(tasks)}
+
+
 @pytest.mark.parametrize("bundle", ALL + HELDOUT, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_evidence_points_at_real_lines(bundle: Path, catalog: Catalog, scanner: Scanner) -> None:
     found = explain(bundle, catalog, scanner)
@@ -1601,6 +1606,8 @@ def test_evidence_points_at_real_lines(bundle: Path, catalog: Catalog, scanner: 
             or any(n in first.text for n in verdict.suspect_nodes)
             or any(f"ip={a})" in first.text or f"ip={a}," in first.text for a in addresses)
             or kept
+            or _srun_task_of(bundle / f"{first.source}/{first.node}.log", first.text)
+            & set(verdict.suspect_nodes)
         )
     for e in verdict.evidence:
         if e.line == 0:  # derived evidence (a node that stopped progressing)

@@ -55,6 +55,7 @@ BLAME: dict[str, Blame] = {
     "ncclib.ooo_rq_forced": Blame.APPLICATION,
     "ncclib.resiliency_exhausted": Blame.SYMPTOM,
     "ncclras.clock_skew": Blame.INFO,
+    "nccldiag.check_failed": Blame.HARDWARE,
 }
 
 # (line, signal, captures the line must yield); every line rendered from the format string in the
@@ -318,10 +319,22 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ncclras.clock_skew",
         {"connections": "1"},
     ),
+    # the user guide's Diagnostics page (2.31): a partial P2P verification, verbatim
+    (
+        "NCCL DIAG [INFO] p2p: only 52/56 GPU-to-GPU peer accesses passed verification",
+        "nccldiag.check_failed",
+        {"check": "p2p", "passed": "52", "total": "56"},
+    ),
 ]
 
 # (key, look-alike line it must not match)
 NEGATIVE: list[tuple[str, str]] = [
+    # the diagnostics' passing report (verbatim from the Diagnostics page)
+    (
+        "nccldiag.check_failed",
+        "NCCL DIAG [OK]   p2p: verified P2P access in both directions between every GPU pair "
+        "(56 peer accesses)",
+    ),
     # NCCL_DEBUG_SUBSYS=DESTROY's healthy revoke trace (src/init.cc ncclCommRevoke)
     (
         "ncclcomm.revoked",
@@ -419,6 +432,7 @@ def test_family_keys_are_new_namespaced_and_pinned() -> None:
                 "ncclproxy",
                 "ncclib",
                 "ncclras",
+                "nccldiag",
             }
         ),
     )
@@ -444,12 +458,13 @@ def test_restatements_stay_below_a_collective_complaint() -> None:
 
 
 def test_only_a_local_device_query_names_this_node_and_weakly() -> None:
-    """The IB device/port query is the one hardware entry: below the decisive weight, inspect."""
+    """The IB device/port query is hardware below the decisive weight, inspect; a failed active
+    diagnostic (checked before any application traffic) decides, inspect."""
     for key in KEYS:
         sig = CATALOG.signatures[key]
         if sig.blame is Blame.HARDWARE:
-            assert key == "ncclib.query_failed"
-            assert sig.weight < 50
+            assert key in ("ncclib.query_failed", "nccldiag.check_failed")
+            assert (sig.weight < 50) is (key == "ncclib.query_failed")
             assert sig.node_action.value == "inspect"
         else:
             assert sig.node_action.value == "none", key

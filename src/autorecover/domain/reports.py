@@ -144,7 +144,7 @@ def labelled(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
         if node is None or listed is None or f.origin is not None:
             continue
         mapping = tasks.setdefault((f.node, f.source), {})
-        for task in _task_numbers(listed):
+        for task in task_numbers(listed):
             mapping.setdefault(task, node)
     if not tasks:
         return list(findings)
@@ -159,7 +159,7 @@ def labelled(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
     return out
 
 
-def _task_numbers(listed: str) -> list[int]:
+def task_numbers(listed: str) -> list[int]:
     """srun's task list (`8-11`, `0,2,4-5`) as numbers; [] where it names implausibly many."""
     numbers: list[int] = []
     for part in listed.split(","):
