@@ -1546,6 +1546,13 @@ KNOWN_MISSES: dict[str, str] = {
         "or the container's and too weak alone (unknown, a bounded retry); that the node's HCAs "
         "were missing is NVSHMEM's FAQ for this bundle, not a line"
     ),
+    # the c279 batch (storage clients and data pipelines), scored fresh
+    # the c283 batch (DeepSpeed, accelerate and Trainer threads), scored fresh
+    "unknown-trl-dpo-llama2-70b-two-nodes-zero3-offload-allgather-watchdog-hours-late-no-reply": (
+        "an _ALLGATHER_BASE watchdog timeout on two ranks of one node, with SIGABRT after it and "
+        "nothing behind it, reads as a transient collective cascade; that neither the accelerate "
+        "nor the TRL thread ever recorded a cause (unknown) is in the threads, not in a line"
+    ),
 }
 
 
