@@ -173,6 +173,15 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ray.oom_killed",
         {},
     ),
+    # rendered from src/ray/raylet/node_manager.cc (the monitor's explanation on its own line)
+    (
+        "Memory on the node (IP: 10.0.0.1, ID: 5f3a) where the task (task ID: 9c1e, name=train, "
+        "pid=4242, memory used=80.1GB) was running was 95.02GB / 100.00GB (0.950201), which "
+        "exceeds the memory usage threshold of 0.95. Ray killed this worker (ID: 77ab) because "
+        "it was the most recently scheduled task",
+        "ray.oom_killed",
+        {},
+    ),
     # tensorflow/tpu tools/ray_tpu/README.md (the second node of the same event)
     (
         "2023-03-03 05:15:33,243 WARNING worker.py:1866 -- The node with node id: "
