@@ -1553,6 +1553,13 @@ KNOWN_MISSES: dict[str, str] = {
         "nothing behind it, reads as a transient collective cascade; that neither the accelerate "
         "nor the TRL thread ever recorded a cause (unknown) is in the threads, not in a line"
     ),
+    # the c288 batch (cluster and platform threads), scored fresh
+    "tr-hyperpod-slurm-dcgm-exporter-docker-run-nvcr-dns-lookup-server-misbehaving": (
+        "Docker's 'lookup nvcr.io on 127.0.0.53:53: server misbehaving' from a registry pull on two "
+        "of four nodes reads as a resolver failure too weak alone (unknown, a bounded retry); that "
+        "the thread found it intermittent and cured by retrying with backoff is in the thread, not "
+        "a line"
+    ),
 }
 
 
