@@ -1553,6 +1553,12 @@ KNOWN_MISSES: dict[str, str] = {
         "nothing behind it, reads as a transient collective cascade; that neither the accelerate "
         "nor the TRL thread ever recorded a cause (unknown) is in the threads, not in a line"
     ),
+    # the c287 batch (Lightning, MosaicML and facebookresearch threads), scored fresh
+    "unknown-dino-fl-four-gpu-heartbeat-monitor-watchdog-stuck-after-producer-terminated-open": (
+        "ProcessGroupNCCL's heartbeat monitor aborting every rank of one node, after a CUDA IPC "
+        "producer warning and nothing else, reads as a stalled collective (transient); that "
+        "neither of the reporter's two dinov2 issues ever got a reply (unknown) is not a line"
+    ),
 }
 
 
