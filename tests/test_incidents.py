@@ -1559,6 +1559,12 @@ KNOWN_MISSES: dict[str, str] = {
         "producer warning and nothing else, reads as a stalled collective (transient); that "
         "neither of the reporter's two dinov2 issues ever got a reply (unknown) is not a line"
     ),
+    "app-lightning-ddp-two-gpu-val-loader-workers-dataloader-cuda-initialization-error-repro": (
+        "a DataLoader worker's 'terminate called after throwing c10::Error' with 'CUDA error: "
+        "initialization error', and nothing else, reads as a set-up symptom that names no cause "
+        "(unknown); that it repeats on every launch with workers and a validation loader "
+        "(application) is the reporter's reproduction, not a line"
+    ),
 }
 
 
