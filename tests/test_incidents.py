@@ -1567,6 +1567,18 @@ KNOWN_MISSES: dict[str, str] = {
         "the thread found it intermittent and cured by retrying with backoff is in the thread, not "
         "a line"
     ),
+    # the c287 batch (Lightning, MosaicML and facebookresearch threads), scored fresh
+    "unknown-dino-fl-four-gpu-heartbeat-monitor-watchdog-stuck-after-producer-terminated-open": (
+        "ProcessGroupNCCL's heartbeat monitor aborting every rank of one node, after a CUDA IPC "
+        "producer warning and nothing else, reads as a stalled collective (transient); that "
+        "neither of the reporter's two dinov2 issues ever got a reply (unknown) is not a line"
+    ),
+    "app-lightning-ddp-two-gpu-val-loader-workers-dataloader-cuda-initialization-error-repro": (
+        "a DataLoader worker's 'terminate called after throwing c10::Error' with 'CUDA error: "
+        "initialization error', and nothing else, reads as a set-up symptom that names no cause "
+        "(unknown); that it repeats on every launch with workers and a validation loader "
+        "(application) is the reporter's reproduction, not a line"
+    ),
 }
 
 
