@@ -20,6 +20,7 @@ FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 BLAME: dict[str, Blame] = {
     "ray.oom_killed": Blame.APPLICATION,
+    "composer.rank_exit": Blame.SYMPTOM,
     "ray.node_marked_dead": Blame.SYMPTOM,
     "ray.actor_died": Blame.SYMPTOM,
     "ray.worker_died": Blame.SYMPTOM,
@@ -172,6 +173,18 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "other reasons at",
         "ray.oom_killed",
         {},
+    ),
+    # mosaicml/llm-foundry issue #258 (Composer's launcher, a rank killed by SIGBUS)
+    (
+        "ERROR:composer.cli.launcher:Rank 2 crashed with exit code -7.",
+        "composer.rank_exit",
+        {"rank": "2", "code": "-7"},
+    ),
+    # rendered from composer/cli/launcher.py _print_process_exit_status
+    (
+        "Global rank 0 (PID 4242) exited with code -11",
+        "composer.rank_exit",
+        {"global_rank": "0", "exit_code": "-11"},
     ),
     # rendered from src/ray/raylet/node_manager.cc (the monitor's explanation on its own line)
     (
