@@ -1560,6 +1560,12 @@ KNOWN_MISSES: dict[str, str] = {
         "fifteen trials failed, on both nodes, while the others trained, and that the thread never "
         "found a cause (unknown) is in the thread, not in a line"
     ),
+    "unknown-ray-pygloo-data-parallel-in-house-cluster-raylet-terminated-unexpectedly-no-oom-open": (
+        "the driver's 'Raylet is terminated ... Termination is unexpected' for one node, with only "
+        "routine state-dump lines behind it, reads as a lost peer a retry gets past (transient); "
+        "that raylets died on some nodes at random with no OOM killer and that the issue is open "
+        "with no cause (unknown) is in the thread, not in a line"
+    ),
 }
 
 
