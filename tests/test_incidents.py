@@ -1579,6 +1579,19 @@ KNOWN_MISSES: dict[str, str] = {
         "(unknown); that it repeats on every launch with workers and a validation loader "
         "(application) is the reporter's reproduction, not a line"
     ),
+    # the c285 batch (Ray Train, Tune, Data and Serve threads), scored fresh
+    "unknown-ray-tune-two-slurm-rtx2080ti-nodes-cant-initialize-nvml-invalid-device-id-some-trials": (
+        "'AssertionError: Invalid device id' under Tune's 'Trial task failed' traceback, after torch's "
+        "'Can't initialize NVML' warning, reads as an application exception (stop); that only five of "
+        "fifteen trials failed, on both nodes, while the others trained, and that the thread never "
+        "found a cause (unknown) is in the thread, not in a line"
+    ),
+    "unknown-ray-pygloo-data-parallel-in-house-cluster-raylet-terminated-unexpectedly-no-oom-open": (
+        "the driver's 'Raylet is terminated ... Termination is unexpected' for one node, with only "
+        "routine state-dump lines behind it, reads as a lost peer a retry gets past (transient); "
+        "that raylets died on some nodes at random with no OOM killer and that the issue is open "
+        "with no cause (unknown) is in the thread, not in a line"
+    ),
 }
 
 
