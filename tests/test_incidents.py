@@ -608,10 +608,6 @@ KNOWN_MISSES: dict[str, str] = {
     ),
     # the c94-c97 batches (nineteenth session, forum, HPC-site and cloud threads), scored fresh
     # before any rule changed: tune 1/8, held out 1/3; two catalog entries then got tune 3/8
-    "unknown-llamafactory-two-nodes-heartbeat-monitor-watchdog-stuck-600s-one-node-still-loading": (
-        "ProcessGroupNCCL's watchdog stuck on one node of two after the job ran reads as a "
-        "collective that stalled (transient); the write-up lists causes and never confirms one"
-    ),
     "hw-eks-karpenter-gpu-ami-v20250224-libnvidia-container-regression-starterror-nvidia-smi-file-exists": (
         "the NVIDIA hook's 'file creation failed: .../nvidia-smi: file exists' reads as an image "
         "that ships driver files (application), as most threads found; that a new node image "
@@ -1568,11 +1564,6 @@ KNOWN_MISSES: dict[str, str] = {
         "a line"
     ),
     # the c287 batch (Lightning, MosaicML and facebookresearch threads), scored fresh
-    "unknown-dino-fl-four-gpu-heartbeat-monitor-watchdog-stuck-after-producer-terminated-open": (
-        "ProcessGroupNCCL's heartbeat monitor aborting every rank of one node, after a CUDA IPC "
-        "producer warning and nothing else, reads as a stalled collective (transient); that "
-        "neither of the reporter's two dinov2 issues ever got a reply (unknown) is not a line"
-    ),
     "app-lightning-ddp-two-gpu-val-loader-workers-dataloader-cuda-initialization-error-repro": (
         "a DataLoader worker's 'terminate called after throwing c10::Error' with 'CUDA error: "
         "initialization error', and nothing else, reads as a set-up symptom that names no cause "

@@ -813,6 +813,30 @@ def healthy_activity(end: float = 125) -> list[Activity]:
     return [*(system(n, end) for n in NODES), *(output(n, 119) for n in NODES)]
 
 
+def test_only_the_heartbeat_monitor_saying_the_watchdog_hung_is_unknown() -> None:
+    """The watchdog itself stuck in a NCCL/CUDA call is a hang below the collectives: nothing
+    says whether a GPU, its driver or the job's own threads hung (unknown, a bounded retry);
+    beside a collective timeout, or with a process killed, it stays the cascade it was."""
+    stuck = [
+        f("nccl.heartbeat_monitor", n, Blame.SYMPTOM, 30, 100, source=Source.LOGS) for n in NODES
+    ]
+    v = attribute(job(), stuck, healthy_activity(), RULES)
+    assert (v.cause, v.action) == (Cause.UNKNOWN, Action.REQUEUE)
+    assert v.summary.startswith("only the heartbeat monitor's word")
+    v = attribute(job(), [*stuck, timeout("n2", 90)], healthy_activity(), RULES)
+    assert v.cause is Cause.TRANSIENT
+    killed = f(
+        "torch.signal",
+        "n2",
+        Blame.SYMPTOM,
+        5,
+        99,
+        source=Source.LOGS,
+        details=(("signal", "SIGKILL"),),
+    )
+    assert attribute(job(), [*stuck, killed], healthy_activity(), RULES).cause is Cause.TRANSIENT
+
+
 def test_the_node_missing_from_a_cascade_alone_is_no_suspect() -> None:
     v = attribute(job(), cascade_without("n3"), healthy_activity(), RULES)
     assert (v.cause, v.suspect_nodes, v.action) == (Cause.TRANSIENT, (), Action.REQUEUE)

@@ -354,6 +354,14 @@ def _decide(
                 "arrived or a GPU that hung, and no line says which: retry once, a repeat stops it"
             )
             return set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
+        if all(f.signal in WATCHDOG_STUCK for f in collective) and not killed_or_lost(job, seen):
+            why = (
+                f"only the heartbeat monitor's word that the NCCL watchdog itself hung ({named}):"
+                " a NCCL or CUDA call that never returned, on a GPU, in its driver or in a "
+                "deadlock of the job's own threads, no collective timed out and no peer was lost, "
+                "and no line says which: retry once, a repeat stops it"
+            )
+            return set_aside(Cause.UNKNOWN, [], symptoms, why, seen)
         quiet = missing_from_cascade(job, seen)
         if quiet is not None:
             why += (
@@ -393,6 +401,12 @@ def _decide(
     return make_verdict(
         Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window"
     )
+
+
+# ProcessGroupNCCL's heartbeat monitor: the watchdog thread itself stuck in a NCCL/CUDA call
+# (torch: "This typically indicates a NCCL/CUDA API (e.g., CudaEvent.query) hang blocking the
+# watchdog"), a hang below the collectives, not a collective that timed out waiting for a peer.
+WATCHDOG_STUCK = frozenset({"nccl.heartbeat_monitor"})
 
 
 def _hung(
