@@ -262,6 +262,9 @@ def test_a_line_srun_labelled_with_a_task_moves_to_the_node_srun_says_ran_it() -
     )
     moved = labelled([ten, srun], j)[0]
     assert (moved.node, moved.origin) == ("d03", "d01")
+    # behind a collector's own prefix (a container runtime's CRI time) the label still counts
+    cri = replace(ten, text="2026-06-02T22:14:31.000000000Z stderr F " + line)
+    assert labelled([cri, srun], j)[0].node == "d03"
     # torchrun's `[rank10]:` numbers ranks, not srun's tasks: the line stays where it is
     rank = replace(ten, text="[rank10]: " + line.split(": ", 1)[1])
     assert labelled([rank, srun], j)[0].node == "d01"

@@ -125,8 +125,10 @@ def forwarded(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
     ]  # fmt: skip
 
 
-# srun --label's prefix (Slurm src/srun: "%*d: " before each line of a task's output)
-_SRUN_LABEL = re.compile(r"\s{0,6}(\d{1,6}): ")
+# srun --label's prefix (Slurm src/srun: "%*d: ", padded, before each line of a task's output),
+# itself perhaps behind a collector's prefix (a CRI time, mpirun's tag, pdsh's host); never a
+# number inside a word or brackets (torchrun's `[rank3]:`, a `[1,3]` tag)
+_SRUN_LABEL = r"(?:^|(?<=[\s:>|]))\s{{0,6}}{rank}: "
 _TASK_RANGE = re.compile(r"(\d{1,6})(?:-(\d{1,6}))?")
 MAX_TASKS = 100_000  # a task list naming more than this is not read
 
@@ -135,7 +137,7 @@ def labelled(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
     """Lines `srun --label` numbered by task, in a file that gathers several nodes' tasks, move
     to the node srun's own reports in that file name for the task (`srun: error: <node>:
     tasks 8-11: ...`, the `host` and `task` captures); the file's node is kept as their origin.
-    Only a line that begins with the label is moved (torchrun's `[rank3]:` numbers ranks, not
+    Only a line that carries the label is moved (torchrun's `[rank3]:` numbers ranks, not
     srun's tasks)."""
     tasks: dict[tuple[str, object], dict[int, str]] = {}
     for f in findings:
@@ -152,11 +154,14 @@ def labelled(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
     for f in findings:
         mapping = tasks.get((f.node, f.source), {})
         node = mapping.get(f.rank) if f.rank is not None and f.origin is None else None
-        m = _SRUN_LABEL.match(f.text) if node is not None and node != f.node else None
-        if node is not None and m is not None and int(m.group(1)) == f.rank:
+        if node is not None and node != f.node and _srun_labelled(f.text, f.rank):
             f = replace(f, node=node, origin=f.node)
         out.append(f)
     return out
+
+
+def _srun_labelled(text: str, rank: int | None) -> bool:
+    return rank is not None and re.search(_SRUN_LABEL.format(rank=rank), text) is not None
 
 
 def task_numbers(listed: str) -> list[int]:
