@@ -15,6 +15,7 @@ import pytest
 from autorecover.adapters.bundles import explain
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.reports import task_numbers
+from autorecover.parsing.pasting import unpasted
 from autorecover.parsing.scanning import Scanner
 from conftest import CORPUS, SAMPLES
 
@@ -1657,6 +1658,9 @@ def test_evidence_points_at_real_lines(bundle: Path, catalog: Catalog, scanner: 
         if e.line == 0:  # derived evidence (a node that stopped progressing)
             continue
         name = "job.json" if e.source.value == "job" else f"{e.source}/{e.node}.log"
-        lines = (bundle / name).read_text(errors="replace").splitlines()
+        raw = (bundle / name).read_text(errors="replace")
+        lines, read = raw.splitlines(), unpasted(raw).splitlines()
         assert 1 <= e.line <= len(lines)
-        assert e.text in lines[e.line - 1]
+        # the line as the engine read it: typographic quotes, no-break spaces and a reply's
+        # quote markers undone (parsing/pasting.py), on the same line number
+        assert e.text in lines[e.line - 1] or e.text in read[e.line - 1]
