@@ -1591,6 +1591,13 @@ KNOWN_MISSES: dict[str, str] = {
         "cause (unknown); that the code was found correct and the same job worked the next day "
         "because the fault was the cluster's (transient) is in the thread, not in a line"
     ),
+    # the c293 batch (Kubernetes training-operator threads), scored fresh
+    "app-kubeflow-openmpi-16-workers-mpiexec-orte-tcp-connect-fails-worker-14-fixed-by-launch-flags-k8s": (
+        "Open MPI's 'unable to complete a TCP connection' help text naming a worker and a firewall "
+        "reads as an unreachable-peer configuration too weak to stop on (unknown); that it failed "
+        "whenever the job had more than about 13 workers and went away once the launch line set "
+        "the pods' interface (application) is in the thread, not in a line"
+    ),
 }
 
 
