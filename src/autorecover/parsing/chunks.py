@@ -85,22 +85,29 @@ def line_iter_backward(chunk: bytes, stop: int, limit: int) -> Iterator[tuple[in
         end = start
 
 
+def line_iter_forward(chunk: bytes, start: int, limit: int) -> Iterator[tuple[int, int]]:
+    """(start, end) of up to `limit` lines beginning at offset `start`, in order; `end` is the
+    offset of a line's newline (or the chunk's end)."""
+    pos = start
+    for _ in range(limit):
+        if pos >= len(chunk):
+            return
+        end = chunk.find(b"\n", pos)
+        end = len(chunk) if end == -1 else end
+        yield pos, end
+        pos = end + 1
+
+
 def time_of(raw: bytes, reference: datetime) -> datetime | None:
     parsed = parse_line(decode(raw.rstrip(b"\n")), reference)
     return parsed.at or find_embedded_time(parsed.message)
 
 
 def first_time(chunk: bytes, reference: datetime) -> datetime | None:
-    pos = 0
-    for _ in range(NEIGHBOUR_LINES):
-        if pos >= len(chunk):
-            return None
-        nl = chunk.find(b"\n", pos)
-        nl = len(chunk) if nl == -1 else nl
-        at = time_of(chunk[pos:nl], reference)
+    for s, e in line_iter_forward(chunk, 0, NEIGHBOUR_LINES):
+        at = time_of(chunk[s:e], reference)
         if at is not None:
             return at
-        pos = nl + 1
     return None
 
 

@@ -32,6 +32,7 @@ from autorecover.parsing.chunks import (
     last_lines_with,
     last_time,
     line_iter_backward,
+    line_iter_forward,
     self_overlaps,
     strip_ansi,
     time_of,
@@ -544,16 +545,10 @@ def _host_neighbour_time(
         at = at_of(chunk[s:e])
         if at is not None:
             return at
-    pos = stop + 1
-    for _ in range(NEIGHBOUR_LINES):
-        if pos >= len(chunk):
-            break
-        nl = chunk.find(b"\n", pos)
-        nl = len(chunk) if nl == -1 else nl
-        at = at_of(chunk[pos:nl])
+    for s, e in line_iter_forward(chunk, stop + 1, NEIGHBOUR_LINES):
+        at = at_of(chunk[s:e])
         if at is not None:
             return at
-        pos = nl + 1
     return state.last_at if start > 0 else None
 
 

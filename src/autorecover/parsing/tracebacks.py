@@ -13,7 +13,12 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from autorecover.parsing.chunks import NEIGHBOUR_LINES, decode, line_iter_backward
+from autorecover.parsing.chunks import (
+    NEIGHBOUR_LINES,
+    decode,
+    line_iter_backward,
+    line_iter_forward,
+)
 from autorecover.parsing.lines import ParsedLine, parse_line
 
 FRAME = re.compile(r'File "([^"]{1,300})", line (\d+), in (\S+)')
@@ -101,20 +106,14 @@ def continuation(
     if m is None or not _UNFINISHED.fullmatch(m.group(1).rstrip()):
         return ""
     rest: list[str] = []
-    pos = stop + 1
-    for _ in range(CONTINUED_LINES):
-        if pos >= len(chunk):
-            break
-        end = chunk.find(b"\n", pos)
-        end = len(chunk) if end == -1 else end
-        line = parse_line(decode(chunk[pos:end].rstrip(b"\r")), reference, hosts)
+    for s, e in line_iter_forward(chunk, stop + 1, CONTINUED_LINES):
+        line = parse_line(decode(chunk[s:e].rstrip(b"\r")), reference, hosts)
         own = (line.at is not None and line.at != parsed.at) or line.uptime_s is not None
         if own or line.rank not in (None, parsed.rank) or not line.message.strip():
             break
         if _OWN_LINE.match(line.message):
             break
         rest.append(line.message.strip())
-        pos = end + 1
     return " ".join(rest)
 
 
