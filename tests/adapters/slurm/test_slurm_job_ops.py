@@ -40,6 +40,29 @@ def test_slurm_requeue_excluding_holds_updates_releases_and_verifies() -> None:
     assert 1.0 < result.took_s < 3.0
 
 
+def test_slurm_requeue_excluding_a_required_node_drops_it_from_the_required_list() -> None:
+    # submitted with --nodelist=gpu01,gpu02: excluding gpu02 while it stays required would hold
+    # the job for good (BadConstraints); the other required node stays required
+    fake = FakeSlurm()
+    fake.add_job("7", ReqNodeList="gpu[01-02]")
+
+    result = _adapter(fake).requeue_excluding("7", ["gpu02"], PROV)
+
+    update = fake.mutations[1]
+    assert update[:5] == ("scontrol", "update", "JobId=7", "ExcNodeList=gpu02", "ReqNodeList=gpu01")
+    assert result.verified, result.detail
+    # a job that required only the excluded node has its required list cleared
+    fake = FakeSlurm()
+    fake.add_job("7", ReqNodeList="gpu02")
+    _adapter(fake).requeue_excluding("7", ["gpu02"], PROV)
+    assert "ReqNodeList=" in fake.mutations[1]
+    # one that required none is not touched
+    fake = FakeSlurm()
+    fake.add_job("7")
+    _adapter(fake).requeue_excluding("7", ["gpu02"], PROV)
+    assert not any(a.startswith("ReqNodeList") for a in fake.mutations[1])
+
+
 def test_slurm_requeue_keeps_a_persons_admin_comment() -> None:
     fake = FakeSlurm()
     fake.add_job("7", AdminComment="do not touch: ticket 9")

@@ -42,6 +42,25 @@ def test_slurm_requeue_excluding_restarts_elsewhere_within_seconds(slurm: SlurmH
     assert record.commands[0] == ("scontrol", "requeuehold", train.job_id)
 
 
+def test_slurm_requeue_excluding_a_node_the_job_required_runs_without_it(
+    slurm: SlurmHarness,
+) -> None:
+    """A job submitted with --nodelist naming the suspect: excluded while still required, Slurm
+    would hold it for good (BadConstraints); the node leaves its required list too."""
+    nodes = slurm.cluster.node_names
+    train = slurm.submit_training(nodes=2, sbatch=(f"--nodelist={nodes[0]},{nodes[1]}",))
+    slurm.wait_phase(train.job_id, JobPhase.RUNNING)
+    bad = nodes[1]
+
+    result = slurm.scheduler.requeue_excluding(train.job_id, [bad], slurm.provenance("xid 79"))
+
+    assert result.verified, result.detail
+    after = result.after
+    assert after is not None and after.state == "RUNNING", result.detail
+    assert bad not in after.nodes and nodes[0] in after.nodes
+    assert bad in after.excluded and after.required == (nodes[0],)
+
+
 def test_slurm_requeue_excluding_a_failed_job(slurm: SlurmHarness) -> None:
     train = slurm.submit_training(nodes=2, train_args=("--fail-at", "3"))
     failed = slurm.wait_phase(train.job_id, JobPhase.FAILED)

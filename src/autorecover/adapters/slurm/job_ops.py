@@ -9,7 +9,8 @@ Requeue with exclusions, the way Slurm 22.05 allows it:
    has finished completing, which a `StartTime` sent earlier would not override;
 3. `scontrol update JobId=J ExcNodeList=<old + new> StartTime=now+1 AdminComment=...` in one
    call: exclusions merged with the job's own (`--exclude`), the requeue delay skipped (but
-   for one second: see `_requeue`);
+   for one second: see `_requeue`); a node the job required (`--nodelist`) and now excludes
+   leaves `ReqNodeList` in the same call, or Slurm would hold the job for good (BadConstraints);
 4. `scontrol release J`;
 5. read the job back until it runs: it must carry the exclusions and run on none of them.
    Should Slurm have put its begin time on it after all, `StartTime=now+1` is sent again.
@@ -207,6 +208,12 @@ class JobOps:
         update = ["scontrol", "update", f"JobId={jid}"]
         if merged != before.excluded or exclude:
             update.append(f"ExcNodeList={','.join(merged)}")
+        required = tuple(n for n in before.required if n not in merged)
+        if required != before.required:
+            # A job submitted with --nodelist naming a node it now excludes could never start
+            # (Slurm holds it PENDING, BadConstraints): the excluded nodes leave its required
+            # list too, the rest stay required (an empty value clears the list).
+            update.append(f"ReqNodeList={','.join(required)}")
         update.append(f"StartTime={start}")
         if comment is not None:
             update.append(f"AdminComment={comment}")
