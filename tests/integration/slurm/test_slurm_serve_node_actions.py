@@ -123,11 +123,17 @@ def _back(rig: EngineRig, node: str, timeout_s: float = 60.0) -> None:
     moment before the engine records the resume done: wait for that record too."""
     rig.wait(lambda: (r := rig.node(node)) and r["state"] == "healthy", f"{node} returned",
              timeout_s)  # fmt: skip
-    rig.wait(lambda: all(a["status"] != "intended" for a in rig.api(f"actions?node={node}")),
-             f"{node}'s actions settled")  # fmt: skip
+    rig.wait(lambda: _settled(rig.api(f"actions?node={node}")), f"{node}'s actions settled")
     seen = rig.wait(lambda: (n := rig.slurm_node(node)) and n.state == "idle" and not n.flags
                     and n, f"{node} idle in Slurm")  # fmt: skip
     assert seen.reason == "", seen
+
+
+def _settled(actions: list[dict[str, Any]]) -> bool:
+    """Every action of the node settled, its return among them (a run under load once read the
+    list between the node's state and its resume record)."""
+    done = all(a["status"] != "intended" for a in actions)
+    return done and any(a["kind"] == "resume" and a["status"] == "done" for a in actions)
 
 
 def _ladder(rig: EngineRig, node: str) -> list[tuple[str, str]]:
