@@ -138,11 +138,12 @@ class KubeSession:
             return
 
         async def shutdown() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _cancel_others()
             await self.client.close()
+            # Cancelling a connection attempt can leave tasks it had just started (anyio's
+            # happy-eyeballs `try_connect`); a loop closed with them pending drops coroutines
+            # never awaited, reported whenever they are collected.
+            await _cancel_others()
 
         try:
             self.call(shutdown(), timeout_s=10)
@@ -150,7 +151,21 @@ class KubeSession:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=5)
             if not self._loop.is_running():
+                self._loop.run_until_complete(_cancel_others())
+                self._loop.run_until_complete(self._loop.shutdown_asyncgens())
                 self._loop.close()
+
+
+async def _cancel_others(rounds: int = 5) -> None:
+    """Cancel every task on this loop but the caller's and wait for them, again while the
+    cancellations start new ones."""
+    for _ in range(rounds):
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        if not tasks:
+            return
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def serves(session: KubeSession, resource: type[Any], namespace: str | None = None) -> bool:
