@@ -1447,13 +1447,6 @@ KNOWN_MISSES: dict[str, str] = {
         "small-g/dev-g nodes, never found a cause and expected a re-run to pass is the course "
         "Q&A, not a line"
     ),
-    # the c267 batch (cloud and partner recipes' troubleshooting pages), scored fresh
-    "app-oke-slurm-pyxis-sriov-vf-mellanox-visible-devices-enroot-hook-ifaces-unbound-variable": (
-        "an Enroot hook's bash error ('99-mellanox.sh: line 88: ifaces[id]: unbound variable') on "
-        "every task at container start, with nothing else, is no failure signal the catalog reads "
-        "(unknown, a bounded retry); that MELLANOX_VISIBLE_DEVICES must not be set on SR-IOV VF "
-        "workers is Oracle's guide, not a line"
-    ),
     # the c265 batch (Slurm container and cluster-management documentation), scored fresh
     # the c268 batch (research-computing documentation), scored fresh
     "app-daic-v100-two-node-ddp-avx512-extension-illegal-instruction-on-broadwell-node": (

@@ -36,6 +36,8 @@ BLAME: dict[str, Blame] = {
     "shell.permission_denied": Blame.APPLICATION,
     "shell.exec_format_error": Blame.APPLICATION,
     "shell.python_cant_open": Blame.APPLICATION,
+    "shell.unbound_variable": Blame.APPLICATION,
+    "shell.syntax_error": Blame.APPLICATION,
     "pip.version_not_found": Blame.APPLICATION,
     "pip.no_versions": Blame.SYMPTOM,
     "pip.no_matching_distribution": Blame.SYMPTOM,
@@ -176,6 +178,29 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "shell.permission_denied",
         {"path": "/opt/job/launch.sh"},
     ),
+    # the enroot hook on SR-IOV virtual functions (corpus bundle
+    # app-oke-slurm-pyxis-sriov-vf-mellanox-visible-devices-enroot-hook-ifaces-unbound-variable)
+    (
+        "/etc/enroot/hooks.d/99-mellanox.sh: line 88: ifaces[id]: unbound variable",
+        "shell.unbound_variable",
+        {"variable": "ifaces[id]"},
+    ),
+    # rendered from bash error.c / subst.c and dash expand.c
+    ("bash: NODE_RANK: unbound variable", "shell.unbound_variable", {"variable": "NODE_RANK"}),
+    (
+        "./launch.sh: line 4: NODE_RANK: parameter null or not set",
+        "shell.unbound_variable",
+        {"variable": "NODE_RANK"},
+    ),
+    ("/bin/sh: 3: MASTER_ADDR: parameter not set", "shell.unbound_variable", {}),
+    # rendered from bash parse.y and dash parser.c
+    (
+        "/var/spool/slurmd/job4711/slurm_script: line 21: syntax error near unexpected token `('",
+        "shell.syntax_error",
+        {"token": "("},
+    ),
+    ("train.sh: line 40: syntax error: unexpected end of file", "shell.syntax_error", {}),
+    ('sh: 12: Syntax error: "(" unexpected', "shell.syntax_error", {"dash": '"(" unexpected'}),
     # duckdb/duckdb issue #7255 (an amd64 build on aarch64)
     (
         "-bash: ./duckdb: cannot execute binary file: Exec format error",
@@ -491,6 +516,14 @@ NEGATIVE: list[tuple[str, str]] = [
     ("shell.no_such_file", "ls: cannot access '/data': No such file or directory"),
     ("shell.permission_denied", "PermissionError: [Errno 13] Permission denied: '/ckpt'"),
     ("shell.permission_denied", "git@github.com: Permission denied (publickey)."),
+    # Python's own syntax error, a word in a message, a YAML parser's syntax error
+    ("shell.syntax_error", "SyntaxError: invalid syntax"),
+    ("shell.syntax_error", "yaml.scanner.ScannerError: syntax error near unexpected token"),
+    (
+        "shell.unbound_variable",
+        "UnboundLocalError: local variable 'rank' referenced before assignment",
+    ),
+    ("shell.unbound_variable", "WARNING: NCCL_SOCKET_IFNAME: parameter not set, using default"),
     # pip's healthy lines
     ("pip.version_not_found", "Collecting torch==2.1.0"),
     ("pip.no_versions", "Requirement already satisfied: torch==2.1.0 in ./venv/lib/python3.11"),
