@@ -1601,6 +1601,14 @@ KNOWN_MISSES: dict[str, str] = {
         "whenever the job had more than about 13 workers and went away once the launch line set "
         "the pods' interface (application) is in the thread, not in a line"
     ),
+    # the c302 batch (Kubernetes/cloud transient infrastructure events), scored fresh
+    "tr-skyrl-anyscale-k8s-gpu-workers-preempted-at-step-6-kubernetes-pod-termination-placement-group-timeout": (
+        "SkyRL's 'Failed to create placement group ... This might indicate insufficient GPU "
+        "resources' RuntimeError reads as the job's own exception (application); the Ray "
+        "autoscaler's 'will be terminated soon (reason: kubernetes-pod-termination)' lines and the "
+        "kubelets' container kills just before it are read by no rule, and that they were a "
+        "preemption of the worker pods (transient) is in the thread, not in a line"
+    ),
 }
 
 
