@@ -1594,6 +1594,20 @@ KNOWN_MISSES: dict[str, str] = {
         "whenever the job had more than about 13 workers and went away once the launch line set "
         "the pods' interface (application) is in the thread, not in a line"
     ),
+    # the c302 batch (Kubernetes/cloud transient infrastructure events), scored fresh
+    "tr-skyrl-anyscale-k8s-gpu-workers-preempted-at-step-6-kubernetes-pod-termination-placement-group-timeout": (
+        "SkyRL's 'Failed to create placement group ... This might indicate insufficient GPU "
+        "resources' RuntimeError reads as the job's own exception (application); the Ray "
+        "autoscaler's 'will be terminated soon (reason: kubernetes-pod-termination)' lines and the "
+        "kubelets' container kills just before it are read by no rule, and that they were a "
+        "preemption of the worker pods (transient) is in the thread, not in a line"
+    ),
+    "tr-aks-node-auto-upgrade-surge-drain-kills-two-node-pytorchjob-mid-training": (
+        "torchrun's SIGTERM on both nodes reads as a bare symptom (unknown); AKS's own upgrade "
+        "events ('Created a surge node ...', 'Draining node: [<node>]') are read by no rule (the "
+        "catalog knows the node-termination handler's 'Draining node=<node>, type=...'), and that "
+        "the drain was a planned node auto-upgrade (transient) is in the sources, not in a line"
+    ),
 }
 
 
