@@ -1608,6 +1608,13 @@ KNOWN_MISSES: dict[str, str] = {
         "catalog knows the node-termination handler's 'Draining node=<node>, type=...'), and that "
         "the drain was a planned node auto-upgrade (transient) is in the sources, not in a line"
     ),
+    # the c303 batch (launcher threads: submitit), scored fresh
+    "hang-submitit-shard-job-finished-pool-workers-bypass-sigterm-allocation-never-released": (
+        "'Finished script' followed only by a burst of submitit 'Bypassing signal SIGTERM' lines "
+        "and silence reads as a hang with no evidence why (unknown); that the SIGTERMs were the "
+        "job's own pool workers being shut down, bypassing the inherited handler and holding the "
+        "allocation (a user-side exit race, application) is in the thread, not in a line"
+    ),
 }
 
 
