@@ -1602,12 +1602,6 @@ KNOWN_MISSES: dict[str, str] = {
         "kubelets' container kills just before it are read by no rule, and that they were a "
         "preemption of the worker pods (transient) is in the thread, not in a line"
     ),
-    "tr-aks-node-auto-upgrade-surge-drain-kills-two-node-pytorchjob-mid-training": (
-        "torchrun's SIGTERM on both nodes reads as a bare symptom (unknown); AKS's own upgrade "
-        "events ('Created a surge node ...', 'Draining node: [<node>]') are read by no rule (the "
-        "catalog knows the node-termination handler's 'Draining node=<node>, type=...'), and that "
-        "the drain was a planned node auto-upgrade (transient) is in the sources, not in a line"
-    ),
     # the c303 batch (launcher threads: submitit), scored fresh
     "hang-submitit-shard-job-finished-pool-workers-bypass-sigterm-allocation-never-released": (
         "'Finished script' followed only by a burst of submitit 'Bypassing signal SIGTERM' lines "

@@ -49,6 +49,8 @@ REQUIRED: dict[str, Blame] = {
     "cloud.gke_node_maintenance": Blame.TRANSIENT,
     "cloud.gke_node_upgrade": Blame.TRANSIENT,
     "cloud.gke_node_auto_repair": Blame.TRANSIENT,
+    # AKS
+    "cloud.aks_node_upgrade_drain": Blame.TRANSIENT,
     # Karpenter
     "cloud.karpenter_capacity_interruption": Blame.TRANSIENT,
     "cloud.karpenter_node_terminating": Blame.TRANSIENT,
@@ -159,6 +161,10 @@ GOLDEN: Golden = [
      "2025-01-16T04:00:00.123Z  2025-01-16T04:41:12.456Z", "cloud.gke_node_upgrade", {}),
     ("operation-1737000000000-8e9f0a1b  AUTO_REPAIR_NODES  us-central1-a  gpu-pool        DONE    "
      "2025-01-16T07:12:03.000Z  2025-01-16T07:19:44.000Z", "cloud.gke_node_auto_repair", {}),
+    # --- AKS: Azure/AKS issue #2692 (an auto-upgrade's node events under running pods) ---
+    ("Normal   Drain   node/aks-gpunp-38164027-vmss000000   Draining node: "
+     "[aks-gpunp-38164027-vmss000000]", "cloud.aks_node_upgrade_drain",
+     {"node": "aks-gpunp-38164027-vmss000000"}),
     # --- Karpenter (rendered from the events and log lines in the sources named in the file) ---
     ("Warning  CapacityReservationInstanceInterrupted  node/ip-10-0-42-17.ec2.internal  Capacity "
      "Reservation interruption warning was triggered", "cloud.karpenter_capacity_interruption", {}),
@@ -278,6 +284,12 @@ GOLDEN: Golden = [
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
+    # AKS's surge line disrupts nothing; the node-termination handler's own wording is the
+    # scheduled-event entry's
+    ("cloud.aks_node_upgrade_drain",
+     "Normal   Surge   node/aks-gpunp-38164027-vmss000002   Created a surge node "
+     "[aks-gpunp-38164027-vmss000002 gpunp] for agentpool %!s(MISSING)"),
+    ("cloud.aks_node_upgrade_drain", "Draining node=aks-gpu-1, type=Preempt"),
     # healthy condition rows: AKS NPD's consolidated and older per-type conditions
     # (chkpwd/iac-style describe output; kubernetes/node-problem-detector issue #252)
     ("cloud.azure_vm_event_scheduled",
@@ -428,6 +440,7 @@ _JOB = JobRecord(scheduler="kubernetes", job="1", nodes=("n1", "n2", "n3"), star
         # seen in the controller's output on n1, naming n2
         ("cloud.autoscaler_node_removed", "n1", "Scale-down: node n2 removed with drain"),
         ("cloud.azure_vm_event_scheduled", "n1", "Draining node=n2, type=Preempt"),
+        ("cloud.aks_node_upgrade_drain", "n1", "Normal   Drain   node/n2   Draining node: [n2]"),
     ],
 )  # fmt: skip
 def test_a_reclaimed_node_is_cleared_of_second_hand_evidence(
