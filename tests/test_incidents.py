@@ -332,8 +332,14 @@ KNOWN_MISSES: dict[str, str] = {
         "going (unknown); that upgrading PyTorch 1.1 fixed it is in the thread, not in the lines"
     ),
     "tr-nccl-226-tree-fallback-net-id-0-lightning-k8s-quarter-of-runs": (
-        "'Could not find NET with id 0' is an NCCL topology inconsistency the catalog does not "
-        "read either way; that it came in a quarter of runs (a retry passes) is in the thread"
+        "'Could not find NET with id 0' on both nodes reads as the same weak topology error the "
+        "job printed on every node (application); that it came in a quarter of runs (a retry "
+        "passes) is in the thread"
+    ),
+    "unknown-paddle-v1-mpi-cluster-trainers-socketchannel-check-failed-connection-timed-out-to-one-pserver-peer-recurring-week": (
+        "the same failed glog CHECK on two trainers reads as one code path every node took "
+        "(application); that the connection timeouts to one parameter server recurred for a week "
+        "and nobody found why (unknown) is in the thread, not in a line"
     ),
     "unknown-efa-ofi-couldnt-open-av-efa0-alloc-pd-hang": (
         "the EFA address vector failing on every node reads as the job's configuration "
@@ -1267,13 +1273,6 @@ KNOWN_MISSES: dict[str, str] = {
         "confirmed by the NCCL maintainer) is in the thread, not in a line"
     ),
     # the c227 batch (Megatron-LM, NeMo, Megatron-Bridge multi-node)
-    "app-megatron-bridge-deepseek-v3-h100-nemo-26-04-deepep-nvshmem-unable-to-create-ah-26-02-fine-same-nodes": (
-        "NVSHMEM's IBGDA 'Unable to create ah.' on every rank of every node at start, with "
-        "clean system logs, reads as a fabric-or-software set-up fault of unknown origin "
-        "(unknown, one retry); that the same benchmark ran on the same nodes with the older "
-        "nemo:26.02 container, so the 26.04 container's stack is at fault, is in the thread, "
-        "not in a line"
-    ),
     # the c230 batch (container runtimes on Slurm GPU clusters), scored fresh
     "app-singularity-mpi-four-tasks-per-node-ubuntu-kernel-5-15-0-69-no-loop-devices-available": (
         "Singularity's 'container creation failed: ... no loop devices available' on three of "

@@ -1045,6 +1045,26 @@ def test_without_times_a_weak_application_error_before_its_files_flood_explains_
     assert v.cause is not Cause.APPLICATION
 
 
+def test_the_same_weak_application_error_on_several_nodes_is_the_jobs() -> None:
+    """A weak application error alone names no cause on one node (it may be that node's); the
+    same one on several nodes is a code path or a setting they all took."""
+
+    def init(node: str) -> Finding:
+        return f("ompi.init_failed", node, Blame.APPLICATION, 40, 3, source=Source.LOGS)
+
+    v = attribute(job(), [init("n1"), init("n2")], [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.APPLICATION, (), Action.STOP)
+    assert v.summary.startswith("the same application error (ompi.init_failed, weak alone) on 2")
+    assert {e.node for e in v.evidence[:2]} == {"n1", "n2"}
+    assert attribute(job(), [init("n1")], [], RULES).cause is Cause.UNKNOWN
+    # a weak line of another cause beside them: nothing decides
+    port = f("nic.ib_port_down", "n3", Blame.HARDWARE, 45, 2)
+    assert attribute(job(), [init("n1"), init("n2"), port], [], RULES).cause is Cause.UNKNOWN
+    # two different weak errors, one per node: no one code path
+    other = f("nccl.ring_mismatch", "n2", Blame.APPLICATION, 40, 3, source=Source.LOGS)
+    assert attribute(job(), [init("n1"), other], [], RULES).cause is Cause.UNKNOWN
+
+
 def test_the_summary_names_the_first_application_error() -> None:
     fs = [
         f("python.exception", "n4", Blame.APPLICATION, 50, 90, source=Source.LOGS),

@@ -107,6 +107,7 @@ from autorecover.domain.verdicts import (
     said_symptoms,
     set_aside,
     transient_reason,
+    weak_everywhere,
     weak_findings,
 )
 
@@ -377,6 +378,16 @@ def _decide(
         )
     if hang is not None:
         return _hung(job, hang, outliers, symptoms, seen)
+    everywhere = weak_everywhere(seen)
+    if everywhere:
+        first = everywhere[0]
+        nodes = ", ".join(sorted({f.node for f in everywhere}))
+        why = (
+            f"the same application error ({first.signal}, weak alone) on {len(everywhere)} "
+            f"nodes ({nodes}) and nothing else: a code path or a setting every one of them took "
+            "(one node's own fault fails that node alone): a retry fails the same way"
+        )
+        return make_verdict(Cause.APPLICATION, (), everywhere, symptoms, why)
     weak = weak_findings(seen)
     if weak:
         shown = ", ".join(f"{f.signal} on {f.node} ({f.blame.value} {f.weight})" for f in weak)

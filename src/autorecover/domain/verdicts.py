@@ -29,6 +29,11 @@ from autorecover.domain.stalls import LOCKUPS
 HARDWARE_THRESHOLD = 60  # a node needs this much hardware weight to be named
 APPLICATION_THRESHOLD = 50
 TRANSIENT_THRESHOLD = 50
+_BELOW = {
+    Blame.HARDWARE: HARDWARE_THRESHOLD,
+    Blame.TRANSIENT: TRANSIENT_THRESHOLD,
+    Blame.APPLICATION: APPLICATION_THRESHOLD,
+}
 MAX_EVIDENCE = 8
 REASON_TEXT = 200  # characters of a telemetry error record's text quoted in a summary
 
@@ -87,13 +92,8 @@ def weak_findings(seen: Sequence[Finding]) -> list[Finding]:
     """The strongest findings that blamed something but stayed below its threshold: one per
     signal and node, at most three, so that an `unknown` says what it weighed and set aside (a
     strong finding another rule set aside is not 'weak' and is not listed)."""
-    below = {
-        Blame.HARDWARE: HARDWARE_THRESHOLD,
-        Blame.TRANSIENT: TRANSIENT_THRESHOLD,
-        Blame.APPLICATION: APPLICATION_THRESHOLD,
-    }
     ranked = sorted(
-        (f for f in seen if 0 < f.weight < below.get(f.blame, 0)),
+        (f for f in seen if 0 < f.weight < _BELOW.get(f.blame, 0)),
         key=lambda f: (-f.weight, f.at.timestamp() if f.at else 0.0, f.node, f.line),
     )
     out: list[Finding] = []
@@ -101,6 +101,25 @@ def weak_findings(seen: Sequence[Finding]) -> list[Finding]:
         if all((f.signal, f.node) != (g.signal, g.node) for g in out):
             out.append(f)
     return out[:3]
+
+
+def weak_everywhere(seen: Sequence[Finding]) -> list[Finding]:
+    """One weak application error (below the threshold) that the job printed alike on several
+    nodes, when every weak finding blames the application: each node's line, one per node;
+    empty otherwise.
+
+    Alone on one node, such a line may be that node's (its library, its mount, its memory); the
+    same error on several nodes is a code path or a setting they all took, as a crash on every
+    node is (`shape.crashed_alone`)."""
+    weak = [f for f in seen if 0 < f.weight < _BELOW.get(f.blame, 0)]
+    if not weak or any(f.blame is not Blame.APPLICATION for f in weak):
+        return []
+    by_signal: dict[str, dict[str, Finding]] = {}
+    printed = (f for f in weak if f.source is Source.LOGS)  # the kernel's XIDs have own rules
+    for f in sorted(printed, key=lambda f: (f.at.timestamp() if f.at else 0.0, f.node, f.line)):
+        by_signal.setdefault(f.signal, {}).setdefault(f.node, f)
+    widest = max(by_signal.values(), key=len, default={})
+    return list(widest.values()) if len(widest) >= 2 else []
 
 
 def hardware_reason(
