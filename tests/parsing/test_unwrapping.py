@@ -153,6 +153,44 @@ def test_a_run_of_wrapped_pieces_stops_before_a_line_of_its_own() -> None:
     assert lines[3].endswith("Sending process 51874 closing signal SIGTERM")
 
 
+def test_a_progress_line_wrapped_before_its_loss_is_joined() -> None:
+    # Megatron's iteration line wrapped at 100 before its loss: neither piece is progress
+    # alone (a step without a loss, a loss without a step); joined it says the step reached
+    line = (
+        "[2026-04-20 03:17:07] iteration       50/      50 | consumed samples:        25600 | "
+        "elapsed time per iteration (ms): 9969.4 | learning rate: 4.500000E-06 | lm loss: "
+        "2.390513E+00 | loss scale: 1.0"
+    )
+    pieces = textwrap.wrap(line, 100, break_on_hyphens=False)
+    other = "[2026-04-20 03:17:08] saving checkpoint at iteration 50 to /ckpt in torch_dist format"
+    lines = rejoin("\n".join([*pieces, other]), READ).split("\n")
+    assert (
+        len(pieces) > 1 and lines[0] == line and lines[1 : len(pieces)] == [""] * (len(pieces) - 1)
+    )
+    # two whole progress lines side by side stay apart
+    steps = [line.replace("50/", f"{k}/") for k in (48, 49)]
+    assert rejoin("\n".join(steps), READ) == "\n".join(steps)
+
+
+def test_a_name_cut_inside_a_word_is_joined_where_the_next_piece_reads_alone() -> None:
+    # Horovod's stall report folded at 80: the op's tail reads as a stalled op by itself (its
+    # name is free-form), the whole first piece is one word cut inside
+    op = (
+        "model/model/DistributedAdamOptimizer_Allreduce/HorovodAllgather_model_model_gradients_"
+        "concat_0 [ready ranks: 1], "
+    )
+    head, tail = op[:80], op[80:]
+    assert not signals(head) and signals(tail) == signals(op) == {"horovod.stalled_op"}
+    text = "\n".join(["Stalled ops: ", head, tail, "[2026-06-02 10:05:01] next line"])
+    assert rejoin(text, READ).split("\n")[1] == op
+    # two lines whose words ran together at the cut are not one ("loss 2.4385" + a host's
+    # report that reads alone)
+    a = "2026-08-23 05:30:00 INFO [train.py:212] [rank 0] step 299 | loss 2.4385" + " " * 9
+    b = "x1921c1s4b0n0-hsn0: rank 0 died from signal 15"
+    text = "\n".join([a.rstrip() + "0" * (80 - len(a.rstrip())), b])
+    assert rejoin(text, READ) == text
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(max_size=200), max_size=30))
 def test_never_raises_and_keeps_the_line_count(lines: list[str]) -> None:

@@ -16,11 +16,15 @@ exactly as long as the width (cut: joined as it is) or where the next line's fir
 not have fitted after it (wrapped: joined with a blank); the run goes on while the pieces do.
 A line exactly the width may be either; where both joins pass, the one that reads as more wins.
 A run of wrapped pieces stops before a piece that begins as a line of its own does (Python
-logging's `LEVEL:logger:`, an exception's `Name: `). A short log may hold one long message
+logging's `LEVEL:logger:`, an exception's `Name: `), and is also tried up to the first piece
+that begins with a time or a rank (a stamped line's long first word looks wrapped too). A short log may hold one long message
 wrapped and no line as long as the width: there a wrap is tried at the narrowest width.
 A run is joined where the joined text reads as something the first piece did not, and still
 as everything specific it did, and either
 - a signature no piece matches alone matches across a break, or
+- the joined text is a training progress line with its step that no piece is alone (a
+  Megatron iteration line wrapped before its loss: the step a run reached, and whether it
+  reached its last, `parsing.progress_lines`), or
 - the first piece read only as a bare Python exception, the next piece begins with a word, a
   number or a path, not as a line does (no time, uptime or rank prefix), the specific reading
   does not begin where it does, and the break was a wrap or a cut inside a token: the
@@ -43,6 +47,7 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from autorecover.parsing.lines import parse_line
+from autorecover.parsing.progress_lines import parse_progress
 
 MIN_WIDTH = 60  # narrower than any terminal or mail a log is pasted from
 MAX_PIECES = 16  # a message cut into more pieces than this is not one line any more
@@ -54,6 +59,8 @@ _EXCEPTION_START = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Int
 # logging.BASIC_FORMAT, "%(levelname)s:%(name)s:%(message)s" (torch.distributed.elastic's
 # "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process ..."), a line of its own
 _LOGGING_LEVEL = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.]{1,200}:")
+# an ISO time in brackets before the message (Megatron's `[2026-04-20 03:17:07] iteration ...`)
+_BRACKETED_STAMP = re.compile(r"\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d")
 
 
 class Reading(NamedTuple):
@@ -123,6 +130,11 @@ def _runs(bare: list[str], i: int, width: int) -> list[tuple[str, int]]:
         while end < last and _wrapped(bare[end], bare[end + 1], width) and end - i < MAX_PIECES:
             end += 1
         runs.append((" ", end))
+        # the same run up to the first piece that begins as a line does (a time, a rank): the
+        # next line may be wrapped-looking only because its first word is long
+        start = next((k for k in range(i + 2, end + 1) if _line_start(bare[k])), None)
+        if start is not None:
+            runs.append((" ", start - 1))
     return runs
 
 
@@ -152,10 +164,30 @@ def _was_broken(pieces: list[str], sep: str, readings: Matcher) -> bool:
     cuts = list(itertools.accumulate(len(p) + len(sep) for p in pieces[:-1]))
     if any(r.start < cut < r.end for r in new if r.key not in later for cut in cuts):
         return True
+    # A later piece may read as the same signature on its own when its pattern is free-form at
+    # the start (Horovod's stalled op, a name cut mid-word): the join still put it back where
+    # the reading spans the whole first piece, one word cut inside (a reading that begins in
+    # the first piece's last word is two lines' words run together: "loss 2.4385" + "x1921...").
+    whole = [r for r in new if r.start == 0 and r.end > cuts[0] and " " not in pieces[0].strip()]
+    if whole and sep == "" and _goes_on(pieces[0], pieces[1], sep):
+        return True
     bare_exception = bool(first) and all(r.generic for r in first)
     # A reading that begins just where the next piece does is that piece's own line.
     inside = any(r.start not in cuts for r in new)
-    return bare_exception and inside and _goes_on(pieces[0], pieces[1], sep)
+    if bare_exception and inside and _goes_on(pieces[0], pieces[1], sep):
+        return True
+    return _progress_across(pieces, sep)
+
+
+def _progress_across(pieces: list[str], sep: str) -> bool:
+    """Whether the pieces joined are a progress line with its step (Megatron's `iteration
+    50/ 50 | ... | lm loss: ...` wrapped before its loss) that no piece is alone."""
+    if not all(_goes_on(a, b, sep) for a, b in itertools.pairwise(pieces)):
+        return False  # a later piece that begins as a line does is the next line
+    if any(parse_progress(piece, _EPOCH) is not None for piece in pieces):
+        return False
+    joined = parse_progress(sep.join(pieces), _EPOCH)
+    return joined is not None and joined.step is not None
 
 
 def _line_start(text: str) -> bool:
@@ -164,7 +196,7 @@ def _line_start(text: str) -> bool:
     parsed = parse_line(text, _EPOCH)
     if parsed.at is not None or parsed.uptime_s is not None or parsed.rank is not None:
         return True
-    return _LOGGING_LEVEL.match(text) is not None
+    return _LOGGING_LEVEL.match(text) is not None or _BRACKETED_STAMP.match(text) is not None
 
 
 def _goes_on(before: str, after: str, sep: str) -> bool:
