@@ -17,8 +17,9 @@ not have fitted after it (wrapped: joined with a blank); the run goes on while t
 A line exactly the width may be either; where both joins pass, the one that reads as more wins.
 A run of wrapped pieces stops before a piece that begins as a line of its own does (Python
 logging's `LEVEL:logger:`, an exception's `Name: `), and is also tried up to the first piece
-that begins with a time or a rank (a stamped line's long first word looks wrapped too). A short log may hold one long message
-wrapped and no line as long as the width: there a wrap is tried at the narrowest width.
+that begins with a time or a rank (a stamped line's long first word looks wrapped too). A
+short log may hold one long message wrapped and no line as long as the width: there a wrap is
+tried at the narrowest width.
 A run is joined where the joined text reads as something the first piece did not, and still
 as everything specific it did, and either
 - a signature no piece matches alone matches across a break, or
