@@ -1623,6 +1623,12 @@ KNOWN_MISSES: dict[str, str] = {
         "thread never found a cause (a question about the LUMI launch set-up, closed with no "
         "diagnosis, so unknown) is in the thread, not in a line"
     ),
+    "unknown-fairseq-two-nodes-mismatch-between-actual-and-expected-iterable-length-end-of-epoch-closed-unanswered": (
+        "fairseq's 'RuntimeError: Mismatch between actual and expected iterable length. Please "
+        "report this to the fairseq developers.' reads as the job's own exception (application, "
+        "stop); that the issue holds only this traceback and was closed with no reply naming a "
+        "cause (unknown) is in the thread, not in a line"
+    ),
 }
 
 
