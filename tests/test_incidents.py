@@ -1628,6 +1628,13 @@ KNOWN_MISSES: dict[str, str] = {
         "stop); that the issue holds only this traceback and was closed with no reply naming a "
         "cause (unknown) is in the thread, not in a line"
     ),
+    # the c309 batch (question-and-answer pages and their threads), scored fresh
+    "hang-tgi-llama3-70b-tp8-h100-cuda-graphs-nccl-work-fifo-leak-every-shard-sched-yield-k8s": (
+        "every shard going silent at once, with only a py-spy dump of each stuck in 'sched_yield' "
+        "under NCCL's kernel launch in ncclAllReduce, reads as a hang with no evidence why "
+        "(unknown); that a leak in NCCL's work FIFO stalls every process after N CUDA-graph replays "
+        "(application, fixed by changing the image's NCCL) is in the threads, not in a line"
+    ),
 }
 
 
