@@ -1624,6 +1624,12 @@ KNOWN_MISSES: dict[str, str] = {
         "docker exec line, but that one of its torch._assert_async probes trips in the MXFP4 "
         "EAGLE-MTP decode path on every run (application) is in the thread, not in a line"
     ),
+    "hw-nemo-rl-gitlab-ci-runner-slot-0-corrupt-nemo-ci-object-store-missing-blob-every-job-dies-in-get-sources": (
+        "git's 'fatal: missing blob object ...' and 'error: remote did not send all necessary "
+        "objects' in the runner's get_sources step are read by no rule (unknown, retry); that the "
+        "runner slot's reused object store was corrupt and failed every job scheduled onto it (a "
+        "fault of that runner: exclude it) is in the thread, not in a line"
+    ),
 }
 
 
