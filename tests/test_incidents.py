@@ -1630,6 +1630,11 @@ KNOWN_MISSES: dict[str, str] = {
         "runner slot's reused object store was corrupt and failed every job scheduled onto it (a "
         "fault of that runner: exclude it) is in the thread, not in a line"
     ),
+    "unknown-sglang-amd-ci-no-overlap-scheduler-test-gpu-memory-access-fault-node-2-test-disabled-closed-inactive": (
+        "'Memory access fault by GPU node-2 ... Reason: Unknown.' after normal prefill lines reads "
+        "as the job's own kernel faulting (application, stop); the thread never found whether the "
+        "code, the ROCm stack or the runner was at fault and only disabled the test (unknown)"
+    ),
 }
 
 
