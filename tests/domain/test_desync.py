@@ -143,6 +143,22 @@ def test_a_rank_missing_from_every_horovod_tensor_is_only_behind() -> None:
     # two reports apart in the log are not compared with each other
     apart = [*stall(("model", "grad_a", "1")), "Step 12 loss 0.4", *stall(("model", "grad_b", "0"))]
     assert collective_desync(scan("n1", *apart)) == []
+    # the next report's warning right after an op ends the report, however close
+    assert (
+        collective_desync(scan("n1", *stall(("m", "grad_a", "1")), *stall(("m", "grad_b", "0"))))
+        == []
+    )
+
+
+def test_a_horovod_report_folded_and_put_back_keeps_its_ops_together() -> None:
+    # each op was folded at a width and joined back on its first line: its pieces' lines are
+    # left empty between the ops (parsing.unwrapping)
+    head, *ops = stall(
+        ("model", "grad_a", "1"), ("model", "grad_b", "1"), ("model_1", "grad_c", "0")
+    )
+    folded = [head, ops[0], *(line for op in ops[1:] for line in (op, ""))]
+    [desync] = collective_desync(scan("n1", *folded))
+    assert "grad_c" in desync.text and "rank(s) 0 only" in desync.text
 
 
 # The stall inspector's report since (horovod/common/stall_inspector.cc, rendered): under

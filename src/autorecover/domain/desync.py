@@ -216,25 +216,31 @@ def _size(f: Finding, op: str) -> str:
 HOROVOD_OP = "horovod.stalled_op"
 HOROVOD_HEADER = "horovod.missing_ranks_header"
 HOROVOD_MISSING = "horovod.missing_rank"
+# An op's line and the next one's: adjacent, or a few apart where a line folded at a width was
+# put back on its first line and its pieces' lines left empty (`parsing.unwrapping`).
+OP_LINE_GAP = 4
 
 
 def horovod_desync(findings: Sequence[Finding]) -> list[Finding]:
     """One application finding when a Horovod stall report (consecutive `horovod.stalled_op`
-    lines of one log) shows two tensors each submitted by ranks the other lacks, or its
+    lines of one log, no other Horovod line between) shows two tensors each submitted by ranks the other lacks, or its
     "Missing ranks:" list two ranks each missing a tensor the other sent."""
     missing = _missing_ranks_desync(findings)
     if missing:
         return missing
-    ops = sorted(
-        (f for f in findings if f.signal == HOROVOD_OP),
+    lines = sorted(
+        (f for f in findings if f.signal.startswith("horovod.")),
         key=lambda f: (f.node, f.source.value, f.line),
     )
     report: list[tuple[Finding, frozenset[int]]] = []
-    for f in ops:
+    for f in lines:
+        if f.signal != HOROVOD_OP:
+            report = []  # the next report's warning, or another Horovod line between
+            continue
         if report and (
             report[-1][0].node != f.node
             or report[-1][0].source is not f.source
-            or f.line != report[-1][0].line + 1
+            or not 0 < f.line - report[-1][0].line <= OP_LINE_GAP
         ):
             report = []
         ranks = (f.detail("ranks") or "").replace(" ", "").split(",")
