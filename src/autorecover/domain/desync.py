@@ -223,8 +223,9 @@ OP_LINE_GAP = 4
 
 def horovod_desync(findings: Sequence[Finding]) -> list[Finding]:
     """One application finding when a Horovod stall report (consecutive `horovod.stalled_op`
-    lines of one log, no other Horovod line between) shows two tensors each submitted by ranks the other lacks, or its
-    "Missing ranks:" list two ranks each missing a tensor the other sent."""
+    lines of one log, no other Horovod line between) shows two tensors each submitted by ranks
+    the other lacks, or its "Missing ranks:" list two ranks each missing a tensor the other
+    sent."""
     missing = _missing_ranks_desync(findings)
     if missing:
         return missing
