@@ -1654,6 +1654,14 @@ KNOWN_MISSES: dict[str, str] = {
         "as the job's own kernel faulting (application, stop); the thread never found whether the "
         "code, the ROCm stack or the runner was at fault and only disabled the test (unknown)"
     ),
+    # the c312 batch (practitioners' logbooks and troubleshooting books), scored fresh
+    "hang-pt113-nccl-2-14-3-cuda-launch-blocking-every-rank-spins-in-ncclstrongstreamlaunchkernel-slurm": (
+        "every rank going silent after NCCL init, with only a gdb stack of the main thread inside "
+        "cudaLaunchKernel under ncclStrongStreamLaunchKernel / ncclGroupEnd, reads as a hang with "
+        "no evidence why (unknown); that NCCL 2.13+ (shipped since pt-1.13) hangs every rank "
+        "whenever CUDA_LAUNCH_BLOCKING=1 is set, fixed in NCCL 2.17 (application), is in the "
+        "threads, not in a line"
+    ),
 }
 
 
