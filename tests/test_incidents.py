@@ -1661,6 +1661,12 @@ KNOWN_MISSES: dict[str, str] = {
         "injector killed that node on purpose and a Tune syncer-callback race on the dead node, "
         "fixed in a PR, failed the run (application) is in the thread, not in a line"
     ),
+    "app-ray-air-tf-mnist-gpu-4x4-release-test-cluster-command-timeout-3600s-workload-needs-longer": (
+        "the release harness's 'ray_release.exception.CommandTimeout: Cluster command timed out "
+        "after 3600 seconds.' while every node trains on without an error reads as a failure "
+        "elsewhere (transient, retry); that the workload legitimately needs longer than the test's "
+        "time limit, so a rerun times out again (application), is in the thread, not in a line"
+    ),
 }
 
 
