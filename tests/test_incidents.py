@@ -1553,12 +1553,6 @@ KNOWN_MISSES: dict[str, str] = {
         "Flax (#2676), is the thread's, not a line"
     ),
     # the c288 batch (cluster and platform threads), scored fresh
-    "tr-hyperpod-slurm-dcgm-exporter-docker-run-nvcr-dns-lookup-server-misbehaving": (
-        "Docker's 'lookup nvcr.io on 127.0.0.53:53: server misbehaving' from a registry pull on two "
-        "of four nodes reads as a resolver failure too weak alone (unknown, a bounded retry); that "
-        "the thread found it intermittent and cured by retrying with backoff is in the thread, not "
-        "a line"
-    ),
     # the c287 batch (Lightning, MosaicML and facebookresearch threads), scored fresh
     "app-lightning-ddp-two-gpu-val-loader-workers-dataloader-cuda-initialization-error-repro": (
         "a DataLoader worker's 'terminate called after throwing c10::Error' with 'CUDA error: "

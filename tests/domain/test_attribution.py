@@ -1065,6 +1065,22 @@ def test_the_same_weak_application_error_on_several_nodes_is_the_jobs() -> None:
     assert attribute(job(), [init("n1"), other], [], RULES).cause is Cause.UNKNOWN
 
 
+def test_the_same_weak_transient_error_on_several_nodes_is_outside_them() -> None:
+    """A resolver failing on one node may be that node's; the same failure on several is the
+    service or the network they all reached: retry, naming nobody."""
+
+    def resolve(node: str) -> Finding:
+        return f("gonet.resolver_failed", node, Blame.TRANSIENT, 45, 3, source=Source.LOGS)
+
+    v = attribute(job(), [resolve("n1"), resolve("n3")], [], RULES)
+    assert (v.cause, v.suspect_nodes, v.action) == (Cause.TRANSIENT, (), Action.REQUEUE)
+    assert v.summary.startswith("the same transient error (gonet.resolver_failed, weak alone)")
+    assert attribute(job(), [resolve("n1")], [], RULES).cause is Cause.UNKNOWN
+    weak_app = f("ompi.init_failed", "n2", Blame.APPLICATION, 40, 3, source=Source.LOGS)
+    fs = [resolve("n1"), resolve("n3"), weak_app]
+    assert attribute(job(), fs, [], RULES).cause is Cause.UNKNOWN
+
+
 def test_the_summary_names_the_first_application_error() -> None:
     fs = [
         f("python.exception", "n4", Blame.APPLICATION, 50, 90, source=Source.LOGS),

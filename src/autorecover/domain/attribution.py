@@ -388,6 +388,16 @@ def _decide(
             "(one node's own fault fails that node alone): a retry fails the same way"
         )
         return make_verdict(Cause.APPLICATION, (), everywhere, symptoms, why)
+    outside = weak_everywhere(seen, Blame.TRANSIENT)
+    if outside:
+        first = outside[0]
+        nodes = ", ".join(sorted({f.node for f in outside}))
+        why = (
+            f"the same transient error ({first.signal}, weak alone) on {len(outside)} nodes "
+            f"({nodes}) and nothing else: something outside them that every one reached (a "
+            "service, the network they share), not one node's own: retry"
+        )
+        return make_verdict(Cause.TRANSIENT, (), outside, symptoms, why)
     weak = weak_findings(seen)
     if weak:
         shown = ", ".join(f"{f.signal} on {f.node} ({f.blame.value} {f.weight})" for f in weak)

@@ -103,16 +103,17 @@ def weak_findings(seen: Sequence[Finding]) -> list[Finding]:
     return out[:3]
 
 
-def weak_everywhere(seen: Sequence[Finding]) -> list[Finding]:
-    """One weak application error (below the threshold) that the job printed alike on several
-    nodes, when every weak finding blames the application: each node's line, one per node;
-    empty otherwise.
+def weak_everywhere(seen: Sequence[Finding], blame: Blame = Blame.APPLICATION) -> list[Finding]:
+    """One weak error of `blame` (below its threshold) that the job printed alike on several
+    nodes, when every weak finding blames the same: each node's line, one per node; empty
+    otherwise.
 
-    Alone on one node, such a line may be that node's (its library, its mount, its memory); the
-    same error on several nodes is a code path or a setting they all took, as a crash on every
-    node is (`shape.crashed_alone`)."""
+    Alone on one node, such a line may be that node's (its library, its mount, its memory, its
+    resolver); the same error on several nodes is a code path or a setting they all took (the
+    application's, as a crash on every node is: `shape.crashed_alone`), or something outside
+    them all that failed (a transient one's: a service, the network they share)."""
     weak = [f for f in seen if 0 < f.weight < _BELOW.get(f.blame, 0)]
-    if not weak or any(f.blame is not Blame.APPLICATION for f in weak):
+    if not weak or any(f.blame is not blame for f in weak):
         return []
     by_signal: dict[str, dict[str, Finding]] = {}
     printed = (f for f in weak if f.source is Source.LOGS)  # the kernel's XIDs have own rules
