@@ -1681,6 +1681,13 @@ KNOWN_MISSES: dict[str, str] = {
         "the Tutel thread only got a generic NCCL-version guess, never confirmed, so the cause "
         "was never found (unknown) is in the thread, not in a line"
     ),
+    # the c317 batch (pytorch/pytorch distributed threads, 2024-2026), scored fresh
+    "app-fsdp2-h100-eight-rank-device-id-eager-init-device-mesh-segfault-signal-11-step-96-drop-device-id-works": (
+        "a lone 'Fatal Python error: Segmentation fault' / UCX 'Caught signal 11' on one rank after "
+        "96 clean FSDP2 steps, with a clean system log, reads as a crash with nothing saying why "
+        "(unknown, retry); that it comes from passing device_id to init_process_group with a "
+        "device mesh, avoided by dropping device_id (application), is in the thread, not in a line"
+    ),
 }
 
 
