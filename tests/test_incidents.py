@@ -1687,6 +1687,13 @@ KNOWN_MISSES: dict[str, str] = {
         "the Tutel thread only got a generic NCCL-version guess, never confirmed, so the cause "
         "was never found (unknown) is in the thread, not in a line"
     ),
+    "hw-maxtext-two-slice-v5p-32-megascale-hang-bad-tpu-chips-named-host-nonzero-pc-k8s": (
+        "Megascale's hang digest on the coordinator ('Megascale detects a hang that is likely "
+        "caused by bad TPU chips on the following hosts ... The host that have bad TPUs are: "
+        "<pod>') is not a recognised signal, so the bundle reads as having none (unknown); the "
+        "MaxText hang playbook documents it as a faulty TPU on the named host, and mapping that "
+        "pod to its node goes through the kubelet's SyncLoop ADD line"
+    ),
 }
 
 
