@@ -1695,6 +1695,13 @@ KNOWN_MISSES: dict[str, str] = {
         "container as a listed known issue, so a requeue fails the same way (application), is in the "
         "release notes, not in a line"
     ),
+    "hw-maxtext-two-slice-v5p-32-megascale-hang-bad-tpu-chips-named-host-nonzero-pc-k8s": (
+        "Megascale's hang digest on the coordinator ('Megascale detects a hang that is likely "
+        "caused by bad TPU chips on the following hosts ... The host that have bad TPUs are: "
+        "<pod>') is not a recognised signal, so the bundle reads as having none (unknown); the "
+        "MaxText hang playbook documents it as a faulty TPU on the named host, and mapping that "
+        "pod to its node goes through the kubelet's SyncLoop ADD line"
+    ),
 }
 
 
