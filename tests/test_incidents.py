@@ -1695,13 +1695,6 @@ KNOWN_MISSES: dict[str, str] = {
         "container as a listed known issue, so a requeue fails the same way (application), is in the "
         "release notes, not in a line"
     ),
-    "hw-maxtext-two-slice-v5p-32-megascale-hang-bad-tpu-chips-named-host-nonzero-pc-k8s": (
-        "Megascale's hang digest on the coordinator ('Megascale detects a hang that is likely "
-        "caused by bad TPU chips on the following hosts ... The host that have bad TPUs are: "
-        "<pod>') is not a recognised signal, so the bundle reads as having none (unknown); the "
-        "MaxText hang playbook documents it as a faulty TPU on the named host, and mapping that "
-        "pod to its node goes through the kubelet's SyncLoop ADD line"
-    ),
 }
 
 
@@ -1761,6 +1754,9 @@ def test_evidence_points_at_real_lines(bundle: Path, catalog: Catalog, scanner: 
             first.node in verdict.suspect_nodes
             or any(n in first.text for n in verdict.suspect_nodes)
             or any(f"ip={a})" in first.text or f"ip={a}," in first.text for a in addresses)
+            # a pod's hostname (its name less the generated suffix) names the node whose
+            # kubelet added the pod (Megascale's digest names JobSet hosts)
+            or any(re.sub(r"-[a-z0-9]{5}$", "", a) in first.text for a in addresses if a)
             or kept
             or _srun_task_of(bundle / f"{first.source}/{first.node}.log", first.text)
             & set(verdict.suspect_nodes)

@@ -34,7 +34,9 @@ from domain.golden import (
 )
 
 FAMILY_FILE = "signatures-lifecycle.toml"
-NAMESPACES = frozenset({"cloud", "k8s", "npd", "karpenter", "autoscaler", "iris", "hyperpod"})
+NAMESPACES = frozenset(
+    {"cloud", "k8s", "npd", "karpenter", "autoscaler", "iris", "hyperpod", "megascale"}
+)
 FAMILY_KEYS = family_keys(FAMILY_FILE)
 
 REQUIRED: dict[str, Blame] = {
@@ -45,6 +47,10 @@ REQUIRED: dict[str, Blame] = {
     "cloud.tpu_preempted": Blame.TRANSIENT,
     "cloud.tpu_maintenance": Blame.TRANSIENT,
     "cloud.tpu_bad_chip": Blame.HARDWARE,
+    # Megascale's hang digests (MaxText's hang playbook)
+    "megascale.bad_tpu_host": Blame.HARDWARE,
+    "megascale.inconsistent_programs": Blame.APPLICATION,
+    "megascale.hang_detected": Blame.SYMPTOM,
     "cloud.gce_terminated_by_platform": Blame.TRANSIENT,
     "cloud.gke_node_maintenance": Blame.TRANSIENT,
     "cloud.gke_node_upgrade": Blame.TRANSIENT,
@@ -161,6 +167,16 @@ GOLDEN: Golden = [
      "2025-01-16T04:00:00.123Z  2025-01-16T04:41:12.456Z", "cloud.gke_node_upgrade", {}),
     ("operation-1737000000000-8e9f0a1b  AUTO_REPAIR_NODES  us-central1-a  gpu-pool        DONE    "
      "2025-01-16T07:12:03.000Z  2025-01-16T07:19:44.000Z", "cloud.gke_node_auto_repair", {}),
+    # --- Megascale: the digests of MaxText's Megascale hang playbook (rendered) ---
+    ("The host that have bad TPUs are: mxt-llama3-8b-2xv5p32-slice-job-1-2",
+     "megascale.bad_tpu_host", {"about": "mxt-llama3-8b-2xv5p32-slice-job-1-2"}),
+    ("2025-12-02T14:18:01.417502Z Megascale detects a hang that is likely caused by inconsistent "
+     "HLO module compilation across workers. This can be caused by some workers running with "
+     "different JIT functions or a bug in the XLA compiler.", "megascale.inconsistent_programs",
+     {}),
+    ("  Potential cause: INCONSISTENT_TPU_PROGRAM", "megascale.inconsistent_programs", {}),
+    ("Megascale detects a hang but cannot determine the root cause. Please inspect the full "
+     "digest below.", "megascale.hang_detected", {}),
     # --- AKS: Azure/AKS issue #2692 (an auto-upgrade's node events under running pods) ---
     ("Normal   Drain   node/aks-gpunp-38164027-vmss000000   Draining node: "
      "[aks-gpunp-38164027-vmss000000]", "cloud.aks_node_upgrade_drain",
@@ -284,6 +300,9 @@ GOLDEN: Golden = [
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
+    # the digest's other lines: a culprit list is no verdict of bad chips
+    ("megascale.bad_tpu_host", "  Potential culprit workers: mxt-llama3-8b-2xv5p32-slice-job-1-2"),
+    ("megascale.inconsistent_programs", "  Potential cause: Bad TPU chips"),
     # AKS's surge line disrupts nothing; the node-termination handler's own wording is the
     # scheduled-event entry's
     ("cloud.aks_node_upgrade_drain",

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from autorecover.domain.records import Blame, JobRecord, Source
+from autorecover.domain.records import Blame, Finding, JobRecord, Source
 from autorecover.domain.reports import NAMED_FAILURE_WEIGHT, about_named, named_failures
 from domain.golden import SCANNER, T0, found
 
@@ -251,3 +251,32 @@ def test_a_controller_line_counts_for_the_node_it_names(line: str, signal: str) 
     assert (moved.node, moved.origin) == ("node03", "node01")
     other = replace(job, nodes=("node01", "node02"))
     assert [f for f in about_named(scan.findings, other) if f.signal == signal] == []
+
+
+def test_a_line_naming_a_pods_hostname_counts_for_the_node_that_added_the_pod() -> None:
+    """Megascale's digest names a JobSet pod's hostname (`<job>-<index>`); the kubelet's
+    "SyncLoop ADD" in a node's journal names the pod (`<job>-<index>-<suffix>`): the line
+    counts for that node, and for none when two nodes' pods share the name."""
+    job = JobRecord(
+        scheduler="kubernetes", job="default/mxt", nodes=("tpu-a", "tpu-b"), started=T0,
+        ended=T0 + timedelta(hours=1), collected=T0 + timedelta(hours=1), state="Failed",
+    )  # fmt: skip
+
+    def scan(node: str, source: Source, *lines: str) -> list[Finding]:
+        text = "\n".join(lines).encode() + b"\n"
+        return SCANNER.scan(io.BytesIO(text), node=node, source=source, reference=T0).findings
+
+    def added(pod: str) -> str:
+        return f'I0302 10:00:01.1    2104 kubelet.go:2419] "SyncLoop ADD" source="api" pods=["default/{pod}"]'
+
+    digest = scan("tpu-a", Source.LOGS, "The host that have bad TPUs are: mxt-slice-job-1-2")
+    kubelets = [
+        *scan("tpu-a", Source.SYSTEM, added("mxt-slice-job-0-0-jawqz")),
+        *scan("tpu-b", Source.SYSTEM, added("mxt-slice-job-1-2-9ag84")),
+    ]
+    [moved] = [f for f in about_named([*digest, *kubelets], job) if f.signal.startswith("mega")]
+    assert (moved.node, moved.origin) == ("tpu-b", "tpu-a")
+    shared = scan("tpu-a", Source.SYSTEM, added("mxt-slice-job-1-2-b4x7q"))
+    assert [
+        f for f in about_named([*digest, *kubelets, *shared], job) if f.signal.startswith("mega")
+    ] == []

@@ -32,10 +32,19 @@ BLAME: dict[str, Blame] = {
     "jobset.job_creation_failed": Blame.SYMPTOM,
     "k8sevent.admission_out_of_device": Blame.SYMPTOM,
     "kai.unschedulable": Blame.SYMPTOM,
+    "kubelet.pod_added": Blame.INFO,
 }
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # the kubelet's journal on a GKE TPU node (rendered from kubelet.go syncLoopIteration)
+    (
+        "Nov 04 08:09:56 gke-tpu-v5p-np1-7d21b9c4-q5vm kubelet[2104]: I1104 08:09:56.416077    "
+        '2104 kubelet.go:2419] "SyncLoop ADD" source="api" '
+        'pods=["default/mxt-llama3-8b-2xv5p32-slice-job-1-2-9ag84"]',
+        "kubelet.pod_added",
+        {"address": "mxt-llama3-8b-2xv5p32-slice-job-1-2-9ag84"},
+    ),
     # a public thread's BackOff event (a serverless container failing on start)
     (
         "  Warning  BackOff    11s                  kubelet            Back-off restarting failed "

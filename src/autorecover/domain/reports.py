@@ -28,7 +28,12 @@ from dataclasses import replace
 from autorecover.domain.hostlists import HostlistError, expand_hostlist
 from autorecover.domain.records import Blame, Finding, JobRecord
 
-ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip"})  # lines announcing addresses
+ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip", "kubelet.pod_added"})
+POD_ADDED = "kubelet.pod_added"  # a pod's name (and so its hostname) is its node's address
+# the random suffix Kubernetes' generateName puts after a Job's pod name (apimachinery's
+# names.SimpleNameGenerator: five characters of "bcdfghjklmnpqrstvwxz2456789"; any five letters
+# or digits are taken, as a paste may carry them retyped)
+_GENERATED_SUFFIX = re.compile(r"-[a-z0-9]{5}$")
 NAMED_FAILURE_WEIGHT = 70  # the scheduler itself says this node failed
 PEER_BLAME_WEIGHT = 35  # other nodes' NCCL errors name this node's address
 
@@ -83,11 +88,18 @@ def address_book(everything: Iterable[Finding], job: JobRecord) -> dict[str, str
     """Address -> node, from the lines in which nodes announce their address (NCCL's bootstrap
     lines, Ray's banner; at start-up, so any time counts), and each node's own name."""
     owner: dict[str, str] = {node: node for node in job.nodes}
+    hostnames: dict[str, set[str]] = {}
     for f in everything:
         address = f.detail("address") if f.signal in ADDRESS_SIGNALS else None
         if address is not None:
             # a banner pdsh printed for another node (`gpu-a02: Local node IP: A`) is that node's
-            owner.setdefault(address, job.node_named(f.detail("via")) or f.node)
+            node = job.node_named(f.detail("via")) or f.node
+            owner.setdefault(address, node)
+            if f.signal == POD_ADDED:  # a Job's pod is named its hostname plus a random suffix
+                hostnames.setdefault(_GENERATED_SUFFIX.sub("", address), set()).add(node)
+    for hostname, nodes in hostnames.items():
+        if len(nodes) == 1:  # a name that several nodes' pods share names none of them
+            owner.setdefault(hostname, next(iter(nodes)))
     return owner
 
 
@@ -180,15 +192,19 @@ def task_numbers(listed: str) -> list[int]:
 
 
 def about_named(findings: Sequence[Finding], job: JobRecord) -> list[Finding]:
-    """Findings whose line names the node it is about (the `about` capture) move to that node,
-    the file's node kept as their origin; those about a node outside the job are dropped."""
+    """Findings whose line names the node it is about (the `about` capture: the node's name, or
+    a pod's or an address the node announced) move to that node, the file's node kept as their
+    origin; those about a node outside the job are dropped."""
+    if not any(f.detail("about") for f in findings):
+        return list(findings)
+    owner = address_book(findings, job)
     out: list[Finding] = []
     for f in findings:
         about = f.detail("about")
         if about is None:
             out.append(f)
             continue
-        node = job.node_named(about)
+        node = job.node_named(about) or owner.get(about)
         if node is not None:
             out.append(f if node == f.node else replace(f, node=node, origin=f.node))
     return out
