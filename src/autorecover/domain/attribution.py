@@ -378,26 +378,15 @@ def _decide(
         )
     if hang is not None:
         return _hung(job, hang, outliers, symptoms, seen)
-    everywhere = weak_everywhere(seen)
-    if everywhere:
-        first = everywhere[0]
-        nodes = ", ".join(sorted({f.node for f in everywhere}))
-        why = (
-            f"the same application error ({first.signal}, weak alone) on {len(everywhere)} "
-            f"nodes ({nodes}) and nothing else: a code path or a setting every one of them took "
-            "(one node's own fault fails that node alone): a retry fails the same way"
-        )
-        return make_verdict(Cause.APPLICATION, (), everywhere, symptoms, why)
-    outside = weak_everywhere(seen, Blame.TRANSIENT)
-    if outside:
-        first = outside[0]
-        nodes = ", ".join(sorted({f.node for f in outside}))
-        why = (
-            f"the same transient error ({first.signal}, weak alone) on {len(outside)} nodes "
-            f"({nodes}) and nothing else: something outside them that every one reached (a "
-            "service, the network they share), not one node's own: retry"
-        )
-        return make_verdict(Cause.TRANSIENT, (), outside, symptoms, why)
+    for blame, cause, meaning in _WEAK_EVERYWHERE:
+        alike = weak_everywhere(seen, blame)
+        if alike:
+            nodes = ", ".join(sorted({f.node for f in alike}))
+            why = (
+                f"the same {blame.value} error ({alike[0].signal}, weak alone) on {len(alike)} "
+                f"nodes ({nodes}) and nothing else: {meaning}"
+            )
+            return make_verdict(cause, (), alike, symptoms, why)
     weak = weak_findings(seen)
     if weak:
         shown = ", ".join(f"{f.signal} on {f.node} ({f.blame.value} {f.weight})" for f in weak)
@@ -422,6 +411,23 @@ def _decide(
     return make_verdict(
         Cause.UNKNOWN, (), [], symptoms, "no recognised failure signal in the window"
     )
+
+
+# What one weak error printed alike on several nodes means (`verdicts.weak_everywhere`).
+_WEAK_EVERYWHERE = (
+    (
+        Blame.APPLICATION,
+        Cause.APPLICATION,
+        "a code path or a setting every one of them took (one node's own fault fails that node "
+        "alone): a retry fails the same way",
+    ),
+    (
+        Blame.TRANSIENT,
+        Cause.TRANSIENT,
+        "something outside them that every one reached (a service, the network they share), "
+        "not one node's own: retry",
+    ),
+)
 
 
 # ProcessGroupNCCL's heartbeat monitor: the watchdog thread itself stuck in a NCCL/CUDA call
