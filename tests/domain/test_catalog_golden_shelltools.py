@@ -185,6 +185,12 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "shell.unbound_variable",
         {"variable": "ifaces[id]"},
     ),
+    # the same under mpirun --tag-output's prefix
+    (
+        "[1,0]<stderr>:/etc/enroot/hooks.d/99-mellanox.sh: line 88: ifaces[id]: unbound variable",
+        "shell.unbound_variable",
+        {"variable": "ifaces[id]"},
+    ),
     # rendered from bash error.c / subst.c and dash expand.c
     ("bash: NODE_RANK: unbound variable", "shell.unbound_variable", {"variable": "NODE_RANK"}),
     (
