@@ -28,8 +28,8 @@ from dataclasses import replace
 from autorecover.domain.hostlists import HostlistError, expand_hostlist
 from autorecover.domain.records import Blame, Finding, JobRecord
 
-ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip", "kubelet.pod_added"})
 POD_ADDED = "kubelet.pod_added"  # a pod's name (and so its hostname) is its node's address
+ADDRESS_SIGNALS = frozenset({"nccl.bootstrap", "ray.node_ip", POD_ADDED})  # lines announcing them
 # the random suffix Kubernetes' generateName puts after a Job's pod name (apimachinery's
 # names.SimpleNameGenerator: five characters of "bcdfghjklmnpqrstvwxz2456789"; any five letters
 # or digits are taken, as a paste may carry them retyped)
