@@ -38,7 +38,9 @@ name is already there, or a Slurm host list `gpu-a[01-04]` names nodes by patter
 short host name), `reorder` / `rotate` (job.json's node list reversed / rotated by one),
 `sparse` (only the job-log lines a finding or a telemetry record came from, one line either
 side: a pasted snippet), `tz` / `tz-west` (every ISO-8601 stamp in the job logs rewritten to
-`+08:00` / `-07:00`, the same instant), `nosys` (the system log of every node with no hardware
+`+08:00` / `-07:00`, the same instant), `local` / `local-west` (every log written at UTC+8 /
+UTC-5 without a zone while job.json stays in UTC; skipped where a stamp says its zone or the
+job's output holds telemetry records), `nosys` (the system log of every node with no hardware
 finding of its own dropped), `nosys-quiet` (only the system logs that gave no finding at all
 dropped), `tail` (each job log cut to its last 200 lines), `combined` (every node's job log in
 the launching node's file after pdsh's `<node>: `, merged in time order, as DeepSpeed leaves
@@ -62,7 +64,7 @@ from pathlib import Path
 from autorecover.adapters.bundles import Explanation, explain, read_job
 from autorecover.domain.catalog import Catalog, builtin_catalog
 from autorecover.domain.records import Blame, Source, Verdict
-from autorecover.parsing.lines import find_embedded_time, parse_line
+from autorecover.parsing.lines import find_embedded_time, parse_line, says_zone
 from autorecover.parsing.scanning import TELEMETRY_MARKERS, Scanner
 from autorecover.parsing.telemetry_evidence import EVIDENCE_MARKERS, MARKERS
 
@@ -315,6 +317,31 @@ def _zoned(offset: timedelta) -> Variation:
     return vary
 
 
+def _local(offset: timedelta) -> Variation:
+    """Every log written in a zone `offset` from UTC without saying so: job.json, the
+    scheduler's UTC record, moved back by `offset` (the same as every zone-less stamp moved
+    forward). Skipped where a stamp says its zone (its instant would move) or the job's output
+    holds telemetry records (epoch seconds: UTC whatever the zone)."""
+
+    def vary(copy: Path, before: Explanation) -> dict[str, str] | None:
+        if any(a.progress_records for a in before.activity):
+            return None
+        reference = before.job.started
+        for path in sorted([*(copy / "logs").glob("*.log"), *(copy / "system").glob("*.log")]):
+            lines = path.read_text(errors="surrogateescape").splitlines()
+            if any(says_zone(line, reference) for line in lines):
+                return None
+        job = json.loads((copy / "job.json").read_text())
+        for key in ("started", "ended", "collected"):
+            if job.get(key):
+                at = datetime.fromisoformat(job[key].replace("Z", "+00:00")) - offset
+                job[key] = at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+        (copy / "job.json").write_text(json.dumps(job, indent=2) + "\n")
+        return _same(before)
+
+    return vary
+
+
 def _nosys(quiet: bool) -> Variation:
     """Drop the system log of every node with no hardware finding of its own (`quiet`: of
     every node whose system log gave no finding at all, so only filler goes)."""
@@ -380,6 +407,8 @@ VARIATIONS: dict[str, Variation] = {name: _wrapping(w) for name, w in WRAPPERS.i
     "sparse": _sparse,
     "tz": _zoned(timedelta(hours=8)),
     "tz-west": _zoned(timedelta(hours=-7)),
+    "local": _local(timedelta(hours=8)),
+    "local-west": _local(timedelta(hours=-5)),
     "nosys": _nosys(quiet=False),
     "nosys-quiet": _nosys(quiet=True),
     "tail": _tail(200),

@@ -7,7 +7,7 @@ import importlib.util
 import json
 import shutil
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
 
@@ -30,7 +30,7 @@ BUNDLES = (
 )
 NEW = (
     "rename", "rename-gke", "fqdn", "reorder", "rotate", "sparse", "tz", "tz-west", "tail",
-    "kubectl", "pdsh", "combined",
+    "kubectl", "pdsh", "combined", "local", "local-west",
 )  # fmt: skip
 
 
@@ -109,6 +109,23 @@ def test_tz_keeps_each_instant(rewrap: ModuleType, tmp_path: Path) -> None:
     ref = datetime(2026, 3, 2, tzinfo=UTC)
     assert parse_line(lines[0], ref).at == datetime(2026, 3, 2, 23, 30, tzinfo=UTC)
     assert parse_line(lines[1], ref).at == datetime(2026, 3, 2, 10, 0, 1, 500000, tzinfo=UTC)
+
+
+def test_local_moves_the_jobs_record_and_skips_logs_that_say_their_zone(
+    rewrap: ModuleType, tmp_path: Path
+) -> None:
+    bundle = tmp_path / "b"
+    shutil.copytree(CORPUS / "hw-gloo-peer-closed-xid79", bundle)
+    before = explain(bundle, builtin_catalog())
+    assert rewrap.VARIATIONS["local"](bundle, before) is not None
+    moved = read_job(bundle)
+    assert moved.started == before.job.started - timedelta(hours=8)
+    assert moved.collected == before.job.collected - timedelta(hours=8)
+    zoned = tmp_path / "z"
+    shutil.copytree(CORPUS / "hw-gloo-peer-closed-xid79", zoned)
+    log = next((zoned / "logs").glob("*.log"))
+    log.write_text("2026-03-02T10:00:00Z start\n" + log.read_text())
+    assert rewrap.VARIATIONS["local"](zoned, before) is None
 
 
 def test_combined_puts_every_nodes_log_in_one_file_in_time_order(

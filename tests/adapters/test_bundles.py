@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import textwrap
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -315,3 +316,70 @@ def _fold(line: str, width: int) -> list[str]:
 
 def _wrap(line: str, width: int) -> list[str]:
     return textwrap.wrap(line, width, break_on_hyphens=False) if len(line) > width else [line]
+
+
+def local_time_bundle(tmp_path: Path, zone: str = "") -> Path:
+    """GOOD's job (10:00-11:00 UTC) whose job logs and gpu-a02's syslog were written at
+    UTC+8 without a zone (`zone` adds one to the job logs' stamps); gpu-a01's syslog is the
+    day before's, an old XID 79 in it."""
+    write(tmp_path, GOOD)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "system").mkdir()
+    for node, rank in (("gpu-a01", 0), ("gpu-a02", 1)):
+        (tmp_path / "logs" / f"{node}.log").write_text(
+            f"2026-03-02 18:00:04{zone} INFO starting rank {rank}\n"
+            f"2026-03-02 18:20:00{zone} INFO step 100 loss 2.31\n"
+            f"[rank{rank}]:[E302 18:50:01.327100192 ProcessGroupNCCL.cpp:616] [Rank {rank}] "
+            "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, "
+            "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before "
+            "timing out.\n"
+            f"2026-03-02 18:59:58{zone} ERROR rank {rank} exiting\n"
+        )
+    (tmp_path / "system" / "gpu-a02.log").write_text(
+        "Mar  2 17:58:00 gpu-a02 systemd[1]: Started Slurm node daemon.\n"
+        "Mar  2 18:40:00 gpu-a02 kernel: NVRM: Xid (PCI:0000:ba:00): 79, pid=4123, "
+        "GPU has fallen off the bus.\n"
+        "Mar  2 19:01:00 gpu-a02 slurmd[2231]: done with job 1\n"
+    )
+    (tmp_path / "system" / "gpu-a01.log").write_text(
+        "Mar  1 07:58:00 gpu-a01 kernel: Linux version 6.8.0\n"
+        "Mar  1 08:10:00 gpu-a01 kernel: NVRM: Xid (PCI:0000:1a:00): 79, pid=77, "
+        "GPU has fallen off the bus.\n"
+        "Mar  1 09:00:00 gpu-a01 systemd[1]: Reached target Multi-User System.\n"
+    )
+    return tmp_path
+
+
+def test_explain_reads_logs_written_in_local_time_in_their_zone(tmp_path: Path) -> None:
+    """Job output and a syslog kept in local time (UTC+8) without a zone: every line is 8 h
+    after the job's UTC record, outside its window. The job's output starts with the job and
+    ends with it only at UTC+8, so it is read there, and so is the syslog that reads right
+    only there; the other node's syslog of the day before stays outside (its old XID is no
+    evidence)."""
+    from autorecover.adapters.bundles import explain
+    from autorecover.cli.explain import render
+    from autorecover.domain.catalog import builtin_catalog
+    from autorecover.domain.records import Cause, Source
+
+    found = explain(local_time_bundle(tmp_path), builtin_catalog())
+    assert (found.verdict.cause, found.verdict.suspect_nodes) == (Cause.HARDWARE, ("gpu-a02",))
+    zones = {(z.node, z.source): z.describe() for z in found.local_times}
+    assert zones == {
+        ("gpu-a01", Source.LOGS): "UTC+08:00",
+        ("gpu-a02", Source.LOGS): "UTC+08:00",
+        ("gpu-a02", Source.SYSTEM): "UTC+08:00",
+    }
+    [xid] = [f for f in found.findings if f.signal == "xid.79" and f.node == "gpu-a02"]
+    assert xid.at == datetime(2026, 3, 2, 10, 40, tzinfo=UTC)
+    assert "logs/gpu-a01.log read as UTC+08:00" in render(found)
+
+
+def test_explain_keeps_stamps_that_say_their_zone(tmp_path: Path) -> None:
+    """The same job output stamped `+08:00`: read by its zone, nothing guessed; the syslog
+    without one is not moved (the job's output, read as it says, is the job's)."""
+    from autorecover.adapters.bundles import explain
+    from autorecover.domain.catalog import builtin_catalog
+
+    found = explain(local_time_bundle(tmp_path, zone="+08:00"), builtin_catalog())
+    assert found.local_times == ()
+    assert found.verdict.suspect_nodes == ()

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autorecover.parsing.lines import find_embedded_time, parse_line
+from autorecover.parsing.lines import find_embedded_time, parse_line, says_zone
 
 REF = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 
@@ -351,3 +351,30 @@ def test_an_iso_stamp_takes_a_syslog_host_only_where_there_is_one(
 ) -> None:
     parsed = parse_line(line, REF)
     assert (parsed.host, parsed.message) == (host, message)
+
+
+@pytest.mark.parametrize(
+    ("line", "when", "zoned"),
+    [
+        ("2026-03-02T11:41:58Z NCCL WARN x", at(2026, 3, 2, 11, 41, 58), True),
+        ("2026-03-02T19:41:58+08:00 NCCL WARN x", at(2026, 3, 2, 11, 41, 58), True),
+        # a zone after a blank (`2006-01-02 15:04:05.000 -07:00`, as some loggers write it)
+        ("2026-03-02 19:41:58.043 +08:00 [x] NCCL WARN x", at(2026, 3, 2, 11, 41, 58, 43000), True),
+        ("2026-03-02 04:41:58 -0700 NCCL WARN x", at(2026, 3, 2, 11, 41, 58), True),
+        ("2026-03-02 11:41:58 NCCL WARN x", at(2026, 3, 2, 11, 41, 58), False),
+        ("2026-03-02 11:41:58 -12345 bytes", at(2026, 3, 2, 11, 41, 58), False),  # no zone
+        ("Mar  2 11:41:58 gpu-a03 kernel: x", at(2026, 3, 2, 11, 41, 58), False),
+        ("E0302 11:41:58.000000 123 x.cpp:1] x", at(2026, 3, 2, 11, 41, 58), False),
+    ],
+)
+def test_a_stamp_says_whether_it_carried_its_zone(line: str, when: datetime, zoned: bool) -> None:
+    p = parse_line(line, REF)
+    assert (p.at, p.zoned) == (when, zoned)
+    assert says_zone(line, REF) is zoned
+
+
+def test_says_zone_reads_a_stamp_inside_the_message_and_none_without_one() -> None:
+    assert says_zone("[titan] 2026-03-04 02:04:06,844 - root - INFO - step 1", REF) is False
+    assert says_zone("[titan] 2026-03-04T02:04:06Z - root - INFO - step 1", REF) is True
+    assert says_zone("Traceback (most recent call last):", REF) is None
+    assert says_zone("saved to ckpt-2026-03-04T02:04:06Z", REF) is None  # names a file

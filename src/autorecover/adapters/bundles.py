@@ -21,6 +21,14 @@ from autorecover.domain.catalog import Catalog
 from autorecover.domain.hangs import HangLocation, RankStack, locate, stack_findings
 from autorecover.domain.history import Attempt, parse_history
 from autorecover.domain.records import Activity, Finding, JobRecord, Source, Verdict
+from autorecover.domain.zones import (
+    LocalTime,
+    in_utc,
+    job_log_offset,
+    same_zone,
+    wrong_in_utc,
+)
+from autorecover.parsing.lines import says_zone
 from autorecover.parsing.pasting import unpasted
 from autorecover.parsing.scanning import Scanner
 from autorecover.parsing.stacks import rank_stack
@@ -58,22 +66,22 @@ class Explanation:
     activity: tuple[Activity, ...]
     repeats: tuple[tuple[str, str, int], ...] = ()  # node, signal, lines beyond those kept
     hang: HangLocation | None = None  # where the ranks' hang stacks place the stall
+    local_times: tuple[LocalTime, ...] = ()  # files read in a zone other than UTC
 
 
 def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> Explanation:
     """Read a bundle, scan every file and attribute the failure."""
     job = read_job(bundle)
     scanner = scanner or Scanner(catalog)
-    findings: list[Finding] = []
-    activity: list[Activity] = []
-    repeats: list[tuple[str, str, int]] = []
+    scanned: list[_Scanned] = []
+    files_read: list[Activity | _Scanned] = []  # in the order read: activity keeps it
     stacks: list[RankStack] = []
     for source in (Source.LOGS, Source.SYSTEM):
         files = _node_files(bundle, source, job)
         for node in job.nodes:
             path = files.get(node)
             if path is None:
-                activity.append(Activity(node=node, source=source, present=False))
+                files_read.append(Activity(node=node, source=source, present=False))
                 continue
             try:
                 stream = _opened(path, scanner)
@@ -87,19 +95,92 @@ def explain(bundle: Path, catalog: Catalog, scanner: Scanner | None = None) -> E
                 except OSError as exc:
                     raise BundleError(f"{path}: cannot read: {exc.strerror or exc}") from None
             found = list(result.findings)
-            if source is Source.LOGS and result.activity.progress_records:
+            telemetry = source is Source.LOGS and result.activity.progress_records > 0
+            if telemetry:
                 rank_stacks, records = _telemetry(path, node, scanner)
                 stacks.extend(rank_stacks)
                 found = replacing(found, records)
-            findings.extend(found)
-            activity.append(result.activity)
-            repeats.extend((node, signal, n) for signal, n in result.repeats)
+            scanned.append(_Scanned(path, result.activity, found, result.repeats, telemetry))
+            files_read.append(scanned[-1])
+    local = _local_times(job, scanned)
+    findings: list[Finding] = []
+    activity: list[Activity] = []
+    repeats: list[tuple[str, str, int]] = []
+    for file in files_read:
+        if isinstance(file, Activity):
+            activity.append(file)
+            continue
+        zone = local.get((file.activity.node, file.activity.source))
+        seen, found = (
+            in_utc(file.activity, file.findings, zone.offset)
+            if zone is not None
+            else (file.activity, file.findings)
+        )
+        findings.extend(found)
+        activity.append(seen)
+        repeats.extend((seen.node, signal, n) for signal, n in file.repeats)
     hang = locate(stacks)
     if hang is not None:
         findings.extend(stack_findings(hang))
     rules = {n: e.rules for n, e in catalog.xids.items() if e.rules}
     verdict = attribute(job, findings, activity, rules, read_history(bundle))
-    return Explanation(bundle, job, verdict, tuple(findings), tuple(activity), tuple(repeats), hang)
+    return Explanation(
+        bundle, job, verdict, tuple(findings), tuple(activity), tuple(repeats), hang,
+        tuple(local.values()),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Scanned:
+    """One file's scan, before its times are settled."""
+
+    path: Path
+    activity: Activity
+    findings: list[Finding]
+    repeats: tuple[tuple[str, int], ...]
+    telemetry: bool  # it holds telemetry records (their times are epoch seconds: UTC)
+
+
+def _local_times(job: JobRecord, scanned: list[_Scanned]) -> dict[tuple[str, Source], LocalTime]:
+    """The files written in local time (`domain.zones`): job logs whose edges are the job's in
+    one zone; then, when they agree on it, every other file that reads right only in it."""
+    local: dict[tuple[str, Source], LocalTime] = {}
+    candidates = [f for f in scanned if not f.telemetry and wrong_in_utc(job, f.activity)]
+    for file in candidates:
+        a = file.activity
+        offset = job_log_offset(job, a)
+        if offset is not None and _zone_free(file.path, job):
+            local[(a.node, a.source)] = LocalTime(a.node, a.source, offset)
+    offsets = {zone.offset for zone in local.values()}
+    if len(offsets) != 1:
+        return local if len(offsets) <= 1 else {}  # the job's output in several zones: none
+    offset = offsets.pop()
+    for file in candidates:
+        a = file.activity
+        key = (a.node, a.source)
+        if key not in local and same_zone(job, a, offset) and _zone_free(file.path, job):
+            local[key] = LocalTime(a.node, a.source, offset)
+    return local
+
+
+ZONE_PEEK_BYTES = 64 << 10  # a file's first stamped line is in its first lines
+
+
+def _zone_free(path: Path, job: JobRecord) -> bool:
+    """Whether the file's first stamped line carries no zone (so may be local time)."""
+    try:
+        with open_regular(path) as stream:
+            head = stream.read(ZONE_PEEK_BYTES)
+    except (OSError, UnreadableError):
+        return False
+    lines = head.decode("utf-8", errors="replace").splitlines()
+    if len(head) == ZONE_PEEK_BYTES:
+        lines = lines[:-1]  # cut short by the peek
+    for line in lines:
+        zoned = says_zone(line, job.started)
+        if zoned is not None:
+            return not zoned
+    return False
 
 
 def _opened(path: Path, scanner: Scanner) -> BinaryIO:

@@ -130,6 +130,11 @@ def render(r: Explanation, *, all_evidence: bool = False) -> str:
         lines.append("    (no matching line)")
     for node, signal, count in r.repeats:
         lines.append(f"  storm:    {signal} on {node}: {count} more identical lines not listed")
+    for zone in r.local_times:
+        lines.append(
+            f"  times:    {zone.source.value}/{zone.node}.log read as {zone.describe()} "
+            "(its stamps have no zone and fit the job's run only there)"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -79,7 +79,7 @@ _RAY = re.compile(
 )
 _ISO = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
-    r"(Z|[+-]\d{2}:?\d{2})?"
+    r"(?:(Z|[+-]\d{2}:?\d{2})| ([+-]\d{2}:?\d{2})(?!\d))?"
 )
 _IN_NAMES = frozenset("/\\_-.~")  # a stamp after one of these is part of a name or a path
 _SYSLOG = re.compile(r"([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d+)? (\S+) ")
@@ -115,6 +115,7 @@ class ParsedLine:
     rank: int | None = None
     host: str | None = None
     via: str | None = None  # the address a forwarding prefix (Ray's) says the line came from
+    zoned: bool = False  # the stamp said its zone (`Z`, `+08:00`); others are read as UTC
 
 
 def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset()) -> ParsedLine:
@@ -128,6 +129,7 @@ def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset
     at: datetime | None = None
     uptime: float | None = None
     host: str | None = None
+    zoned = False
     forwarded = False  # Ray's prefix taken
     indented = False  # leading blanks looked past once
     blank: str | None = None  # the line as it was before its blanks were taken off
@@ -161,8 +163,11 @@ def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset
             via, forwarded = m.group(1), True
             rest = rest[m.end() :]
         if at is None and uptime is None:
+            stamped = rest
             at, uptime, found, rest = _stamp(rest, reference)
             host = host or found
+            iso = _ISO.match(stamped) if at is not None else None
+            zoned = iso is not None and (iso.group(8) or iso.group(9)) is not None
             if at is not None:
                 m = _CRI_STREAM.match(rest)
                 rest = rest[m.end() :] if m else rest
@@ -179,7 +184,9 @@ def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset
         # (`  File "x.py"`, `3:   File ...`) keeps its blanks.
         indented = True
         blank, rest = rest, rest.lstrip(" \t")
-    return ParsedLine(message=rest, at=at, uptime_s=uptime, rank=rank, host=host, via=via)
+    return ParsedLine(
+        message=rest, at=at, uptime_s=uptime, rank=rank, host=host, via=via, zoned=zoned
+    )
 
 
 def _pdsh(rest: str, hosts: frozenset[str]) -> re.Match[str] | None:
@@ -252,18 +259,32 @@ def find_embedded_time(message: str) -> datetime | None:
     """An ISO-8601 stamp inside the first part of a message (`[titan] 2026-03-04 02:04:06,844`,
     `time=2026-...`); one that is part of a word or a path (`'logs/2019-07-01T17:49:45_run'`,
     `ckpt-2024-...`) names something else, not when the line was written."""
+    m = _embedded(message)
+    return None if m is None else _iso(m)
+
+
+def says_zone(text: str, reference: datetime) -> bool | None:
+    """Whether a line's time carries its zone (`Z`, `+08:00`); None when it has no time."""
+    parsed = parse_line(text, reference)
+    if parsed.at is not None:
+        return parsed.zoned
+    m = _embedded(parsed.message)
+    return None if m is None or _iso(m) is None else (m.group(8) or m.group(9)) is not None
+
+
+def _embedded(message: str) -> re.Match[str] | None:
     for m in _ISO.finditer(message, 0, 96):
         start = m.start()
         if start and (message[start - 1].isalnum() or message[start - 1] in _IN_NAMES):
             continue
-        return _iso(m)
+        return m
     return None
 
 
 def _iso(m: re.Match[str]) -> datetime | None:
     year, month, day, hh, mm, ss = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
     at = _build(year, month, day, hh, mm, ss, m.group(7))
-    zone = m.group(8)
+    zone = m.group(8) or m.group(9)
     if at is None or zone is None or zone == "Z":
         return at
     sign = 1 if zone[0] == "+" else -1
