@@ -1695,6 +1695,13 @@ KNOWN_MISSES: dict[str, str] = {
         "container as a listed known issue, so a requeue fails the same way (application), is in the "
         "release notes, not in a line"
     ),
+    "app-gb200-symmetric-mem-pool-processgroupnccl-abort-wrong-deregister-could-not-find-handle-sigabrt-at-exit-slurm": (
+        "NCCL's 'Deregister: Could not find handle' and 'Failed to deregister segment handle ... on "
+        "ncclComm_ ...' on every rank after a completed run, then srun's task exits, read as a "
+        "failure with nothing saying what failed (unknown, retry); that NCCLComm::abort() used the "
+        "wrong deregister API for symmetric (window-registered) pool segments and aborts every such "
+        "run at exit, a PyTorch bug (application), is in the thread, not in a line"
+    ),
 }
 
 
