@@ -1708,6 +1708,14 @@ KNOWN_MISSES: dict[str, str] = {
         "wrong deregister API for symmetric (window-registered) pool segments and aborts every such "
         "run at exit, a PyTorch bug (application), is in the thread, not in a line"
     ),
+    # the c324 batch (Kubeflow Trainer v2 / JobSet / LeaderWorkerSet threads), scored fresh
+    "tr-lws-ep-worker-leader-dns-guard-race-fatal-after-2s-pod-recreated-resolved-k8s": (
+        "a launch script's own 'FATAL: <leader> did not resolve within 300s; exiting for a clean "
+        "restart' after an empty 'LEADER_IP=' matches no failure signal, so nothing is recognised "
+        "(unknown); that the pod lived two seconds, never waited the 300 s, and the immediate "
+        "retry resolved the leader (a race in the guard a retry gets past, transient) is in the "
+        "thread, not in a line"
+    ),
 }
 
 
