@@ -1717,14 +1717,6 @@ KNOWN_MISSES: dict[str, str] = {
         "thread, not in a line"
     ),
     # the c328 batch (checkpoint save/load and data-loading threads, 2024-2026), scored fresh
-    "app-automodel-interrupted-save-leftover-step-dir-resave-fileexistserror-rank0-others-hang-slurm": (
-        "rank 0's lone 'FileExistsError: Checkpoint directory ... already exists' and srun's "
-        "task-0 exit, beside a second node whose log has only untimed NCCL lines because only "
-        "rank 0 logs, reads as that node making no progress since the start (hardware, exclude "
-        "it); that a save interrupted by the wall-clock limit left a partial step directory which"
-        " the rank-0-only guard trips on every resume while the other ranks wait in the barrier "
-        "(application) is in the thread, not in a line"
-    ),
     "app-instructlab-l40s-x4-e2e-model-download-incompleteread-runner-disk-space-k8s": (
         "'Connection broken: IncompleteRead(...)' from a Hugging Face Hub model download reads as"
         " a broken connection a retry gets past (transient); that it recurred on that job because"

@@ -608,8 +608,9 @@ def test_a_ray_worker_node_speaking_through_the_driver_is_not_silent() -> None:
     running = job(nodes=("head", "worker"), ended=None, state="RUNNING",
                   collected=T0 + timedelta(hours=3))  # fmt: skip
     quiet = Activity(
-        "worker", Source.LOGS, present=True, lines=2, last_at=T0 + timedelta(minutes=2)
-    )
+        "worker", Source.LOGS, present=True, lines=2, last_at=T0 + timedelta(minutes=2),
+        last_progress_at=T0 + timedelta(minutes=2),
+    )  # fmt: skip
     acts = [activity("head", 120), quiet]
     assert attribute(running, [], acts, RULES).suspect_nodes == ("worker",)  # silent without it
     relayed = f("gloo.connect_full_mesh", "head", Blame.SYMPTOM, 20, 110, source=Source.LOGS,
@@ -618,6 +619,22 @@ def test_a_ray_worker_node_speaking_through_the_driver_is_not_silent() -> None:
     # the driver's own node forwarding nothing of the kind: the quiet node is still named
     own = replace(relayed, details=())
     assert attribute(running, [own], acts, RULES).suspect_nodes == ("worker",)
+
+
+def test_a_node_that_logs_no_progress_while_another_does_did_not_stop_first() -> None:
+    """A job that logs progress from rank 0 only: the other node's log holds its start-up and
+    nothing after. Its last line is when it last spoke, not when its progress stopped (the
+    job went on training with it: every step needs every rank), so it is no suspect."""
+    running = job(nodes=("n1", "n2"), ended=None, state="RUNNING",
+                  collected=T0 + timedelta(hours=3))  # fmt: skip
+    started = Activity("n2", Source.LOGS, present=True, lines=9, first_at=T0,
+                       last_at=T0 + timedelta(seconds=4))  # fmt: skip
+    v = attribute(running, [], [activity("n1", 120), started], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ()), v.summary
+    # the same node logging progress of its own that stopped early is the one that stopped
+    stopped = replace(started, last_progress_at=T0 + timedelta(minutes=30), last_step=20)
+    v = attribute(running, [], [activity("n1", 120), stopped], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",)), v.summary
 
 
 def test_recent_progress_is_no_hang() -> None:

@@ -6,7 +6,9 @@ progress usually take. A job is called hung only when every node has been quiet 
 than `HANG_FLOOR`, than `HANG_INTERVALS` typical step intervals and than `HANG_GAPS` gaps
 between its progress lines; a node whose progress stopped a quarter of that before the newest
 one's, or that never spoke while most did (or while only its kernel reported CPU lockups), is a
-suspect (a hardware finding, `job.progress_stopped`). `attribution.py` decides what a stall
+suspect (a hardware finding, `job.progress_stopped`). A node that logged no progress while
+another did (a job that logs from rank 0 only) is not compared: its last line is when it last
+spoke, and the job's steps went on with it. `attribution.py` decides what a stall
 means beside the rest.
 """
 
@@ -47,6 +49,7 @@ def stalled(
     gaps: list[float] = []  # between a log's progress lines
     spoke: set[str] = set()  # nodes whose job log has lines, stamped or not
     began: dict[str, datetime] = {}  # each node's first stamped job-log line
+    progressed: set[str] = set()  # nodes whose job log recorded training progress
     for a in activity:
         if a.source is not Source.LOGS or not a.present:
             continue
@@ -54,6 +57,8 @@ def stalled(
             spoke.add(a.node)
         if a.first_at is not None:
             began[a.node] = min(a.first_at, began.get(a.node, a.first_at))
+        if a.last_progress_at is not None:
+            progressed.add(a.node)
         at = a.last_progress_at or a.last_at
         if at is not None:
             last[a.node] = max(at, last.get(a.node, at))
@@ -76,9 +81,12 @@ def stalled(
     suspects: list[str] = []
     findings: list[Finding] = []
     if newest - oldest >= threshold / 4 and newest - oldest >= timedelta(minutes=1):
+        # A node that logged no progress while another did (a job that logs from rank 0
+        # only): its last line is not when its progress stopped, only when it last spoke.
         suspects = sorted(
             n for n, at in last.items()
             if newest - at >= threshold / 4 and not _only_started(n, at, began)
+            and (n in progressed or not progressed)
         )  # fmt: skip
         if len(suspects) * 2 > len(last):
             suspects = []  # most nodes stopped early: no single culprit
