@@ -1701,13 +1701,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the IB plugin's QP errors now fall in the window and read as a peer's network fault, a "
         "retry; the thread never found whether the adapter or a memory registration failed"
     ),
-    "app-gb200-symmetric-mem-pool-processgroupnccl-abort-wrong-deregister-could-not-find-handle-sigabrt-at-exit-slurm": (
-        "NCCL's 'Deregister: Could not find handle' and 'Failed to deregister segment handle ... on "
-        "ncclComm_ ...' on every rank after a completed run, then srun's task exits, read as a "
-        "failure with nothing saying what failed (unknown, retry); that NCCLComm::abort() used the "
-        "wrong deregister API for symmetric (window-registered) pool segments and aborts every such "
-        "run at exit, a PyTorch bug (application), is in the thread, not in a line"
-    ),
     # the c324 batch (Kubeflow Trainer v2 / JobSet / LeaderWorkerSet threads), scored fresh
     "tr-lws-ep-worker-leader-dns-guard-race-fatal-after-2s-pod-recreated-resolved-k8s": (
         "a launch script's own 'FATAL: <leader> did not resolve within 300s; exiting for a clean "

@@ -637,6 +637,25 @@ def test_a_node_that_logs_no_progress_while_another_does_did_not_stop_first() ->
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, ("n2",)), v.summary
 
 
+def test_a_failure_after_the_runs_last_step_with_only_symptoms_is_the_jobs() -> None:
+    """The run reached its last step (`step 3000/3000`) and every rank then failed at exit
+    with errors that say no cause: only the job's shutdown or final save ran after training,
+    and a retry has no step left to train (a teardown bug in PyTorch, in the corpus)."""
+    done = Activity("n1", Source.LOGS, present=True, lines=40, last_at=T0 + timedelta(minutes=110),
+                    last_progress_at=T0 + timedelta(minutes=110), last_step=3000,
+                    progress_lines=30, last_of_run=3000)  # fmt: skip
+    exits = [f("slurm.task_exit", n, Blame.SYMPTOM, 5, 119, source=Source.LOGS) for n in NODES]
+    v = attribute(job(), exits, [done], RULES)
+    assert (v.cause, v.action) == (Cause.APPLICATION, Action.STOP), v.summary
+    assert "reached its last step (3000 of 3000)" in v.summary
+    # short of the last step, the same exits say nothing
+    short = replace(done, last_step=2000)
+    assert attribute(job(), exits, [short], RULES).cause is Cause.UNKNOWN
+    # an I/O error at the end leaves the final save's storage in question
+    eio = f("storage.eio", "n1", Blame.SYMPTOM, 20, 118, source=Source.LOGS)
+    assert attribute(job(), [*exits, eio], [done], RULES).cause is not Cause.APPLICATION
+
+
 def test_recent_progress_is_no_hang() -> None:
     running = job(ended=None, state="RUNNING", collected=T0 + timedelta(minutes=121))
     acts = [activity(n, 120) for n in NODES]

@@ -279,6 +279,22 @@ def _decide(
         )
         decisive = [*outlived, *(hang.findings if hang is not None else ())]
         return make_verdict(Cause.APPLICATION, (), decisive, symptoms, why)
+    if (
+        last_step is not None
+        and not transient
+        and symptoms
+        and not any(family(f.signal) == "storage" for f in symptoms)
+    ):
+        # After the last step only the job's own shutdown, final save or evaluation ran; a
+        # storage error leaves the save's storage in question.
+        shown = ", ".join(sorted({f.signal for f in symptoms}))
+        why = (
+            f"the run reached its last step ({last_step} of {last_step}) and then failed with "
+            f"only symptoms ({shown}) and no fault of a node, a service or the storage: the "
+            "work after training (its shutdown, a final save or evaluation) failed, as it will "
+            "again, and a retry has no step left to train: stop"
+        )
+        return make_verdict(Cause.APPLICATION, (), symptoms[:3], symptoms[3:], why)
     if transient:
         return make_verdict(Cause.TRANSIENT, (), transient, symptoms, transient_reason(transient))
     crashes = [f for f in symptoms if f.signal in LOCAL_CRASHES]
