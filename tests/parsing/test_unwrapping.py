@@ -79,6 +79,25 @@ def test_a_line_as_long_as_the_width_but_wrapped_is_joined_with_its_blank() -> N
     assert lines[1] == line and "cuda.invalid_usage" in signals(lines[1])
 
 
+def test_a_bare_exceptions_name_cut_inside_is_joined() -> None:
+    """A fixed width cut a worker's exception inside its name (`...226] F` + `ileNotFound
+    Error: ...`): no piece reads as anything, the name reads only across the cut."""
+    line = (
+        "(VllmWorkerProcess pid=72) ERROR 05-27 14:05:51 multiproc_worker_utils.py:226] "
+        "FileNotFoundError: [Errno 2] No such file or directory: '/home/vllm/.triton/cache/"
+        "c926ad2ef143810ed738a313c473c7b2/fused_moe_kernel.cubin.tmp.pid_72_945989'"
+    )
+    pieces = fold(line, 80)
+    assert pieces[0].endswith("] F") and not any(READ(p) for p in pieces)
+    lines = rejoin("\n".join([AFTER, *pieces]), READ).split("\n")
+    assert lines[1] == line and lines[2:] == [""] * (len(pieces) - 1)
+    assert [r.key for r in READ(lines[1])] == ["python.exception"]
+    # two whole lines, the first as long as the width and ending inside a word: no name
+    # forms across them, nothing joined
+    whole = "\n".join([AFTER, pieces[0], "ile a report of the crash above"])
+    assert rejoin(whole, READ) is whole
+
+
 def test_a_file_that_was_not_cut_is_returned_as_it_is() -> None:
     progress = [f"[2026-05-05 14:{m:02d}:25] iteration {m:6d}/  250 | loss 2.{m:04d} | lr 1.0E-05" for m in range(10, 40)]  # fmt: skip
     assert len({len(line) for line in progress}) == 1 and len(progress[0]) >= MIN_WIDTH

@@ -26,6 +26,8 @@ as everything specific it did, and either
 - the joined text is a training progress line with its step that no piece is alone (a
   Megatron iteration line wrapped before its loss: the step a run reached, and whether it
   reached its last, `parsing.progress_lines`), or
+- a bare Python exception's name is cut inside (the first piece read nothing, the name
+  reads only across the cut), or
 - the first piece read only as a bare Python exception, the next piece begins with a word, a
   number or a path, not as a line does (no time, uptime or rank prefix), the specific reading
   does not begin where it does, and the break was a wrap or a cut inside a token: the
@@ -172,6 +174,12 @@ def _was_broken(pieces: list[str], sep: str, readings: Matcher) -> bool:
     whole = [r for r in new if r.start == 0 and r.end > cuts[0] and " " not in pieces[0].strip()]
     if whole and sep == "" and _goes_on(pieces[0], pieces[1], sep):
         return True
+    # A bare Python exception's name cut inside by a fixed width (`...] F` + `ileNotFoundError:
+    # ...`): the first piece read nothing, and only the cut put the name together.
+    if not first and sep == "" and _goes_on(pieces[0], pieces[1], sep):
+        named = [r for r in joined if r.generic and r.key not in later]
+        if any(r.start < cuts[0] < r.end for r in named):
+            return True
     bare_exception = bool(first) and all(r.generic for r in first)
     # A reading that begins just where the next piece does is that piece's own line.
     inside = any(r.start not in cuts for r in new)
