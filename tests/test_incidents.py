@@ -1722,6 +1722,16 @@ KNOWN_MISSES: dict[str, str] = {
         "loadable checkpoint and the open thread never found why (unknown) is in the thread, not "
         "in a line"
     ),
+    "app-triton-2601-vllm-backend-tp2-engine-init-ucx-segfault-25-10-works-k8s": (
+        "a UCX-handler 'Caught signal 11 (Segmentation fault ...)' backtrace and 'EngineCore failed "
+        "to start.' read only as a vLLM worker that died (unknown); that the crash follows the "
+        "Triton 26.01 container with TP>1 and not TP=1 or 25.10 is in the thread, not in a line"
+    ),
+    "app-llmd-pd-nixl-prefill-keyerror-crash-decode-ucx-request-canceled-flood-vllm-0-10-0-k8s": (
+        "the decode pod's flood of 'Unexpected UCX error: Request canceled' reads as a NIXL/UCX "
+        "transfer failure with no cause (unknown); that the prefill pods died on a NixlConnector "
+        "KeyError fixed in vLLM 0.10.1 is in the thread and the uncollected prefill logs, not in a line"
+    ),
 }
 
 
