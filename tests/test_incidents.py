@@ -1732,6 +1732,26 @@ KNOWN_MISSES: dict[str, str] = {
         "transfer failure with no cause (unknown); that the prefill pods died on a NixlConnector "
         "KeyError fixed in vLLM 0.10.1 is in the thread and the uncollected prefill logs, not in a line"
     ),
+    # the c329 batch (node health on managed Kubernetes GPU fleets, 2024-2026), scored fresh
+    "app-eks-nccl-tests-mpijob-8gi-container-limit-efa-invalid-qpn-send-ctrl-k8s": (
+        "aws-ofi-nccl's 'Request ... completed with error. RC: 5. Error: Invalid receiver queue "
+        "pair number (QPN)' on one rank reads as a peer or network fault a retry gets past "
+        "(transient); that it is the symptom of the sample manifest's 8 GB container memory "
+        "limit (an OOM, application) is in the thread, not in a line"
+    ),
+    "app-eks-gpu-ami-libnvidia-ml-missing-device-plugin-incompatible-platform-pods-pending-k8s": (
+        "the NVIDIA device plugin's 'Detected non-NVML platform: could not load NVML library: "
+        "libnvidia-ml.so.1' and 'Incompatible platform detected' on every GPU node match no "
+        "failure signal, leaving only the scheduler's 'Insufficient nvidia.com/gpu' and the "
+        "plugin's back-off as symptoms (unknown); that the node image of that week lacked the "
+        "NVML library, fixed by the next AMI release (application), is in the thread, not in a line"
+    ),
+    "app-bottlerocket-nvidia-kernel-lockdown-integrity-driverdog-modprobe-not-permitted-nodes-never-join-k8s": (
+        "driverdog's \"modprobe: ERROR: could not insert 'nvidia': Operation not permitted\" on "
+        "both nodes is read as a weak hardware sign on each, too weak to name a node (unknown); "
+        "that the kernel refused the unsigned NVIDIA modules because the node class set lockdown "
+        "'integrity' (application, every node fails alike) is in the thread, not in a line"
+    ),
 }
 
 
