@@ -1752,6 +1752,12 @@ KNOWN_MISSES: dict[str, str] = {
         "that the kernel refused the unsigned NVIDIA modules because the node class set lockdown "
         "'integrity' (application, every node fails alike) is in the thread, not in a line"
     ),
+    "app-ray-train-v2-worker-group-start-timeout-30s-runtime-env-install-reschedule-loop-hang-k8s": (
+        "Ray Train's 'worker group startup timed out after 30.0 seconds' with RETRY every 30 s "
+        "reads as a symptom that names no failure (unknown); that the start timeout also covers "
+        "the runtime-env install, so the job's own setting loops forever and a requeue loops "
+        "again (application), is in the PR, not in a line"
+    ),
 }
 
 
