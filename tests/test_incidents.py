@@ -1746,12 +1746,6 @@ KNOWN_MISSES: dict[str, str] = {
         "plugin's back-off as symptoms (unknown); that the node image of that week lacked the "
         "NVML library, fixed by the next AMI release (application), is in the thread, not in a line"
     ),
-    "app-bottlerocket-nvidia-kernel-lockdown-integrity-driverdog-modprobe-not-permitted-nodes-never-join-k8s": (
-        "driverdog's \"modprobe: ERROR: could not insert 'nvidia': Operation not permitted\" on "
-        "both nodes is read as a weak hardware sign on each, too weak to name a node (unknown); "
-        "that the kernel refused the unsigned NVIDIA modules because the node class set lockdown "
-        "'integrity' (application, every node fails alike) is in the thread, not in a line"
-    ),
     "app-ray-train-v2-worker-group-start-timeout-30s-runtime-env-install-reschedule-loop-hang-k8s": (
         "Ray Train's 'worker group startup timed out after 30.0 seconds' with RETRY every 30 s "
         "reads as a symptom that names no failure (unknown); that the start timeout also covers "

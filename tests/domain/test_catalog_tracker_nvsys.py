@@ -64,6 +64,7 @@ BLAME: dict[str, Blame] = {
     "nvrm.gpu_claimed_by_other_driver": Blame.HARDWARE,
     "modprobe.nvidia_module_missing": Blame.HARDWARE,
     "modprobe.nvidia_insert_failed": Blame.HARDWARE,
+    "modprobe.nvidia_insert_refused": Blame.APPLICATION,  # the kernel's policy (session 36)
     "kmod.nvidia_symbol_mismatch": Blame.HARDWARE,
     "installer.module_load_failed": Blame.HARDWARE,
     "dkms.nvidia_build_failed": Blame.HARDWARE,
@@ -396,6 +397,23 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "nvidia.ko): No such device",
         "modprobe.nvidia_insert_failed",
         {"module_old": "nvidia", "reason": "No such device"},
+    ),
+    # bottlerocket-os/bottlerocket issue #4218 (kernel lockdown 'integrity'); the kernel's
+    # other policy refusals (signature enforcement) in the same words of kmod
+    (
+        "modprobe: ERROR: could not insert 'nvidia': Operation not permitted",
+        "modprobe.nvidia_insert_refused",
+        {"module": "nvidia", "reason": "Operation not permitted"},
+    ),
+    (
+        "modprobe: ERROR: could not insert 'nvidia_uvm': Key was rejected by service",
+        "modprobe.nvidia_insert_refused",
+        {"module": "nvidia_uvm", "reason": "Key was rejected by service"},
+    ),
+    (
+        "modprobe: ERROR: could not insert 'nvidia': Required key not available",
+        "modprobe.nvidia_insert_refused",
+        {"module": "nvidia", "reason": "Required key not available"},
     ),
     # Mellanox/nv_peer_memory issue #8 (nv_peer_mem built against another driver)
     (
