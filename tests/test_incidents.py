@@ -1739,13 +1739,6 @@ KNOWN_MISSES: dict[str, str] = {
         "(transient); that it is the symptom of the sample manifest's 8 GB container memory "
         "limit (an OOM, application) is in the thread, not in a line"
     ),
-    "app-eks-gpu-ami-libnvidia-ml-missing-device-plugin-incompatible-platform-pods-pending-k8s": (
-        "the NVIDIA device plugin's 'Detected non-NVML platform: could not load NVML library: "
-        "libnvidia-ml.so.1' and 'Incompatible platform detected' on every GPU node match no "
-        "failure signal, leaving only the scheduler's 'Insufficient nvidia.com/gpu' and the "
-        "plugin's back-off as symptoms (unknown); that the node image of that week lacked the "
-        "NVML library, fixed by the next AMI release (application), is in the thread, not in a line"
-    ),
     "app-ray-train-v2-worker-group-start-timeout-30s-runtime-env-install-reschedule-loop-hang-k8s": (
         "Ray Train's 'worker group startup timed out after 30.0 seconds' with RETRY every 30 s "
         "reads as a symptom that names no failure (unknown); that the start timeout also covers "

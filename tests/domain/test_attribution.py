@@ -332,6 +332,16 @@ def test_cuda_launch_timeout_on_every_node_is_the_application() -> None:
     assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ())
 
 
+def test_the_device_plugin_missing_nvml_on_every_node_is_the_clusters_setup() -> None:
+    """The NVIDIA device plugin finding no libnvidia-ml on every node of the job (a node image
+    without it): the setup every node shares, not one node; on one node, still too weak."""
+    every = [f("deviceplugin.nvml_library_missing", n, Blame.HARDWARE, 50, 5) for n in NODES]
+    v = attribute(job(), every, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v.summary
+    v = attribute(job(), every[:1], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ()), v.summary
+
+
 def test_no_usable_gpu_on_one_node_with_an_xid_names_that_node() -> None:
     fs = [
         f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 50, source=Source.LOGS),

@@ -183,6 +183,14 @@ GOLDEN += [
         "deviceplugin.nvml_library_missing",
         {},
     ),
+    # 0.14 and later (internal/rm/factory.go): awslabs/amazon-eks-ami issue #1744
+    (
+        "I0402 11:41:50.247387       1 factory.go:104] Detected non-NVML platform: could not load "
+        "NVML library: libnvidia-ml.so.1: cannot open shared object file: No such file or "
+        "directory",
+        "deviceplugin.nvml_library_missing",
+        {},
+    ),
 ]
 
 GOLDEN += [

@@ -45,6 +45,9 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     # and the other accelerators' (signatures-accelerators.toml)
     "neuron.exec_error", "neuron.dma_abort", "neuron.cores_unavailable",
     "habana.device_acquire_failed", "xpu.device_lost",
+    # a node's GPU stack the job's container cannot reach (the device plugin finding no NVML
+    # library): on every node, the cluster's node image or runtime setup
+    "deviceplugin.nvml_library_missing",
 })  # fmt: skip
 
 # CUDA finding no usable GPU (busy, none visible, not ready) is the node's GPUs or driver stack
