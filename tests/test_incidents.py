@@ -1746,13 +1746,6 @@ KNOWN_MISSES: dict[str, str] = {
         "again (application), is in the PR, not in a line"
     ),
     # the c332 batch (HPC centres' user documentation: ALCF, Alliance), scored fresh
-    "app-aurora-flat-hierarchy-ddp-mpiexec-gpu-bind-list-launch-failed-on-second-node-implicit-gpu-selection": (
-        "PALS mpiexec's 'launch failed on <node>: Failed to parse implicit GPU selection', with no "
-        "rank ever started, matches no failure signal, so nothing is recognised (unknown); that "
-        "ALCF's Aurora page documents it as a limitation of --gpu-bind=list with implicit-scaling "
-        "indices or ZE_FLAT_DEVICE_HIERARCHY=FLAT (the job's launch options, application) is in "
-        "the page, not in a line"
-    ),
 }
 
 

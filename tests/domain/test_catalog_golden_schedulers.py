@@ -51,6 +51,8 @@ REQUIRED: dict[str, Blame] = {
     "flux.broker_lost": Blame.SYMPTOM,
     "pals.rank_signaled": Blame.SYMPTOM,
     "pals.pmi_port_unavailable": Blame.TRANSIENT,
+    "pals.launch_option_rejected": Blame.APPLICATION,
+    "pals.launch_forward_failed": Blame.SYMPTOM,
     "craypmi.listen_port_in_use": Blame.TRANSIENT,
 }
 
@@ -113,6 +115,14 @@ GOLDEN: Golden = [
     # pmodels/mpich issue #7569 (Aurora)
     ("x4006c0s6b0n0.hsn.cm.aurora.alcf.anl.gov: rank 256 died from signal 11",
      "pals.rank_signaled", {"rank": "256"}),
+    # ALCF's Aurora running-jobs page (an implicit-scaling --gpu-bind list)
+    ("launch failed on x4520c2s1b0n0: Failed to parse implicit GPU selection",
+     "pals.launch_option_rejected", {"host": "x4520c2s1b0n0"}),
+    # ALCF's Polaris known-issues page
+    ("launch failed on x3104c0s1b0n0: Couldn't forward RPC launch(ab751d77-e80a-4c54-b1c2-"
+     "4e881f7e8c90) to child x3104c0s31b0n0.hsn.cm.polaris.alcf.anl.gov: Resource temporarily "
+     "unavailable", "pals.launch_forward_failed",
+     {"child": "x3104c0s31b0n0.hsn.cm.polaris.alcf.anl.gov"}),
     # flux-framework/flux-core issue #7654 (a comment quoting the node's journal)
     ("Jun 03 14:00:36 tuolumne2150 flux[371635]: overlay.crit[1150]: disconnecting: no "
      "heartbeat for 5.1m", "flux.heartbeat_lost", {"duration": "5.1m"}),
