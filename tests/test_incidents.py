@@ -1752,6 +1752,20 @@ KNOWN_MISSES: dict[str, str] = {
         "less training data passed, so the job's own data set-up outlasted the store timeout "
         "(application), is in the thread, not in a line"
     ),
+    # the c338 batch (GPU-aware MPI across nodes: Open MPI, MPICH, UCX threads), scored fresh
+    "unknown-stampede3-two-h100-nodes-gpu-amr-ucx-rc-remote-operation-error-rdma-read-mpi-waitall-open": (
+        "UCX's 'Remote operation error on mlx5_0:1/IB' on RDMA_READ work requests from ranks "
+        "on both nodes reads as a peer or fabric symptom a retry gets past (transient); that "
+        "the issue is still open with only the reporter's guess at Stampede3's GPUDirect "
+        "setup, so no cause was ever established (unknown), is in the thread, not in a line"
+    ),
+    "app-aurora-xgc-shift-reproducer-two-nodes-gpu-sends-ofi-eager-threshold-1000000-internal-send-abort": (
+        "MPICH's 'Fatal error in internal_Send: Other MPI error' stack within a minute of the "
+        "start, with nothing below it, reads as a symptom that names no failure (unknown); "
+        "that the crash follows the job's own MPIR_CVAR_CH4_OFI_EAGER_THRESHOLD=1000000 and "
+        "the same run finishes with it unset (the job's configuration, application) is in the "
+        "thread, not in a failure line"
+    ),
 }
 
 
