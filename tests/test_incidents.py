@@ -1767,13 +1767,6 @@ KNOWN_MISSES: dict[str, str] = {
         "thread, not in a failure line"
     ),
     # the c339 batch (Kubernetes batch schedulers and GPU platforms), scored fresh
-    "app-hami-2-8-0-vllm-0-18-tp2-nccl-init-cumemcreate-illegal-device-id-segfault-k8s": (
-        "HAMi-core's '[HAMI-core ERROR ...]: Illegal device id: <n>' and '!!!!!!! Segfault "
-        "encountered !!!!!!!' with a backtrace through cuMemCreate and ncclCommInitRank match no "
-        "failure signal, so nothing is recognised (unknown); that it is HAMi 2.8.0's cuMemCreate "
-        "hook reading an uninitialised device id under vLLM 0.18's NCCL init, fixed in HAMi "
-        "v2.8.1 (the stack's version, application), is in the threads, not in a line"
-    ),
 }
 
 

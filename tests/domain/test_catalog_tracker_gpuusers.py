@@ -56,6 +56,7 @@ BLAME: dict[str, Blame] = {
     "torch.thc_cublas_failed": Blame.SYMPTOM,
     "vgpu.share_exceeded": Blame.APPLICATION,
     "vgpu.share_accounting_wrapped": Blame.TRANSIENT,
+    "vgpu.illegal_device_id": Blame.APPLICATION,
     "cuda.unrecognized_error_code": Blame.SYMPTOM,
 }
 
@@ -452,6 +453,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "[HAMI-core ERROR (pid:1 thread=139872475981632 allocator.c:53)]: Device 0 OOM 18446744073707737660 / 24146608128",
         "vgpu.share_accounting_wrapped",
         {"wanted": "18446744073707737660"},
+    ),
+    # Project-HAMi/HAMi-core issue #169 (HAMi 2.8.0, vLLM's NCCL start-up through cuMemCreate)
+    (
+        "[HAMI-core ERROR (pid:565 thread=140267266266944 multiprocess_memory_limit.c:831)]: "
+        "Illegal device id: 850725928",
+        "vgpu.illegal_device_id",
+        {"device": "850725928"},
     ),
     # PyTorch after HAMi-core refused an allocation with -1 (before HAMi-core pull request #56)
     ("RuntimeError: CUDA error: unrecognized error code", "cuda.unrecognized_error_code", {}),
