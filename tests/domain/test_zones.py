@@ -140,3 +140,11 @@ def test_in_utc_moves_every_time_of_the_file() -> None:
 )  # fmt: skip
 def test_a_zone_is_described_as_people_write_it(offset: timedelta, text: str) -> None:
     assert LocalTime("n1", Source.LOGS, offset).describe() == text
+
+
+def test_a_requeued_jobs_log_with_its_earlier_attempt_stays_utc() -> None:
+    # Slurm appends a requeued job's output to the same file: its first line is the earlier
+    # attempt's, three hours before this one's start (a zone's distance), its last this one's end
+    log = span(START - timedelta(hours=3), END)
+    assert not wrong_in_utc(JOB, log)
+    assert job_log_offset(JOB, log) is None

@@ -6,8 +6,9 @@ off by the zone's offset, the decisive lines fall outside the job's window, and 
 is dropped ("no recognised failure signal in the window"). The scheduler's record says when
 the job ran, in UTC, and when the bundle was taken.
 
-A file's stamps cannot be UTC when a line is stamped after the bundle was taken, when the whole
-file lies outside the window, or when the job's output begins before the job (`wrong_in_utc`).
+A file's stamps cannot be UTC when a line is stamped after the bundle was taken, or when the
+whole file lies outside the window (`wrong_in_utc`); job output that begins before the job is
+not enough (a requeued job's log keeps its earlier attempts' lines).
 A job's output starts when the job starts: such a file of the job's output, whose first stamp
 one real zone's offset (whole hours, and the half and three-quarter hours some zones use)
 puts at the job's start, within minutes (`EARLY_START`, `LATE_START`: less than two zones'
@@ -65,18 +66,14 @@ class LocalTime:
 
 
 def wrong_in_utc(job: JobRecord, activity: Activity) -> bool:
-    """Whether the file's stamps cannot be UTC: a line stamped after the bundle was taken, a
-    file wholly outside the job's window, or job output from before the job."""
+    """Whether the file's stamps cannot be UTC: a line stamped after the bundle was taken, or
+    a file wholly outside the job's window. (Job output from before the job is no proof: a
+    requeued job's log keeps its earlier attempts' lines.)"""
     first, last = activity.first_at, activity.last_at
     if first is None or last is None:
         return False
     window = Window.of(job)
-    return (
-        last > job.collected + GRACE
-        or last < window.start
-        or first > window.end
-        or (activity.source is Source.LOGS and first < window.start)
-    )
+    return last > job.collected + GRACE or last < window.start or first > window.end
 
 
 def job_log_offset(job: JobRecord, activity: Activity) -> timedelta | None:
