@@ -18,11 +18,12 @@ it, skips it) and which changed. It exits 1 when any did.
 Line wrappers (each line of each `logs/` file): `cri` (`<time> stderr F <line>`, the time the
 line's own or its last neighbour's, as a collector reading it then would stamp it; a hang
 with a log that has no time at all is skipped: its stamps would be made up), `mpirun`
-(`[1,N]<stderr>:`), `compose` (`trainer-1  | `), `kubectl` (`kubectl logs --prefix`'s
+(`[1,N]<stderr>:`, N the line's own rank or the one c10d names in it, else the last line's), `compose` (`trainer-1  | `), `kubectl` (`kubectl logs --prefix`'s
 `[pod/<pod>/<container>] `), `pdsh` (`<node>: `, as DeepSpeed's multi-node runner prints),
 `ansi` (every other line coloured), `crlf` (Windows line ends), `indent` (four blanks before
 every line: a log pasted indented, in a Markdown list or a mail), `nostamp` (the line's own time
-removed, its rank kept as torchrun's prefix), `norank` (rank prefixes removed, the time kept),
+removed, its rank kept as torchrun's prefix; a time inside a forwarder's prefix, Ray's or
+pdsh's, is kept with it), `norank` (rank prefixes removed, the time kept),
 `fold80` / `fold120` (every line longer than 80 / 120 characters cut into pieces that long, as
 `fold`, a terminal's scrollback or a CI viewer leaves it), `wrap72` / `wrap100` (every such line
 wrapped at the last blank that fits, as a mail client, a list archive or a text widget does),
@@ -79,6 +80,7 @@ class _File:
         self.reference = reference
         self.node = node  # the node whose file it is
         self.last: datetime | None = None
+        self.rank = 0  # the rank of the process that wrote the last line (mpirun's tag)
 
 
 def _cri(line: str, i: int, f: _File) -> str:
@@ -106,7 +108,24 @@ def _nostamp(line: str, i: int, f: _File) -> str:
     parsed = parse_line(line, f.reference)
     if parsed.at is None and parsed.uptime_s is None:
         return line
+    if parsed.via is not None:
+        return line  # the time sits inside a forwarder's prefix (Ray's, pdsh's), kept whole
     return parsed.message if parsed.rank is None else f"[rank{parsed.rank}]: {parsed.message}"
+
+
+def _mpirun(line: str, i: int, f: _File) -> str:
+    """Open MPI's `--tag-output`: every line tagged with the rank of the process that wrote
+    it (the line's own rank prefix, else the rank c10d names in it, `[Rank 6]`, else the last
+    line's: one process's traceback stays one rank's)."""
+    rank = parse_line(line, f.reference).rank
+    if rank is None and (m := _C10D_RANK.search(line)) is not None:
+        rank = int(m.group(1))
+    if rank is not None:
+        f.rank = rank
+    return f"[1,{f.rank}]<stderr>:{line}"
+
+
+_C10D_RANK = re.compile(r"\[Rank (\d{1,6})\]")
 
 
 def _folding(width: int) -> Wrapper:
@@ -136,7 +155,7 @@ def _norank(line: str, i: int, f: _File) -> str:
 
 WRAPPERS: dict[str, Wrapper] = {
     "cri": _cri,
-    "mpirun": lambda line, i, f: f"[1,{i % 4}]<stderr>:{line}",
+    "mpirun": _mpirun,
     "compose": lambda line, i, f: f"trainer-1  | {line}",
     "kubectl": lambda line, i, f: f"[pod/trainer-worker-0/pytorch] {line}",
     "pdsh": lambda line, i, f: f"{f.node}: {line}",

@@ -166,3 +166,24 @@ def test_a_combined_log_reads_like_one_file_per_node(
         before.verdict.cause,
         before.verdict.suspect_nodes,
     ), after.summary
+
+
+def test_mpirun_tags_each_line_with_the_rank_that_wrote_it(rewrap: ModuleType) -> None:
+    f = rewrap._File(datetime(2026, 3, 2, tzinfo=UTC))
+    lines = [
+        "[rank3]: Traceback (most recent call last):",
+        '  File "train.py", line 1, in <module>',
+        "[E ProcessGroupNCCL.cpp:475] [Rank 6] Watchdog caught collective operation timeout",
+        "RuntimeError: boom",
+    ]
+    tagged = [rewrap.WRAPPERS["mpirun"](line, i, f) for i, line in enumerate(lines)]
+    assert [t.split("]", 1)[0] for t in tagged] == ["[1,3", "[1,3", "[1,6", "[1,6"]
+
+
+def test_nostamp_keeps_a_time_inside_a_forwarders_prefix(rewrap: ModuleType) -> None:
+    f = rewrap._File(datetime(2026, 3, 2, tzinfo=UTC))
+    ray = "(RayTrainWorker pid=12, ip=10.0.0.7) 2026-03-02 10:00:01,000 ERROR x.py:1 -- boom"
+    assert rewrap.WRAPPERS["nostamp"](ray, 0, f) == ray
+    assert rewrap.WRAPPERS["nostamp"]("[rank2]:[E302 10:00:01.000] boom", 1, f).startswith(
+        "[rank2]: "
+    )

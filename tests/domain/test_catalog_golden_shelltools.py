@@ -233,6 +233,13 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "shell.python_cant_open",
         {"errno": "2"},
     ),
+    # the same after Open MPI's --tag-output prefix
+    (
+        "[1,0]<stderr>:python: can't open file '/home/ray/samples/sample_code.ppy': [Errno 2] No "
+        "such file or directory",
+        "shell.python_cant_open",
+        {"program": "python", "path": "/home/ray/samples/sample_code.ppy"},
+    ),
     # --- pip / uv / conda ---
     # SKRohit/Generating_Text_Summary_With_GPT2 issue #7
     (
