@@ -18,7 +18,8 @@ it, skips it) and which changed. It exits 1 when any did.
 Line wrappers (each line of each `logs/` file): `cri` (`<time> stderr F <line>`, the time the
 line's own or its last neighbour's, as a collector reading it then would stamp it; a hang
 with a log that has no time at all is skipped: its stamps would be made up), `mpirun`
-(`[1,N]<stderr>:`, N the line's own rank or the one c10d names in it, else the last line's), `compose` (`trainer-1  | `), `kubectl` (`kubectl logs --prefix`'s
+(`[1,N]<stderr>:`, N the line's own rank or the one c10d names in it, else the last
+line's), `compose` (`trainer-1  | `), `kubectl` (`kubectl logs --prefix`'s
 `[pod/<pod>/<container>] `), `pdsh` (`<node>: `, as DeepSpeed's multi-node runner prints),
 `ansi` (every other line coloured), `crlf` (Windows line ends), `indent` (four blanks before
 every line: a log pasted indented, in a Markdown list or a mail), `nostamp` (the line's own time
