@@ -371,7 +371,11 @@ def test_explain_reads_logs_written_in_local_time_in_their_zone(tmp_path: Path) 
     }
     [xid] = [f for f in found.findings if f.signal == "xid.79" and f.node == "gpu-a02"]
     assert xid.at == datetime(2026, 3, 2, 10, 40, tzinfo=UTC)
-    assert "logs/gpu-a01.log read as UTC+08:00" in render(found)
+    shown = [line for line in render(found).splitlines() if line.startswith("  times:")]
+    assert shown == [
+        "  times:    read as UTC+08:00 (stamps without a zone that fit the job's run only there): "
+        "logs/gpu-a01.log, logs/gpu-a02.log, system/gpu-a02.log"
+    ]
 
 
 def test_explain_keeps_stamps_that_say_their_zone(tmp_path: Path) -> None:

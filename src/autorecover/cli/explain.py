@@ -130,10 +130,13 @@ def render(r: Explanation, *, all_evidence: bool = False) -> str:
         lines.append("    (no matching line)")
     for node, signal, count in r.repeats:
         lines.append(f"  storm:    {signal} on {node}: {count} more identical lines not listed")
+    zones: dict[str, list[str]] = {}
     for zone in r.local_times:
+        zones.setdefault(zone.describe(), []).append(f"{zone.source.value}/{zone.node}.log")
+    for described, files in zones.items():
         lines.append(
-            f"  times:    {zone.source.value}/{zone.node}.log read as {zone.describe()} "
-            "(its stamps have no zone and fit the job's run only there)"
+            f"  times:    read as {described} (stamps without a zone that fit the job's run only "
+            f"there): {', '.join(files)}"
         )
     return "\n".join(lines) + "\n"
 
