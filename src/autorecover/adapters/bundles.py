@@ -153,7 +153,7 @@ def _local_times(job: JobRecord, scanned: list[_Scanned]) -> dict[tuple[str, Sou
             local[(a.node, a.source)] = LocalTime(a.node, a.source, offset)
     offsets = {zone.offset for zone in local.values()}
     if len(offsets) != 1:
-        return local if len(offsets) <= 1 else {}  # the job's output in several zones: none
+        return {}  # no job log placed, or the job's output in several zones: none moved
     offset = offsets.pop()
     for file in candidates:
         a = file.activity

@@ -294,7 +294,7 @@ def _decide(
             "work after training (its shutdown, a final save or evaluation) failed, as it will "
             "again, and a retry has no step left to train: stop"
         )
-        return make_verdict(Cause.APPLICATION, (), symptoms[:3], symptoms[3:], why)
+        return make_verdict(Cause.APPLICATION, (), symptoms, (), why)
     if transient:
         return make_verdict(Cause.TRANSIENT, (), transient, symptoms, transient_reason(transient))
     crashes = [f for f in symptoms if f.signal in LOCAL_CRASHES]

@@ -100,13 +100,14 @@ def same_zone(job: JobRecord, activity: Activity, offset: timedelta) -> bool:
     if first is None or last is None or not wrong_in_utc(job, activity):
         return False
     window = Window.of(job)
-    after_start, after_end = first - window.start, last - window.end  # minus the offset: read
-    if activity.source is Source.LOGS:
-        return after_start >= offset and after_end <= offset
-    return (
+    # Each bound as a difference: read in the zone, a stamp is `offset` earlier (and a
+    # difference cannot fall off the calendar as a stamp near year 1 would).
+    if activity.source is Source.LOGS:  # inside the window
+        return first - window.start >= offset and last - window.end <= offset
+    return (  # nothing after the bundle was taken, and over the window
         last - (job.collected + GRACE) <= offset
         and last - window.start >= offset
-        and after_start - (window.end - window.start) <= offset
+        and first - window.end <= offset
     )
 
 

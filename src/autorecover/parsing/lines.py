@@ -167,7 +167,7 @@ def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset
             at, uptime, found, rest = _stamp(rest, reference)
             host = host or found
             iso = _ISO.match(stamped) if at is not None else None
-            zoned = iso is not None and (iso.group(8) or iso.group(9)) is not None
+            zoned = iso is not None and _zone(iso) is not None
             if at is not None:
                 m = _CRI_STREAM.match(rest)
                 rest = rest[m.end() :] if m else rest
@@ -269,7 +269,7 @@ def says_zone(text: str, reference: datetime) -> bool | None:
     if parsed.at is not None:
         return parsed.zoned
     m = _embedded(parsed.message)
-    return None if m is None or _iso(m) is None else (m.group(8) or m.group(9)) is not None
+    return None if m is None or _iso(m) is None else _zone(m) is not None
 
 
 def _embedded(message: str) -> re.Match[str] | None:
@@ -281,10 +281,15 @@ def _embedded(message: str) -> re.Match[str] | None:
     return None
 
 
+def _zone(m: re.Match[str]) -> str | None:
+    """An `_ISO` stamp's zone: `Z` or an offset, right after the time or after a blank."""
+    return m.group(8) or m.group(9)
+
+
 def _iso(m: re.Match[str]) -> datetime | None:
     year, month, day, hh, mm, ss = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
     at = _build(year, month, day, hh, mm, ss, m.group(7))
-    zone = m.group(8) or m.group(9)
+    zone = _zone(m)
     if at is None or zone is None or zone == "Z":
         return at
     sign = 1 if zone[0] == "+" else -1
