@@ -308,6 +308,95 @@ def test_vllm_go_and_hugging_face_stamps(line: str, when: datetime, message: str
     assert (p.at, p.message) == (when, message)
 
 
+@pytest.mark.parametrize(
+    ("line", "when", "message"),
+    [
+        # hivemind's and other Python loggers' "%Y/%m/%d %H:%M:%S" in brackets
+        (
+            "[2026/08/29 09:10:04.211][INFO][root.<module>:41] Running 2 peers",
+            at(2026, 8, 29, 9, 10, 4, 211000),
+            "[INFO][root.<module>:41] Running 2 peers",
+        ),
+        # TensorRT's logger (TensorRT-LLM, trtexec)
+        (
+            "[08/28/2026-10:14:09] [TRT-LLM] [I] Starting server",
+            at(2026, 8, 28, 10, 14, 9),
+            "[TRT-LLM] [I] Starting server",
+        ),
+        # detectron2/fvcore ("[%(asctime)s %(name)s]: ", datefmt "%m/%d %H:%M:%S"), no year
+        (
+            "[07/31 20:09:00 d2.utils.events]:  eta: 9:21:24  iter: 20",
+            at(2026, 7, 31, 20, 9, 0),
+            " eta: 9:21:24  iter: 20",
+        ),
+        (
+            "[07/12 04:22:50] train INFO: Epoch: [0]",
+            at(2026, 7, 12, 4, 22, 50),
+            "train INFO: Epoch: [0]",
+        ),
+        # mmengine's MMLogger
+        ("08/05 21:10:31 - mmengine - INFO - x", at(2026, 8, 5, 21, 10, 31), "mmengine - INFO - x"),
+        # glog with the year in its prefix
+        (
+            "I20240725 05:11:42 4020743 train.py:301] Starting",
+            at(2024, 7, 25, 5, 11, 42),
+            "I20240725 05:11:42 4020743 train.py:301] Starting",
+        ),
+        # lingua's LogFormatter (two-digit year first), after srun's rank
+        (
+            "12: INFO    26-11-20 09:00:14.012000 - 0:00:00 - Starting job: debug",
+            at(2026, 11, 20, 9, 0, 14, 12000),
+            "Starting job: debug",
+        ),
+        # the Neuron runtime's "%Y-%b-%d"
+        (
+            "2025-Jan-16 00:39:18.571107 31602:33782 ERROR   ENC:init_metaring_algorithm",
+            at(2025, 1, 16, 0, 39, 18, 571107),
+            "31602:33782 ERROR   ENC:init_metaring_algorithm",
+        ),
+        # lm-evaluation-harness's "%Y-%m-%d:%H:%M:%S"
+        (
+            "2026-06-09:13:00:41,118 INFO     [__main__.py:251] Verbosity set to INFO",
+            at(2026, 6, 9, 13, 0, 41, 118000),
+            "INFO     [__main__.py:251] Verbosity set to INFO",
+        ),
+        # DAOS's debug log, month first and no year
+        (
+            "05/19-10:01:02.60 x4616c3s3b0n0 DAOS[61822/61822/0] external ERR",
+            at(2026, 5, 19, 10, 1, 2, 600000),
+            "x4616c3s3b0n0 DAOS[61822/61822/0] external ERR",
+        ),
+        # SkyPilot's logger (the level's first letter) after Ray's prefix of a worker on the
+        # driver's node (no address)
+        (
+            "(bert-qa pid=920210) I 05-04 00:52:46 controller.py:100] The cluster is preempted.",
+            at(2026, 5, 4, 0, 52, 46),
+            "I 05-04 00:52:46 controller.py:100] The cluster is preempted.",
+        ),
+        (
+            "(run_on_pod_ray pid=101183) I0102 12:01:00.000000 139872 trainer.py:512] step 0",
+            at(2026, 1, 2, 12, 1, 0),
+            "I0102 12:01:00.000000 139872 trainer.py:512] step 0",
+        ),
+    ],
+)
+def test_more_programs_stamps(line: str, when: datetime, message: str) -> None:
+    p = parse_line(line, REF)
+    assert (p.at, p.message, p.zoned) == (when, message, False)
+
+
+def test_date_commands_utc_stamp_says_its_zone() -> None:
+    """`date` in a job script: `UTC` is its zone (a stamp in another zone's name is no time)."""
+    p = parse_line("Thu May 11 02:40:02 UTC 2023 job 7731 on host", REF)
+    assert (p.at, p.zoned, p.message) == (at(2023, 5, 11, 2, 40, 2), True, "job 7731 on host")
+    assert parse_line("Thu May 11 02:40:02 PDT 2023 job 7731", REF).at is None
+
+
+def test_rays_prefix_without_an_address_keeps_pdshs_host() -> None:
+    p = parse_line("gpu-a01: (train_fn pid=77) 2026-03-02 11:41:58 x", REF)
+    assert (p.via, p.at, p.message) == ("gpu-a01", at(2026, 3, 2, 11, 41, 58), "x")
+
+
 def test_a_level_word_without_vllms_stamp_is_no_time() -> None:
     for line in ("INFO: 127.0.0.1:40220 - GET /metrics", "ERROR 13-45 11:41:58 x", "INFO 03-02"):
         assert parse_line(line, REF).at is None, line

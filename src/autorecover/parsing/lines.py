@@ -4,10 +4,16 @@ Every format an incident bundle may hold is recognised here: syslog/journal
 (`Mar  2 11:41:58 host kernel: ...`), `dmesg -T` (`[Mon Mar  2 11:41:58 2026] ...`), plain
 `dmesg` (`[ 1843.308145] ...`, seconds since boot), ISO-8601 and Python logging stamps,
 glog-style torch lines (`E0302 11:41:57.185000 ...`, `[E302 11:41:53.327 ...]`), vLLM's logger
-(`INFO 03-02 11:41:58 [file.py:12] ...`), Go's `log` (`2026/03/02 11:41:58 ...`), Hugging Face's
-example scripts (`03/02/2026 11:41:58 - INFO - ...`), `srun -l`
+(`INFO 03-02 11:41:58 [file.py:12] ...`; SkyPilot's `I 03-02 ...`), Go's `log` (`2026/03/02
+11:41:58 ...`, also in brackets as Python loggers print it), Hugging Face's example scripts
+(`03/02/2026 11:41:58 - INFO - ...`), TensorRT's (`[03/02/2026-11:41:58] [TRT-LLM] ...`),
+detectron2's and mmengine's (`[03/02 11:41:58 d2.engine]: `, `03/02 11:41:58 - mmengine - `, no
+year), lingua's (`INFO    26-03-02 11:41:58.123456 - 0:00:05 - `), the Neuron runtime's
+(`2026-Mar-02 11:41:58.123456`), lm-evaluation-harness's (`2026-03-02:11:41:58,123`), DAOS's
+(`03/02-11:41:58.12`), `date` in UTC (`Mon Mar  2 11:41:58 UTC 2026`), `srun -l`
 rank prefixes (`3: `), torchrun's `[rank3]:` / `[default3]:`, Lightning's `[rank: 3]`, Ray's
-`(Worker pid=N, ip=A)`, and the wrappers that collectors put around a program's own line:
+`(Worker pid=N, ip=A)` (`(Worker pid=N)` on the driver's node), and the wrappers that
+collectors put around a program's own line:
 Open MPI's `--tag-output` (`[1,3]<stderr>:`) and `--timestamp-output` (`ctime()` before the
 tag, `Fri Sep 28 11:14:00 2018[1,3]<stderr>:`; ORTE's iof_base_output.c), horovodrun's gloo
 launcher (`[3]<stderr>:`, with `--prefix-timestamp` an `asctime()` before it; Horovod's
@@ -60,10 +66,10 @@ _LEVELS = "DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL"  # Python logging's level nam
 _PDSH = re.compile(
     r"((?=[\w.-]{0,252}[A-Za-z])(?=[\w.-]{0,252}[\d-])[\w.-]{1,253}|\d{1,3}(?:\.\d{1,3}){3}): "
     r"(?=\[(?:rank|default)\d|\[?\d{4}-\d\d-\d\d[T ]\d\d:|\[?[IWEF]\d{4} \d\d:"
-    r"|\d{4}/\d\d/\d\d \d\d:|\d\d/\d\d/\d{4} \d\d:"
+    r"|\[?\d{4}/\d\d/\d\d \d\d:|\d\d/\d\d/\d{4} \d\d:|\[\d\d/\d\d/\d{4}-\d\d:"
     rf"|(?:\([^()]{{0,120}}\) )?(?:{_LEVELS}) \d\d-\d\d \d\d:"
     r"|[\w.-]{1,253}:\d{1,10}:\d{1,10} \[\d{1,3}\] NCCL |\[\d{1,6},\d{1,6}\]<"
-    r"|\([^()]{0,120}\bip=)"
+    r"|\([^()]{0,120}\bip=|\((?:[\w.:<>-]{1,80} )?pid=\d{1,10}\) )"
 )
 # pdsh's prefix when the host is known to be one of the job's nodes: before any text
 _HOST_COLON = re.compile(r"([\w.-]{1,253}): ")
@@ -72,13 +78,15 @@ _CRI_STREAM = re.compile(r"(?:stdout|stderr) [FP] ")
 _MAX_PREFIXES = 6
 _INDENT = frozenset(" \t")
 # Ray's driver prefixes every line it forwards from a worker with where it ran:
-# `(RayTrainWorker pid=1234, ip=10.0.0.7)`, `(pid=1234, ip=10.0.0.7)`, `(raylet, ip=10.0.0.7)`.
+# `(RayTrainWorker pid=1234, ip=10.0.0.7)`, `(pid=1234, ip=10.0.0.7)`, `(raylet, ip=10.0.0.7)`;
+# a worker on the driver's own node has no address (`(run_on_pod_ray pid=1234)`).
 _RAY = re.compile(
     r"\((?:[\w.:<>-]{1,80}(?: pid=\d{1,10})?|pid=\d{1,10}), ip=([0-9A-Fa-f.:]{3,45})"
     r"(?:, [^)]{0,80})?\) ?"
+    r"|\((?:[\w.:<>-]{1,80} )?pid=\d{1,10}\) "
 )
-_ISO = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
+_ISO = re.compile(  # a colon between date and time too: lm-evaluation-harness's "%Y-%m-%d:%H:%M:%S"
+    r"(\d{4})-(\d{2})-(\d{2})[T :](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
     r"(?:(Z|[+-]\d{2}:?\d{2})| ([+-]\d{2}:?\d{2})(?!\d))?"
 )
 _IN_NAMES = frozenset("/\\_-.~")  # a stamp after one of these is part of a name or a path
@@ -90,10 +98,11 @@ _DMESG_UPTIME = re.compile(r"\[\s*(\d{1,10})\.(\d{1,9})\] ?")
 _GLOG = re.compile(r"\[?([IWEF])(\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\b")
 # vLLM's logger (vllm/logger.py: "%(levelname)s %(asctime)s ...", datefmt "%m-%d %H:%M:%S"; no
 # year), after its process prefix where a worker's line carries one (`(VllmWorker rank=1
-# pid=2) `, `(EngineCore_DP0 pid=7) `): the line keeps its text, as glog's does.
+# pid=2) `, `(EngineCore_DP0 pid=7) `): the line keeps its text, as glog's does. SkyPilot's
+# logger is the same with the level's first letter (sky_logging: "%(levelname).1s %(asctime)s").
 _VLLM = re.compile(
     r"(?:\([\w.-]{1,80}(?: \w{1,20}=[\w.:-]{1,60}){0,4}\) )?"
-    rf"(?:{_LEVELS}) (\d{{2}})-(\d{{2}}) (\d{{2}}):(\d{{2}}):(\d{{2}})"
+    rf"(?:{_LEVELS}|[DIWEC]) (\d{{2}})-(\d{{2}}) (\d{{2}}):(\d{{2}}):(\d{{2}})"
     r"(?:\.(\d{1,6}))? "
 )
 # Go's log package (log.LstdFlags: "2009/01/23 01:23:23", Lmicroseconds adds ".123123"): the
@@ -101,6 +110,36 @@ _VLLM = re.compile(
 _GO_LOG = re.compile(r"(\d{4})/(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?\b")
 # Hugging Face's example scripts (transformers, accelerate, trl: datefmt "%m/%d/%Y %H:%M:%S")
 _SLASHED = re.compile(r"(\d{2})/(\d{2})/(\d{4}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,6}))?\b")
+# Bracketed stamps with a full date: hivemind's and other Python loggers' datefmt
+# "%Y/%m/%d %H:%M:%S" in brackets (`[2026/08/29 09:10:04.211][INFO]...`), and TensorRT's
+# logger (TensorRT-LLM, trtexec: `[08/28/2026-10:14:09] [TRT-LLM] [I] ...`)
+_BRACKETED_GO = re.compile(
+    r"\[(\d{4})/(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,6}))?\] ?"
+)
+_TENSORRT = re.compile(r"\[(\d{2})/(\d{2})/(\d{4})-(\d{2}):(\d{2}):(\d{2})\] ?")
+# detectron2's and fvcore's logger (`[%(asctime)s %(name)s]: `, datefmt "%m/%d %H:%M:%S", no
+# year; LiBai's too): `[07/31 20:09:00 d2.utils.events]: `; without the name, `[07/12 04:22:50] `
+_DETECTRON = re.compile(r"\[(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})()(?: [\w.-]{1,80})?\]:? ?")
+# mmengine's MMLogger (`%(asctime)s - %(name)s - %(levelname)s - `, datefmt "%m/%d %H:%M:%S")
+_MMENGINE = re.compile(r"(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})() - ")  # () : no fraction
+# glog with the year in its prefix (glog 0.7's log_year_in_prefix: `I20240725 05:11:42.123 ...`)
+_GLOG_YEAR = re.compile(
+    r"\[?([IWEF])(\d{4})(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\b"
+)
+# lingua's (and BLT's) LogFormatter: the level padded, then "%y-%m-%d %H:%M:%S" and microseconds,
+# then the time since start (`INFO    26-11-20 09:00:14.012000 - 0:00:00 - ...`)
+_LINGUA = re.compile(
+    rf"(?:{_LEVELS}) {{1,8}}(\d{{2}})-(\d{{2}})-(\d{{2}}) (\d{{2}}):(\d{{2}}):(\d{{2}})"
+    r"(?:\.(\d{1,6}))? - (?:(?:\d{1,6} days?, )?\d{1,2}:\d\d:\d\d - )?"
+)
+# `date` (coreutils) in UTC, as job scripts print it: `Thu May 11 02:40:02 UTC 2023`
+_DATE_UTC = re.compile(
+    r"[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (?:UTC|GMT) (\d{4})\b ?"
+)
+# the Neuron runtime's and collectives' log ("%Y-%b-%d %H:%M:%S.%f": `2025-Jan-16 00:39:18.571107`)
+_NEURON = re.compile(r"(\d{4})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))? ?")
+# DAOS's debug log (gurt's d_log: "%02d/%02d-%02d:%02d:%02d.%02ld", month first, no year)
+_DAOS = re.compile(r"(\d{2})/(\d{2})-(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))? ")
 _SYSLOG_TAG = re.compile(r"[\w.\-/@]{1,64}(?:\[\d{1,10}\])?: ")
 _ISO_HOST_TAG = re.compile(r" ?(\S{0,252}[^\s:]) ([\w.\-/@]{1,64}(?:\[\d{1,10}\])?): ")
 
@@ -160,14 +199,16 @@ def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset
             rest = rest[m.end() :]
         m = _RAY.match(rest) if not forwarded and rest.startswith("(") else None
         if m:  # inside pdsh's or kubectl's prefix: the worker's own address is the nearer one
-            via, forwarded = m.group(1), True
+            via, forwarded = m.group(1) or via, True
             rest = rest[m.end() :]
         if at is None and uptime is None:
             stamped = rest
             at, uptime, found, rest = _stamp(rest, reference)
             host = host or found
             iso = _ISO.match(stamped) if at is not None else None
-            zoned = iso is not None and _zone(iso) is not None
+            zoned = (iso is not None and _zone(iso) is not None) or (
+                at is not None and _DATE_UTC.match(stamped) is not None
+            )
             if at is not None:
                 m = _CRI_STREAM.match(rest)
                 rest = rest[m.end() :] if m else rest
@@ -216,6 +257,14 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
         m = _GO_LOG.match(rest) or _SLASHED.match(rest)
         if m:
             return _slashed(m), None, None, rest[m.end() :].lstrip()
+        m = _MMENGINE.match(rest) or _DAOS.match(rest)
+        if m:
+            return _yearless(m, reference, 1), None, None, rest[m.end() :]
+        m = _NEURON.match(rest)
+        if m:
+            month = _MONTHS.get(m.group(2), 0)
+            year, day, hh, mm, ss = (int(g) for g in m.group(1, 3, 4, 5, 6))
+            return _build(year, month, day, hh, mm, ss, m.group(7)), None, None, rest[m.end() :]
     elif first == "[":
         m = _DMESG_T.match(rest)
         if m:
@@ -226,19 +275,34 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
         if m:
             uptime = int(m.group(1)) + float("0." + m.group(2))
             return None, uptime, None, rest[m.end() :]
-        m = _GLOG.match(rest)
+        m = _BRACKETED_GO.match(rest)
         if m:
-            return _yearless(m, reference, 2), None, None, rest
+            return _slashed(m), None, None, rest[m.end() :]
+        m = _TENSORRT.match(rest)
+        if m:
+            month, day, year, hh, mm, ss = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
+            return _build(year, month, day, hh, mm, ss), None, None, rest[m.end() :]
+        m = _DETECTRON.match(rest)
+        if m:
+            return _yearless(m, reference, 1), None, None, rest[m.end() :]
+        m = _GLOG_YEAR.match(rest) or _GLOG.match(rest)
+        if m:
+            return _glog(m, reference), None, None, rest
     elif first in "IWEF":
-        m = _GLOG.match(rest)
+        m = _GLOG_YEAR.match(rest) or _GLOG.match(rest)
         if m:
-            return _yearless(m, reference, 2), None, None, rest
+            return _glog(m, reference), None, None, rest
     if first == "(" or first.isupper():
         m = _VLLM.match(rest)
         if m:
             return _yearless(m, reference, 1), None, None, rest
     if first.isupper():
-        m = _CTIME.match(rest)
+        m = _LINGUA.match(rest)
+        if m:
+            yy, month, day, hh, mm, ss = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
+            at = _build(2000 + yy, month, day, hh, mm, ss, m.group(7))
+            return at, None, None, rest[m.end() :]
+        m = _CTIME.match(rest) or _DATE_UTC.match(rest)
         if m:
             day, hh, mm, ss = (int(g) for g in m.group(2, 3, 4, 5))
             at = _build(int(m.group(6)), _MONTHS.get(m.group(1), 0), day, hh, mm, ss)
@@ -302,7 +366,7 @@ def _slashed(m: re.Match[str]) -> datetime | None:
     """Go's `2009/01/23 01:23:23` or Hugging Face's `01/23/2009 01:23:23` (month first; a
     first number over 12 can only be a day)."""
     frac = m.group(7)
-    if m.re is _GO_LOG:
+    if m.re is _GO_LOG or m.re is _BRACKETED_GO:
         year, month, day = (int(g) for g in m.group(1, 2, 3))
     else:
         month, day, year = (int(g) for g in m.group(1, 2, 3))
@@ -310,6 +374,15 @@ def _slashed(m: re.Match[str]) -> datetime | None:
             month, day = day, month
     hh, mm, ss = (int(g) for g in m.group(4, 5, 6))
     return _build(year, month, day, hh, mm, ss, frac)
+
+
+def _glog(m: re.Match[str], reference: datetime) -> datetime | None:
+    """glog's stamp: `E0302 11:41:57.185` (the year nearest `reference`) or, with
+    log_year_in_prefix, `E20260302 11:41:57.185`."""
+    if m.re is _GLOG:
+        return _yearless(m, reference, 2)
+    year, month, day, hh, mm, ss = (int(g) for g in m.group(2, 3, 4, 5, 6, 7))
+    return _build(year, month, day, hh, mm, ss, m.group(8))
 
 
 def _yearless(m: re.Match[str], reference: datetime, first: int) -> datetime | None:
