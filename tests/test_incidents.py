@@ -1775,6 +1775,14 @@ KNOWN_MISSES: dict[str, str] = {
         "receive into an unallocated buffer, a failure of the program and not the hardware or "
         "driver (application), is on the vendor's page, not in a line"
     ),
+    # the c345 batch (AMD Instinct multi-node training and serving), scored fresh
+    "tr-maxtext-mi355x-eight-node-checkpoint-manifest-ocdbt-lock-enoent-nfs-congestion-on-head-node": (
+        "MaxText's 'Training stopped: Checkpointing failed. [Errno 2] No such file or "
+        "directory: 'manifest.ocdbt.__lock'' on the head node while the other workers saved "
+        "the same step reads as nothing (unknown); that it is a passing NFS metadata miss "
+        "under the congestion of simultaneous checkpoint writes, which OCDBT does not retry "
+        "(transient), is in MaxText-Slurm's diagnosis guide, not in a line"
+    ),
 }
 
 
