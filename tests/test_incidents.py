@@ -1783,6 +1783,14 @@ KNOWN_MISSES: dict[str, str] = {
         "under the congestion of simultaneous checkpoint writes, which OCDBT does not retry "
         "(transient), is in MaxText-Slurm's diagnosis guide, not in a line"
     ),
+    # the c346 batch (RL post-training frameworks, 2025-2026), scored fresh
+    "app-slime-glm47-355b-sync-torch-dist-save-stalls-node-raylet-marked-dead-by-gcs-health-check": (
+        "the GCS's 'marked dead because the detector has missed too many heartbeats' and the "
+        "raylet's 'mistakenly been marked as dead ... overloaded' during a checkpoint save read "
+        "as a busy node a retry gets past (transient); that the synchronous 355B torch_dist "
+        "save stalls the raylet on every run and the fix was the job's own Ray health-check "
+        "window (application) is in the thread, not in a line"
+    ),
 }
 
 
