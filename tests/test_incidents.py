@@ -1767,14 +1767,6 @@ KNOWN_MISSES: dict[str, str] = {
         "thread, not in a failure line"
     ),
     # the c339 batch (Kubernetes batch schedulers and GPU platforms), scored fresh
-    # the c349 batch (mailing lists, Q&A and vendor troubleshooting pages on MPI/IB failures), scored fresh
-    "trap-infinipath-kernel-failed-to-lock-addr-errno-12-tid-update-allocation-problem": (
-        "InfiniPath's 'ipath_update_tid_err: Failed TID update for rendevous, allocation problem' "
-        "and the driver's 'infinipath: Failed to lock addr ..., 65 pages: errno 12' kernel line "
-        "are not in the catalog, so nothing is read (unknown); that QLogic's guide calls them a "
-        "receive into an unallocated buffer, a failure of the program and not the hardware or "
-        "driver (application), is on the vendor's page, not in a line"
-    ),
     # the c345 batch (AMD Instinct multi-node training and serving), scored fresh
     "tr-maxtext-mi355x-eight-node-checkpoint-manifest-ocdbt-lock-enoent-nfs-congestion-on-head-node": (
         "MaxText's 'Training stopped: Checkpointing failed. [Errno 2] No such file or "

@@ -57,6 +57,8 @@ BLAME: dict[str, Blame] = {
     "rdma.irdma_cqp_cmd_error": Blame.SYMPTOM,
     "rdma.ib_mad_port_failed": Blame.HARDWARE,
     "rdma.kernel_qp_error": Blame.SYMPTOM,
+    "rdma.infinipath_tid_update_failed": Blame.APPLICATION,
+    "rdma.infinipath_pin_failed": Blame.APPLICATION,
 }
 
 (
@@ -66,6 +68,11 @@ BLAME: dict[str, Blame] = {
 ) = family_contract({FAMILY_FILE: NAMESPACES}, BLAME)
 
 GOLDEN: Golden = [
+    # QLogic InfiniPath User Guide IB6054601-00 D, page C-24 (PSM and the ipath driver)
+    ("ipath_update_tid_err: Failed TID update for rendevous, allocation problem",
+     "rdma.infinipath_tid_update_failed", {}),
+    ("May 21 14:12:07 ipn103 kernel: infinipath: Failed to lock addr 0002aaaaeb50000, 65 pages: "
+     "errno 12", "rdma.infinipath_pin_failed", {"pages": "65", "errno": "12"}),
     # pytorch/pytorch issue #10936 (gloo's ibverbs transport)
     ("  what():  [enforce fail at /home/zhoushengkai/code/pytorch_v0.4.1_for_src/third_party/gloo/"
      "gloo/transport/ibverbs/pair.cc:462] wc->status == IBV_WC_SUCCESS. 12 vs 0. Memory region "
