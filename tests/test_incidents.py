@@ -1767,14 +1767,6 @@ KNOWN_MISSES: dict[str, str] = {
         "thread, not in a failure line"
     ),
     # the c339 batch (Kubernetes batch schedulers and GPU platforms), scored fresh
-    # the c345 batch (AMD Instinct multi-node training and serving), scored fresh
-    "tr-maxtext-mi355x-eight-node-checkpoint-manifest-ocdbt-lock-enoent-nfs-congestion-on-head-node": (
-        "MaxText's 'Training stopped: Checkpointing failed. [Errno 2] No such file or "
-        "directory: 'manifest.ocdbt.__lock'' on the head node while the other workers saved "
-        "the same step reads as nothing (unknown); that it is a passing NFS metadata miss "
-        "under the congestion of simultaneous checkpoint writes, which OCDBT does not retry "
-        "(transient), is in MaxText-Slurm's diagnosis guide, not in a line"
-    ),
     # the c346 batch (RL post-training frameworks, 2025-2026), scored fresh
     "app-slime-glm47-355b-sync-torch-dist-save-stalls-node-raylet-marked-dead-by-gcs-health-check": (
         "the GCS's 'marked dead because the detector has missed too many heartbeats' and the "

@@ -67,6 +67,7 @@ BLAME: dict[str, Blame] = {
     "tfckpt.not_a_table": Blame.APPLICATION,
     "tfckpt.restore_mismatch": Blame.APPLICATION,
     "orbax.incomplete_checkpoint": Blame.SYMPTOM,
+    "orbax.ocdbt_lock_missing": Blame.TRANSIENT,
     "orbax.tmp_dir_exists": Blame.APPLICATION,
     "arrow.capacity_exceeded": Blame.APPLICATION,
     "arrow.json_invalid": Blame.APPLICATION,
@@ -466,6 +467,20 @@ GOLDEN: list[tuple[str, str, dict[str, str]]] = [
         "ValueError: Found incomplete checkpoint at .../checkpoints/1820",
         "orbax.incomplete_checkpoint",
         {"path": ".../checkpoints/1820"},
+    ),
+    # AMD-AGI/maxtext-slurm's diagnosis guide (an eight-node MI355X run, the head node's save)
+    (
+        "Training stopped: Checkpointing failed. [Errno 2] No such file or directory: "
+        "'manifest.ocdbt.__lock'",
+        "orbax.ocdbt_lock_missing",
+        {"path": "manifest.ocdbt.__lock"},
+    ),
+    # rendered: Python's FileNotFoundError text around the same file in a step's directory
+    (
+        "FileNotFoundError: [Errno 2] No such file or directory: "
+        "'/nfs/ckpt/run7/2800/manifest.ocdbt.__lock'",
+        "orbax.ocdbt_lock_missing",
+        {"path": "/nfs/ckpt/run7/2800/manifest.ocdbt.__lock"},
     ),
     # Physical-Intelligence/openpi issue #566
     (
