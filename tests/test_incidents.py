@@ -191,7 +191,9 @@ HELDOUT_FLOOR_ACCURACY = 0.49
 # 0.41 since the thirty-third session named a node that went down hard under a job Slurm ended
 # NODE_FAIL (two more held-out hardware bundles exact): 33/79; its c265-c268 batches brought five
 # held-out hardware bundles, 3/5 right when first scored: 36/84; c269-c272 one more, 0/1: 36/85.
-HELDOUT_FLOOR_HARDWARE_EXACT = 0.41
+# 0.40 since the thirty-seventh session's c344-c352 batches (two held-out hardware bundles, 0/2
+# fresh; no earlier held-out verdict changed): 38/93.
+HELDOUT_FLOOR_HARDWARE_EXACT = 0.40
 # 1 since the corpus19 batches (28 bundles, 11 held out, 4/11 right when scored fresh): one
 # fresh held-out bundle names a node its thread did not blame. Its lines were built by a helper
 # and not looked at by whoever tunes; the count is a measurement, so it is guarded, not hidden.
@@ -1782,6 +1784,13 @@ KNOWN_MISSES: dict[str, str] = {
         "nightly's NCCL 2.26 hangs at random in the non-blocking mode torch enables under eager "
         "init, fixed by torch 2.7.1 (the job's versions, application), is in the thread and its "
         "fix, not in a line"
+    ),
+    # the c352 batch (Microsoft Learn troubleshooting pages for Azure HPC/GPU VMs), scored fresh
+    "hw-azure-ndv4-horovod-mpirun-ucx-qp-create-invalid-argument-one-vm-reboot-known-issue": (
+        "UCX's 'mlx5dv_devx_obj_create(QP) failed, syndrome 0: Invalid argument' on one rank is "
+        "not in the catalog, so only mpirun's abort banner is read (unknown); that Microsoft's "
+        "known-issues page for H- and N-series VMs ties this line to the VM's InfiniBand state "
+        "and prescribes rebooting that VM (hardware, the node excluded) is on the page, not in a line"
     ),
 }
 
