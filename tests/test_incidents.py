@@ -1785,13 +1785,6 @@ KNOWN_MISSES: dict[str, str] = {
         "init, fixed by torch 2.7.1 (the job's versions, application), is in the thread and its "
         "fix, not in a line"
     ),
-    # the c352 batch (Microsoft Learn troubleshooting pages for Azure HPC/GPU VMs), scored fresh
-    "hw-azure-ndv4-horovod-mpirun-ucx-qp-create-invalid-argument-one-vm-reboot-known-issue": (
-        "UCX's 'mlx5dv_devx_obj_create(QP) failed, syndrome 0: Invalid argument' on one rank is "
-        "not in the catalog, so only mpirun's abort banner is read (unknown); that Microsoft's "
-        "known-issues page for H- and N-series VMs ties this line to the VM's InfiniBand state "
-        "and prescribes rebooting that VM (hardware, the node excluded) is on the page, not in a line"
-    ),
 }
 
 

@@ -342,6 +342,18 @@ def test_the_device_plugin_missing_nvml_on_every_node_is_the_clusters_setup() ->
     assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ()), v.summary
 
 
+def test_the_adapter_refusing_queue_pairs_on_every_node_is_the_jobs_setup() -> None:
+    """UCX's "mlx5dv_devx_obj_create(QP) failed" on every node: the job's UCX settings or image
+    (nodes do not fail together); on one node of the job only, that node's adapter."""
+    every = [
+        f("ucx.devx_create_failed", n, Blame.HARDWARE, 45, 5, source=Source.LOGS) for n in NODES
+    ]
+    v = attribute(job(), every, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v.summary
+    v = attribute(job(), every[:1], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, (NODES[0],)), v.summary
+
+
 def test_no_usable_gpu_on_one_node_with_an_xid_names_that_node() -> None:
     fs = [
         f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 50, source=Source.LOGS),
@@ -367,6 +379,7 @@ def test_no_usable_gpu_on_one_node_alone_names_nobody() -> None:
         ("cuda.call_oom", 45),  # PyTorch's "CUDA error: out of memory": its context found no room
         ("nccl.nvls_setup_failure", 50),  # NCCL's NVLS multicast set-up on its NVSwitch fabric
         ("nvml.py_unknown_error", 50),  # pynvml could not reach its GPU
+        ("ucx.devx_create_failed", 45),  # the mlx5 adapter refusing UCX a queue pair
     ],
 )
 def test_a_gpu_error_on_only_one_node_whose_ranks_stop_names_it(signal: str, weight: int) -> None:

@@ -98,6 +98,7 @@ REQUIRED: dict[str, Blame] = {
     "ompi.cma_denied": Blame.APPLICATION,
     "ucx.ib_speed_unknown": Blame.APPLICATION,
     "ucx.no_usable_devices": Blame.APPLICATION,
+    "ucx.devx_create_failed": Blame.HARDWARE,
     "mpich.hydra_socket_error": Blame.SYMPTOM,
     "ompi.daemon_unreachable": Blame.SYMPTOM,
     "mpich.ucx_call_failed": Blame.SYMPTOM,
@@ -119,9 +120,13 @@ REQUIRED: dict[str, Blame] = {
 
 def test_only_this_hosts_adapter_is_hardware_and_it_is_the_network_family() -> None:
     """A launcher or a peer's follow-on error never names hardware; UCX's fatal IB events do,
-    in the `network` family the shape rules share across nodes."""
+    and the adapter refusing a queue pair (below naming a node alone), in the `network` family
+    the shape rules share across nodes."""
     hardware = {k for k in FAMILY_KEYS if CATALOG.signatures[k].blame is Blame.HARDWARE}
-    assert hardware == {"ucx.ib_async_device_fatal", "ucx.ib_async_port_error"}
+    assert hardware == {
+        "ucx.ib_async_device_fatal", "ucx.ib_async_port_error", "ucx.devx_create_failed"
+    }  # fmt: skip
+    assert CATALOG.signatures["ucx.devx_create_failed"].weight < 50
     assert {family(k) for k in hardware} == {"network"}
     assert CATALOG.signatures["ucx.ib_async_port_error"].weight < 85
 
@@ -137,6 +142,13 @@ def test_a_crash_ucx_reports_is_not_a_complaint_about_a_peer() -> None:
 
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    # Microsoft's known issues for H- and N-series VMs (2021 revisions: "MPI QP creation errors")
+    (
+        "ucx.devx_create_failed",
+        "[1632139434.473213] [ndv4-pg0-3:28417:0]     ib_mlx5_dv.c:150  UCX  ERROR "
+        "mlx5dv_devx_obj_create(QP) failed, syndrome 0: Invalid argument",
+        {"object": "QP", "syndrome": "0", "reason": "Invalid argument"},
+    ),
     # opal/mca/base/help-mca-base.txt as glotzerlab/software#120 and the Open MPI users list quote it
     (
         "ompi.component_not_found",

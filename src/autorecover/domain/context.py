@@ -48,6 +48,8 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     # a node's GPU stack the job's container cannot reach (the device plugin finding no NVML
     # library): on every node, the cluster's node image or runtime setup
     "deviceplugin.nvml_library_missing",
+    # the mlx5 adapter refusing UCX a queue pair: one host's adapter state, or the job's settings
+    "ucx.devx_create_failed",
 })  # fmt: skip
 
 # CUDA finding no usable GPU (busy, none visible, not ready) is the node's GPUs or driver stack
@@ -79,6 +81,7 @@ ONE_NODE_SIGNALS = {
     NO_NVLS: "the only node of the job whose NVLS multicast set-up failed",
     NVML_UNREACHED: "the only node of the job whose GPU NVML could not reach",
     NO_GPU_VISIBLE: "the only node of the job where the framework saw no GPU at all",
+    "ucx.devx_create_failed": "the only node of the job whose adapter refused UCX a queue pair",
 }
 ONE_NODE_NO_GPU_WEIGHT = 65
 COMPLAINT_WEIGHT = 20  # a collective symptom (a lost peer, a timeout), as in shape.py

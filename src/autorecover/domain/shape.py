@@ -36,7 +36,7 @@ FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
         "network",
         (
             *("ib.", "nic.", "efa.", "rdma.", "cxi.", "mlx5.", "roce."),
-            *("nccl.ib_async_", "ucx.ib_async_", "net.link", "flux.heartbeat_lost"),
+            *("nccl.ib_async_", "ucx.ib_async_", "ucx.devx_", "net.link", "flux.heartbeat_lost"),
         ),
     ),
     (
