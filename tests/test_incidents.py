@@ -1791,6 +1791,11 @@ KNOWN_MISSES: dict[str, str] = {
         "save stalls the raylet on every run and the fix was the job's own Ray health-check "
         "window (application) is in the thread, not in a line"
     ),
+    "tr-vertex-ai-tfx-trainer-launcher-get-custom-job-grpc-unavailable-service-currently-unavailable": (
+        "a bare gRPC 'StatusCode.UNAVAILABLE' / 'The service is currently unavailable.' and a "
+        "replica exit read as symptoms with no cause (unknown); that the Vertex AI job service "
+        "was momentarily unavailable to the Trainer's poll, to be retried, is in the thread"
+    ),
 }
 
 
