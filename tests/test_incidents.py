@@ -1796,6 +1796,11 @@ KNOWN_MISSES: dict[str, str] = {
         "replica exit read as symptoms with no cause (unknown); that the Vertex AI job service "
         "was momentarily unavailable to the Trainer's poll, to be retried, is in the thread"
     ),
+    "tr-gce-a2-slurm-checkpoint-gcs-get-bucket-refresherror-metadata-server-500-internal-server-error": (
+        "a Python RefreshError traceback on rank 0 reads as the job's own exception "
+        "(application); that its 'Status: 500 ... Internal Server Error' from the GCE metadata "
+        "server is an intermittent platform error a retry gets past is in the threads"
+    ),
 }
 
 
