@@ -1785,17 +1785,6 @@ KNOWN_MISSES: dict[str, str] = {
         "init, fixed by torch 2.7.1 (the job's versions, application), is in the thread and its "
         "fix, not in a line"
     ),
-    # the c353 batch (Google Cloud documentation and GCP threads), scored fresh
-    "tr-vertex-ai-tfx-trainer-launcher-get-custom-job-grpc-unavailable-service-currently-unavailable": (
-        "a bare gRPC 'StatusCode.UNAVAILABLE' / 'The service is currently unavailable.' and a "
-        "replica exit read as symptoms with no cause (unknown); that the Vertex AI job service "
-        "was momentarily unavailable to the Trainer's poll, to be retried, is in the thread"
-    ),
-    "tr-gce-a2-slurm-checkpoint-gcs-get-bucket-refresherror-metadata-server-500-internal-server-error": (
-        "a Python RefreshError traceback on rank 0 reads as the job's own exception "
-        "(application); that its 'Status: 500 ... Internal Server Error' from the GCE metadata "
-        "server is an intermittent platform error a retry gets past is in the threads"
-    ),
 }
 
 

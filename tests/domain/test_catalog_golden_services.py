@@ -28,6 +28,8 @@ REQUIRED: dict[str, Blame] = {
     "service.endpoint_timeout": Blame.TRANSIENT,
     "service.endpoint_unreachable": Blame.SYMPTOM,
     "service.gcp_unavailable": Blame.TRANSIENT,
+    "service.gcp_grpc_unavailable": Blame.TRANSIENT,
+    "service.gce_metadata_server_error": Blame.TRANSIENT,
     "service.azure_request_failed": Blame.TRANSIENT,
     "service.internal_server_error": Blame.TRANSIENT,
     "service.llm_api_unavailable": Blame.TRANSIENT,
@@ -78,6 +80,19 @@ REQUIRED: dict[str, Blame] = {
 }
 
 POSITIVE: list[tuple[str, str, dict[str, str]]] = [
+    (  # tensorflow/tfx issue #5870 (the Vertex AI Trainer's poll; Cloud Logging's prefix)
+        "service.gcp_grpc_unavailable",
+        "ERROR 2026-07-09T17:37:32.681441481Z [resource.labels.taskName: workerpool0-0] details = "
+        '"The service is currently unavailable."',
+        {},
+    ),
+    (  # googleapis/google-auth-library-python issue #1285
+        "service.gce_metadata_server_error",
+        'google.auth.exceptions.RefreshError: ("Failed to retrieve http://metadata.google.internal/'
+        "computeMetadata/v1/instance/service-accounts/default/token from the Google Compute Engine "
+        "metadata service. Status: 500 Response:\\nb'Internal Server Error\\n'\", None)",
+        {"status": "500"},
+    ),
     (  # sgl-project/sglang pull request #24910 (uv pip install from the project's wheel index)
         "service.http_retries_exhausted",
         "error: Request failed after 3 retries in 86.3s",
@@ -452,6 +467,13 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
 ]
 
 NEGATIVE: list[tuple[str, str]] = [
+    # a service account the VM lacks is the job's setup, not the platform's failure
+    (
+        "service.gce_metadata_server_error",
+        "RefreshError: Failed to retrieve http://metadata.google.internal/computeMetadata/v1/"
+        "instance/service-accounts/x/token from the Google Compute Engine metadata service. "
+        "Status: 404 Response:",
+    ),
     # a plain 403 is a refusal (credentials, permissions), not a rate limit
     ("service.rate_limited", "urllib.error.HTTPError: HTTP Error 403: Forbidden"),
     # torchft's quorum retries are its own family's, not an HTTP request's
