@@ -983,11 +983,6 @@ KNOWN_MISSES: dict[str, str] = {
         "(unknown)"
     ),
     # the twenty-sixth session's batches (c153-c155), scored fresh
-    "app-aks-nv36ads-a10-node-image-stale-grid-570-installer-580-userspace-nvml-mismatch-cdi-starterror-k8s": (
-        "NVML's driver/library version mismatch on every node at once reads as the nodes' "
-        "shared stack, not one node (transient, retry); that a stale node image pulled the "
-        "wrong driver installer, so a retry on that pool fails the same way, is the thread's"
-    ),
     "trap-aks-gpu-node-driver-510-gsp-rpc-timeout-xid119-app-crash-runs-on-470-and-515": (
         "XID 119 (GSP RPC timeout) on the job's one node names that node, as NVIDIA's XID "
         "catalog reads it (reset the GPU); that driver 510's GSP firmware was at fault and other "
@@ -1055,16 +1050,6 @@ KNOWN_MISSES: dict[str, str] = {
     "unknown-cfncluster-sge-ten-c5-nodes-mpirun-orte-lost-communication-with-daemon-commlib-read-error-one-node-cause-never-confirmed": (
         "ORTE losing a remote daemon with nothing else reads as a peer lost (transient, retry); "
         "the thread only guessed at the cause (unknown)"
-    ),
-    "app-gpu-operator-gsp-dcgm-profiling-driver-rpc-timed-out-every-worker-starterror-k8s": (
-        "the container hook's 'driver rpc error: timed out' on both nodes and dcgm-exporter's "
-        "fatal profiling error are symptoms no line ties to a cause (unknown); that it is the "
-        "driver's GSP bug with DCGM profiling, fixed by disabling GSP, is the thread's finding"
-    ),
-    "app-hyperpod-g5-48xlarge-os-driver-535-with-dcgm-exporter-335-profiling-gsp-gpu0-unknown-error-preflight-fails-slurm": (
-        "the container hook failing on every node at once reads as something shared, retried "
-        "without excluding a node (transient); that the OS build of the driver with DCGM 3.3.5 "
-        "fails the same way every time is the reporter's finding"
     ),
     "trap-dcgm-exporter-sigkilled-dcp-metrics-gsp-xid120-xid119-a100-mig-gpu-freeze-hang-k8s": (
         "Xid 119/120 (GSP timeout and error) on the one node the job ran on names it (hardware, "
@@ -1276,13 +1261,6 @@ KNOWN_MISSES: dict[str, str] = {
     ),
     # the c227 batch (Megatron-LM, NeMo, Megatron-Bridge multi-node)
     # the c230 batch (container runtimes on Slurm GPU clusters), scored fresh
-    "app-singularity-mpi-four-tasks-per-node-ubuntu-kernel-5-15-0-69-no-loop-devices-available": (
-        "Singularity's 'container creation failed: ... no loop devices available' on three of "
-        "four tasks per node, with clean kernel logs, reads as a container start-up fault of "
-        "unknown origin (unknown, one retry); that the nodes' Ubuntu 5.15.0-69 kernel (its loop "
-        "driver configuration, fixed by setting max_loop) breaks every second container on every "
-        "node is in the threads, not in a line"
-    ),
     # the c231 batch (Kubernetes batch operators)
     "unknown-volcano-vgpu-vcjob-test02-nvidia-container-cli-unknown-device-other-nodes-gpu-uuid-closed-inactive": (
         "the NVIDIA runtime hook's 'nvidia-container-cli.real: device error: <uuid>: unknown "
@@ -1457,13 +1435,6 @@ KNOWN_MISSES: dict[str, str] = {
         "--constraint request is at fault, is DAIC's FAQ and node table, not a line"
     ),
     # the c269 batch (Kubernetes batch/ML operators' documentation: Determined), scored fresh
-    "app-determined-slurm-apptainer-1-1-unprivileged-var-tmp-mount-operation-not-supported-every-node": (
-        "Apptainer's 'FATAL: container creation failed: mount /var/tmp->/var/tmp ... could not mount "
-        "/var/tmp: operation not supported' on every node at start-up reads as a container start "
-        "symptom nobody explains (unknown, apptainer.creation_failed, a bounded retry); that this is "
-        "an installation or configuration error of unprivileged Apptainer >= 1.1.0 that a retry "
-        "repeats is Determined's known-issues page, not a line"
-    ),
     # the c270 batch (storage systems' troubleshooting documentation), scored fresh
     "hw-gce-slurm-node-stale-gcsfuse-mount-transport-endpoint-not-connected-one-node-ranks-megatron": (
         "'OSError: [Errno 107] Transport endpoint is not connected' on a gcsfuse path at start-up reads "
@@ -1481,12 +1452,6 @@ KNOWN_MISSES: dict[str, str] = {
     ),
     # the c271 batch (network and MPI stacks' documentation), scored fresh
     # the c274 batch (Kubernetes distributions' and GPU Operator documentation), scored fresh
-    "app-openshift-pytorchjob-hostusers-false-cdi-hook-container-create-failed-sync-socket": (
-        "'Error: container create failed: read status from sync socket: No such process' as the "
-        "pods' only events on both nodes matches no signal (unknown, a bounded retry); that the "
-        "pod spec's hostUsers: false breaks the NVIDIA CDI hook, so every resubmission fails alike "
-        "until the field is dropped, is the GPU Operator's CDI known issue, not a line"
-    ),
     # the c275 batch (schedulers other than Slurm and their sites), scored fresh
     "app-summit-jsrun-smpiargs-gpu-cuda-hook-pami-symbol-non-mpi-python-exits-later": (
         "Spectrum MPI's 'CUDA Hook Library: Failed to find symbol mem_find_dreg_entries, python: "

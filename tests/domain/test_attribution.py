@@ -354,6 +354,17 @@ def test_the_adapter_refusing_queue_pairs_on_every_node_is_the_jobs_setup() -> N
     assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, (NODES[0],)), v.summary
 
 
+@pytest.mark.parametrize("signal", ["oci.runtime_create_failed", "apptainer.creation_failed"])
+def test_the_container_runtime_failing_on_every_node_is_the_jobs_setup(signal: str) -> None:
+    """The runtime could not create the job's container on every node (a hook, a mount, the
+    image): the setup the nodes share, which a retry meets again; on one node, nothing decided."""
+    every = [f(signal, n, Blame.SYMPTOM, 10, 5, source=Source.LOGS) for n in NODES]
+    v = attribute(job(), every, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v.summary
+    v = attribute(job(), every[:1], [], RULES)
+    assert v.cause is not Cause.APPLICATION and v.suspect_nodes == (), v.summary
+
+
 def test_no_usable_gpu_on_one_node_with_an_xid_names_that_node() -> None:
     fs = [
         f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 50, source=Source.LOGS),

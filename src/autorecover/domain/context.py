@@ -50,6 +50,9 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     "deviceplugin.nvml_library_missing",
     # the mlx5 adapter refusing UCX a queue pair: one host's adapter state, or the job's settings
     "ucx.devx_create_failed",
+    # the container runtime failing to create the job's container (its hooks, mounts, the
+    # image): on every node of the job, the image or the runtime setup the nodes share
+    "oci.runtime_create_failed", "apptainer.creation_failed",
 })  # fmt: skip
 
 # CUDA finding no usable GPU (busy, none visible, not ready) is the node's GPUs or driver stack
