@@ -1750,6 +1750,14 @@ KNOWN_MISSES: dict[str, str] = {
         "init, fixed by torch 2.7.1 (the job's versions, application), is in the thread and its "
         "fix, not in a line"
     ),
+    # the c355 batch (GPU platform threads; the pages corpus gave none), scored fresh
+    "app-hami-2-7-0-libvgpu-vllm-0-11-tp2-workerproc-init-failed-tcpstore-broken-pipe-works-on-2-6-1-k8s": (
+        "a TCPStore 'should dump' Broken pipe, vLLM's 'WorkerProc initialization failed' and "
+        "'Engine core initialization failed' are only symptoms of a worker dying at start-up "
+        "(unknown, retry); that the vLLM TP pod fails like this under HAMi 2.7.0's libvgpu and "
+        "not under 2.6.1 or 2.7.1 (the GPU-sharing library version, application) is in the "
+        "threads, not in a line"
+    ),
 }
 
 
