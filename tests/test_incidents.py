@@ -1785,6 +1785,13 @@ KNOWN_MISSES: dict[str, str] = {
         "init, fixed by torch 2.7.1 (the job's versions, application), is in the thread and its "
         "fix, not in a line"
     ),
+    # the c358 batch (DeepSpeed and Megatron-DeepSpeed threads of 2025-2026), scored fresh
+    "unknown-deepspeed-autotp-training-first-step-bf16-optimizer-get-global-norm-of-tensors-indexerror-every-tp-rank-open": (
+        "an IndexError inside DeepSpeed's BF16 optimizer norm on every rank at the first step "
+        "reads as the job's own failure a retry repeats (application); that the AutoTP report "
+        "is open with no diagnosis, fix or workaround, so nobody established whether the job "
+        "or DeepSpeed is at fault (unknown), is in the thread, not in a line"
+    ),
 }
 
 
