@@ -1758,6 +1758,13 @@ KNOWN_MISSES: dict[str, str] = {
         "not under 2.6.1 or 2.7.1 (the GPU-sharing library version, application) is in the "
         "threads, not in a line"
     ),
+    # the c358 batch (DeepSpeed and Megatron-DeepSpeed threads of 2025-2026), scored fresh
+    "unknown-deepspeed-autotp-training-first-step-bf16-optimizer-get-global-norm-of-tensors-indexerror-every-tp-rank-open": (
+        "an IndexError inside DeepSpeed's BF16 optimizer norm on every rank at the first step "
+        "reads as the job's own failure a retry repeats (application); that the AutoTP report "
+        "is open with no diagnosis, fix or workaround, so nobody established whether the job "
+        "or DeepSpeed is at fault (unknown), is in the thread, not in a line"
+    ),
 }
 
 
