@@ -148,3 +148,16 @@ def test_a_requeued_jobs_log_with_its_earlier_attempt_stays_utc() -> None:
     log = span(START - timedelta(hours=3), END)
     assert not wrong_in_utc(JOB, log)
     assert job_log_offset(JOB, log) is None
+
+
+def test_a_job_log_with_no_stamp_near_its_end_is_placed_by_its_start() -> None:
+    """Output whose last lines carry no time (a launcher's exit, a traceback) has no last stamp:
+    a first stamp after the window is proof enough, and it alone gives the zone."""
+    eight = timedelta(hours=8)
+    no_end = Activity(node="n1", source=Source.LOGS, present=True, first_at=START + eight)
+    assert wrong_in_utc(JOB, no_end) and job_log_offset(JOB, no_end) == eight
+    in_window = Activity(node="n1", source=Source.LOGS, present=True, first_at=START)
+    assert not wrong_in_utc(JOB, in_window) and job_log_offset(JOB, in_window) is None
+    # another file of the job with no stamp near its end reads right in that zone
+    other = Activity(node="n2", source=Source.LOGS, present=True, first_at=START + eight)
+    assert same_zone(JOB, other, eight) and not same_zone(JOB, other, timedelta(hours=9))

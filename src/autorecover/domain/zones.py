@@ -70,9 +70,11 @@ def wrong_in_utc(job: JobRecord, activity: Activity) -> bool:
     a file wholly outside the job's window. (Job output from before the job is no proof: a
     requeued job's log keeps its earlier attempts' lines.)"""
     first, last = activity.first_at, activity.last_at
-    if first is None or last is None:
+    if first is None:
         return False
     window = Window.of(job)
+    if last is None:  # no stamp near the file's end: its first stamp alone
+        return first > window.end
     return last > job.collected + GRACE or last < window.start or first > window.end
 
 
@@ -82,13 +84,15 @@ def job_log_offset(job: JobRecord, activity: Activity) -> timedelta | None:
     first, last = activity.first_at, activity.last_at
     if activity.source is not Source.LOGS or not wrong_in_utc(job, activity):
         return None
-    assert first is not None and last is not None  # wrong_in_utc() checked
+    assert first is not None  # wrong_in_utc() checked
     window = Window.of(job)
-    late = last - window.end  # differences: a stamp near year 1 cannot move further back
+    # differences: a stamp near year 1 cannot move further back; a file with no stamp near
+    # its end is placed by its start alone
+    late = last - window.end if last is not None else None
     fits = [
         o
         for o in ZONE_OFFSETS
-        if -EARLY_START <= (first - job.started) - o <= LATE_START and late <= o
+        if -EARLY_START <= (first - job.started) - o <= LATE_START and (late is None or late <= o)
     ]
     return fits[0] if len(fits) == 1 else None
 
@@ -97,9 +101,13 @@ def same_zone(job: JobRecord, activity: Activity, offset: timedelta) -> bool:
     """Whether a file that cannot be UTC reads right in the zone the job's output was found
     in: no line after the bundle was taken, and over the window (job output: inside it)."""
     first, last = activity.first_at, activity.last_at
-    if first is None or last is None or not wrong_in_utc(job, activity):
+    if first is None or not wrong_in_utc(job, activity):
         return False
     window = Window.of(job)
+    if last is None:  # no stamp near its end: its first reads inside (over) the window
+        if activity.source is Source.LOGS:
+            return first - window.start >= offset and first - window.end <= offset
+        return first - window.end <= offset
     # Each bound as a difference: read in the zone, a stamp is `offset` earlier (and a
     # difference cannot fall off the calendar as a stamp near year 1 would).
     if activity.source is Source.LOGS:  # inside the window
