@@ -378,6 +378,40 @@ def test_explain_reads_logs_written_in_local_time_in_their_zone(tmp_path: Path) 
     ]
 
 
+def test_explain_places_a_syslog_in_local_time_by_its_line_starting_the_job(
+    tmp_path: Path,
+) -> None:
+    """Job output without stamps gives no zone; gpu-a02's syslog (UTC+8, no zone) has slurmd
+    launching the job's step at its start by the node's clock: read at UTC+8 by that line, its
+    XID is inside the window and names the node. Without a line naming this job, nothing."""
+    from autorecover.adapters.bundles import explain
+    from autorecover.domain.catalog import builtin_catalog
+    from autorecover.domain.records import Cause, Source
+
+    write(tmp_path, GOOD)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "system").mkdir()
+    for node, rank in (("gpu-a01", 0), ("gpu-a02", 1)):
+        (tmp_path / "logs" / f"{node}.log").write_text(
+            f"starting rank {rank}\n[rank{rank}]: RuntimeError: NCCL communicator was aborted\n"
+        )
+    syslog = tmp_path / "system" / "gpu-a02.log"
+    syslog.write_text(
+        "Mar  2 17:59:58 gpu-a02 slurmd[2231]: slurmd: launch task StepId=1.0 request from "
+        "UID:1000 GID:1000 HOST:10.0.0.1 PORT:40123\n"
+        "Mar  2 18:40:00 gpu-a02 kernel: NVRM: Xid (PCI:0000:ba:00): 79, pid=4123, "
+        "GPU has fallen off the bus.\n"
+        "Mar  2 19:01:00 gpu-a02 slurmd[2231]: done with job 1\n"
+    )
+    found = explain(tmp_path, builtin_catalog())
+    assert (found.verdict.cause, found.verdict.suspect_nodes) == (Cause.HARDWARE, ("gpu-a02",))
+    assert [(z.node, z.source, z.describe()) for z in found.local_times] == [
+        ("gpu-a02", Source.SYSTEM, "UTC+08:00")
+    ]
+    syslog.write_text(syslog.read_text().replace("StepId=1.0", "StepId=2.0"))  # another job's
+    assert explain(tmp_path, builtin_catalog()).verdict.suspect_nodes == ()
+
+
 def test_explain_keeps_stamps_that_say_their_zone(tmp_path: Path) -> None:
     """The same job output stamped `+08:00`: read by its zone, nothing guessed; the syslog
     without one is not moved (the job's output, read as it says, is the job's)."""

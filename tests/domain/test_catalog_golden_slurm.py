@@ -280,3 +280,25 @@ def test_a_line_naming_a_pods_hostname_counts_for_the_node_that_added_the_pod() 
     assert [
         f for f in about_named([*digest, *kubelets, *shared], job) if f.signal.startswith("mega")
     ] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "job", "step"),
+    [
+        # slurmd req.c _rpc_launch_tasks (20.11+, and before 20.11 without "StepId=")
+        ("Sep 14 11:39:56 n1 slurmd[1822]: slurmd: launch task StepId=5127.0 request from "
+         "UID:1000 GID:1000 HOST:10.3.0.11 PORT:44721", "5127", "0"),
+        ("Mar  2 09:59:58 n1 slurmd[88]: launch task 77.batch request from UID:0 GID:0 "
+         "HOST:10.0.0.1 PORT:1", "77", "batch"),
+    ],
+)  # fmt: skip
+def test_slurmd_launching_the_jobs_steps_says_when_it_started_there(
+    line: str, job: str, step: str
+) -> None:
+    [f] = [f for f in SCANNER.scan(io.BytesIO(line.encode()), node="n1", source=Source.SYSTEM,
+                                   reference=T0).findings if f.signal == "slurm.task_launched"]  # fmt: skip
+    assert (f.blame, f.detail("jobid"), f.detail("step")) == (Blame.INFO, job, step)
+    batch = "Mar  2 09:59:58 n1 slurmd[88]: slurmd: Launching batch job 77 for UID 1000"
+    [g] = [g for g in SCANNER.scan(io.BytesIO(batch.encode()), node="n1", source=Source.SYSTEM,
+                                   reference=T0).findings if g.signal == "slurm.task_launched"]  # fmt: skip
+    assert g.detail("batch") == "77"

@@ -10,8 +10,9 @@ import io
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -26,6 +27,7 @@ from autorecover.domain.zones import (
     in_utc,
     job_log_offset,
     same_zone,
+    system_log_offset,
     wrong_in_utc,
 )
 from autorecover.parsing.lines import says_zone
@@ -142,18 +144,30 @@ class _Scanned:
 
 
 def _local_times(job: JobRecord, scanned: list[_Scanned]) -> dict[tuple[str, Source], LocalTime]:
-    """The files written in local time (`domain.zones`): job logs whose edges are the job's in
-    one zone; then, when they agree on it, every other file that reads right only in it."""
-    local: dict[tuple[str, Source], LocalTime] = {}
+    """The files written in local time (`domain.zones`): system logs whose own line saying the
+    job started on the node is at its start in one zone (the nodes' clocks: the surest edge),
+    else job logs whose edges are the job's in one zone (a log that is only a tail can fit a
+    wrong zone by its first stamp); then, when they agree on it, every other file that reads
+    right only in it."""
     candidates = [f for f in scanned if not f.telemetry and wrong_in_utc(job, f.activity)]
-    for file in candidates:
-        a = file.activity
-        offset = job_log_offset(job, a)
-        if offset is not None and _zone_free(file.path, job):
-            local[(a.node, a.source)] = LocalTime(a.node, a.source, offset)
+
+    def placed(
+        offset_of: Callable[[_Scanned], timedelta | None],
+    ) -> dict[tuple[str, Source], LocalTime]:
+        out: dict[tuple[str, Source], LocalTime] = {}
+        for file in candidates:
+            a = file.activity
+            offset = offset_of(file)
+            if offset is not None and _zone_free(file.path, job):
+                out[(a.node, a.source)] = LocalTime(a.node, a.source, offset)
+        return out
+
+    local = placed(lambda f: system_log_offset(job, f.activity, f.findings)) or placed(
+        lambda f: job_log_offset(job, f.activity)
+    )
     offsets = {zone.offset for zone in local.values()}
     if len(offsets) != 1:
-        return {}  # no job log placed, or the job's output in several zones: none moved
+        return {}  # nothing placed, or the nodes or the job's output in several zones: none moved
     offset = offsets.pop()
     for file in candidates:
         a = file.activity

@@ -18,6 +18,9 @@ after the job): it takes the zone the job's output was found in, when the job lo
 one and it cannot be UTC but reads right there (`same_zone`); so does a job log that is only
 a tail of the output. A file whose stamps carry a zone, or that reads right as UTC, is never
 moved: a system log of the days before the job (its boot, an old XID) stays outside.
+A system log's own edge is the line saying the job started on the node (slurmd launching its
+batch script or a step, the kubelet adding one of its pods: `system_log_offset`): the node's
+clock, which a tail of the job's output cannot fool, so it is asked first.
 """
 
 from __future__ import annotations
@@ -95,6 +98,35 @@ def job_log_offset(job: JobRecord, activity: Activity) -> timedelta | None:
         if -EARLY_START <= (first - job.started) - o <= LATE_START and (late is None or late <= o)
     ]
     return fits[0] if len(fits) == 1 else None
+
+
+# The lines a node's system log prints as the job starts there: slurmd launching its batch
+# script or a step (naming the job's id), the kubelet adding one of its pods (named after it).
+START_LINES = frozenset({"slurm.task_launched", "kubelet.pod_added"})
+
+
+def system_log_offset(
+    job: JobRecord, activity: Activity, findings: Sequence[Finding]
+) -> timedelta | None:
+    """The zone of a system log that cannot be UTC, from its own line saying the job started on
+    the node: the one zone that puts that line at the job's start, within minutes."""
+    if activity.source is not Source.SYSTEM or not wrong_in_utc(job, activity):
+        return None
+    at = min((f.at for f in findings if f.at and _starts_job(job, f)), default=None)
+    if at is None:
+        return None
+    fits = [o for o in ZONE_OFFSETS if -EARLY_START <= (at - job.started) - o <= LATE_START]
+    return fits[0] if len(fits) == 1 else None
+
+
+def _starts_job(job: JobRecord, f: Finding) -> bool:
+    if f.signal not in START_LINES:
+        return False
+    if f.signal == "slurm.task_launched":
+        return (f.detail("jobid") or f.detail("batch")) == job.job
+    pod = f.detail("address") or ""
+    name = job.job.rsplit("/", 1)[-1]
+    return bool(name) and pod.startswith(f"{name}-")
 
 
 def same_zone(job: JobRecord, activity: Activity, offset: timedelta) -> bool:
