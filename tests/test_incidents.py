@@ -1784,6 +1784,13 @@ KNOWN_MISSES: dict[str, str] = {
         "code (lammps#3898), so an unchanged requeue breaks down again (application), is in the "
         "thread, not in a line"
     ),
+    "app-neko-0-6-1-tgv-re1600-device-memory-allocation-failed-problem-too-large-for-one-gpu": (
+        "Neko's own '*** ERROR: Memory allocation on device failed ***' and a Fortran 'ERROR "
+        "STOP' match no signal the catalog reads, leaving only Open MPI's non-zero-exit notice "
+        "(unknown, retry); that the message means the problem does not fit one device's memory, "
+        "so the same launch fails again (application), is in the maintainer's answer, not in a "
+        "line"
+    ),
 }
 
 
