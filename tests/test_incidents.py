@@ -1776,6 +1776,21 @@ KNOWN_MISSES: dict[str, str] = {
         "VM's GPUs and that a VM come up short of GPUs is a broken node to exclude is in the ML "
         "Engineering chapter, not in a line"
     ),
+    # the c361 batch (HPC application threads on GPU supercomputers, 2023-2026), scored fresh
+    "app-lammps-2aug2023-kokkos-hip-reaxff-qeq-cg-solve-convergence-failed-two-mi250-nodes": (
+        "QEq 'cg_solve convergence failed' warnings in the thermo output followed by a user's "
+        "scancel match no signal the catalog reads beyond the cancel itself (unknown, retry); "
+        "that the breakdown is new in LAMMPS stable_2Aug2023 and was fixed in its Kokkos ReaxFF "
+        "code (lammps#3898), so an unchanged requeue breaks down again (application), is in the "
+        "thread, not in a line"
+    ),
+    "app-neko-0-6-1-tgv-re1600-device-memory-allocation-failed-problem-too-large-for-one-gpu": (
+        "Neko's own '*** ERROR: Memory allocation on device failed ***' and a Fortran 'ERROR "
+        "STOP' match no signal the catalog reads, leaving only Open MPI's non-zero-exit notice "
+        "(unknown, retry); that the message means the problem does not fit one device's memory, "
+        "so the same launch fails again (application), is in the maintainer's answer, not in a "
+        "line"
+    ),
 }
 
 
