@@ -1784,6 +1784,13 @@ KNOWN_MISSES: dict[str, str] = {
         "ASCEND_RT_VISIBLE_DEVICES and RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1 fixes "
         "it (the job's launch environment, application) is in the threads, not in a line"
     ),
+    "app-vllm-ascend-dp2-ep-deepseek-v2-lite-w8a8-hccl-comm-init-error-code-15-device-id-error-fixed-by-cann-8-1-rc1": (
+        "an HCCL 'hcclCommInitRootInfoConfig(...), error code is 15' with the runtime's "
+        "'rtGetDeviceIndexByPhyId ... [device id error]' on both ranks at start-up reads as "
+        "setup symptoms worth one retry (unknown); that it is a known bug fixed by a vLLM patch "
+        "and by CANN 8.1.rc1 (the job's software versions, application) is in the thread, not in "
+        "a line"
+    ),
 }
 
 
