@@ -1791,6 +1791,13 @@ KNOWN_MISSES: dict[str, str] = {
         "and by CANN 8.1.rc1 (the job's software versions, application) is in the thread, not in "
         "a line"
     ),
+    "unknown-vllm-ascend-two-node-qwen3-coder-480b-hccl-watchdog-roce-cqe-ei0013-after-hours-engine-dead-open": (
+        "the HCCL watchdog's 'Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during "
+        "operator execution' on two ranks after hours of serving, with EngineDeadError and no "
+        "kernel line, reads as a collective failure a retry gets past (transient); that the "
+        "issue is open with one reply placing it in HCCL link set-up and no port, card or "
+        "software finding (unknown) is in the thread, not in a line"
+    ),
 }
 
 
