@@ -1792,13 +1792,6 @@ KNOWN_MISSES: dict[str, str] = {
         "line"
     ),
     # the c362 batch (non-NVIDIA accelerator stacks: vllm-ascend, Gaudi, Neuron, TPU), scored fresh
-    "app-vllm-ascend-two-node-910b-ray-tp8-workers-set-visible-device-failed-invalid-device-noset-visible-devices-env": (
-        "the CANN runtime's 'Set visible device failed, invalid device=1, input visible "
-        "devices:1' and 'open device 1 failed, runtime result = 107001' on Ray workers of both "
-        "nodes match no signal the catalog reads (unknown); that Ray narrows each worker's "
-        "ASCEND_RT_VISIBLE_DEVICES and RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1 fixes "
-        "it (the job's launch environment, application) is in the threads, not in a line"
-    ),
     "app-vllm-ascend-dp2-ep-deepseek-v2-lite-w8a8-hccl-comm-init-error-code-15-device-id-error-fixed-by-cann-8-1-rc1": (
         "an HCCL 'hcclCommInitRootInfoConfig(...), error code is 15' with the runtime's "
         "'rtGetDeviceIndexByPhyId ... [device id error]' on both ranks at start-up reads as "

@@ -49,6 +49,7 @@ BLAME: dict[str, Blame] = {
     "ascend.hccl_async_teardown": Blame.SYMPTOM,
     "ascend.npu_oom": Blame.APPLICATION,
     "ascend.hccl_config_invalid": Blame.APPLICATION,
+    "ascend.visible_device_invalid": Blame.APPLICATION,
     "mindspore.node_timed_out": Blame.SYMPTOM,
     "ascend.cpu_fallback": Blame.INFO,
     # session 23 (m2accel) real-line mining; tests/domain/test_catalog_mined_m2accel.py
@@ -63,6 +64,14 @@ BLAME: dict[str, Blame] = {
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # vllm-project/vllm-ascend issue #167 (a Ray worker's traceback, vLLM's logger in front)
+    (
+        "(RayWorkerWrapper pid=118835) ERROR 02-26 01:45:37 worker_base.py:572]         The "
+        "argument is invalid.Reason: Set visible device failed, invalid device=1, input visible "
+        "devices:1",
+        "ascend.visible_device_invalid",
+        {"device": "1", "visible": "1"},
+    ),
     # rendered from torch_npu NPUException.h / NPUException.cpp (handleHbmMultiBitEccError,
     # record_mem_hbm_ecc_error); no public line found
     (
