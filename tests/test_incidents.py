@@ -1776,6 +1776,13 @@ KNOWN_MISSES: dict[str, str] = {
         "VM's GPUs and that a VM come up short of GPUs is a broken node to exclude is in the ML "
         "Engineering chapter, not in a line"
     ),
+    # the c360 batch (NVSentinel, k8s-nim-operator, KAI-Scheduler, Kubeflow Trainer), scored fresh
+    "tr-kai-scheduler-gpu-fraction-pod-rejected-outofmemory-releasing-memory-counted-idle-k8s": (
+        "a kubelet admission rejection ('Pod was rejected: Node didn't have enough resource: "
+        "memory', reason OutOfmemory) with nothing else reads as a symptom with no cause "
+        "(unknown); that KAI counted terminating pods' memory as idle when placing a GPU-fraction "
+        "pod, a scheduler race a resubmission gets past, is in the thread and its fix, not in a line"
+    ),
 }
 
 
