@@ -1806,6 +1806,13 @@ KNOWN_MISSES: dict[str, str] = {
         "issue is open with one reply placing it in HCCL link set-up and no port, card or "
         "software finding (unknown) is in the thread, not in a line"
     ),
+    # the c360 batch (NVSentinel, k8s-nim-operator, KAI-Scheduler, Kubeflow Trainer), scored fresh
+    "tr-kai-scheduler-gpu-fraction-pod-rejected-outofmemory-releasing-memory-counted-idle-k8s": (
+        "a kubelet admission rejection ('Pod was rejected: Node didn't have enough resource: "
+        "memory', reason OutOfmemory) with nothing else reads as a symptom with no cause "
+        "(unknown); that KAI counted terminating pods' memory as idle when placing a GPU-fraction "
+        "pod, a scheduler race a resubmission gets past, is in the thread and its fix, not in a line"
+    ),
 }
 
 
