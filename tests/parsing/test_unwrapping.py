@@ -69,6 +69,35 @@ def test_an_exception_cut_before_its_store_timeout_is_the_timeout_again() -> Non
     assert lines[0] == STORE
 
 
+# googleapis/google-auth-library-python issue #1285's line behind srun's rank prefix
+REFRESH = (
+    '0: google.auth.exceptions.RefreshError: ("Failed to retrieve http://metadata.google.internal/'
+    "computeMetadata/v1/instance/service-accounts/ml-trainer@vision-prod-4412.iam.gserviceaccount"
+    ".com/token?scopes=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fdevstorage.full_control%2Chttps%3A"
+    "%2F%2Fwww.googleapis.com%2Fauth%2Fdevstorage.read_only%2Chttps%3A%2F%2Fwww.googleapis.com%2Fau"
+    "th%2Fdevstorage.read_write from the Google Compute Engine metadata service. Status: 500 "
+    "Response:\\nb'Internal Server Error\\n'\", <google.auth.transport.requests._Response object "
+    "at 0x7f4b8a2320b0>)"
+)
+
+
+def test_an_exception_whose_long_message_was_cut_reads_whole_even_where_a_piece_reads_alone() -> (
+    None
+):
+    """A token refresh's 5xx, its URL cut into pieces: a later piece reads as the metadata
+    server's failure by itself, beginning where that piece does; the whole message reads the
+    same from the exception's own line, so the exception's line is the failure, not the job's."""
+    line = REFRESH
+    pieces = fold(line, 80)
+    [alone] = [p for p in pieces[1:] if p.startswith("from the Google")]
+    assert "service.gce_metadata_server_error" in signals(alone)
+    lines = rejoin("\n".join([*pieces, "srun: error: n1: task 0: Exited"]), READ).split("\n")
+    assert lines[0] == line and "service.gce_metadata_server_error" in signals(lines[0])
+    wrapped = textwrap.wrap(line, 100, break_on_hyphens=False)
+    lines = rejoin("\n".join([*wrapped, "srun: error: n1: task 0: Exited"]), READ).split("\n")
+    assert "service.gce_metadata_server_error" in signals(lines[0]), wrapped
+
+
 def test_a_line_as_long_as_the_width_but_wrapped_is_joined_with_its_blank() -> None:
     # a wrap at 70 that happens to leave the first piece exactly that long: cut or wrapped? both
     # joins read as NCCL's CUDA failure, only the wrapped one also as CUDA's own text
