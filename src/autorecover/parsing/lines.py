@@ -119,6 +119,7 @@ _BRACKETED_GO = re.compile(
 _TENSORRT = re.compile(r"\[(\d{2})/(\d{2})/(\d{4})-(\d{2}):(\d{2}):(\d{2})\] ?")
 # detectron2's and fvcore's logger (`[%(asctime)s %(name)s]: `, datefmt "%m/%d %H:%M:%S", no
 # year; LiBai's too): `[07/31 20:09:00 d2.utils.events]: `; without the name, `[07/12 04:22:50] `
+# (the empty group stands where `_yearless` reads a fraction: this stamp has none)
 _DETECTRON = re.compile(r"\[(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})()(?: [\w.-]{1,80})?\]:? ?")
 # mmengine's MMLogger (`%(asctime)s - %(name)s - %(levelname)s - `, datefmt "%m/%d %H:%M:%S")
 _MMENGINE = re.compile(r"(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})() - ")  # () : no fraction
