@@ -119,10 +119,9 @@ _BRACKETED_GO = re.compile(
 _TENSORRT = re.compile(r"\[(\d{2})/(\d{2})/(\d{4})-(\d{2}):(\d{2}):(\d{2})\] ?")
 # detectron2's and fvcore's logger (`[%(asctime)s %(name)s]: `, datefmt "%m/%d %H:%M:%S", no
 # year; LiBai's too): `[07/31 20:09:00 d2.utils.events]: `; without the name, `[07/12 04:22:50] `
-# (the empty group stands where `_yearless` reads a fraction: this stamp has none)
-_DETECTRON = re.compile(r"\[(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})()(?: [\w.-]{1,80})?\]:? ?")
+_DETECTRON = re.compile(r"\[(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})(?: [\w.-]{1,80})?\]:? ?")
 # mmengine's MMLogger (`%(asctime)s - %(name)s - %(levelname)s - `, datefmt "%m/%d %H:%M:%S")
-_MMENGINE = re.compile(r"(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2})() - ")  # () : no fraction
+_MMENGINE = re.compile(r"(\d{2})/(\d{2}) (\d{2}):(\d{2}):(\d{2}) - ")
 # glog with the year in its prefix (glog 0.7's log_year_in_prefix: `I20240725 05:11:42.123 ...`)
 _GLOG_YEAR = re.compile(
     r"\[?([IWEF])(\d{4})(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\b"
@@ -388,11 +387,11 @@ def _glog(m: re.Match[str], reference: datetime) -> datetime | None:
 
 def _yearless(m: re.Match[str], reference: datetime, first: int) -> datetime | None:
     """A stamp without a year (glog's `E0302 11:41:57.185`, vLLM's `03-02 11:41:58`): month,
-    day, hours, minutes, seconds and an optional fraction in the groups from `first` on; the
-    year is the one nearest `reference`."""
+    day, hours, minutes, seconds and an optional fraction in the groups from `first` on (a
+    format without a fraction has no group for it); the year is the one nearest `reference`."""
     month, day, hh, mm, ss = (int(g) for g in m.group(*range(first, first + 5)))
     at = _nearest_year(reference, month, day, hh, mm, ss)
-    frac = m.group(first + 5)
+    frac = m.group(first + 5) if m.re.groups >= first + 5 else None
     if at is not None and frac:
         at = at.replace(microsecond=int(frac[:6].ljust(6, "0")))
     return at
