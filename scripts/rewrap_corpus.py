@@ -21,7 +21,8 @@ with a log that has no time at all is skipped: its stamps would be made up), `mp
 (`[1,N]<stderr>:`, N the line's own rank or the one c10d names in it, else the last
 line's), `compose` (`trainer-1  | `), `kubectl` (`kubectl logs --prefix`'s
 `[pod/<pod>/<container>] `), `pdsh` (`<node>: `, as DeepSpeed's multi-node runner prints),
-`ansi` (every other line coloured), `crlf` (Windows line ends), `indent` (four blanks before
+`ansi` (every other line coloured), `ansipaste` (the same pasted through a page that dropped
+the escape character: `[36m...[0m`), `crlf` (Windows line ends), `indent` (four blanks before
 every line: a log pasted indented, in a Markdown list or a mail), `nostamp` (the line's own time
 removed, its rank kept as torchrun's prefix; a time inside a forwarder's prefix, Ray's or
 pdsh's, is kept with it), `norank` (rank prefixes removed, the time kept),
@@ -161,6 +162,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "kubectl": lambda line, i, f: f"[pod/trainer-worker-0/pytorch] {line}",
     "pdsh": lambda line, i, f: f"{f.node}: {line}",
     "ansi": lambda line, i, f: f"\x1b[36m{line}\x1b[0m" if i % 2 else line,
+    "ansipaste": lambda line, i, f: f"[36m{line}[0m" if i % 2 else line,
     "crlf": lambda line, i, f: line + "\r",
     "indent": lambda line, i, f: f"    {line}" if line else line,
     "nostamp": _nostamp,

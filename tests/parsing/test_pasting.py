@@ -1,12 +1,16 @@
-"""What pasting does to a log, undone: typographic quotes, no-break spaces, a quote marker."""
+"""What pasting does to a log, undone: typographic quotes, no-break spaces, a quote marker,
+colour codes that lost their escape."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from autorecover.domain.catalog import Catalog, builtin_catalog
+from autorecover.parsing.lines import parse_line
 from autorecover.parsing.pasting import unpasted
 from autorecover.parsing.scanning import Scanner
 
@@ -57,3 +61,27 @@ def test_every_signature_still_reads_its_example_with_plain_quotes(catalog: Cata
 @given(st.text(max_size=300))
 def test_never_raises_and_keeps_the_line_count(text: str) -> None:
     assert unpasted(text).count("\n") == text.count("\n")
+
+
+def test_colour_codes_whose_escape_a_page_dropped_are_taken_off() -> None:
+    # vLLM on Ray, as pasted into an issue: the prefix and the level lose their colours
+    pasted = (
+        "[36m(RayWorkerWrapper pid=2871, ip=10.0.0.2)[0m ERROR 07-02 22:31:21 "
+        "[worker_base.py:275] Error executing method 'load_model'.\n"
+        "[2m[38;5;208m[1mWARNING[0m step 3\n"
+    )
+    out = unpasted(pasted)
+    assert out == (
+        "(RayWorkerWrapper pid=2871, ip=10.0.0.2) ERROR 07-02 22:31:21 "
+        "[worker_base.py:275] Error executing method 'load_model'.\nWARNING step 3\n"
+    )
+    parsed = parse_line(out.split("\n")[0], datetime(2026, 7, 2, tzinfo=UTC))
+    assert parsed.via == "10.0.0.2" and parsed.at == datetime(2026, 7, 2, 22, 31, 21, tzinfo=UTC)
+
+
+def test_bracketed_text_that_is_no_colour_code_stays() -> None:
+    # no reset code: nothing was coloured; `[512m` has a three-digit last parameter; a whole
+    # escape sequence is the scanner's to take off
+    assert unpasted("heap [36m]\n") == "heap [36m]\n"
+    assert unpasted("-Xmx[512m] [0m\n") == "-Xmx[512m] \n"
+    assert unpasted("\x1b[31merror\x1b[0m\n") == "\x1b[31merror\x1b[0m\n"

@@ -9,7 +9,10 @@ each of these can hide a line. The first two are mapped to ASCII: where a progra
 typographic quotes itself (GNU tools and gcc in a UTF-8 locale), its signatures take the ASCII
 ones too (a test holds every signature's example to it). A quote marker is taken off only where
 every line that is not blank carries one (a log of which only some lines begin with `>` is a
-log that printed them).
+log that printed them). A terminal's colours copied through a page that dropped the escape
+character leave their codes in the text (`[2m[36m(RayWorkerWrapper pid=7, ip=10.0.0.2)[0m`,
+`[32mINFO[0m`): they split a prefix from its line and a word from its neighbour, and are taken
+off where the text holds the reset code (`[0m`) that every coloured run ends with.
 
 Pure: text in, text out, the same number of lines; `adapters.bundles` applies it to a bundle's
 files before `unwrapping.rejoin`.
@@ -31,6 +34,10 @@ _PLAIN = str.maketrans(
     }
 )
 _QUOTED = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
+# Select Graphic Rendition codes (ECMA-48: colours, bold, dim, reset) without their ESC: one
+# parameter of one or two digits (so `[512m` is left alone) or up to five (`38;5;208`); a
+# whole sequence (ESC kept) is the scanner's to take off (parsing.chunks.strip_ansi)
+_SGR_REMNANT = re.compile(r"(?<!\x1b)\[(?:\d{1,2}|(?:\d{1,3};){1,4}\d{1,3})m")
 
 
 def unpasted(text: str) -> str:
@@ -40,6 +47,8 @@ def unpasted(text: str) -> str:
         if any(c in text for c in "\u2018\u2019\u201c\u201d\u00a0\u202f")
         else text
     )
+    if "[0m" in out:
+        out = _SGR_REMNANT.sub("", out)
     lines = [line for line in out.split("\n") if line.strip()]
     if lines and all(line.lstrip().startswith(">") for line in lines):
         out = _QUOTED.sub("", out)
