@@ -22,7 +22,8 @@ with a log that has no time at all is skipped: its stamps would be made up), `mp
 line's), `compose` (`trainer-1  | `), `kubectl` (`kubectl logs --prefix`'s
 `[pod/<pod>/<container>] `), `pdsh` (`<node>: `, as DeepSpeed's multi-node runner prints),
 `ansi` (every other line coloured), `ansipaste` (the same pasted through a page that dropped
-the escape character: `[36m...[0m`), `crlf` (Windows line ends), `indent` (four blanks before
+the escape character: `[36m...[0m`), `entities` (`html.escape`d: a log taken from a page's
+HTML source), `crlf` (Windows line ends), `indent` (four blanks before
 every line: a log pasted indented, in a Markdown list or a mail), `nostamp` (the line's own time
 removed, its rank kept as torchrun's prefix; a time inside a forwarder's prefix, Ray's or
 pdsh's, is kept with it), `norank` (rank prefixes removed, the time kept),
@@ -54,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import html
 import json
 import re
 import shutil
@@ -163,6 +165,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "pdsh": lambda line, i, f: f"{f.node}: {line}",
     "ansi": lambda line, i, f: f"\x1b[36m{line}\x1b[0m" if i % 2 else line,
     "ansipaste": lambda line, i, f: f"[36m{line}[0m" if i % 2 else line,
+    "entities": lambda line, i, f: html.escape(line),
     "crlf": lambda line, i, f: line + "\r",
     "indent": lambda line, i, f: f"    {line}" if line else line,
     "nostamp": _nostamp,

@@ -85,3 +85,13 @@ def test_bracketed_text_that_is_no_colour_code_stays() -> None:
     assert unpasted("heap [36m]\n") == "heap [36m]\n"
     assert unpasted("-Xmx[512m] [0m\n") == "-Xmx[512m] \n"
     assert unpasted("\x1b[31merror\x1b[0m\n") == "\x1b[31merror\x1b[0m\n"
+
+
+def test_a_pages_character_references_become_the_characters() -> None:
+    # a log taken from a page's HTML source: what html.escape wrote, undone in one pass
+    page = "raise TypeError(&quot;x&quot;) &lt;class &#39;RuntimeError&#39;&gt; a &amp;lt; b\n"
+    assert unpasted(page) == "raise TypeError(\"x\") <class 'RuntimeError'> a &lt; b\n"
+    # no numeric reference beyond the quotes: the line count stays
+    assert unpasted("&lt;x&gt;&#10;y\n") == "<x>&#10;y\n"
+    assert unpasted("R&amp;D\n") == "R&amp;D\n"  # an ampersand alone is no page's sign
+    assert unpasted("can&#x27;t open file\n") == "can't open file\n"  # Python's html.escape

@@ -12,7 +12,9 @@ every line that is not blank carries one (a log of which only some lines begin w
 log that printed them). A terminal's colours copied through a page that dropped the escape
 character leave their codes in the text (`[2m[36m(RayWorkerWrapper pid=7, ip=10.0.0.2)[0m`,
 `[32mINFO[0m`): they split a prefix from its line and a word from its neighbour, and are taken
-off where the text holds the reset code (`[0m`) that every coloured run ends with.
+off where the text holds the reset code (`[0m`) that every coloured run ends with. A log taken
+from a page's HTML source rather than its text keeps the page's character references
+(`&lt;class &#39;RuntimeError&#39;&gt;`): the five that HTML escaping writes are mapped back.
 
 Pure: text in, text out, the same number of lines; `adapters.bundles` applies it to a bundle's
 files before `unwrapping.rejoin`.
@@ -38,6 +40,12 @@ _QUOTED = re.compile(r"^[ \t]*>[ \t]?", re.MULTILINE)
 # parameter of one or two digits (so `[512m` is left alone) or up to five (`38;5;208`); a
 # whole sequence (ESC kept) is the scanner's to take off (parsing.chunks.strip_ansi)
 _SGR_REMNANT = re.compile(r"(?<!\x1b)\[(?:\d{1,2}|(?:\d{1,3};){1,4}\d{1,3})m")
+# what `html.escape` writes (and the other spellings of the same five), each to its character;
+# no numeric reference in general (`&#10;` would add a line)
+_REFERENCES = re.compile(r"&(lt|gt|quot|apos|amp|#39|#x27|#34|#x22);")
+_CHARACTERS = {"lt": "<", "gt": ">", "quot": '"', "apos": "'", "amp": "&", "#39": "'"}
+_CHARACTERS |= {"#x27": "'", "#34": '"', "#x22": '"'}
+_PAGE_SIGNS = ("&lt;", "&gt;", "&quot;", "&#39;", "&#x27;")  # `&amp;` alone is no sign
 
 
 def unpasted(text: str) -> str:
@@ -47,6 +55,8 @@ def unpasted(text: str) -> str:
         if any(c in text for c in "\u2018\u2019\u201c\u201d\u00a0\u202f")
         else text
     )
+    if "&" in out and any(ref in out for ref in _PAGE_SIGNS):
+        out = _REFERENCES.sub(lambda m: _CHARACTERS[m.group(1)], out)
     if "[0m" in out:
         out = _SGR_REMNANT.sub("", out)
     lines = [line for line in out.split("\n") if line.strip()]
