@@ -48,7 +48,7 @@ job's output holds telemetry records), `nosys` (the system log of every node wit
 finding of its own dropped), `nosys-quiet` (only the system logs that gave no finding at all
 dropped), `tail` (each job log cut to its last 200 lines), `combined` (every node's job log in
 the launching node's file after pdsh's `<node>: `, merged in time order, as DeepSpeed leaves
-them; hangs skipped).
+them; hangs skipped), `noexit` (job.json without its optional `exit_codes`).
 """
 
 from __future__ import annotations
@@ -423,6 +423,17 @@ def _combined(copy: Path, before: Explanation) -> dict[str, str] | None:
     return _same(before)
 
 
+def _noexit(copy: Path, before: Explanation) -> dict[str, str] | None:
+    """job.json without `exit_codes` (FORMAT.md makes it optional: a collector that read only
+    the scheduler's final state)."""
+    path = copy / "job.json"
+    job = json.loads(path.read_text())
+    if not job.pop("exit_codes", None):
+        return None
+    path.write_text(json.dumps(job, indent=2) + "\n")
+    return _same(before)
+
+
 VARIATIONS: dict[str, Variation] = {name: _wrapping(w) for name, w in WRAPPERS.items()} | {
     "rename": _renaming(_ip_name),
     "rename-gke": _renaming(_gke_name),
@@ -438,6 +449,7 @@ VARIATIONS: dict[str, Variation] = {name: _wrapping(w) for name, w in WRAPPERS.i
     "nosys-quiet": _nosys(quiet=True),
     "tail": _tail(200),
     "combined": _combined,
+    "noexit": _noexit,
 }
 
 
