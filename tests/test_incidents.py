@@ -1813,6 +1813,14 @@ KNOWN_MISSES: dict[str, str] = {
         "(unknown); that KAI counted terminating pods' memory as idle when placing a GPU-fraction "
         "pod, a scheduler race a resubmission gets past, is in the thread and its fix, not in a line"
     ),
+    # the c364 batch, scored fresh
+    "unknown-zero-bubble-megatron-two-h200-nodes-net-socket-message-truncated-batch-isend-irecv-closed-no-diagnosis": (
+        "NCCL's socket 'message truncated : receiving 4 bytes instead of 2 ... mismatch in "
+        "collective sizes or environment settings' on rank 9 is read as the job's own size "
+        "mismatch (application, stop); the zero-bubble thread only reports it on two nodes with "
+        "both branches and was closed with no diagnosis, fix or named node (unknown), which is in "
+        "the thread, not in a line"
+    ),
 }
 
 
