@@ -1813,6 +1813,15 @@ KNOWN_MISSES: dict[str, str] = {
         "(unknown); that KAI counted terminating pods' memory as idle when placing a GPU-fraction "
         "pod, a scheduler race a resubmission gets past, is in the thread and its fix, not in a line"
     ),
+    # the c365 batch, scored fresh
+    "hang-torchelastic-classyvision-group-rank-0-pod-deleted-survivors-stuck-after-saving-checkpoint-k8s": (
+        "with no error line anywhere, the kubelet's 'SyncLoop (DELETE, \"api\")' and 'Killing "
+        "container ... with 30 second grace period' on the group_rank-0 pod's node go unread, so "
+        "the silent stall after 'Saving checkpoint to ...' reads as a hang with no evidence "
+        "(unknown); that the pod was deleted from outside and the survivors never re-rendezvoused, "
+        "a peer removal a restart gets past (transient), is in the thread's reproduction, not in a "
+        "line the engine reads"
+    ),
 }
 
 
