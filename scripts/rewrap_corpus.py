@@ -23,7 +23,8 @@ line's), `compose` (`trainer-1  | `), `kubectl` (`kubectl logs --prefix`'s
 `[pod/<pod>/<container>] `), `pdsh` (`<node>: `, as DeepSpeed's multi-node runner prints),
 `ansi` (every other line coloured), `ansipaste` (the same pasted through a page that dropped
 the escape character: `[36m...[0m`), `entities` (`html.escape`d: a log taken from a page's
-HTML source), `crlf` (Windows line ends), `indent` (four blanks before
+HTML source), `dockerjson` (Docker's json-file records, time as `cri` gives it), `crlf`
+(Windows line ends), `indent` (four blanks before
 every line: a log pasted indented, in a Markdown list or a mail), `nostamp` (the line's own time
 removed, its rank kept as torchrun's prefix; a time inside a forwarder's prefix, Ray's or
 pdsh's, is kept with it), `norank` (rank prefixes removed, the time kept),
@@ -96,6 +97,13 @@ def _cri(line: str, i: int, f: _File) -> str:
     return f"{stamp}000Z stderr F {line}"
 
 
+def _docker_json(line: str, i: int, f: _File) -> str:
+    """Docker's json-file log driver (and a kubelet on dockershim): one JSON object a line."""
+    _cri(line, i, f)  # the same time as the CRI wrapper gives
+    stamp = (f.last or f.reference).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    return json.dumps({"log": line + "\n", "stream": "stderr", "time": f"{stamp}000Z"})
+
+
 def _any_timed(lines: list[str]) -> bool:
     return any(map(_timed, lines))
 
@@ -159,6 +167,7 @@ def _norank(line: str, i: int, f: _File) -> str:
 
 WRAPPERS: dict[str, Wrapper] = {
     "cri": _cri,
+    "dockerjson": _docker_json,
     "mpirun": _mpirun,
     "compose": lambda line, i, f: f"trainer-1  | {line}",
     "kubectl": lambda line, i, f: f"[pod/trainer-worker-0/pytorch] {line}",
@@ -189,7 +198,8 @@ def _wrapping(wrapper: Wrapper) -> Variation:
     def vary(copy: Path, before: Explanation) -> dict[str, str] | None:
         reference = read_job(copy).started
         files = {p: p.read_text(errors="replace").splitlines() for p in sorted(copy.glob("logs/*"))}
-        if wrapper is _cri and before.job.running and not all(map(_any_timed, files.values())):
+        stamped = wrapper in (_cri, _docker_json)
+        if stamped and before.job.running and not all(map(_any_timed, files.values())):
             return None  # a hang, and a file with no time: its CRI stamps would be made up
         for path, lines in files.items():
             state = _File(reference, path.stem)

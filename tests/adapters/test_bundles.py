@@ -421,3 +421,37 @@ def test_explain_keeps_stamps_that_say_their_zone(tmp_path: Path) -> None:
     found = explain(local_time_bundle(tmp_path, zone="+08:00"), builtin_catalog())
     assert found.local_times == ()
     assert found.verdict.suspect_nodes == ()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "app-ckpt-convert-tp4-size-mismatch",
+        "app-gpt-neox-parallel-sizes-not-whole-number",
+        "hw-gloo-peer-closed-xid79",
+    ],
+)
+def test_a_bundle_in_dockers_json_file_records_explains_as_it_did(
+    tmp_path: Path,
+    catalog,  # type: ignore[no-untyped-def]
+    name: str,
+) -> None:
+    from autorecover.adapters.bundles import explain
+
+    bundle = tmp_path / "b"
+    shutil.copytree(CORPUS / name, bundle)
+    before = explain(bundle, catalog)
+    at = read_job(bundle).started.strftime("%Y-%m-%dT%H:%M:%S.000000001Z")  # the collector's
+    for path in bundle.glob("logs/*.log"):
+        records = (
+            json.dumps({"log": line + "\n", "stream": "stderr", "time": at})
+            .replace("<", "\\u003c")  # as Go's encoder writes them
+            .replace(">", "\\u003e")
+            for line in path.read_text().splitlines()
+        )
+        path.write_text("\n".join(records) + "\n")
+    after = explain(bundle, catalog)
+    assert (after.verdict.cause, after.verdict.suspect_nodes) == (
+        before.verdict.cause,
+        before.verdict.suspect_nodes,
+    )

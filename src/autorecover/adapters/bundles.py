@@ -30,6 +30,7 @@ from autorecover.domain.zones import (
     system_log_offset,
     wrong_in_utc,
 )
+from autorecover.parsing.dockerjson import from_docker_json
 from autorecover.parsing.lines import says_zone
 from autorecover.parsing.pasting import unpasted
 from autorecover.parsing.scanning import Scanner
@@ -198,7 +199,8 @@ def _zone_free(path: Path, job: JobRecord) -> bool:
 
 
 def _opened(path: Path, scanner: Scanner) -> BinaryIO:
-    """A bundle file to scan, with what pasting does undone (typographic quotes, a quote marker
+    """A bundle file to scan, Docker's json-file records read as CRI ones (parsing.dockerjson),
+    with what pasting does undone (typographic quotes, a quote marker
     on every line: parsing.pasting) and its messages broken at a width rejoined where that
     reads as something (parsing.unwrapping); a file over `MAX_REJOIN_BYTES` is read as it is
     (output pasted from a terminal or a mail is far smaller; a collector's large log is not
@@ -213,7 +215,7 @@ def _opened(path: Path, scanner: Scanner) -> BinaryIO:
         raise UnreadableError(f"{path}: cannot read: {exc.strerror or exc}") from None
     stream.close()
     text = data.decode("utf-8", errors="surrogateescape")
-    read = rejoin(unpasted(text), scanner.readings)
+    read = rejoin(unpasted(from_docker_json(text)), scanner.readings)
     return io.BytesIO(data if read is text else read.encode("utf-8", errors="surrogateescape"))
 
 
