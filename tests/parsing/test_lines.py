@@ -45,6 +45,21 @@ def at(*args: int) -> datetime:
             at(2026, 3, 6, 3, 44, 12),
             "error: *** JOB 48502 CANCELLED",
         ),
+        (  # journalctl -o short-full
+            "Mon 2026-03-02 11:31:52 UTC gpu-a03 kernel: NVRM: Xid (PCI:0000:ba:00): 79, GPU",
+            at(2026, 3, 2, 11, 31, 52),
+            "NVRM: Xid (PCI:0000:ba:00): 79, GPU",
+        ),
+        (  # dmesg -H: a new minute's first message, no seconds, no year
+            "[Mar  2 11:31] NVRM: Xid (PCI:0000:ba:00): 79, GPU has fallen",
+            at(2026, 3, 2, 11, 31, 0),
+            "NVRM: Xid (PCI:0000:ba:00): 79, GPU has fallen",
+        ),
+        (  # dmesg -xT: the facility and level decoded before the stamp
+            "kern  :err   : [Mon Mar  2 11:31:52 2026] NVRM: Xid (PCI:0000:ba:00): 79, GPU",
+            at(2026, 3, 2, 11, 31, 52),
+            "NVRM: Xid (PCI:0000:ba:00): 79, GPU",
+        ),
     ],
 )
 def test_system_log_formats(line: str, when: datetime, message: str) -> None:
@@ -58,6 +73,25 @@ def test_dmesg_uptime_has_no_wall_time() -> None:
     assert parsed.at is None
     assert parsed.uptime_s == pytest.approx(1843.308145)
     assert parsed.message.startswith("NVRM: Xid")
+
+
+def test_dmesg_lines_stamped_by_distance_or_with_a_priority_have_no_wall_time() -> None:
+    # `dmesg -H` stamps a message by its distance from the one before: its neighbours place it
+    delta = parse_line("[  +0.000123] NVRM: GPU at PCI:0000:ba:00: GPU-5f1c", REF)
+    assert (delta.at, delta.uptime_s, delta.message) == (
+        None,
+        None,
+        "NVRM: GPU at PCI:0000:ba:00: GPU-5f1c",
+    )
+    raw = parse_line("<4>[ 1843.308145] NVRM: Xid (PCI:0000:3b:00): 13, pid=1", REF)  # dmesg -r
+    assert raw.uptime_s == pytest.approx(1843.308145) and raw.message.startswith("NVRM: Xid")
+
+
+def test_a_journal_zone_other_than_utc_is_not_read_as_said() -> None:
+    # short-full names the zone by its abbreviation: only UTC/GMT say an offset for certain
+    utc = parse_line("Mon 2026-03-02 11:31:52 UTC gpu-a03 kernel: x", REF)
+    local = parse_line("Mon 2026-03-02 13:31:52 CEST gpu-a03 kernel: x", REF)
+    assert (utc.zoned, utc.host, local.zoned, local.host) == (True, "gpu-a03", False, "gpu-a03")
 
 
 def test_srun_and_torchrun_prefixes() -> None:

@@ -1,8 +1,11 @@
 """One log line: its timestamp, host and rank prefixes, and the message left behind.
 
 Every format an incident bundle may hold is recognised here: syslog/journal
-(`Mar  2 11:41:58 host kernel: ...`), `dmesg -T` (`[Mon Mar  2 11:41:58 2026] ...`), plain
-`dmesg` (`[ 1843.308145] ...`, seconds since boot), ISO-8601 and Python logging stamps,
+(`Mar  2 11:41:58 host kernel: ...`, `journalctl -o short-full`'s `Mon 2026-03-02 11:41:58 UTC
+host kernel: ...`), `dmesg -T` (`[Mon Mar  2 11:41:58 2026] ...`), plain `dmesg` (`[ 1843.308145]
+...`, seconds since boot), `dmesg -H` (`[Mar  2 11:41] ...`, then `[  +0.000123] ...`),
+`dmesg -x`'s and `-r`'s level before them (`kern  :err   : `, `<3>`), ISO-8601 and Python
+logging stamps,
 glog-style torch lines (`E0302 11:41:57.185000 ...`, `[E302 11:41:53.327 ...]`), vLLM's logger
 (`INFO 03-02 11:41:58 [file.py:12] ...`; SkyPilot's `I 03-02 ...`), Go's `log` (`2026/03/02
 11:41:58 ...`, also in brackets as Python loggers print it), Hugging Face's example scripts
@@ -95,6 +98,24 @@ _DMESG_T = re.compile(
     r"\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})\] ?"
 )
 _DMESG_UPTIME = re.compile(r"\[\s*(\d{1,10})\.(\d{1,9})\] ?")
+# `dmesg -H` (--human): a message that starts a new minute is stamped `[May  1 10:00]` (no year,
+# no seconds), the ones after it by their distance from the one before (`[  +0.000123]`): such a
+# line takes its time from its neighbours, as a line with no stamp does (util-linux dmesg.c)
+_DMESG_HUMAN = re.compile(r"\[([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2})\] ?")
+_DMESG_DELTA = re.compile(r"\[\s{0,12}\+\d{1,10}\.\d{1,9}\] ?")
+# `dmesg -x` (--decode) puts the facility and level before the stamp (`kern  :err   : [...]`);
+# `dmesg -r` and /dev/kmsg readers the raw priority (`<3>[ 1843.308145] ...`)
+_DMESG_DECODED = re.compile(
+    r"(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|local[0-7]) {0,4}:"
+    r"(?:emerg|alert|crit|err|warn|notice|info|debug) {0,4}: "
+)
+_KMSG_PRIORITY = re.compile(r"<\d{1,3}>(?=\[)")
+# `journalctl -o short-full`: the weekday, an ISO date and time, the zone's abbreviation, then
+# the host and the tag as syslog has them (`Fri 2026-05-01 10:00:00 UTC gpu-a01 kernel: ...`)
+_JOURNAL_FULL = re.compile(
+    r"[A-Z][a-z]{2} (\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))? "
+    r"([A-Z]{2,5}) (\S{1,253}) "
+)
 _GLOG = re.compile(r"\[?([IWEF])(\d{1,2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\b")
 # vLLM's logger (vllm/logger.py: "%(levelname)s %(asctime)s ...", datefmt "%m-%d %H:%M:%S"; no
 # year), after its process prefix where a worker's line carries one (`(VllmWorker rank=1
@@ -180,6 +201,8 @@ def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset
             or _STREAM_TAG.match(rest)
             or _COMPOSE.match(rest)
             or _KUBECTL.match(rest)
+            or _DMESG_DECODED.match(rest)
+            or _KMSG_PRIORITY.match(rest)
             or (_pdsh(rest, hosts) if via is None and not forwarded else None)
         )
         if m:
@@ -206,8 +229,11 @@ def parse_line(text: str, reference: datetime, hosts: frozenset[str] = frozenset
             at, uptime, found, rest = _stamp(rest, reference)
             host = host or found
             iso = _ISO.match(stamped) if at is not None else None
-            zoned = (iso is not None and _zone(iso) is not None) or (
-                at is not None and _DATE_UTC.match(stamped) is not None
+            journal = _JOURNAL_FULL.match(stamped) if at is not None else None
+            zoned = (
+                (iso is not None and _zone(iso) is not None)
+                or (at is not None and _DATE_UTC.match(stamped) is not None)
+                or (journal is not None and journal.group(8) in ("UTC", "GMT"))
             )
             if at is not None:
                 m = _CRI_STREAM.match(rest)
@@ -275,6 +301,14 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
         if m:
             uptime = int(m.group(1)) + float("0." + m.group(2))
             return None, uptime, None, rest[m.end() :]
+        m = _DMESG_HUMAN.match(rest)
+        if m and m.group(1) in _MONTHS:
+            day, hh, mm = (int(g) for g in m.group(2, 3, 4))
+            at = _nearest_year(reference, _MONTHS[m.group(1)], day, hh, mm, 0)
+            return at, None, None, rest[m.end() :]
+        m = _DMESG_DELTA.match(rest)
+        if m:
+            return None, None, None, rest[m.end() :]
         m = _BRACKETED_GO.match(rest)
         if m:
             return _slashed(m), None, None, rest[m.end() :]
@@ -302,6 +336,13 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
             yy, month, day, hh, mm, ss = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
             at = _build(2000 + yy, month, day, hh, mm, ss, m.group(7))
             return at, None, None, rest[m.end() :]
+        m = _JOURNAL_FULL.match(rest)
+        if m:
+            year, month, day, hh, mm, ss = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
+            tail = rest[m.end() :]
+            tm = _SYSLOG_TAG.match(tail)
+            tail = tail[tm.end() :] if tm else tail
+            return _build(year, month, day, hh, mm, ss, m.group(7)), None, m.group(9), tail
         m = _CTIME.match(rest) or _DATE_UTC.match(rest)
         if m:
             day, hh, mm, ss = (int(g) for g in m.group(2, 3, 4, 5))
