@@ -1830,6 +1830,14 @@ KNOWN_MISSES: dict[str, str] = {
         "a peer removal a restart gets past (transient), is in the thread's reproduction, not in a "
         "line the engine reads"
     ),
+    # the c369 batch, scored fresh
+    "app-tf-k8s-two-ps-train-dir-pod-local-not-shared-chief-first-save-mergev2checkpoints-not-found-on-ps1": (
+        "ps-1's 'Not found: /train_dir/model.ckpt-0_temp_.../part-00000-of-00002.index' and the "
+        "chief's 'NotFoundError (see above for traceback)' in save/MergeV2Checkpoints match no "
+        "signal the catalog reads, so nothing decides (unknown, retry); that train_dir was each "
+        "pod's local directory and must be visible to every task, so the first save fails again "
+        "on every retry (application), is in the maintainer's answer, not in a line"
+    ),
 }
 
 
