@@ -876,7 +876,6 @@ KNOWN_MISSES: dict[str, str] = {
         "NCCL's 'ring 0 does not loop back to start' on one node weighs below a stop alone "
         "(unknown); that NCCL 2.19 read an unset PCI link speed is the maintainer's"
     ),
-    # the c123 batch, scored fresh: tune 0/3 (its held-out bundle was dropped: the same run as a
     # c122 tuning bundle)
     "trap-marian-4gpu-training-hangs-after-first-update-nvidia-smi-gpu-is-lost-fixed-by-regenerated-data-and-vocab-36000": (
         "nvidia-smi's 'GPU is lost. Reboot the system' names its node (hardware); the reporter "
@@ -1263,8 +1262,6 @@ KNOWN_MISSES: dict[str, str] = {
         "NVLink bridge on that node was only partly seated (found and fixed by the reporter, "
         "confirmed by the NCCL maintainer) is in the thread, not in a line"
     ),
-    # the c227 batch (Megatron-LM, NeMo, Megatron-Bridge multi-node)
-    # the c230 batch (container runtimes on Slurm GPU clusters), scored fresh
     # the c231 batch (Kubernetes batch operators)
     "unknown-volcano-vgpu-vcjob-test02-nvidia-container-cli-unknown-device-other-nodes-gpu-uuid-closed-inactive": (
         "the NVIDIA runtime hook's 'nvidia-container-cli.real: device error: <uuid>: unknown "
@@ -1430,7 +1427,6 @@ KNOWN_MISSES: dict[str, str] = {
         "small-g/dev-g nodes, never found a cause and expected a re-run to pass is the course "
         "Q&A, not a line"
     ),
-    # the c265 batch (Slurm container and cluster-management documentation), scored fresh
     # the c268 batch (research-computing documentation), scored fresh
     "app-daic-v100-two-node-ddp-avx512-extension-illegal-instruction-on-broadwell-node": (
         "srun's 'awi02: tasks 2-3: Illegal instruction' after NCCL init, with nothing else, reads "
@@ -1438,7 +1434,6 @@ KNOWN_MISSES: dict[str, str] = {
         "job's binary uses CPU extensions the node's processor lacks, so the build or the "
         "--constraint request is at fault, is DAIC's FAQ and node table, not a line"
     ),
-    # the c269 batch (Kubernetes batch/ML operators' documentation: Determined), scored fresh
     # the c270 batch (storage systems' troubleshooting documentation), scored fresh
     "hw-gce-slurm-node-stale-gcsfuse-mount-transport-endpoint-not-connected-one-node-ranks-megatron": (
         "'OSError: [Errno 107] Transport endpoint is not connected' on a gcsfuse path at start-up reads "
@@ -1454,8 +1449,6 @@ KNOWN_MISSES: dict[str, str] = {
         "internet, so a retry hits the same wall and the job must run offline, is the "
         "Transformers troubleshooting guide, not a line"
     ),
-    # the c271 batch (network and MPI stacks' documentation), scored fresh
-    # the c274 batch (Kubernetes distributions' and GPU Operator documentation), scored fresh
     # the c275 batch (schedulers other than Slurm and their sites), scored fresh
     "app-summit-jsrun-smpiargs-gpu-cuda-hook-pami-symbol-non-mpi-python-exits-later": (
         "Spectrum MPI's 'CUDA Hook Library: Failed to find symbol mem_find_dreg_entries, python: "
@@ -1509,7 +1502,6 @@ KNOWN_MISSES: dict[str, str] = {
         "or the container's and too weak alone (unknown, a bounded retry); that the node's HCAs "
         "were missing is NVSHMEM's FAQ for this bundle, not a line"
     ),
-    # the c279 batch (storage clients and data pipelines), scored fresh
     # the c283 batch (DeepSpeed, accelerate and Trainer threads), scored fresh
     "unknown-trl-dpo-llama2-70b-two-nodes-zero3-offload-allgather-watchdog-hours-late-no-reply": (
         "an _ALLGATHER_BASE watchdog timeout on two ranks of one node, with SIGABRT after it and "
@@ -1523,7 +1515,6 @@ KNOWN_MISSES: dict[str, str] = {
         "Flax's io.rmtree on a single-file checkpoint in GCS, a library regression fixed in "
         "Flax (#2676), is the thread's, not a line"
     ),
-    # the c288 batch (cluster and platform threads), scored fresh
     # the c287 batch (Lightning, MosaicML and facebookresearch threads), scored fresh
     "app-lightning-ddp-two-gpu-val-loader-workers-dataloader-cuda-initialization-error-repro": (
         "a DataLoader worker's 'terminate called after throwing c10::Error' with 'CUDA error: "
@@ -1737,7 +1728,6 @@ KNOWN_MISSES: dict[str, str] = {
         "the same run finishes with it unset (the job's configuration, application) is in the "
         "thread, not in a failure line"
     ),
-    # the c339 batch (Kubernetes batch schedulers and GPU platforms), scored fresh
     # the c346 batch (RL post-training frameworks, 2025-2026), scored fresh
     "app-slime-glm47-355b-sync-torch-dist-save-stalls-node-raylet-marked-dead-by-gcs-health-check": (
         "the GCS's 'marked dead because the detector has missed too many heartbeats' and the "
@@ -1829,14 +1819,6 @@ KNOWN_MISSES: dict[str, str] = {
         "(unknown); that the pod was deleted from outside and the survivors never re-rendezvoused, "
         "a peer removal a restart gets past (transient), is in the thread's reproduction, not in a "
         "line the engine reads"
-    ),
-    # the c369 batch, scored fresh
-    "app-tf-k8s-two-ps-train-dir-pod-local-not-shared-chief-first-save-mergev2checkpoints-not-found-on-ps1": (
-        "ps-1's 'Not found: /train_dir/model.ckpt-0_temp_.../part-00000-of-00002.index' and the "
-        "chief's 'NotFoundError (see above for traceback)' in save/MergeV2Checkpoints match no "
-        "signal the catalog reads, so nothing decides (unknown, retry); that train_dir was each "
-        "pod's local directory and must be visible to every task, so the first save fails again "
-        "on every retry (application), is in the maintainer's answer, not in a line"
     ),
 }
 

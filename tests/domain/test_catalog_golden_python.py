@@ -22,6 +22,8 @@ from domain.golden import found
          "'deepspeed' is a package and cannot be directly executed",
          "python.run_module_not_found", Blame.APPLICATION),
         ("[rank3]: AssertionError", "python.bare_exception", Blame.APPLICATION),
+        ("UnavailableError (see above for traceback): Socket closed",  # TensorFlow 1.x's form
+         "python.exception_elsewhere", Blame.SYMPTOM),
         ("Exception: The checkpoint you are trying to load has model type `llama` but "
          "Transformers does not recognize this architecture.", "hf.unknown_model_type",
          Blame.APPLICATION),  # a bare Exception with a specific entry: that entry reads it
@@ -168,3 +170,13 @@ def test_a_rerun_tracker_line_quoting_a_nan_check_is_read_by_the_tracker_entry_a
             f"(message='{message}')"
         )
         assert any(b is Blame.APPLICATION and w >= 60 for _, b, w in found(stop, Source.LOGS))
+
+
+def test_tensorflow_1s_last_traceback_line_is_a_python_exception() -> None:
+    # tensorflow/ecosystem issue #28: TensorFlow 1.x's session ends the traceback with the class
+    # and "(see above for traceback)" before the colon
+    line = (
+        "NotFoundError (see above for traceback): /train_dir/model.ckpt-0_temp_5fcd97c881a7428d"
+        "b8eded829b964618/part-00000-of-00002.index"
+    )
+    assert {s: b for s, b, _ in found(line, Source.LOGS)} == {"python.exception": Blame.APPLICATION}
