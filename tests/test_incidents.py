@@ -1820,6 +1820,14 @@ KNOWN_MISSES: dict[str, str] = {
         "a peer removal a restart gets past (transient), is in the thread's reproduction, not in a "
         "line the engine reads"
     ),
+    # the c370 batch, scored fresh
+    "app-gcp-a3mega-tcpxo-rxdm-loses-buffer-fd-fastrak-registration-invalid-argument-megatron-first-iteration": (
+        "the FasTrak plugin's 'NCCL WARN NET/FasTrak <time>: INVALID_ARGUMENT: Buffer "
+        "registration request does not have a valid fd set.' and its peers' 'receive() error: 32: "
+        "Broken pipe' are not recognised, so only the srun task exits remain (unknown); the thread "
+        "traced it to RxDM v1.0.16 losing the registration descriptor, a deterministic stack defect "
+        "fixed by a patched RxDM (application), which is in the thread, not in a line"
+    ),
 }
 
 
