@@ -53,6 +53,7 @@ BLAME: dict[str, Blame] = {
     "torch.dtensor_mixed_tensor": Blame.APPLICATION,
     "torch.elastic_agent_finished": Blame.INFO,
     "nccl.coll_trace": Blame.INFO,
+    "nccl.socket_foreign_connection": Blame.TRANSIENT,
 }
 
 (
@@ -214,6 +215,13 @@ GOLDEN: Golden = [
     ("gpu-n01:8812:8812 [3] NCCL INFO AllReduce: opCount 1f sendbuff 0x7f00 recvbuff 0x7f00 count "
      "1 datatype 7 op 0 root 0 comm 0x5501 [nranks=16] stream 0x5602 task 0 globalrank 11",
      "nccl.coll_trace", {"op": "AllReduce", "globalrank": "11"}),
+    # NVIDIA/nccl issue #1808 (an HTTP request on the proxy's port: "GET /met" as bytes)
+    ("worker-2:166:1226 [0] misc/socket.cc:484 NCCL WARN socketFinalizeAccept: wrong magic "
+     "74656d2f20544547 != 7970663b906d70b9", "nccl.socket_foreign_connection",
+     {"magic": "74656d2f20544547", "expected": "7970663b906d70b9"}),
+    # the same check in an older socket.cc (a second job's ranks on the same NCCL_COMM_ID port)
+    ("31a6b39aaaf4:367:372 [0] misc/socket.cc:432 NCCL WARN socketFinalizeAccept: wrong magic "
+     "ba8657f4d3a5a02a != 134eccad5a34ad33", "nccl.socket_foreign_connection", {}),
 ]  # fmt: skip
 
 NEGATIVE: list[tuple[str, str]] = [
