@@ -1671,3 +1671,22 @@ def test_only_a_nodes_latest_preprocessing_bar_counts() -> None:
     fs = [early, preprocessing("n1", 8, 100, line=90), *(timeout(n, 30) for n in NODES)]
     assert waited_on_preprocessing(fs) == []
     assert attribute(job(), fs, [], RULES).cause is Cause.TRANSIENT
+
+
+@pytest.mark.parametrize(
+    ("state", "signal"),
+    [
+        ("DEADLINE", "slurm.time_limit"),
+        ("BOOT_FAIL", "slurm.node_fail"),
+        ("DeadlineExceeded", "cloud.k8s_active_deadline"),
+        ("NodeLost", "cloud.k8s_pod_node_lost"),
+    ],
+)
+def test_the_other_final_states_read_as_the_lines_that_say_them(state: str, signal: str) -> None:
+    from autorecover.domain.catalog import builtin_catalog
+    from autorecover.domain.final_states import state_findings
+
+    (found,) = state_findings(job(state=state))
+    assert found.signal == signal and found.source is Source.JOB
+    known = builtin_catalog().signatures.get(signal)  # read as the catalog reads the words
+    assert known is None or known.blame is found.blame

@@ -33,6 +33,7 @@ OUTSIDE_DECISIONS = frozenset(
         "k8s.disruption_target",
         "k8s.preempted",
         "k8s.node_shutdown",
+        "cloud.k8s_active_deadline",  # Kubernetes' DeadlineExceeded, Slurm's TIMEOUT there
         "pbs.walltime_exceeded",
         "lsf.run_limit",
         "lsf.preempted",
