@@ -1828,14 +1828,6 @@ KNOWN_MISSES: dict[str, str] = {
         "traced it to RxDM v1.0.16 losing the registration descriptor, a deterministic stack defect "
         "fixed by a patched RxDM (application), which is in the thread, not in a line"
     ),
-    # the c372 batch, scored fresh
-    "app-torchrun-agent-store-flag-makes-script-tcp-init-method-store-all-clients-connect-timeout-600s-two-nodes": (
-        "c10d's 'The client socket has timed out after 600000ms while trying to connect to "
-        "(<first node>, 23456)' on every rank of both nodes reads as a shared service or network "
-        "fault a retry gets past (transient); that torchrun's TORCHELASTIC_USE_AGENT_STORE made "
-        "every rank a client of the script's private store, so no server ever existed and every "
-        "attempt times out the same way (application), is in PyTorch's fix, not in a line"
-    ),
 }
 
 

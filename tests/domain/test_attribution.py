@@ -365,6 +365,18 @@ def test_the_container_runtime_failing_on_every_node_is_the_jobs_setup(signal: s
     assert v.cause is not Cause.APPLICATION and v.suspect_nodes == (), v.summary
 
 
+def test_every_node_timing_out_on_the_c10d_store_is_the_jobs_launch_configuration() -> None:
+    """Every node's ranks gave up connecting to the TCPStore: no rank of the job serves the
+    address they all dial (its host would connect locally); on one node, the store's host may
+    simply have been late or gone, which a retry gets past."""
+    every = [f("c10d.store_connect_failed", n, Blame.TRANSIENT, 40, 5, source=Source.LOGS)
+             for n in NODES]  # fmt: skip
+    v = attribute(job(), every, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v.summary
+    v = attribute(job(), every[:-1], [], RULES)
+    assert v.cause is not Cause.APPLICATION, v.summary
+
+
 def test_no_usable_gpu_on_one_node_with_an_xid_names_that_node() -> None:
     fs = [
         f("cuda.device_unavailable", "n2", Blame.HARDWARE, 50, 50, source=Source.LOGS),

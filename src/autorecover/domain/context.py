@@ -53,6 +53,13 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     # the container runtime failing to create the job's container (its hooks, mounts, the
     # image): on every node of the job, the image or the runtime setup the nodes share
     "oci.runtime_create_failed", "apptainer.creation_failed",
+    # ranks giving up on the c10d TCPStore on every node of the job: the store is hosted by one
+    # of the job's own processes (rank 0, torchrun's agent), whose node connects locally; when
+    # every node is a client that timed out, no rank of the job serves the address they all
+    # dial (a MASTER_ADDR outside the job, a port nobody binds, a launcher that made every rank
+    # a client): the launch configuration; a store host that died or came late leaves its own
+    # node out, or says so
+    "c10d.store_connect_failed",
 })  # fmt: skip
 
 # CUDA finding no usable GPU (busy, none visible, not ready) is the node's GPUs or driver stack
