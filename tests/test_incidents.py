@@ -15,7 +15,7 @@ import pytest
 from autorecover.adapters.bundles import explain
 from autorecover.domain.catalog import Catalog
 from autorecover.domain.reports import task_numbers
-from autorecover.parsing.pasting import unpasted
+from autorecover.parsing.pasting import uncoloured, unpasted
 from autorecover.parsing.scanning import Scanner
 from conftest import CORPUS, SAMPLES
 
@@ -558,10 +558,6 @@ KNOWN_MISSES: dict[str, str] = {
     "app-nanogpt-multinode-ddp-crash-before-training-no-ib-needs-nccl-ib-disable": (
         "a watchdog cascade before any progress reads as a set-up failure (unknown: retry once); "
         "that the nodes have no InfiniBand and need NCCL_IB_DISABLE is the PR's"
-    ),
-    "app-torchrun-c10d-rdzv-ip-endpoint-no-store-host": (
-        "both agents timing out against the rendezvous store reads as a rendezvous that failed "
-        "(transient); that no agent hosted the store because the endpoint was an IP is the issue's"
     ),
     "app-tt-blackhole-e2e-fabric-router-sync-timeout-regression-commit-k8s": (
         "Tenstorrent's 'Fabric Router Sync: Timeout' has no entry (a link or the firmware's "
@@ -1899,7 +1895,7 @@ def test_evidence_points_at_real_lines(bundle: Path, catalog: Catalog, scanner: 
             continue
         name = "job.json" if e.source.value == "job" else f"{e.source}/{e.node}.log"
         raw = (bundle / name).read_text(errors="replace")
-        lines, read = raw.splitlines(), unpasted(raw).splitlines()
+        lines, read = raw.splitlines(), uncoloured(unpasted(raw)).splitlines()
         assert 1 <= e.line <= len(lines)
         # the line as the engine read it: typographic quotes, no-break spaces and a reply's
         # quote markers undone (parsing/pasting.py), on the same line number

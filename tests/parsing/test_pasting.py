@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from autorecover.domain.catalog import Catalog, builtin_catalog
 from autorecover.parsing.lines import parse_line
-from autorecover.parsing.pasting import unpasted
+from autorecover.parsing.pasting import uncoloured, unpasted
 from autorecover.parsing.scanning import Scanner
 
 SCANNER = Scanner(builtin_catalog())
@@ -70,7 +70,7 @@ def test_colour_codes_whose_escape_a_page_dropped_are_taken_off() -> None:
         "[worker_base.py:275] Error executing method 'load_model'.\n"
         "[2m[38;5;208m[1mWARNING[0m step 3\n"
     )
-    out = unpasted(pasted)
+    out = uncoloured(pasted)
     assert out == (
         "(RayWorkerWrapper pid=2871, ip=10.0.0.2) ERROR 07-02 22:31:21 "
         "[worker_base.py:275] Error executing method 'load_model'.\nWARNING step 3\n"
@@ -82,9 +82,9 @@ def test_colour_codes_whose_escape_a_page_dropped_are_taken_off() -> None:
 def test_bracketed_text_that_is_no_colour_code_stays() -> None:
     # no reset code: nothing was coloured; `[512m` has a three-digit last parameter; a whole
     # escape sequence is the scanner's to take off
-    assert unpasted("heap [36m]\n") == "heap [36m]\n"
-    assert unpasted("-Xmx[512m] [0m\n") == "-Xmx[512m] \n"
-    assert unpasted("\x1b[31merror\x1b[0m\n") == "\x1b[31merror\x1b[0m\n"
+    assert uncoloured("heap [36m]\n") == "heap [36m]\n"
+    assert uncoloured("-Xmx[512m] [0m\n") == "-Xmx[512m] \n"
+    assert uncoloured("\x1b[31merror\x1b[0m\n") == "\x1b[31merror\x1b[0m\n"
 
 
 def test_a_pages_character_references_become_the_characters() -> None:

@@ -32,7 +32,7 @@ from autorecover.domain.zones import (
 )
 from autorecover.parsing.dockerjson import from_docker_json
 from autorecover.parsing.lines import says_zone
-from autorecover.parsing.pasting import unpasted
+from autorecover.parsing.pasting import uncoloured, unpasted
 from autorecover.parsing.scanning import Scanner
 from autorecover.parsing.stacks import rank_stack
 from autorecover.parsing.telemetry_evidence import (
@@ -215,7 +215,7 @@ def _opened(path: Path, scanner: Scanner) -> BinaryIO:
         raise UnreadableError(f"{path}: cannot read: {exc.strerror or exc}") from None
     stream.close()
     text = data.decode("utf-8", errors="surrogateescape")
-    read = rejoin(unpasted(from_docker_json(text)), scanner.readings)
+    read = uncoloured(rejoin(unpasted(from_docker_json(text)), scanner.readings))
     return io.BytesIO(data if read is text else read.encode("utf-8", errors="surrogateescape"))
 
 

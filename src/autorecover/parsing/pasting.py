@@ -12,12 +12,13 @@ every line that is not blank carries one (a log of which only some lines begin w
 log that printed them). A terminal's colours copied through a page that dropped the escape
 character leave their codes in the text (`[2m[36m(RayWorkerWrapper pid=7, ip=10.0.0.2)[0m`,
 `[32mINFO[0m`): they split a prefix from its line and a word from its neighbour, and are taken
-off where the text holds the reset code (`[0m`) that every coloured run ends with. A log taken
+off where the text holds the reset code (`[0m`) that every coloured run ends with (`uncoloured`,
+after a cut line is rejoined). A log taken
 from a page's HTML source rather than its text keeps the page's character references
 (`&lt;class &#39;RuntimeError&#39;&gt;`): the five that HTML escaping writes are mapped back.
 
-Pure: text in, text out, the same number of lines; `adapters.bundles` applies it to a bundle's
-files before `unwrapping.rejoin`.
+Pure: text in, text out, the same number of lines; `adapters.bundles` applies `unpasted` to a
+bundle's files before `unwrapping.rejoin` and `uncoloured` after it.
 """
 
 from __future__ import annotations
@@ -57,9 +58,14 @@ def unpasted(text: str) -> str:
     )
     if "&" in out and any(ref in out for ref in _PAGE_SIGNS):
         out = _REFERENCES.sub(lambda m: _CHARACTERS[m.group(1)], out)
-    if "[0m" in out:
-        out = _SGR_REMNANT.sub("", out)
     lines = [line for line in out.split("\n") if line.strip()]
     if lines and all(line.lstrip().startswith(">") for line in lines):
         out = _QUOTED.sub("", out)
     return out
+
+
+def uncoloured(text: str) -> str:
+    """`text` without colour codes whose escape character a page dropped (see the module);
+    `text` itself if it has no reset code. Applied after `unwrapping.rejoin`: a width that cut
+    the paste counted the codes, so the pieces' lengths are measured with them."""
+    return _SGR_REMNANT.sub("", text) if "[0m" in text else text
