@@ -1836,6 +1836,14 @@ KNOWN_MISSES: dict[str, str] = {
         "('GET /met') on the proxy's ephemeral port makes ncclProxyService loop on accept forever, "
         "stray traffic a restart gets past (transient), is in NVIDIA/nccl#1808 and its fix"
     ),
+    # the c376 batch, scored fresh
+    "unknown-ray-release-read-images-train-4-gpu-head-worker-exits-connection-error-code-2-oom-looking-passes-on-retry-k8s": (
+        "the raylet's 'Worker unexpectedly exits with a connection error code 2. End of file' "
+        "(ray.worker_died) is read as a symptom of a failure elsewhere and, with nothing else in "
+        "the bundle, as transient; ray-project/ray#47461 left it open: the maintainer saw an "
+        "OOM-looking worker death that also appeared in the run that passed on retry and said it "
+        "still needed investigation, so the cause is unknown"
+    ),
 }
 
 
