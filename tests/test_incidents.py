@@ -1836,6 +1836,13 @@ KNOWN_MISSES: dict[str, str] = {
         "('GET /met') on the proxy's ephemeral port makes ncclProxyService loop on accept forever, "
         "stray traffic a restart gets past (transient), is in NVIDIA/nccl#1808 and its fix"
     ),
+    # the c375 batch, scored fresh
+    "app-nemo-rl-grpo-qwen3-30ba3b-gb200-4n4g-moe-ep-spans-two-nvl72-racks-rank8-fatal-abort-pxn-disable-fix": (
+        "rank 8's 'Fatal Python error: Aborted' with a stack through moe_layer.py forward reads as "
+        "a process crash nothing explains (unknown); that the expert-parallel collectives hang "
+        "whenever the EP group spans two NVL72 racks and NCCL_PXN_DISABLE=1 fixes it (the job's "
+        "NCCL configuration: application) is in the maintainers' comments, not in a line"
+    ),
 }
 
 
