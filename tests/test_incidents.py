@@ -1843,6 +1843,12 @@ KNOWN_MISSES: dict[str, str] = {
         "whenever the EP group spans two NVL72 racks and NCCL_PXN_DISABLE=1 fixes it (the job's "
         "NCCL configuration: application) is in the maintainers' comments, not in a line"
     ),
+    "unknown-nemo-rl-grpo-deepscaler-8k-two-nodes-vllm-cuda-graph-init-no-memory-for-cache-blocks-k8s": (
+        "vLLM's 'ValueError: No available memory for the cache blocks. Try increasing "
+        "`gpu_memory_utilization` ...' reads as the job's own memory settings (application); the "
+        "thread only reports that it happens on two nodes with CUDA graphs on and never settles "
+        "whether the recipe, vLLM's multi-node CUDA-graph path or the environment is at fault"
+    ),
 }
 
 
