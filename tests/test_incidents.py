@@ -1857,6 +1857,19 @@ KNOWN_MISSES: dict[str, str] = {
         "it to a passing remote disconnect met by an unlocked double re-add of the same NIXL agent, "
         "a race a plain restart gets past (transient), which is in the thread, not in a line"
     ),
+    # the c375 batch, scored fresh
+    "app-nemo-rl-grpo-qwen3-30ba3b-gb200-4n4g-moe-ep-spans-two-nvl72-racks-rank8-fatal-abort-pxn-disable-fix": (
+        "rank 8's 'Fatal Python error: Aborted' with a stack through moe_layer.py forward reads as "
+        "a process crash nothing explains (unknown); that the expert-parallel collectives hang "
+        "whenever the EP group spans two NVL72 racks and NCCL_PXN_DISABLE=1 fixes it (the job's "
+        "NCCL configuration: application) is in the maintainers' comments, not in a line"
+    ),
+    "unknown-nemo-rl-grpo-deepscaler-8k-two-nodes-vllm-cuda-graph-init-no-memory-for-cache-blocks-k8s": (
+        "vLLM's 'ValueError: No available memory for the cache blocks. Try increasing "
+        "`gpu_memory_utilization` ...' reads as the job's own memory settings (application); the "
+        "thread only reports that it happens on two nodes with CUDA graphs on and never settles "
+        "whether the recipe, vLLM's multi-node CUDA-graph path or the environment is at fault"
+    ),
 }
 
 
