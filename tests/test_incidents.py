@@ -1836,6 +1836,14 @@ KNOWN_MISSES: dict[str, str] = {
         "('GET /met') on the proxy's ephemeral port makes ncclProxyService loop on accept forever, "
         "stray traffic a restart gets past (transient), is in NVIDIA/nccl#1808 and its fix"
     ),
+    # the c377 batch, scored fresh
+    "unknown-areal-ray-launcher-two-8-gpu-nodes-sglang-rollout-worker-died-system-error-connection-eof-stale-closed": (
+        "the head node's '(raylet) A worker died or was killed while executing a task by an "
+        "unexpected system error ... Worker exit type: SYSTEM_ERROR ... connection error code 2. "
+        "End of file.' is read as a worker death a retry gets past (transient), though its own text "
+        "lists an OOM kill, 'ray stop --force' and a SIGSEGV as possible causes; AReaL#449 got no "
+        "reply and was closed as stale, so the cause was never established (unknown)"
+    ),
 }
 
 
