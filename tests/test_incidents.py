@@ -1870,6 +1870,14 @@ KNOWN_MISSES: dict[str, str] = {
         "thread only reports that it happens on two nodes with CUDA graphs on and never settles "
         "whether the recipe, vLLM's multi-node CUDA-graph path or the environment is at fault"
     ),
+    # the c377 batch, scored fresh
+    "unknown-areal-ray-launcher-two-8-gpu-nodes-sglang-rollout-worker-died-system-error-connection-eof-stale-closed": (
+        "the head node's '(raylet) A worker died or was killed while executing a task by an "
+        "unexpected system error ... Worker exit type: SYSTEM_ERROR ... connection error code 2. "
+        "End of file.' is read as a worker death a retry gets past (transient), though its own text "
+        "lists an OOM kill, 'ray stop --force' and a SIGSEGV as possible causes; AReaL#449 got no "
+        "reply and was closed as stale, so the cause was never established (unknown)"
+    ),
 }
 
 
