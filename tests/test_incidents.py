@@ -1824,14 +1824,6 @@ KNOWN_MISSES: dict[str, str] = {
         "traced it to RxDM v1.0.16 losing the registration descriptor, a deterministic stack defect "
         "fixed by a patched RxDM (application), which is in the thread, not in a line"
     ),
-    # the c373 batch, scored fresh
-    "hang-nccl-proxy-service-stuck-on-stray-http-get-to-proxy-port-wrong-magic-k8s": (
-        "worker-2's 'misc/socket.cc:484 NCCL WARN socketFinalizeAccept: wrong magic "
-        "74656d2f20544547 != 7970663b906d70b9' goes unread, so the silent stall after the channel "
-        "set-up lines reads as a hang with no evidence (unknown); that an outside HTTP request "
-        "('GET /met') on the proxy's ephemeral port makes ncclProxyService loop on accept forever, "
-        "stray traffic a restart gets past (transient), is in NVIDIA/nccl#1808 and its fix"
-    ),
     # the c376 batch, scored fresh
     "unknown-ray-release-read-images-train-4-gpu-head-worker-exits-connection-error-code-2-oom-looking-passes-on-retry-k8s": (
         "the raylet's 'Worker unexpectedly exits with a connection error code 2. End of file' "
