@@ -1079,10 +1079,6 @@ KNOWN_MISSES: dict[str, str] = {
         "NCCL's internal error in a broadcast with nothing behind it reads as a collective that "
         "failed elsewhere (transient, retry); the issue is open with no cause (unknown)"
     ),
-    "unknown-simplerl-openrlhf-ppo-two-a100-nodes-actor-worker-died-after-two-days-no-diagnosis": (
-        "a Ray actor and worker dying with nothing behind them read as a peer lost (transient, "
-        "retry); the thread never found why (unknown)"
-    ),
     # the c185 batch (cloud lifecycle), scored fresh
     "unknown-vertex-ai-tpu-v3-mobiledet-model-tpu-main-please-provide-tpu-name-stalled": (
         "a Python ValueError from TPUClusterResolver ('Please provide a TPU Name to connect "
@@ -1281,13 +1277,6 @@ KNOWN_MISSES: dict[str, str] = {
         "as healthy and the open issue never found why the raylet missed its health checks "
         "once hundreds of runs had piled up in the cluster's metadata (unknown) is the "
         "thread's state, not a line"
-    ),
-    "unknown-agent-r1-verl-taskrunner-died-exit-code-none-may-have-exceeded-k8s-pod-memory-open": (
-        "Ray's 'ActorDiedError' for the TaskRunner with 'Worker exits with an exit code None. "
-        "The worker may have exceeded K8s pod memory limits.' and no OOM line anywhere reads "
-        "as a worker lost to something passing (transient, retry); that the pod had 1800G, "
-        "a second user saw the same and the issue stayed open with no answer, so no cause "
-        "was established (unknown), is the thread's state, not a line"
     ),
     # the c234 batch (cloud and DeepOps-style GPU Slurm clusters), scored fresh: tune 1/2
     "app-dgx-slurm-pyxis-enroot-hook-nvidia-persistenced-socket-no-such-device-libnvidia-container-fix": (
@@ -1524,12 +1513,6 @@ KNOWN_MISSES: dict[str, str] = {
         "'Can't initialize NVML' warning, reads as an application exception (stop); that only five of "
         "fifteen trials failed, on both nodes, while the others trained, and that the thread never "
         "found a cause (unknown) is in the thread, not in a line"
-    ),
-    "unknown-ray-pygloo-data-parallel-in-house-cluster-raylet-terminated-unexpectedly-no-oom-open": (
-        "the driver's 'Raylet is terminated ... Termination is unexpected' for one node, with only "
-        "routine state-dump lines behind it, reads as a lost peer a retry gets past (transient); "
-        "that raylets died on some nodes at random with no OOM killer and that the issue is open "
-        "with no cause (unknown) is in the thread, not in a line"
     ),
     # the c289 batch (scientific HPC code threads), scored fresh
     "tr-openpmd-parallel-hdf5-write-srun-pmix-errhandler-interrupted-system-call-cluster-side-gone-next-day": (
@@ -1824,14 +1807,6 @@ KNOWN_MISSES: dict[str, str] = {
         "traced it to RxDM v1.0.16 losing the registration descriptor, a deterministic stack defect "
         "fixed by a patched RxDM (application), which is in the thread, not in a line"
     ),
-    # the c376 batch, scored fresh
-    "unknown-ray-release-read-images-train-4-gpu-head-worker-exits-connection-error-code-2-oom-looking-passes-on-retry-k8s": (
-        "the raylet's 'Worker unexpectedly exits with a connection error code 2. End of file' "
-        "(ray.worker_died) is read as a symptom of a failure elsewhere and, with nothing else in "
-        "the bundle, as transient; ray-project/ray#47461 left it open: the maintainer saw an "
-        "OOM-looking worker death that also appeared in the run that passed on retry and said it "
-        "still needed investigation, so the cause is unknown"
-    ),
     # the c379 batch, scored fresh
     "app-slurm-compute-nodes-cannot-resolve-xethub-hf-xet-cas-dns-error-model-staging-two-nodes": (
         "hf_xet's 'ConnectError(\"dns error\" ... failed to lookup address information: Name or "
@@ -1862,13 +1837,12 @@ KNOWN_MISSES: dict[str, str] = {
         "thread only reports that it happens on two nodes with CUDA graphs on and never settles "
         "whether the recipe, vLLM's multi-node CUDA-graph path or the environment is at fault"
     ),
-    # the c377 batch, scored fresh
-    "unknown-areal-ray-launcher-two-8-gpu-nodes-sglang-rollout-worker-died-system-error-connection-eof-stale-closed": (
-        "the head node's '(raylet) A worker died or was killed while executing a task by an "
-        "unexpected system error ... Worker exit type: SYSTEM_ERROR ... connection error code 2. "
-        "End of file.' is read as a worker death a retry gets past (transient), though its own text "
-        "lists an OOM kill, 'ray stop --force' and a SIGSEGV as possible causes; AReaL#449 got no "
-        "reply and was closed as stale, so the cause was never established (unknown)"
+    # the thirty-eighth session's Ray rule (a worker's unexplained death reads as a crash does)
+    "tr-ray-worker-died-unexpected-system-error-restart-fixes": (
+        "Ray's 'A worker died or was killed while executing a task by an unexpected system "
+        "error' with nothing else now reads as a process death nothing explains (unknown, "
+        "retry once), as a crash does; that letting the actors restart got the run through "
+        "(transient) is the thread's fix, not a line"
     ),
 }
 

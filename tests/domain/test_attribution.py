@@ -1702,3 +1702,14 @@ def test_the_other_final_states_read_as_the_lines_that_say_them(state: str, sign
     assert found.signal == signal and found.source is Source.JOB
     known = builtin_catalog().signatures.get(signal)  # read as the catalog reads the words
     assert known is None or known.blame is found.blame
+
+
+def test_a_ray_workers_unexplained_death_reads_as_a_crash_not_a_lost_peer() -> None:
+    """Ray's 'died ... by an unexpected system error' lists causes (an OOM kill, a crash, a
+    stop) without knowing which: nothing explains it, as with a bare crash; a preemption beside
+    it says why."""
+    died = [f("ray.worker_died", "n1", Blame.SYMPTOM, 20, 5, source=Source.LOGS)]
+    v = attribute(job(), died, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ()), v.summary
+    reclaimed = f("cloud.ray_node_preempted", "n1", Blame.TRANSIENT, 80, 4, source=Source.LOGS)
+    assert attribute(job(), [reclaimed, *died], [], RULES).cause is Cause.TRANSIENT

@@ -81,6 +81,7 @@ from autorecover.domain.restarts import restarts
 from autorecover.domain.shape import (
     BARE_IO_ERRORS,
     LOCAL_CRASHES,
+    UNEXPLAINED_DEATHS,
     application_errors,
     confinement,
     family,
@@ -315,6 +316,16 @@ def _decide(
     if crashes:
         why = "a process crashed with a signal and nothing says why: retry, and watch for a repeat"
         return set_aside(Cause.UNKNOWN, crashes, symptoms, why, seen)
+    deaths = [f for f in symptoms if f.signal in UNEXPLAINED_DEATHS]
+    if deaths and all(f.signal.startswith("ray.") for f in symptoms if f.weight >= 20):
+        # Only Ray's own restatements beside it; others' collective timeouts make it a lost
+        # peer, as a kill from outside is (the branch below).
+        why = (
+            "a Ray worker or raylet died of what Ray calls an unexpected system error and "
+            "nothing says why (an OOM kill, a crash, a stop from outside: Ray lists them, not "
+            "which): retry, and watch for a repeat"
+        )
+        return set_aside(Cause.UNKNOWN, deaths, symptoms, why, seen)
     collective = [f for f in symptoms if f.weight >= 20]
     if collective and not job.running:
         named = ", ".join(sorted({f.signal for f in collective})[:3])

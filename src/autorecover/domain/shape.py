@@ -86,6 +86,11 @@ LOCAL_CRASHES = frozenset({
     "mvapich.signal_caught",  # MVAPICH2's error_sighandler, the same report
     "gfortran.signal", "forrtl.signal",  # the Fortran runtimes' own signal reports
 })  # fmt: skip
+# A Ray worker or raylet that died of what Ray calls an unexpected system error ("Worker exit
+# type: SYSTEM_ERROR", "connection error code 2. End of file": ray's node_manager.cc and
+# core_worker, which then list an OOM kill, `ray stop --force` and a crash as the possible
+# causes, not which): a process death nothing explains, read as a crash is, not as a lost peer.
+UNEXPLAINED_DEATHS = frozenset({"ray.worker_died", "ray.raylet_died"})
 # An I/O error that names no device or file system (EIO from a read, a write, a close): the
 # node's disk, a shared file system or a FUSE mount may have failed, and no line says which; a
 # kernel line about the disk or the file system, where there is one, decides instead.
