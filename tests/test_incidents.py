@@ -1790,15 +1790,6 @@ KNOWN_MISSES: dict[str, str] = {
         "both branches and was closed with no diagnosis, fix or named node (unknown), which is in "
         "the thread, not in a line"
     ),
-    # the c365 batch, scored fresh
-    "hang-torchelastic-classyvision-group-rank-0-pod-deleted-survivors-stuck-after-saving-checkpoint-k8s": (
-        "with no error line anywhere, the kubelet's 'SyncLoop (DELETE, \"api\")' and 'Killing "
-        "container ... with 30 second grace period' on the group_rank-0 pod's node go unread, so "
-        "the silent stall after 'Saving checkpoint to ...' reads as a hang with no evidence "
-        "(unknown); that the pod was deleted from outside and the survivors never re-rendezvoused, "
-        "a peer removal a restart gets past (transient), is in the thread's reproduction, not in a "
-        "line the engine reads"
-    ),
     # the c370 batch, scored fresh
     "app-gcp-a3mega-tcpxo-rxdm-loses-buffer-fd-fastrak-registration-invalid-argument-megatron-first-iteration": (
         "the FasTrak plugin's 'NCCL WARN NET/FasTrak <time>: INVALID_ARGUMENT: Buffer "

@@ -33,10 +33,26 @@ BLAME: dict[str, Blame] = {
     "k8sevent.admission_out_of_device": Blame.SYMPTOM,
     "kai.unschedulable": Blame.SYMPTOM,
     "kubelet.pod_added": Blame.INFO,
+    "kubelet.container_killed": Blame.TRANSIENT,
 }
 
 # (line, signal, captures the line must yield)
 GOLDEN: list[tuple[str, str, dict[str, str]]] = [
+    # the kubelet stopping a deleted pod's container: before 1.20 (pytorch/elastic issue #115's
+    # pod deleted) and the structured form since (kuberuntime_container.go killContainer)
+    (
+        'I0803 08:03:27.641470    4512 kuberuntime_container.go:635] Killing container "docker://'
+        '4b7e2c9d1f0a3e6b8c5d2f7a9e1b4c6d8f0a2e5b7c9d1f3a6e8b0c2d4f6a8e1b" with 30 second grace '
+        "period",
+        "kubelet.container_killed",
+        {"grace": "30"},
+    ),
+    (
+        'I0403 09:52:31.004044    2311 kuberuntime_container.go:809] "Killing container with a '
+        'grace period" pod="team-b/sft-mistral-7b-master-0" containerName="pytorch" gracePeriod=30',
+        "kubelet.container_killed",
+        {},
+    ),
     # the kubelet's journal on a GKE TPU node (rendered from kubelet.go syncLoopIteration)
     (
         "Nov 04 08:09:56 gke-tpu-v5p-np1-7d21b9c4-q5vm kubelet[2104]: I1104 08:09:56.416077    "
