@@ -1844,6 +1844,14 @@ KNOWN_MISSES: dict[str, str] = {
         "retry once), as a crash does; that letting the actors restart got the run through "
         "(transient) is the thread's fix, not a line"
     ),
+    # the c382 batch, scored fresh
+    "hw-two-hgx-h100-nodes-nccl-init-p2p-disabled-between-nvlink-connected-gpus-1-and-0-hardware-warn-slurm": (
+        "NCCL's 'graph/paths.cc:339 NCCL WARN P2P is disabled between NVLINK connected GPUs 1 and 0 ... "
+        "probably due to a hardware issue' on every rank of hgx-c11 is not recognised, so only the "
+        "ncclUnhandledCudaError / remote-error symptoms at start-up are left and read as a set-up fault "
+        "(unknown, retry once); the message itself and NVIDIA/nccl#2329 put it on broken or degraded "
+        "NVLink hardware of that node (hardware, exclude hgx-c11)"
+    ),
 }
 
 
