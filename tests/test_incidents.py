@@ -1852,6 +1852,13 @@ KNOWN_MISSES: dict[str, str] = {
         "(unknown, retry once); the message itself and NVIDIA/nccl#2329 put it on broken or degraded "
         "NVLink hardware of that node (hardware, exclude hgx-c11)"
     ),
+    "app-nvbandwidth-multinode-mpijob-two-hgx-h200-pods-cumemcreate-fabric-handle-not-permitted-no-imex-k8s": (
+        "nvbandwidth's '[CUDA_ERROR_NOT_PERMITTED] operation not permitted in expression cuMemCreate(...) ... "
+        "MultinodeMemoryAllocationUnicast' is read as a refused FABRIC allocation but weighed below a "
+        "stop (application 45 of 50), so the job is retried as unknown; the maintainers' word that the "
+        "multinode mode needs an IMEX daemon, which these H200 pods do not have (the job's tool mode: "
+        "application, stop), is in the threads, not in a line"
+    ),
 }
 
 
