@@ -1844,6 +1844,13 @@ KNOWN_MISSES: dict[str, str] = {
         "retry once), as a crash does; that letting the actors restart got the run through "
         "(transient) is the thread's fix, not a line"
     ),
+    # the c383 batch, scored fresh
+    "tr-lightning-slurm-usr1-auto-requeue-scontrol-not-found-in-container-job-hits-time-limit": (
+        "rank 0's '/bin/sh: 1: scontrol: not found' reads as the job's own missing command "
+        "(application, stop), though it is only Lightning's self-requeue failing inside a "
+        "container without scontrol while the job hits its time limit (TIMEOUT); that nothing "
+        "failed and a resubmission resumes (transient) is the thread's reading, not a line"
+    ),
 }
 
 
