@@ -1836,13 +1836,6 @@ KNOWN_MISSES: dict[str, str] = {
         "(transient) is the thread's fix, not a line"
     ),
     # the c382 batch, scored fresh
-    "hw-two-hgx-h100-nodes-nccl-init-p2p-disabled-between-nvlink-connected-gpus-1-and-0-hardware-warn-slurm": (
-        "NCCL's 'graph/paths.cc:339 NCCL WARN P2P is disabled between NVLINK connected GPUs 1 and 0 ... "
-        "probably due to a hardware issue' on every rank of hgx-c11 is not recognised, so only the "
-        "ncclUnhandledCudaError / remote-error symptoms at start-up are left and read as a set-up fault "
-        "(unknown, retry once); the message itself and NVIDIA/nccl#2329 put it on broken or degraded "
-        "NVLink hardware of that node (hardware, exclude hgx-c11)"
-    ),
     "app-nvbandwidth-multinode-mpijob-two-hgx-h200-pods-cumemcreate-fabric-handle-not-permitted-no-imex-k8s": (
         "nvbandwidth's '[CUDA_ERROR_NOT_PERMITTED] operation not permitted in expression cuMemCreate(...) ... "
         "MultinodeMemoryAllocationUnicast' is read as a refused FABRIC allocation but weighed below a "

@@ -1713,3 +1713,14 @@ def test_a_ray_workers_unexplained_death_reads_as_a_crash_not_a_lost_peer() -> N
     assert (v.cause, v.suspect_nodes) == (Cause.UNKNOWN, ()), v.summary
     reclaimed = f("cloud.ray_node_preempted", "n1", Blame.TRANSIENT, 80, 4, source=Source.LOGS)
     assert attribute(job(), [reclaimed, *died], [], RULES).cause is Cause.TRANSIENT
+
+
+def test_nvlink_gpus_without_peer_access_name_their_node_unless_on_every_node() -> None:
+    """NCCL's 'P2P is disabled between NVLINK connected GPUs' ('probably due to a hardware
+    issue'): that host's fabric; on every node, the image's or the VMs' peer-access setting."""
+    every = [f("nccl.p2p_disabled_nvlink", n, Blame.HARDWARE, 60, 1, source=Source.LOGS)
+             for n in NODES]  # fmt: skip
+    v = attribute(job(), every[:1], [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.HARDWARE, (NODES[0],)), v.summary
+    v = attribute(job(), every, [], RULES)
+    assert (v.cause, v.suspect_nodes) == (Cause.APPLICATION, ()), v.summary

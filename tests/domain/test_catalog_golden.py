@@ -103,6 +103,7 @@ REQUIRED_SIGNATURES: dict[str, Blame] = {
     "torch.signal_received": Blame.INFO,
     # NCCL network transport, IB verbs async events and error texts
     "nccl.ib_async_device_fatal": Blame.HARDWARE,
+    "nccl.p2p_disabled_nvlink": Blame.HARDWARE,
     "nccl.ib_async_port_error": Blame.HARDWARE,
     "nccl.ib_async_queue_error": Blame.SYMPTOM,
     "nccl.ib_async_benign": Blame.INFO,
@@ -630,6 +631,14 @@ POSITIVE: list[tuple[str, str, dict[str, str]]] = [
         "async fatal event: local catastrophic error",
         {"device": "mlx5_0", "port": "1"},
     ),
+    (  # NVIDIA/nccl issue #2329 (src/graph/paths.cc: NVLink-connected GPUs without peer access)
+        "nccl.p2p_disabled_nvlink",
+        "hgx-c11:2104415:2104652 [0] graph/paths.cc:339 NCCL WARN P2P is disabled between NVLINK "
+        "connected GPUs 1 and 0. This should not be the case given their connectivity, and is "
+        "probably due to a hardware issue. If you still want to proceed, you can set "
+        "NCCL_IGNORE_DISABLED_P2P=1.",
+        {"gpu": "1", "peer": "0"},
+    ),
     (
         "nccl.ib_async_queue_error",
         "gpu-b07:52211:52290 [0] transport/net_ib/common.cc:140 NCCL WARN NET/IB : mlx5_0:1 "
@@ -1022,6 +1031,11 @@ NEGATIVE: list[tuple[str, str]] = [
     ("nccl.ib_async_port_error", "NCCL WARN NET/IB : Got async event : port active"),
     ("nccl.ib_async_benign", "NCCL WARN NET/IB : Got async event : port error"),
     ("nccl.ib_async_device_fatal", "UCX WARN IB Async event on mlx5_0: local catastrophic error"),
+    (  # the PCIe case: NCCL's INFO on a host without P2P (src/graph/paths.cc), ordinary
+        "nccl.p2p_disabled_nvlink",
+        "m5-autorl-test01:47325:48508 [1] NCCL INFO P2P is disabled between connected GPUs 1 and "
+        "0. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.",
+    ),
     ("nccl.invalid_usage", "ValueError: invalid argument 'lr' for the optimizer"),
     ("nccl.internal_error", "RuntimeError: internal error in the data loader"),
     (

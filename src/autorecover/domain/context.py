@@ -60,6 +60,9 @@ DEVICE_OR_SOFTWARE_SIGNALS = frozenset({
     # a client): the launch configuration; a store host that died or came late leaves its own
     # node out, or says so
     "c10d.store_connect_failed",
+    # NCCL finding NVLink-connected GPUs without peer access: one host's fabric, or on every
+    # node the image's or the VMs' peer-access setting
+    "nccl.p2p_disabled_nvlink",
 })  # fmt: skip
 
 # CUDA finding no usable GPU (busy, none visible, not ready) is the node's GPUs or driver stack
