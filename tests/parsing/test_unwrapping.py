@@ -255,3 +255,15 @@ def test_any_width_at_or_over_the_minimum_reads_the_warning(width: int) -> None:
     out = rejoin("\n".join(["start", *pieces, "end"]), READ).split("\n")
     assert "nccl.ib_completion_error" in signals(out[1])
     assert out[1] == IB or out[1] == pieces[0]
+
+
+def test_two_lines_that_each_carry_a_collectors_prefix_are_never_joined() -> None:
+    # `kubectl logs --prefix`: a traceback frame as long as the file's longest line, whose join
+    # with the next frame would read as gloo's connect failure ("in connect" + "self.setup")
+    log = (
+        '[pod/trainer-worker-0/pytorch]   File "/opt/conda/lib/python3.7/site-packages/'
+        'pytorch_lightning/plugins/training_type/parallel.py", line 58, in connect\n'
+        "[pod/trainer-worker-0/pytorch]     self.setup(model)\n"
+        "[pod/trainer-worker-0/pytorch] AssertionError\n"
+    )
+    assert rejoin(log, SCANNER.readings) is log

@@ -360,6 +360,18 @@ def _stamp(rest: str, reference: datetime) -> tuple[datetime | None, float | Non
     return None, None, None, rest
 
 
+def collector_prefixed(text: str) -> bool:
+    """Whether `text` begins with a prefix a collector puts before every line it gathers (Open
+    MPI's or horovodrun's tag, docker compose's, `kubectl logs --prefix`'s, a CRI record's time
+    and stream): the start of a line of its own, never the rest of the line before it."""
+    if _MPIRUN.match(text) or _HOROVOD.match(text) or _COMPOSE.match(text):
+        return True
+    if _KUBECTL.match(text):
+        return True
+    iso = _ISO.match(text)
+    return iso is not None and _CRI_STREAM.match(text[iso.end() :].lstrip(" ")) is not None
+
+
 def find_embedded_time(message: str) -> datetime | None:
     """An ISO-8601 stamp inside the first part of a message (`[titan] 2026-03-04 02:04:06,844`,
     `time=2026-...`); one that is part of a word or a path (`'logs/2019-07-01T17:49:45_run'`,

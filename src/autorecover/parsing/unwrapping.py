@@ -32,7 +32,9 @@ as everything specific it did, and either
   number or a path, not as a line does (no time, uptime or rank prefix), the specific reading
   does not begin where it does, and the break was a wrap or a cut inside a token: the
   exception's message goes on, and on one line the specific reading would have stood for it.
-Two whole lines side by side almost never pass, so a join that is not needed changes nothing.
+Two whole lines side by side almost never pass, so a join that is not needed changes nothing;
+two lines that each carry a collector's prefix (`kubectl logs --prefix`'s, Open MPI's tag) are
+never joined (a line broken after it was gathered leaves its later pieces without one).
 The joined text stands on the first piece's line and an empty line on each later piece's (a
 piece left to itself would be read again as a fragment, "Cuda failure 1 'invalid argument'"
 without the NCCL warning it ends): the file keeps its line count, and every line number still
@@ -49,7 +51,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from autorecover.parsing.lines import parse_line
+from autorecover.parsing.lines import collector_prefixed, parse_line
 from autorecover.parsing.progress_lines import parse_progress
 
 MIN_WIDTH = 60  # narrower than any terminal or mail a log is pasted from
@@ -156,6 +158,10 @@ def _wrapped(line: str, after: str, width: int) -> bool:
 def _was_broken(pieces: list[str], sep: str, readings: Matcher) -> bool:
     """Whether `pieces`, joined with `sep` (the blank a wrap took, none for a cut), read as one
     message broken at the first piece's end."""
+    if collector_prefixed(pieces[0]) and any(map(collector_prefixed, pieces[1:])):
+        # a collector prefixes every line it gathers; a piece of a line broken after it was
+        # gathered has none, so a later piece that carries one is a line of its own
+        return False
     first = readings(pieces[0])
     joined = readings(sep.join(pieces))
     had = {r.key for r in first if not r.generic}
