@@ -22,6 +22,7 @@ from domain.golden import found
          "'deepspeed' is a package and cannot be directly executed",
          "python.run_module_not_found", Blame.APPLICATION),
         ("[rank3]: AssertionError", "python.bare_exception", Blame.APPLICATION),
+        ("[1,4]<stderr>:AssertionError", "python.bare_exception", Blame.APPLICATION),  # mpirun
         ("UnavailableError (see above for traceback): Socket closed",  # TensorFlow 1.x's form
          "python.exception_elsewhere", Blame.SYMPTOM),
         ("Exception: The checkpoint you are trying to load has model type `llama` but "
