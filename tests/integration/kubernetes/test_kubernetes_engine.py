@@ -25,8 +25,9 @@ from autorecover.server.tokens import Role, entry_text, new_token, token_hash
 from autorecover.testing.kubernetes.harness import KubeHarness
 from server.support import document, free_port, xid79
 
-# A cold CI run builds Slurm on the other test worker while these run: the requeue after a
-# failed pod once took longer than 60 s to begin there (alone it begins within seconds).
+# A cold CI run compiles the test clusters' Go components (an empty ~/.cache/go-build) beside
+# these tests: the requeue after a failed pod once took longer than 60 s to begin there (alone,
+# warm, it begins within seconds).
 DEADLINE_S = 120.0
 ROOMY = "[breaker]\nmax_fraction = 1.0\nmax_out_fraction = 1.0\n"
 OPERATOR = new_token()
