@@ -316,8 +316,9 @@ def _decide(
     if crashes:
         why = "a process crashed with a signal and nothing says why: retry, and watch for a repeat"
         return set_aside(Cause.UNKNOWN, crashes, symptoms, why, seen)
+    collective = [f for f in symptoms if f.weight >= 20]
     deaths = [f for f in symptoms if f.signal in UNEXPLAINED_DEATHS]
-    if deaths and all(f.signal.startswith("ray.") for f in symptoms if f.weight >= 20):
+    if deaths and all(f.signal.startswith("ray.") for f in collective):
         # Only Ray's own restatements beside it; others' collective timeouts make it a lost
         # peer, as a kill from outside is (the branch below).
         why = (
@@ -326,7 +327,6 @@ def _decide(
             "which): retry, and watch for a repeat"
         )
         return set_aside(Cause.UNKNOWN, deaths, symptoms, why, seen)
-    collective = [f for f in symptoms if f.weight >= 20]
     if collective and not job.running:
         named = ", ".join(sorted({f.signal for f in collective})[:3])
         why = (

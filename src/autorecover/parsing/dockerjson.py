@@ -20,8 +20,7 @@ _START = '{"log":'
 
 def from_docker_json(text: str) -> str:
     """`text` with Docker's json-file records as CRI records; `text` itself if it has none."""
-    first = text.lstrip()[: len(_START)]
-    if first != _START:
+    if not text.lstrip().startswith(_START):
         return text
     return "\n".join(_record(line) for line in text.split("\n"))
 

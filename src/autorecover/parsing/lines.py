@@ -364,9 +364,7 @@ def collector_prefixed(text: str) -> bool:
     """Whether `text` begins with a prefix a collector puts before every line it gathers (Open
     MPI's or horovodrun's tag, docker compose's, `kubectl logs --prefix`'s, a CRI record's time
     and stream): the start of a line of its own, never the rest of the line before it."""
-    if _MPIRUN.match(text) or _HOROVOD.match(text) or _COMPOSE.match(text):
-        return True
-    if _KUBECTL.match(text):
+    if any(p.match(text) for p in (_MPIRUN, _HOROVOD, _COMPOSE, _KUBECTL)):
         return True
     iso = _ISO.match(text)
     return iso is not None and _CRI_STREAM.match(text[iso.end() :].lstrip(" ")) is not None

@@ -13,9 +13,9 @@ log that printed them). A terminal's colours copied through a page that dropped 
 character leave their codes in the text (`[2m[36m(RayWorkerWrapper pid=7, ip=10.0.0.2)[0m`,
 `[32mINFO[0m`): they split a prefix from its line and a word from its neighbour, and are taken
 off where the text holds the reset code (`[0m`) that every coloured run ends with (`uncoloured`,
-after a cut line is rejoined). A log taken
-from a page's HTML source rather than its text keeps the page's character references
-(`&lt;class &#39;RuntimeError&#39;&gt;`): the five that HTML escaping writes are mapped back.
+after a cut line is rejoined). A log taken from a page's HTML source rather than its text keeps
+the page's character references (`&lt;class &#39;RuntimeError&#39;&gt;`): the five that HTML
+escaping writes are mapped back.
 
 Pure: text in, text out, the same number of lines; `adapters.bundles` applies `unpasted` to a
 bundle's files before `unwrapping.rejoin` and `uncoloured` after it.
