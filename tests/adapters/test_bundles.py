@@ -293,21 +293,29 @@ def test_a_bundle_cut_at_a_terminals_width_explains_as_it_did(
     name: str,
     wrap: bool,
 ) -> None:
+    def broken(text: str) -> str:
+        pieces = (_wrap(line, 100) if wrap else _fold(line, 120) for line in text.split("\n"))
+        return "\n".join(p for each in pieces for p in each)
+
+    before, after = _rewritten(tmp_path, catalog, name, broken)
+    assert (after.verdict.cause, after.verdict.suspect_nodes) == (
+        before.verdict.cause,
+        before.verdict.suspect_nodes,
+    )
+    assert after.verdict.evidence[0].signal == before.verdict.evidence[0].signal
+
+
+def _rewritten(tmp_path: Path, catalog, name: str, rewrite):  # type: ignore[no-untyped-def]
+    """What `explain` makes of corpus bundle `name` before and after each job log's text is
+    passed through `rewrite` (in a copy under `tmp_path`)."""
     from autorecover.adapters.bundles import explain
 
     bundle = tmp_path / "b"
     shutil.copytree(CORPUS / name, bundle)
     before = explain(bundle, catalog)
     for path in bundle.glob("logs/*.log"):
-        lines = path.read_text().split("\n")
-        broken = (_wrap(line, 100) if wrap else _fold(line, 120) for line in lines)
-        path.write_text("\n".join(p for pieces in broken for p in pieces))
-    after = explain(bundle, catalog)
-    assert (after.verdict.cause, after.verdict.suspect_nodes) == (
-        before.verdict.cause,
-        before.verdict.suspect_nodes,
-    )
-    assert after.verdict.evidence[0].signal == before.verdict.evidence[0].signal
+        path.write_text(rewrite(path.read_text()))
+    return before, explain(bundle, catalog)
 
 
 def _fold(line: str, width: int) -> list[str]:
@@ -436,21 +444,18 @@ def test_a_bundle_in_dockers_json_file_records_explains_as_it_did(
     catalog,  # type: ignore[no-untyped-def]
     name: str,
 ) -> None:
-    from autorecover.adapters.bundles import explain
+    at = read_job(CORPUS / name).started.strftime("%Y-%m-%dT%H:%M:%S.000000001Z")  # the collector's
 
-    bundle = tmp_path / "b"
-    shutil.copytree(CORPUS / name, bundle)
-    before = explain(bundle, catalog)
-    at = read_job(bundle).started.strftime("%Y-%m-%dT%H:%M:%S.000000001Z")  # the collector's
-    for path in bundle.glob("logs/*.log"):
-        records = (
+    def records(text: str) -> str:
+        return "".join(
             json.dumps({"log": line + "\n", "stream": "stderr", "time": at})
             .replace("<", "\\u003c")  # as Go's encoder writes them
             .replace(">", "\\u003e")
-            for line in path.read_text().splitlines()
+            + "\n"
+            for line in text.splitlines()
         )
-        path.write_text("\n".join(records) + "\n")
-    after = explain(bundle, catalog)
+
+    before, after = _rewritten(tmp_path, catalog, name, records)
     assert (after.verdict.cause, after.verdict.suspect_nodes) == (
         before.verdict.cause,
         before.verdict.suspect_nodes,
